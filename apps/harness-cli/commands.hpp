@@ -1,0 +1,16 @@
+#pragma once
+// Each subcommand lives in its own cmd_<name>.cpp: it declares its flags on a CLI11 subcommand and,
+// when selected, calls libharness and renders. Exit codes: 0 success, 1 failure, 2 invalid input.
+
+#include <CLI/CLI.hpp>
+
+namespace harness::cli {
+
+/// Set by the selected subcommand's callback; main returns it.
+struct ExitCode {
+  int value = 0;
+};
+
+// One `void add_<name>(CLI::App& app, ExitCode& exit);` per subcommand file, called from main.cpp.
+
+} // namespace harness::cli

@@ -1,0 +1,23 @@
+// harness-cli: parses the command line and hands each subcommand to libharness.
+#include "commands.hpp"
+
+#include <exception>
+#include <iostream>
+
+int main(int argc, char** argv) {
+  using namespace harness::cli;
+  CLI::App app{"harness-cli: spec-driven orchestration of AI coding-agent sessions"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("harness-cli 0.1.0"));
+  ExitCode exit;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << "harness-cli: error: " << e.what() << "\n";
+    return 1;
+  }
+  return exit.value;
+}

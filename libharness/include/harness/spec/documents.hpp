@@ -1,0 +1,78 @@
+#pragma once
+// ROADMAP.md, SUMMARY.md and VERIFICATION.md as typed documents.
+
+#include "harness/spec/phase_number.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::spec {
+
+/// Seed 000 Phase 3: ROADMAP.md frontmatter (replaces STATE.md).
+struct RoadmapFrontmatter {
+  int version = 1;
+  std::string project;
+  std::string milestone;
+  std::optional<std::string> current_phase;
+  std::optional<int> current_plan;
+  std::string status; ///< planning | executing | verifying | blocked | complete
+  std::optional<int> total_phases;
+  std::optional<int> completed_phases;
+  std::optional<int> total_plans;
+  std::optional<int> completed_plans;
+  std::optional<int> velocity_total_plans_completed;
+  std::optional<double> velocity_total_execution_minutes;
+  std::optional<double> velocity_average_minutes_per_plan;
+};
+
+struct ChecklistItem {
+  std::string text;
+  bool checked = false;
+  int line = 0;
+};
+
+/// A `## Phase N: Name` section of the roadmap.
+struct RoadmapPhase {
+  PhaseNumber number;
+  std::string name;
+  std::string goal;
+  std::vector<PhaseNumber> depends_on;
+  std::vector<std::string> success_criteria;
+  std::vector<ChecklistItem> checklist; ///< checkboxes in the section (plans, criteria)
+  bool complete = false;                ///< heading or overview checkbox marked done
+  int line = 0;
+};
+
+struct Roadmap {
+  std::string file; ///< relative to the spec directory
+  bool has_frontmatter = false;
+  RoadmapFrontmatter frontmatter;
+  std::vector<RoadmapPhase> phases;
+};
+
+enum class VerificationStatus { passed, gaps_found, human_needed };
+std::string_view to_string(VerificationStatus s);
+std::optional<VerificationStatus> parse_verification_status(std::string_view s);
+
+/// SUMMARY.md: what an execution produced.
+struct Summary {
+  std::string file;
+  std::string plan_id;
+  std::string status;             ///< complete | partial | failed (free text tolerated)
+  std::vector<std::string> deviations;
+  bool has_deviations = false;    ///< frontmatter `deviations` non-empty or a "Deviations" section with content
+  std::vector<std::string> commits;
+  std::vector<std::string> files_touched;
+};
+
+/// VERIFICATION.md: a phase (or final) verification result.
+struct Verification {
+  std::string file;
+  std::optional<VerificationStatus> status;
+  std::string phase;
+  int score_passed = 0;
+  int score_total = 0;
+};
+
+} // namespace harness::spec

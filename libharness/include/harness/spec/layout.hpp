@@ -1,0 +1,62 @@
+#pragma once
+// Where the documents of a spec directory live: the spec-centric layout of seed 000 and GSD's
+// legacy `.planning/` layout.
+
+#include "harness/spec/phase_number.hpp"
+
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace harness::spec {
+
+enum class LayoutKind { spec_centric, legacy_gsd };
+
+/// A phase directory: `planning/plans/03-auth` (and its `execution/phases/03-auth` twin).
+struct PhaseDir {
+  PhaseNumber number;
+  std::string slug;                   ///< "03-auth"
+  std::filesystem::path plans_dir;    ///< where its PLAN files are
+  std::filesystem::path results_dir;  ///< where its SUMMARY and VERIFICATION files go
+};
+
+struct Layout {
+  LayoutKind kind = LayoutKind::spec_centric;
+  std::filesystem::path spec_dir;     ///< absolute, normalized
+  std::filesystem::path project_root; ///< nearest ancestor holding .git, else the working dir
+  std::string spec_name;              ///< "SPC-001-auth" (directory name)
+
+  std::filesystem::path spec_md;
+  std::filesystem::path status_md;
+  std::filesystem::path roadmap_md;
+  std::filesystem::path project_md;
+  std::filesystem::path requirements_md;
+  std::filesystem::path research_dir;
+  std::filesystem::path plans_dir;     ///< planning/plans or .planning/phases
+  std::filesystem::path results_dir;   ///< execution/phases or .planning/phases
+  std::filesystem::path final_verification;
+  std::filesystem::path commits_log;
+
+  std::vector<PhaseDir> phases; ///< sorted by number
+
+  /// PLAN path of a plan: `<plans_dir>/<slug>/<id>-PLAN.md`.
+  std::filesystem::path plan_file(const PhaseDir& phase, const std::string& plan_id) const;
+  /// SUMMARY path: spec-centric `execution/phases/<slug>/<id>-SUMMARY.md`, legacy beside the PLAN.
+  std::filesystem::path summary_file(const PhaseDir& phase, const std::string& plan_id) const;
+  /// Phase VERIFICATION path.
+  std::filesystem::path verification_file(const PhaseDir& phase) const;
+  /// Research file for a phase: `planning/research/phase-NN-research.md`.
+  std::filesystem::path research_file(PhaseNumber phase) const;
+  /// The phase directory of a number, or nullptr.
+  const PhaseDir* find_phase(PhaseNumber n) const;
+  /// Path relative to the spec directory, for display.
+  std::string relative(const std::filesystem::path& p) const;
+};
+
+/// Discovers the layout of `spec_dir` (which must exist). `cwd` is used as the project root when
+/// no ancestor holds `.git`.
+std::expected<Layout, std::string> discover_layout(const std::filesystem::path& spec_dir,
+                                                   const std::filesystem::path& cwd);
+
+} // namespace harness::spec

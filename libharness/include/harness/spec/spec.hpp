@@ -1,0 +1,37 @@
+#pragma once
+// Loading a whole spec directory into typed documents plus diagnostics.
+
+#include "harness/spec/diagnostic.hpp"
+#include "harness/spec/documents.hpp"
+#include "harness/spec/layout.hpp"
+#include "harness/spec/plan.hpp"
+
+#include <expected>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::spec {
+
+/// A loaded spec directory. Plans are sorted by id (phase, then number); diagnostics in file order.
+struct Spec {
+  Layout layout;
+  std::optional<Roadmap> roadmap;
+  std::vector<Plan> plans;
+  std::map<std::string, Summary> summaries;            ///< by plan id, for SUMMARY files present
+  std::map<PhaseNumber, Verification> verifications;   ///< by phase, for VERIFICATION files present
+  std::optional<Verification> final_verification;
+  std::vector<Diagnostic> diagnostics;
+
+  bool valid() const { return !has_errors(diagnostics); }
+  const Plan* find_plan(std::string_view id) const;
+};
+
+/// Loads and validates the spec directory. Fails only when the directory cannot be used at all
+/// (does not exist, not a directory); every problem inside it becomes a diagnostic.
+std::expected<Spec, std::string> load_spec(const std::filesystem::path& spec_dir,
+                                           const std::filesystem::path& cwd = std::filesystem::current_path());
+
+} // namespace harness::spec

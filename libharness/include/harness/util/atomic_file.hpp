@@ -1,0 +1,20 @@
+#pragma once
+// Durable whole-file writes: a reader sees the old content or the new, never a torn mix.
+
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace harness::util {
+
+/// Writes `content` to `path` through a temporary file in the same directory that is fsynced and
+/// then renamed over `path`; the directory is fsynced too so the rename survives a power loss.
+/// Parent directories are created. On failure `path` is untouched and the error names the step.
+std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
+                                                   std::string_view content);
+
+/// Reads a whole file; the error says why it could not be read.
+std::expected<std::string, std::string> read_file(const std::filesystem::path& path);
+
+} // namespace harness::util

@@ -1,0 +1,82 @@
+#include "harness/util/atomic_file.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+namespace harness::util {
+namespace {
+
+std::string errno_text(std::string_view step, const std::filesystem::path& p) {
+  return fmt::format("{} {}: {}", step, p.string(), std::strerror(errno));
+}
+
+bool write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+} // namespace
+
+std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
+                                                   std::string_view content) {
+  std::error_code ec;
+  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return std::unexpected(fmt::format("create directory {}: {}", dir.string(), ec.message()));
+
+  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return std::unexpected(errno_text("create temporary file in", dir));
+  const std::filesystem::path tmp = tmpl;
+
+  auto fail = [&](std::string_view step) {
+    std::string msg = errno_text(step, tmp);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return std::unexpected(msg);
+  };
+  if (::fchmod(fd, 0644) != 0) return fail("chmod");
+  if (!write_all(fd, content)) return fail("write");
+  if (::fsync(fd) != 0) return fail("fsync");
+  if (::close(fd) != 0) {
+    std::string msg = errno_text("close", tmp);
+    ::unlink(tmp.c_str());
+    return std::unexpected(msg);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::string msg = errno_text("rename to " + path.string() + " from", tmp);
+    ::unlink(tmp.c_str());
+    return std::unexpected(msg);
+  }
+  // The rename is durable only once the directory entry is on disk.
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+  return {};
+}
+
+std::expected<std::string, std::string> read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::unexpected(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+} // namespace harness::util
