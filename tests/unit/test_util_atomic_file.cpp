@@ -1,0 +1,63 @@
+#include "harness/util/atomic_file.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using harness::util::read_file;
+using harness::util::write_file_atomic;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "harness-util-XXXXXX").string();
+    path = ::mkdtemp(tmpl.data());
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+} // namespace
+
+TEST_CASE("write_file_atomic creates parent directories and writes the content") {
+  TempDir dir;
+  const auto file = dir.path / "a" / "b" / "state.json";
+  REQUIRE(write_file_atomic(file, "{\"x\":1}\n"));
+  REQUIRE(read_file(file).value() == "{\"x\":1}\n");
+}
+
+TEST_CASE("write_file_atomic replaces existing content and leaves no temporary file") {
+  TempDir dir;
+  const auto file = dir.path / "f.txt";
+  REQUIRE(write_file_atomic(file, "old"));
+  REQUIRE(write_file_atomic(file, "new content"));
+  CHECK(read_file(file).value() == "new content");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++entries;
+  CHECK(entries == 1);
+}
+
+TEST_CASE("write_file_atomic fails cleanly and keeps the old file when the target is a directory") {
+  TempDir dir;
+  const auto target = dir.path / "taken";
+  fs::create_directory(target);
+  std::ofstream(target / "keep") << "x";
+  auto r = write_file_atomic(target, "data");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("rename") != std::string::npos);
+  CHECK(fs::is_directory(target));
+  CHECK(fs::exists(target / "keep"));
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++entries;
+  CHECK(entries == 1); // the temporary file was removed
+}
+
+TEST_CASE("read_file reports a missing file with its path") {
+  auto r = read_file("/nonexistent/harness/file");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("/nonexistent/harness/file") != std::string::npos);
+}
