@@ -1,0 +1,125 @@
+#include "harness/worker/agent_events.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+namespace harness::worker {
+namespace {
+
+namespace json = boost::json;
+
+const json::object* parse_object(std::string_view line, json::value& holder) {
+  boost::system::error_code ec;
+  holder = json::parse(line, ec);
+  if (ec || !holder.is_object()) return nullptr;
+  return &holder.as_object();
+}
+
+std::string str(const json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
+}
+
+bool looks_rate_limited(std::string_view text) {
+  return text.find("rate limit") != std::string_view::npos || text.find("rate_limit") != std::string_view::npos ||
+         text.find("429") != std::string_view::npos || text.find("overloaded") != std::string_view::npos;
+}
+
+void read_claude_assistant(const json::object& ev, AgentRunFacts& f) {
+  auto msg = ev.find("message");
+  if (msg == ev.end() || !msg->value().is_object()) return;
+  auto content = msg->value().as_object().find("content");
+  if (content == msg->value().as_object().end() || !content->value().is_array()) return;
+  for (const auto& block : content->value().as_array())
+    if (block.is_object() && str(block.as_object(), "type") == "tool_use")
+      f.tool_calls.push_back(str(block.as_object(), "name"));
+}
+
+void read_claude_result(const json::object& ev, AgentRunFacts& f) {
+  f.saw_result = true;
+  f.result_subtype = str(ev, "subtype");
+  if (auto it = ev.find("is_error"); it != ev.end() && it->value().is_bool()) f.is_error = it->value().as_bool();
+  if (auto it = ev.find("num_turns"); it != ev.end() && it->value().is_int64())
+    f.num_turns = static_cast<int>(it->value().as_int64());
+  if (auto it = ev.find("total_cost_usd"); it != ev.end() && it->value().is_number())
+    f.cost_usd = it->value().to_number<double>();
+  if (auto it = ev.find("permission_denials"); it != ev.end() && it->value().is_array())
+    for (const auto& d : it->value().as_array())
+      if (d.is_object()) f.permission_denials.push_back(str(d.as_object(), "tool_name"));
+  if (f.is_error) {
+    f.error_message = str(ev, "result");
+    f.rate_limited = looks_rate_limited(f.error_message);
+  }
+}
+
+} // namespace
+
+void ClaudeStreamReader::feed_line(std::string_view line) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+  json::value holder;
+  const json::object* ev = parse_object(line, holder);
+  if (!ev) {
+    ++m_facts.non_json_lines;
+    return;
+  }
+  const std::string type = str(*ev, "type");
+  if (type == "system" && str(*ev, "subtype") == "init") {
+    m_facts.saw_init = true;
+    if (auto it = ev->find("mcp_servers"); it != ev->end() && it->value().is_array())
+      for (const auto& s : it->value().as_array())
+        if (s.is_object() && str(s.as_object(), "status") != "connected")
+          m_facts.mcp_servers_failed.push_back(str(s.as_object(), "name") + ": " + str(s.as_object(), "status"));
+  } else if (type == "assistant") {
+    read_claude_assistant(*ev, m_facts);
+  } else if (type == "result") {
+    read_claude_result(*ev, m_facts);
+  }
+}
+
+void CodexEventReader::feed_line(std::string_view line) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
+  json::value holder;
+  const json::object* ev = parse_object(line, holder);
+  if (!ev) {
+    ++m_facts.non_json_lines;
+    return;
+  }
+  const std::string type = str(*ev, "type");
+  if (type == "thread.started") {
+    m_facts.saw_init = true;
+  } else if (type == "turn.started") {
+    ++m_facts.num_turns;
+  } else if (type == "item.completed" || type == "item.started") {
+    auto item = ev->find("item");
+    if (item == ev->end() || !item->value().is_object()) return;
+    const auto& it = item->value().as_object();
+    if (type == "item.completed" && str(it, "type") == "mcp_tool_call") {
+      m_facts.tool_calls.push_back(str(it, "server") + "." + str(it, "tool"));
+      if (str(it, "status") == "failed") m_facts.failed_tool_calls.push_back(str(it, "server") + "." + str(it, "tool"));
+    }
+  } else if (type == "turn.completed") {
+    m_facts.saw_result = true;
+  } else if (type == "turn.failed" || type == "error") {
+    m_facts.saw_result = true;
+    m_facts.is_error = true;
+    auto err = ev->find("error");
+    m_facts.error_message = err != ev->end() && err->value().is_object() ? str(err->value().as_object(), "message")
+                                                                          : str(*ev, "message");
+    m_facts.rate_limited = looks_rate_limited(m_facts.error_message);
+  }
+}
+
+std::optional<std::string> agent_failure(const AgentRunFacts& f) {
+  for (const auto& d : f.permission_denials)
+    if (d.find("harness") != std::string::npos)
+      return fmt::format("the agent was refused the harness tool {}", d);
+  for (const auto& s : f.mcp_servers_failed)
+    if (s.starts_with("harness:")) return fmt::format("the harness MCP server did not connect ({})", s);
+  if (!f.saw_result) return "the agent's event stream ended without a result";
+  if (f.is_error)
+    return fmt::format("the agent ended with an error ({}): {}", f.result_subtype.empty() ? "error" : f.result_subtype,
+                       f.error_message);
+  return std::nullopt;
+}
+
+} // namespace harness::worker

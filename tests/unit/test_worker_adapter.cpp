@@ -1,0 +1,119 @@
+#include "harness/worker/adapter.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace harness::worker;
+namespace json = boost::json;
+
+namespace {
+
+LaunchRequest sample_request() {
+  LaunchRequest r;
+  r.session_id = "s-0001";
+  r.token = "tok";
+  r.task_id = "execute:03-02";
+  r.task_kind = "execute";
+  r.prompt = "do the plan";
+  r.project_root = "/proj";
+  r.spec_dir = "/proj/docs/specs/SPC-001-x";
+  r.plan_file = "/proj/docs/specs/SPC-001-x/planning/plans/03-auth/03-02-PLAN.md";
+  r.state_dir = "/proj/.orchestration";
+  r.session_dir = "/proj/.orchestration/sessions/s-0001";
+  r.db_path = "/proj/.orchestration/harness.db";
+  r.harness_mcp = "/opt/harness/bin/harness-mcp";
+  r.harness_cli = "/opt/harness/bin/harness-cli";
+  r.inherited_env = {{"PATH", "/usr/bin"}, {"HOME", "/root"}};
+  return r;
+}
+
+bool has_arg_pair(const std::vector<std::string>& argv, std::string_view flag, std::string_view value) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i)
+    if (argv[i] == flag && argv[i + 1] == value) return true;
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("the claude adapter runs claude -p with stream-json and a strict harness MCP config") {
+  auto spec = build_launch(AdapterKind::claude, sample_request(), AdapterSettings{});
+  REQUIRE(spec);
+  CHECK(spec->argv.front() == "claude");
+  CHECK(has_arg_pair(spec->argv, "-p", "do the plan"));
+  CHECK(has_arg_pair(spec->argv, "--output-format", "stream-json"));
+  CHECK(std::count(spec->argv.begin(), spec->argv.end(), "--strict-mcp-config") == 1);
+  CHECK(std::count(spec->argv.begin(), spec->argv.end(), "--verbose") == 1);
+  auto allowed = std::find(spec->argv.begin(), spec->argv.end(), "--allowedTools");
+  REQUIRE(allowed != spec->argv.end());
+  CHECK(allowed[1].starts_with("mcp__harness,"));
+  CHECK(spec->cwd == "/proj");
+  CHECK(spec->env.at("HARNESS_SESSION_ID") == "s-0001");
+  CHECK(spec->env.at("CLAUDE_CONFIG_DIR") == "/proj/.orchestration/sessions/s-0001/claude-config");
+  CHECK(spec->env.at("MCP_CONNECTION_NONBLOCKING") == "0");
+  CHECK(spec->env.at("PATH") == "/usr/bin");
+
+  REQUIRE(spec->files.size() == 1);
+  CHECK(has_arg_pair(spec->argv, "--mcp-config", spec->files[0].path.string()));
+  auto cfg = json::parse(spec->files[0].content).as_object();
+  const auto& server = cfg.at("mcpServers").at("harness").as_object();
+  CHECK(server.at("command").as_string() == "/opt/harness/bin/harness-mcp");
+  CHECK(server.at("args").as_array().at(0).as_string() == "--worker");
+  CHECK(server.at("env").at("HARNESS_TOKEN").as_string() == "tok");
+}
+
+TEST_CASE("the codex adapter writes a CODEX_HOME config with the harness MCP server auto-approved") {
+  AdapterSettings s;
+  s.codex_base_url = "http://127.0.0.1:9999/v1";
+  s.codex_env_key = "STUB_KEY";
+  auto spec = build_launch(AdapterKind::codex, sample_request(), s);
+  REQUIRE(spec);
+  CHECK(spec->argv[0] == "codex");
+  CHECK(spec->argv[1] == "exec");
+  CHECK(spec->argv.back() == "do the plan");
+  REQUIRE(spec->files.size() == 1);
+  const auto& toml = spec->files[0].content;
+  CHECK(spec->env.at("CODEX_HOME") == spec->files[0].path.parent_path().string());
+  CHECK(toml.find("[mcp_servers.harness]") != std::string::npos);
+  CHECK(toml.find("default_tools_approval_mode = \"approve\"") != std::string::npos);
+  CHECK(toml.find("base_url = \"http://127.0.0.1:9999/v1\"") != std::string::npos);
+  CHECK(toml.find("env_key = \"STUB_KEY\"") != std::string::npos);
+  CHECK(toml.find("HARNESS_TOKEN = \"tok\"") != std::string::npos);
+}
+
+TEST_CASE("the command adapter expands placeholders after splitting, keeping values whole") {
+  AdapterSettings s;
+  s.command_template = "my-agent --plan {plan_file} --prompt-file '{prompt_file}' --id={session_id}";
+  auto req = sample_request();
+  req.plan_file = "/proj/a dir/01-01-PLAN.md";
+  auto spec = build_launch(AdapterKind::command, req, s);
+  REQUIRE(spec);
+  CHECK(spec->argv == std::vector<std::string>{"my-agent", "--plan", "/proj/a dir/01-01-PLAN.md", "--prompt-file",
+                                               "/proj/.orchestration/sessions/s-0001/prompt.md", "--id=s-0001"});
+  CHECK(spec->files.size() == 2);
+}
+
+TEST_CASE("a command template naming an unknown placeholder is rejected with its name") {
+  AdapterSettings s;
+  s.command_template = "x {nope}";
+  auto spec = build_launch(AdapterKind::command, sample_request(), s);
+  REQUIRE_FALSE(spec);
+  CHECK(spec.error().find("{nope}") != std::string::npos);
+  s.command_template.clear();
+  CHECK_FALSE(build_launch(AdapterKind::command, sample_request(), s));
+}
+
+TEST_CASE("the script adapter runs harness-cli script-worker and sim never launches") {
+  auto spec = build_launch(AdapterKind::script, sample_request(), AdapterSettings{});
+  REQUIRE(spec);
+  CHECK(spec->argv == std::vector<std::string>{"/opt/harness/bin/harness-cli", "script-worker"});
+  CHECK(spec->env.at("HARNESS_PLAN_FILE") == sample_request().plan_file.string());
+  CHECK_FALSE(build_launch(AdapterKind::sim, sample_request(), AdapterSettings{}));
+}
+
+TEST_CASE("adapter kinds parse from their names") {
+  for (auto k : {AdapterKind::claude, AdapterKind::codex, AdapterKind::command, AdapterKind::script, AdapterKind::sim})
+    CHECK(parse_adapter_kind(to_string(k)) == k);
+  CHECK_FALSE(parse_adapter_kind("gpt"));
+}

@@ -1,0 +1,78 @@
+#include "harness/worker/agent_events.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness::worker;
+
+namespace {
+
+const char* k_init = R"({"type":"system","subtype":"init","mcp_servers":[{"name":"harness","status":"connected"}]})";
+const char* k_tool_use =
+    R"({"type":"assistant","message":{"content":[{"type":"tool_use","name":"mcp__harness__harness_worker_report","input":{}}]}})";
+
+} // namespace
+
+TEST_CASE("a clean Claude run yields its turns, cost and tool calls and no failure") {
+  ClaudeStreamReader r;
+  r.feed_line(k_init);
+  r.feed_line(k_tool_use);
+  r.feed_line(R"({"type":"user","message":{"content":[{"type":"tool_result"}]}})");
+  r.feed_line(R"({"type":"result","subtype":"success","is_error":false,"num_turns":2,"total_cost_usd":0.00035,"permission_denials":[]})");
+  const auto& f = r.facts();
+  CHECK(f.saw_init);
+  CHECK(f.num_turns == 2);
+  CHECK(f.cost_usd == Approx(0.00035));
+  CHECK(f.tool_calls == std::vector<std::string>{"mcp__harness__harness_worker_report"});
+  CHECK_FALSE(agent_failure(f));
+}
+
+TEST_CASE("a refused harness tool fails the attempt although the result says success") {
+  ClaudeStreamReader r;
+  r.feed_line(k_init);
+  r.feed_line(R"({"type":"result","subtype":"success","is_error":false,"num_turns":1,)"
+              R"("permission_denials":[{"tool_name":"mcp__harness__harness_worker_report","tool_use_id":"t1"}]})");
+  auto why = agent_failure(r.facts());
+  REQUIRE(why);
+  CHECK(why->find("mcp__harness__harness_worker_report") != std::string::npos);
+}
+
+TEST_CASE("a harness MCP server that failed to connect fails the attempt") {
+  ClaudeStreamReader r;
+  r.feed_line(R"({"type":"system","subtype":"init","mcp_servers":[{"name":"harness","status":"failed"}]})");
+  r.feed_line(R"({"type":"result","subtype":"success","is_error":false})");
+  REQUIRE(agent_failure(r.facts()));
+}
+
+TEST_CASE("garbage lines are counted and a stream without a result is a failure") {
+  ClaudeStreamReader r;
+  r.feed_line("Error: something printed plain text");
+  r.feed_line("{not json");
+  r.feed_line("");
+  CHECK(r.facts().non_json_lines == 2);
+  auto why = agent_failure(r.facts());
+  REQUIRE(why);
+  CHECK(why->find("without a result") != std::string::npos);
+}
+
+TEST_CASE("an error result mentioning a rate limit is marked rate-limited") {
+  ClaudeStreamReader r;
+  r.feed_line(R"({"type":"result","subtype":"error_during_execution","is_error":true,"result":"API Error: 429 rate limit"})");
+  CHECK(r.facts().rate_limited);
+  CHECK(agent_failure(r.facts()));
+}
+
+TEST_CASE("Codex events give tool calls and turn completion") {
+  CodexEventReader r;
+  r.feed_line(R"({"type":"thread.started","thread_id":"t"})");
+  r.feed_line(R"({"type":"turn.started"})");
+  r.feed_line(R"({"type":"item.completed","item":{"type":"mcp_tool_call","server":"harness","tool":"harness_worker_report","status":"completed"}})");
+  r.feed_line(R"({"type":"turn.completed","usage":{}})");
+  CHECK(r.facts().tool_calls == std::vector<std::string>{"harness.harness_worker_report"});
+  CHECK(r.facts().num_turns == 1);
+  CHECK_FALSE(agent_failure(r.facts()));
+
+  CodexEventReader bad;
+  bad.feed_line(R"({"type":"turn.failed","error":{"message":"stream error: 429"}})");
+  CHECK(bad.facts().rate_limited);
+  CHECK(agent_failure(bad.facts()));
+}
