@@ -1,0 +1,58 @@
+#include "harness/worker/output_log.hpp"
+
+#include <fstream>
+
+namespace harness::worker {
+namespace {
+
+std::string last_lines(std::string_view text, size_t max_lines) {
+  if (max_lines == 0 || text.empty()) return {};
+  size_t end = text.size();
+  if (text.back() == '\n') --end; // a trailing newline does not start another line
+  size_t pos = end;
+  size_t lines = 0;
+  while (pos > 0) {
+    if (text[pos - 1] == '\n' && ++lines == max_lines) break;
+    --pos;
+  }
+  return std::string(text.substr(pos));
+}
+
+} // namespace
+
+OutputLog::OutputLog(std::filesystem::path path, size_t keep_bytes) : m_path(std::move(path)), m_keep(keep_bytes) {
+  std::error_code ec;
+  if (m_path.has_parent_path()) std::filesystem::create_directories(m_path.parent_path(), ec);
+  m_file = std::fopen(m_path.c_str(), "ab");
+}
+
+OutputLog::~OutputLog() {
+  if (m_file) std::fclose(m_file);
+}
+
+void OutputLog::append(std::string_view chunk) {
+  if (chunk.empty()) return;
+  m_total += chunk.size();
+  if (m_file) {
+    std::fwrite(chunk.data(), 1, chunk.size(), m_file);
+    std::fflush(m_file);
+  }
+  m_tail.append(chunk);
+  // Trim in large steps so appending stays amortized O(1).
+  if (m_tail.size() > 2 * m_keep) m_tail.erase(0, m_tail.size() - m_keep);
+}
+
+std::string OutputLog::tail(size_t max_lines) const { return last_lines(m_tail, max_lines); }
+
+std::string tail_file(const std::filesystem::path& path, size_t max_lines, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  const std::streamoff size = in.tellg();
+  const std::streamoff start = size > static_cast<std::streamoff>(max_bytes) ? size - static_cast<std::streamoff>(max_bytes) : 0;
+  in.seekg(start);
+  std::string data(static_cast<size_t>(size - start), '\0');
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  return last_lines(data, max_lines);
+}
+
+} // namespace harness::worker

@@ -1,0 +1,40 @@
+#include "harness/worker/output_log.hpp"
+#include "harness/worker/prompt.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <unistd.h>
+
+using namespace harness::worker;
+namespace fs = std::filesystem;
+
+TEST_CASE("render_template fills every placeholder and tolerates inner blanks") {
+  auto r = render_template("Session {{session_id}} runs {{ task_id }}.\n{{task_json}}",
+                           {{"session_id", "s1"}, {"task_id", "execute:01-01"}, {"task_json", "{}"}});
+  REQUIRE(r);
+  CHECK(*r == "Session s1 runs execute:01-01.\n{}");
+}
+
+TEST_CASE("render_template refuses a placeholder without a value and names its line") {
+  auto r = render_template("a\nb {{missing}}", {});
+  REQUIRE_FALSE(r);
+  CHECK(r.error() == "line 2: no value for placeholder {{missing}}");
+}
+
+TEST_CASE("OutputLog writes everything to its file and keeps a bounded tail in memory") {
+  std::string tmpl = (fs::temp_directory_path() / "harness-log-XXXXXX").string();
+  fs::path dir = ::mkdtemp(tmpl.data());
+  {
+    OutputLog log(dir / "s" / "output.log", 64);
+    for (int i = 0; i < 100; ++i) log.append("line " + std::to_string(i) + "\n");
+    log.append("partial");
+    CHECK(log.file_ok());
+    CHECK(log.tail(2) == "line 99\npartial");
+    CHECK(log.total_bytes() > 64);
+  }
+  CHECK(tail_file(dir / "s" / "output.log", 3) == "line 98\nline 99\npartial");
+  CHECK(tail_file(dir / "s" / "output.log", 1000).starts_with("line 0\n"));
+  CHECK(tail_file(dir / "absent.log", 3).empty());
+  fs::remove_all(dir);
+}
