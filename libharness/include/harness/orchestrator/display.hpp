@@ -1,0 +1,24 @@
+#pragma once
+// Progress displays for `harness-cli orchestrate`: a live table on a terminal, one line per event
+// otherwise, JSON lines with --json.
+
+#include "harness/orchestrator/run_event.hpp"
+
+#include <cstdio>
+#include <memory>
+
+namespace harness::orchestrator {
+
+enum class DisplayStyle { live_table, lines, json };
+
+/// A display writing to `out` (not owned). `width` bounds the live table's lines.
+std::unique_ptr<Observer> make_display(DisplayStyle style, std::FILE* out, int width = 100);
+
+/// `[00:12.3] started execute:02-01 (slot 2)`: the line style's rendering of one event.
+std::string format_event_line(const RunEvent& event);
+/// The JSON-lines rendering of one event (no trailing newline).
+std::string format_event_json(const RunEvent& event);
+/// The live table as text: one row per slot, then a progress bar of plans verified / total.
+std::string format_table(const RunView& view, int width);
+
+} // namespace harness::orchestrator

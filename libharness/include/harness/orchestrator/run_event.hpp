@@ -1,0 +1,61 @@
+#pragma once
+// What the run loop tells its observers: one struct per happening, rendered by a display.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::orchestrator {
+
+enum class RunEventKind {
+  run_started,
+  task_started,
+  task_progress,
+  task_succeeded,
+  task_failed,      ///< an attempt failed (it may be retried)
+  task_blocked,     ///< no attempts left, or a human refused
+  task_held,        ///< ready but waiting on a file conflict or a gate
+  checkpoint_opened,
+  checkpoint_answered,
+  phase_verified,
+  run_finished,
+  note,
+};
+
+std::string_view to_string(RunEventKind k);
+
+struct RunEvent {
+  RunEventKind kind = RunEventKind::note;
+  double elapsed_seconds = 0; ///< since the run started
+  std::string task_id;        ///< "execute:02-01", empty for run-level events
+  int slot = -1;
+  int attempt = 0;
+  std::string message;
+};
+
+/// One row of the live table: what a slot is doing now.
+struct SlotView {
+  int slot = 0;
+  std::string task_id;        ///< empty when idle
+  double started_at = 0;      ///< elapsed seconds at start
+  std::string last_progress;
+};
+
+/// A snapshot for displays that redraw (the TTY table).
+struct RunView {
+  double elapsed_seconds = 0;
+  std::vector<SlotView> slots;
+  int plans_total = 0;
+  int plans_verified = 0;
+  int waiting_checkpoints = 0;
+  double cost_usd = 0;
+};
+
+/// Receives the run's events; the run loop calls it on its own thread, never concurrently.
+class Observer {
+public:
+  virtual ~Observer() = default;
+  virtual void on_event(const RunEvent& event, const RunView& view) = 0;
+};
+
+} // namespace harness::orchestrator

@@ -1,0 +1,136 @@
+#include "harness/orchestrator/display.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+namespace harness::orchestrator {
+namespace {
+
+std::string clock(double seconds) {
+  const int whole = static_cast<int>(seconds);
+  return fmt::format("{:02}:{:04.1f}", whole / 60, seconds - (whole / 60) * 60);
+}
+
+std::string fit(std::string s, size_t width) {
+  if (s.size() <= width) return s;
+  if (width <= 1) return s.substr(0, width);
+  return s.substr(0, width - 1) + "~";
+}
+
+class LineDisplay final : public Observer {
+public:
+  explicit LineDisplay(std::FILE* out) : m_out(out) {}
+  void on_event(const RunEvent& e, const RunView&) override {
+    std::fputs((format_event_line(e) + "\n").c_str(), m_out);
+    std::fflush(m_out);
+  }
+
+private:
+  std::FILE* m_out;
+};
+
+class JsonDisplay final : public Observer {
+public:
+  explicit JsonDisplay(std::FILE* out) : m_out(out) {}
+  void on_event(const RunEvent& e, const RunView&) override {
+    std::fputs((format_event_json(e) + "\n").c_str(), m_out);
+    std::fflush(m_out);
+  }
+
+private:
+  std::FILE* m_out;
+};
+
+/// Redraws the table in place (cursor up over the previous drawing); events worth keeping
+/// (finished, failed, checkpoints) scroll above it as lines.
+class LiveTable final : public Observer {
+public:
+  LiveTable(std::FILE* out, int width) : m_out(out), m_width(width) {}
+  void on_event(const RunEvent& e, const RunView& view) override {
+    std::string text;
+    if (m_drawn_lines > 0) text += fmt::format("\x1b[{}F\x1b[J", m_drawn_lines);
+    if (e.kind != RunEventKind::task_progress && e.kind != RunEventKind::task_held)
+      text += format_event_line(e) + "\n";
+    const std::string table = format_table(view, m_width);
+    text += table;
+    m_drawn_lines = 0;
+    for (char c : table) m_drawn_lines += c == '\n';
+    std::fputs(text.c_str(), m_out);
+    std::fflush(m_out);
+  }
+
+private:
+  std::FILE* m_out;
+  int m_width;
+  int m_drawn_lines = 0;
+};
+
+} // namespace
+
+std::string_view to_string(RunEventKind k) {
+  switch (k) {
+  case RunEventKind::run_started: return "run_started";
+  case RunEventKind::task_started: return "task_started";
+  case RunEventKind::task_progress: return "task_progress";
+  case RunEventKind::task_succeeded: return "task_succeeded";
+  case RunEventKind::task_failed: return "task_failed";
+  case RunEventKind::task_blocked: return "task_blocked";
+  case RunEventKind::task_held: return "task_held";
+  case RunEventKind::checkpoint_opened: return "checkpoint_opened";
+  case RunEventKind::checkpoint_answered: return "checkpoint_answered";
+  case RunEventKind::phase_verified: return "phase_verified";
+  case RunEventKind::run_finished: return "run_finished";
+  case RunEventKind::note: return "note";
+  }
+  return "note";
+}
+
+std::string format_event_line(const RunEvent& e) {
+  std::string line = fmt::format("[{}] {:<19}", clock(e.elapsed_seconds), to_string(e.kind));
+  if (!e.task_id.empty()) line += " " + e.task_id;
+  if (e.slot >= 0) line += fmt::format(" (slot {})", e.slot + 1);
+  if (e.attempt > 1) line += fmt::format(" attempt {}", e.attempt);
+  if (!e.message.empty()) line += ": " + e.message;
+  return line;
+}
+
+std::string format_event_json(const RunEvent& e) {
+  boost::json::object o{{"event", to_string(e.kind)}, {"elapsed", e.elapsed_seconds}};
+  if (!e.task_id.empty()) o["task"] = e.task_id;
+  if (e.slot >= 0) o["slot"] = e.slot + 1;
+  if (e.attempt > 0) o["attempt"] = e.attempt;
+  if (!e.message.empty()) o["message"] = e.message;
+  return boost::json::serialize(o);
+}
+
+std::string format_table(const RunView& view, int width) {
+  const size_t w = static_cast<size_t>(std::max(40, width));
+  std::string out;
+  for (const auto& s : view.slots) {
+    std::string row = s.task_id.empty()
+                          ? fmt::format(" slot {}  idle", s.slot + 1)
+                          : fmt::format(" slot {}  {:<22} {:>7}  {}", s.slot + 1, s.task_id,
+                                        clock(view.elapsed_seconds - s.started_at), s.last_progress);
+    out += fit(std::move(row), w) + "\n";
+  }
+  const int bar_width = 30;
+  const int filled = view.plans_total > 0 ? view.plans_verified * bar_width / view.plans_total : 0;
+  std::string bar = fmt::format(" [{}{}] {}/{} plans verified", std::string(static_cast<size_t>(filled), '#'),
+                                std::string(static_cast<size_t>(bar_width - filled), '.'), view.plans_verified,
+                                view.plans_total);
+  if (view.waiting_checkpoints > 0) bar += fmt::format(", {} waiting for you", view.waiting_checkpoints);
+  if (view.cost_usd > 0) bar += fmt::format(", ${:.2f}", view.cost_usd);
+  out += fit(std::move(bar), w) + "\n";
+  return out;
+}
+
+std::unique_ptr<Observer> make_display(DisplayStyle style, std::FILE* out, int width) {
+  switch (style) {
+  case DisplayStyle::live_table: return std::make_unique<LiveTable>(out, width);
+  case DisplayStyle::lines: return std::make_unique<LineDisplay>(out);
+  case DisplayStyle::json: return std::make_unique<JsonDisplay>(out);
+  }
+  return std::make_unique<LineDisplay>(out);
+}
+
+} // namespace harness::orchestrator

@@ -1,0 +1,52 @@
+#include "harness/orchestrator/display.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+
+using namespace harness::orchestrator;
+
+TEST_CASE("an event line shows time, kind, task, slot, attempt and message") {
+  RunEvent e{RunEventKind::task_failed, 72.25, "execute:02-01", 1, 2, "timed out"};
+  CHECK(format_event_line(e) == "[01:12.2] task_failed         execute:02-01 (slot 2) attempt 2: timed out");
+  RunEvent run{RunEventKind::run_started, 0, "", -1, 0, "12 plans, 4 slots"};
+  CHECK(format_event_line(run) == "[00:00.0] run_started        : 12 plans, 4 slots");
+}
+
+TEST_CASE("the JSON rendering is one object with only the fields that are set") {
+  auto j = boost::json::parse(format_event_json({RunEventKind::task_started, 1.5, "verify-plan:01-01", 0, 1, ""}));
+  CHECK(j.at("event").as_string() == "task_started");
+  CHECK(j.at("task").as_string() == "verify-plan:01-01");
+  CHECK(j.at("slot").as_int64() == 1);
+  CHECK_FALSE(j.as_object().contains("message"));
+}
+
+TEST_CASE("the live table has a row per slot and a progress bar") {
+  RunView v;
+  v.elapsed_seconds = 30;
+  v.slots = {{0, "execute:01-02", 10, "Task 1/2: TaskStore"}, {1, "", 0, ""}};
+  v.plans_total = 12;
+  v.plans_verified = 3;
+  v.waiting_checkpoints = 1;
+  auto t = format_table(v, 100);
+  CHECK(t.find(" slot 1  execute:01-02") != std::string::npos);
+  CHECK(t.find("00:20.0  Task 1/2: TaskStore") != std::string::npos);
+  CHECK(t.find(" slot 2  idle\n") != std::string::npos);
+  CHECK(t.find("[#######.......................] 3/12 plans verified, 1 waiting for you") != std::string::npos);
+  for (size_t start = 0, nl; (nl = t.find('\n', start)) != std::string::npos; start = nl + 1)
+    CHECK(nl - start <= 100);
+}
+
+TEST_CASE("the line display writes one line per event") {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  auto d = make_display(DisplayStyle::lines, mem);
+  d->on_event({RunEventKind::task_started, 0, "execute:01-01", 0, 1, ""}, {});
+  d->on_event({RunEventKind::task_succeeded, 1, "execute:01-01", 0, 1, ""}, {});
+  std::fclose(mem);
+  std::string text(buf, len);
+  free(buf);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2);
+}
