@@ -1,0 +1,26 @@
+#pragma once
+// Path globs as plans write them in files_modified / files_read: `*` and `?` within one path
+// segment, `**` across segments, `[abc]`, `[a-z]`, `[!x]` character classes.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace harness::util {
+
+/// True when `path` (relative, '/'-separated) matches `pattern`.
+bool glob_match(std::string_view pattern, std::string_view path);
+
+/// True when some path could match both patterns. Exact for literal paths and for the common
+/// shapes (`dir/**`, `*.ext`, literal prefixes); when unsure it answers true, because a false
+/// "no overlap" would let two writers touch one file.
+bool globs_overlap(std::string_view a, std::string_view b);
+
+/// Why `pattern` is not a valid glob (empty, unbalanced `[`, `**` glued to other characters), or
+/// nullopt when it is valid.
+std::optional<std::string> glob_error(std::string_view pattern);
+
+/// True when the pattern has no wildcard at all.
+bool is_literal_glob(std::string_view pattern);
+
+} // namespace harness::util

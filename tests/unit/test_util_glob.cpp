@@ -1,0 +1,42 @@
+#include "harness/util/glob.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness::util;
+
+TEST_CASE("glob_match handles stars within a segment and double stars across segments") {
+  CHECK(glob_match("src/auth/login.ts", "src/auth/login.ts"));
+  CHECK(glob_match("src/*.ts", "src/a.ts"));
+  CHECK_FALSE(glob_match("src/*.ts", "src/auth/a.ts"));
+  CHECK(glob_match("src/**", "src/auth/a.ts"));
+  CHECK(glob_match("src/**", "src"));
+  CHECK(glob_match("src/**/*.ts", "src/a.ts"));
+  CHECK(glob_match("src/**/*.ts", "src/x/y/a.ts"));
+  CHECK_FALSE(glob_match("src/**/*.ts", "lib/a.ts"));
+  CHECK(glob_match("**/test_*.py", "tests/app/test_core.py"));
+  CHECK(glob_match("a?c", "abc"));
+  CHECK(glob_match("file[0-9].txt", "file7.txt"));
+  CHECK_FALSE(glob_match("file[!0-9].txt", "file7.txt"));
+  CHECK(glob_match("a//b", "a/b"));
+}
+
+TEST_CASE("globs_overlap is exact for literals and the common wildcard shapes") {
+  CHECK(globs_overlap("src/auth/**", "src/auth/login.ts"));
+  CHECK(globs_overlap("src/auth/login.ts", "src/auth/**"));
+  CHECK_FALSE(globs_overlap("src/auth/**", "src/profile/page.ts"));
+  CHECK_FALSE(globs_overlap("src/*.ts", "src/*.js"));
+  CHECK(globs_overlap("src/*.ts", "src/a*"));
+  CHECK(globs_overlap("**/*.ts", "src/x/y.ts"));
+  CHECK(globs_overlap("**", "anything/at/all"));
+  CHECK_FALSE(globs_overlap("a/b.txt", "a/c.txt"));
+  CHECK(globs_overlap("a/b.txt", "a/b.txt"));
+  CHECK_FALSE(globs_overlap("docs/*.md", "src/**"));
+}
+
+TEST_CASE("glob_error rejects empty patterns, unclosed classes and glued double stars") {
+  CHECK_FALSE(glob_error("src/**/*.ts"));
+  CHECK_FALSE(glob_error("a[]]b"));
+  CHECK(glob_error("").value() == "empty pattern");
+  CHECK(glob_error("src/[abc").value() == "unclosed '[' at column 5");
+  CHECK(glob_error("src/a**/b").value().find("whole path segment") != std::string::npos);
+}
