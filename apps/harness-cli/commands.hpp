@@ -12,5 +12,6 @@ struct ExitCode {
 };
 
 // One `void add_<name>(CLI::App& app, ExitCode& exit);` per subcommand file, called from main.cpp.
+void add_validate(CLI::App& app, ExitCode& exit);
 
 } // namespace harness::cli

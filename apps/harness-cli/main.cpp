@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("harness-cli 0.1.0"));
   ExitCode exit;
+  add_validate(app, exit);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

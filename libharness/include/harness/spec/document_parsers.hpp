@@ -1,0 +1,22 @@
+#pragma once
+// Parsing ROADMAP.md, SUMMARY.md and VERIFICATION.md.
+
+#include "harness/spec/diagnostic.hpp"
+#include "harness/spec/documents.hpp"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::spec {
+
+/// ROADMAP.md: seed 000 Phase 3 frontmatter (optional) and the `## Phase N: Name` sections.
+Roadmap parse_roadmap(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out);
+
+/// SUMMARY.md frontmatter and its Deviations section.
+Summary parse_summary(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out);
+
+/// VERIFICATION.md frontmatter (`status: passed | gaps_found | human_needed`).
+Verification parse_verification(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out);
+
+} // namespace harness::spec

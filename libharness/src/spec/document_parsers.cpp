@@ -1,0 +1,211 @@
+#include "harness/spec/document_parsers.hpp"
+
+#include "harness/spec/frontmatter.hpp"
+#include "harness/spec/markdown.hpp"
+#include "yaml_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+namespace harness::spec {
+namespace {
+
+using detail::YamlReader;
+
+/// Loads the frontmatter map, or an empty node (with a diagnostic for malformed YAML).
+YAML::Node load_frontmatter(const FrontmatterSplit& split, YamlReader& r) {
+  if (!split.present) return {};
+  if (!split.terminated) {
+    r.add_at(1, 1, Severity::error, "H002", "the frontmatter's closing '---' line is missing");
+    return {};
+  }
+  try {
+    YAML::Node n = YAML::Load(std::string(split.yaml));
+    if (n.IsMap()) return n;
+    if (!n.IsNull()) r.add_at(split.yaml_first_line, 1, Severity::error, "H001", "the frontmatter must be a YAML map of keys");
+  } catch (const YAML::Exception& e) {
+    r.add_at(e.mark.line >= 0 ? e.mark.line + split.yaml_first_line : 1, e.mark.column >= 0 ? e.mark.column + 1 : 0,
+             Severity::error, "H001", fmt::format("malformed YAML: {}", e.msg));
+  }
+  return {};
+}
+
+void read_roadmap_frontmatter(const YAML::Node& fm, RoadmapFrontmatter& out, YamlReader& r) {
+  auto opt_int = [&](const char* key, std::optional<int>& target) {
+    if (fm[key]) target = r.integer(fm[key], key);
+  };
+  if (fm["version"]) out.version = r.integer(fm["version"], "version").value_or(1);
+  if (const YAML::Node p = fm["project"]) {
+    if (p.IsMap() && p["name"]) out.project = r.string(p["name"], "project.name").value_or("");
+    else if (p.IsScalar()) out.project = p.Scalar();
+  }
+  if (fm["milestone"]) out.milestone = r.string(fm["milestone"], "milestone").value_or("");
+  if (fm["current_phase"]) out.current_phase = r.string(fm["current_phase"], "current_phase");
+  opt_int("current_plan", out.current_plan);
+  if (fm["status"]) {
+    out.status = r.string(fm["status"], "status").value_or("");
+    static const std::vector<std::string> allowed = {"planning", "executing", "verifying", "blocked", "complete"};
+    if (!out.status.empty() && std::find(allowed.begin(), allowed.end(), out.status) == allowed.end())
+      r.error(fm["status"], "H017", fmt::format("status '{}' is not one of planning, executing, verifying, blocked, complete", out.status));
+  }
+  opt_int("total_phases", out.total_phases);
+  opt_int("completed_phases", out.completed_phases);
+  opt_int("total_plans", out.total_plans);
+  opt_int("completed_plans", out.completed_plans);
+  if (const YAML::Node v = fm["velocity"]; v && v.IsMap()) {
+    if (v["total_plans_completed"]) out.velocity_total_plans_completed = r.integer(v["total_plans_completed"], "velocity.total_plans_completed");
+    if (v["total_execution_minutes"]) out.velocity_total_execution_minutes = r.number(v["total_execution_minutes"], "velocity.total_execution_minutes");
+    if (v["average_minutes_per_plan"]) out.velocity_average_minutes_per_plan = r.number(v["average_minutes_per_plan"], "velocity.average_minutes_per_plan");
+  }
+}
+
+std::vector<PhaseNumber> phase_refs(const std::string& text) {
+  static const std::regex num_re(R"((\d+(?:\.\d+)?))");
+  std::vector<PhaseNumber> out;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), num_re); it != std::sregex_iterator(); ++it)
+    if (auto n = parse_phase_number((*it)[1].str())) out.push_back(*n);
+  return out;
+}
+
+/// "Goal: x" → ("goal", "x"); keys compared case-insensitively, markup already stripped.
+std::optional<std::pair<std::string, std::string>> field_line(std::string_view line) {
+  const auto colon = line.find(':');
+  if (colon == std::string_view::npos || colon > 24) return std::nullopt;
+  std::string key(line.substr(0, colon));
+  for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string value(line.substr(colon + 1));
+  value.erase(0, value.find_first_not_of(" \t"));
+  return std::pair{key, value};
+}
+
+} // namespace
+
+Roadmap parse_roadmap(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
+  Roadmap rm;
+  rm.file = display_path;
+  const auto split = split_frontmatter(text);
+  YamlReader r(display_path, text, split.yaml_first_line, out);
+  if (YAML::Node fm = load_frontmatter(split, r); fm.IsMap()) {
+    rm.has_frontmatter = true;
+    read_roadmap_frontmatter(fm, rm.frontmatter, r);
+  }
+  static const std::regex phase_re(R"(^\s*Phase\s+(\d+(?:\.\d+)?)\s*[:\-]\s*(.*?)\s*$)", std::regex::icase);
+  std::vector<std::pair<PhaseNumber, bool>> overview; // "- [x] Phase 1: ..." before the sections
+  RoadmapPhase* current = nullptr;
+  bool in_criteria = false;
+  for (const auto& b : markdown_blocks(split.body, split.body_first_line)) {
+    std::smatch m;
+    if (b.kind == MdBlockKind::heading) {
+      in_criteria = false;
+      if ((b.level == 2 || b.level == 3) && std::regex_match(b.text, m, phase_re)) {
+        RoadmapPhase p;
+        p.number = *parse_phase_number(m[1].str());
+        p.name = m[2].str();
+        if (p.name.ends_with("✓") || p.name.ends_with("(complete)")) p.complete = true;
+        p.line = b.line;
+        for (const auto& existing : rm.phases)
+          if (existing.number == p.number)
+            r.add_at(b.line, 1, Severity::error, "H005", fmt::format("phase {} is listed twice in the roadmap", to_string(p.number)));
+        rm.phases.push_back(std::move(p));
+        current = &rm.phases.back();
+      } else if (b.level <= 2) {
+        current = nullptr;
+      }
+      continue;
+    }
+    if (b.kind == MdBlockKind::list_item && b.is_task && !current && std::regex_match(b.text, m, phase_re)) {
+      overview.emplace_back(*parse_phase_number(m[1].str()), b.checked);
+      continue;
+    }
+    if (!current) continue;
+    if (b.kind == MdBlockKind::paragraph) {
+      in_criteria = false;
+      size_t start = 0;
+      while (start <= b.text.size()) {
+        size_t nl = b.text.find('\n', start);
+        std::string_view line = std::string_view(b.text).substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+        if (auto f = field_line(line)) {
+          if (f->first == "goal") current->goal = f->second;
+          else if (f->first == "depends on" || f->first == "depends_on") current->depends_on = phase_refs(f->second);
+          else if (f->first == "success criteria") in_criteria = true;
+        }
+        if (nl == std::string::npos) break;
+        start = nl + 1;
+      }
+    } else if (b.kind == MdBlockKind::list_item) {
+      if (b.is_task) current->checklist.push_back({b.text, b.checked, b.line});
+      else if (in_criteria) current->success_criteria.push_back(b.text);
+    }
+  }
+  for (const auto& [n, checked] : overview)
+    for (auto& p : rm.phases)
+      if (p.number == n && checked) p.complete = true;
+  return rm;
+}
+
+Summary parse_summary(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
+  Summary s;
+  s.file = display_path;
+  const auto split = split_frontmatter(text);
+  YamlReader r(display_path, text, split.yaml_first_line, out);
+  YAML::Node fm = load_frontmatter(split, r);
+  if (fm.IsMap()) {
+    if (fm["plan_id"]) s.plan_id = r.string(fm["plan_id"], "plan_id").value_or("");
+    if (fm["status"]) s.status = r.string(fm["status"], "status").value_or("");
+    if (fm["commits"]) s.commits = r.string_list(fm["commits"], "commits").value_or(std::vector<std::string>{});
+    if (fm["files_touched"]) s.files_touched = r.string_list(fm["files_touched"], "files_touched").value_or(std::vector<std::string>{});
+    if (const YAML::Node d = fm["deviations"]) {
+      if (d.IsScalar()) {
+        std::string v = d.Scalar();
+        if (!v.empty() && v != "none" && v != "None" && v != "false") s.deviations.push_back(v);
+      } else {
+        s.deviations = r.string_list(d, "deviations").value_or(std::vector<std::string>{});
+      }
+    }
+  }
+  // A "## Deviations" section with anything but "None" also counts.
+  bool in_dev = false;
+  for (const auto& b : markdown_blocks(split.body, split.body_first_line)) {
+    if (b.kind == MdBlockKind::heading) {
+      in_dev = b.text.starts_with("Deviations");
+      continue;
+    }
+    if (!in_dev) continue;
+    std::string t = b.text;
+    while (!t.empty() && (t.back() == '.' || t.back() == '\n' || t.back() == ' ')) t.pop_back();
+    if (!t.empty() && t != "None" && t != "none" && t != "No deviations")
+      if (std::find(s.deviations.begin(), s.deviations.end(), b.text) == s.deviations.end()) s.deviations.push_back(b.text);
+  }
+  s.has_deviations = !s.deviations.empty();
+  return s;
+}
+
+Verification parse_verification(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
+  Verification v;
+  v.file = display_path;
+  const auto split = split_frontmatter(text);
+  YamlReader r(display_path, text, split.yaml_first_line, out);
+  YAML::Node fm = load_frontmatter(split, r);
+  if (!fm.IsMap()) {
+    if (split.present) return v;
+    r.add_at(1, 1, Severity::warning, "H022", "VERIFICATION has no frontmatter with a status");
+    return v;
+  }
+  if (const YAML::Node s = fm["status"]) {
+    auto text_status = r.string(s, "status").value_or("");
+    v.status = parse_verification_status(text_status);
+    if (!v.status)
+      r.error(s, "H022", fmt::format("status '{}' is not one of passed, gaps_found, human_needed", text_status));
+  } else {
+    r.add_at(split.yaml_first_line, 1, Severity::error, "H003", "required field 'status' is missing");
+  }
+  if (fm["phase"]) v.phase = r.string(fm["phase"], "phase").value_or("");
+  if (const YAML::Node sc = fm["score"]; sc && sc.IsScalar()) {
+    int a = 0, b = 0;
+    if (std::sscanf(sc.Scalar().c_str(), "%d/%d", &a, &b) == 2) v.score_passed = a, v.score_total = b;
+  }
+  return v;
+}
+
+} // namespace harness::spec

@@ -1,0 +1,121 @@
+#include "harness/spec/layout.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace harness::spec {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path find_project_root(const fs::path& start, const fs::path& cwd) {
+  for (fs::path p = start; !p.empty(); p = p.parent_path()) {
+    std::error_code ec;
+    if (fs::exists(p / ".git", ec)) return p;
+    if (p == p.root_path()) break;
+  }
+  return fs::weakly_canonical(cwd);
+}
+
+/// "03-auth" → phase 3; "02.1-hotfix" → 2.1; anything else → nullopt.
+std::optional<PhaseNumber> phase_of_dir(const std::string& name) {
+  const auto dash = name.find('-');
+  return parse_phase_number(dash == std::string::npos ? std::string_view(name) : std::string_view(name).substr(0, dash));
+}
+
+std::vector<PhaseDir> scan_phases(const fs::path& plans_dir, const fs::path& results_dir, bool results_beside) {
+  std::vector<PhaseDir> phases;
+  std::error_code ec;
+  if (!fs::is_directory(plans_dir, ec)) return phases;
+  for (const auto& e : fs::directory_iterator(plans_dir, ec)) {
+    if (!e.is_directory()) continue;
+    const std::string name = e.path().filename().string();
+    auto n = phase_of_dir(name);
+    if (!n) continue;
+    PhaseDir d{*n, name, e.path(), results_beside ? e.path() : results_dir / name};
+    phases.push_back(std::move(d));
+  }
+  std::sort(phases.begin(), phases.end(), [](const PhaseDir& a, const PhaseDir& b) {
+    return a.number != b.number ? a.number < b.number : a.slug < b.slug;
+  });
+  return phases;
+}
+
+} // namespace
+
+fs::path Layout::plan_file(const PhaseDir& phase, const std::string& plan_id) const {
+  return phase.plans_dir / (plan_id + "-PLAN.md");
+}
+
+fs::path Layout::summary_file(const PhaseDir& phase, const std::string& plan_id) const {
+  return phase.results_dir / (plan_id + "-SUMMARY.md");
+}
+
+fs::path Layout::verification_file(const PhaseDir& phase) const {
+  if (kind == LayoutKind::legacy_gsd) return phase.results_dir / (to_string(phase.number) + "-VERIFICATION.md");
+  return phase.results_dir / "VERIFICATION.md";
+}
+
+fs::path Layout::research_file(PhaseNumber phase) const {
+  return research_dir / fmt::format("phase-{}-research.md", to_string(phase));
+}
+
+const PhaseDir* Layout::find_phase(PhaseNumber n) const {
+  for (const auto& p : phases)
+    if (p.number == n) return &p;
+  return nullptr;
+}
+
+std::string Layout::relative(const fs::path& p) const {
+  std::error_code ec;
+  auto rel = fs::relative(p, spec_dir, ec);
+  return ec || rel.empty() ? p.string() : rel.string();
+}
+
+std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, const fs::path& cwd) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(spec_dir_in, ec);
+  if (ec || !fs::exists(dir)) return std::unexpected(fmt::format("{}: no such directory", spec_dir_in.string()));
+  if (!fs::is_directory(dir)) return std::unexpected(fmt::format("{}: not a directory", spec_dir_in.string()));
+  dir = fs::weakly_canonical(dir);
+  Layout l;
+  // GSD's legacy layout: the directory holds .planning/ (or is it).
+  fs::path planning = dir.filename() == ".planning" ? dir : dir / ".planning";
+  const bool legacy = fs::is_directory(planning, ec) && !fs::exists(dir / "planning" / "plans", ec);
+  if (legacy) {
+    l.kind = LayoutKind::legacy_gsd;
+    l.spec_dir = planning;
+    l.spec_name = (dir.filename() == ".planning" ? dir.parent_path() : dir).filename().string();
+    l.spec_md = planning / "PROJECT.md";
+    l.status_md = planning / "STATE.md";
+    l.roadmap_md = planning / "ROADMAP.md";
+    l.project_md = planning / "PROJECT.md";
+    l.requirements_md = planning / "REQUIREMENTS.md";
+    l.research_dir = planning / "research";
+    l.plans_dir = planning / "phases";
+    l.results_dir = planning / "phases";
+    l.final_verification = planning / "VERIFICATION.md";
+    l.commits_log = planning / "commits.log";
+    l.phases = scan_phases(l.plans_dir, l.results_dir, true);
+  } else {
+    l.kind = LayoutKind::spec_centric;
+    l.spec_dir = dir;
+    l.spec_name = dir.filename().string();
+    l.spec_md = dir / "SPEC.md";
+    l.status_md = dir / "STATUS.md";
+    l.roadmap_md = dir / "ROADMAP.md";
+    l.project_md = dir / "planning" / "PROJECT.md";
+    l.requirements_md = dir / "planning" / "REQUIREMENTS.md";
+    l.research_dir = dir / "planning" / "research";
+    l.plans_dir = dir / "planning" / "plans";
+    l.results_dir = dir / "execution" / "phases";
+    l.final_verification = dir / "execution" / "FINAL-VERIFICATION.md";
+    l.commits_log = dir / "execution" / "commits.log";
+    l.phases = scan_phases(l.plans_dir, l.results_dir, false);
+  }
+  l.project_root = find_project_root(l.spec_dir, cwd);
+  return l;
+}
+
+} // namespace harness::spec

@@ -1,0 +1,253 @@
+#include "harness/spec/plan_parser.hpp"
+
+#include "check_parser.hpp"
+#include "harness/spec/frontmatter.hpp"
+#include "harness/spec/markdown.hpp"
+#include "yaml_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <regex>
+#include <set>
+
+namespace harness::spec {
+namespace {
+
+using detail::YamlReader;
+
+const std::set<std::string, std::less<>> k_plan_keys = {
+    "plan_id", "depends_on", "files_modified", "files_read", "checkpoints", "autonomous", "must_pass",
+    "estimate", "automation", "phase", "plan", "type", "wave", "requirements", "must_haves", "user_setup",
+    "gap_closure", "title", "description", "tags", "created", "status", "subsystem"};
+
+void parse_automation(const YAML::Node& n, Plan& p, YamlReader& r) {
+  if (!n.IsMap()) {
+    r.error(n, "H004", "automation must be a map with type, scope, ralph, ecc");
+    return;
+  }
+  struct Field {
+    const char* key;
+    std::string Automation::*member;
+    std::set<std::string, std::less<>> allowed;
+  };
+  const Field fields[] = {{"type", &Automation::type, {"conceptual", "mechanical", "mixed"}},
+                          {"scope", &Automation::scope, {"bounded", "unbounded"}},
+                          {"ralph", &Automation::ralph, {"allowed", "discouraged", "forbidden"}},
+                          {"ecc", &Automation::ecc, {"suggested", "optional", "unnecessary"}}};
+  Automation a;
+  for (const auto& f : fields) {
+    const YAML::Node v = n[f.key];
+    if (!v) continue;
+    auto s = r.string(v, fmt::format("automation.{}", f.key));
+    if (!s) continue;
+    if (!f.allowed.contains(*s)) {
+      std::string list;
+      for (const auto& x : f.allowed) list += (list.empty() ? "" : ", ") + x;
+      r.error(v, "H017", fmt::format("automation.{} is '{}'; expected one of {}", f.key, *s, list));
+      continue;
+    }
+    a.*f.member = *s;
+  }
+  p.automation = a;
+}
+
+void parse_must_haves(const YAML::Node& n, Plan& p, YamlReader& r) {
+  if (!n.IsMap()) {
+    r.error(n, "H004", "must_haves must be a map with truths, artifacts, key_links");
+    return;
+  }
+  if (const YAML::Node t = n["truths"]) p.must_haves.truths = r.string_list(t, "must_haves.truths").value_or(std::vector<std::string>{});
+  if (const YAML::Node arts = n["artifacts"]) {
+    if (!arts.IsSequence()) r.error(arts, "H004", "must_haves.artifacts must be a list");
+    else
+      for (const auto& a : arts) {
+        Artifact art;
+        art.line = r.line_of(a);
+        if (a.IsScalar()) art.path = a.Scalar();
+        else if (a.IsMap()) {
+          if (a["path"]) art.path = r.string(a["path"], "artifacts.path").value_or("");
+          else r.error(a, "H013", "must_haves artifact needs 'path'");
+          if (a["provides"]) art.provides = r.string(a["provides"], "artifacts.provides").value_or("");
+          if (a["min_lines"]) art.min_lines = r.integer(a["min_lines"], "artifacts.min_lines");
+          if (a["contains"]) art.contains = r.string_list(a["contains"], "artifacts.contains").value_or(std::vector<std::string>{});
+          if (a["exports"]) art.exports = r.string_list(a["exports"], "artifacts.exports").value_or(std::vector<std::string>{});
+        }
+        p.must_haves.artifacts.push_back(std::move(art));
+      }
+  }
+  if (const YAML::Node links = n["key_links"]) {
+    if (!links.IsSequence()) r.error(links, "H004", "must_haves.key_links must be a list");
+    else
+      for (const auto& l : links) {
+        KeyLink k;
+        k.line = r.line_of(l);
+        if (!l.IsMap()) {
+          r.error(l, "H004", "a key_link must be a map with from, to, via, pattern");
+          continue;
+        }
+        for (auto [key, member] : {std::pair{"from", &KeyLink::from}, std::pair{"to", &KeyLink::to},
+                                   std::pair{"via", &KeyLink::via}, std::pair{"pattern", &KeyLink::pattern}})
+          if (l[key]) k.*member = r.string(l[key], fmt::format("key_links.{}", key)).value_or("");
+        if (k.from.empty() || k.pattern.empty()) r.error(l, "H013", "a key_link needs 'from' and 'pattern'");
+        p.must_haves.key_links.push_back(std::move(k));
+      }
+  }
+}
+
+void parse_must_pass(const YAML::Node& n, Plan& p, YamlReader& r) {
+  if (n.IsNull()) return;
+  if (!n.IsSequence()) {
+    r.error(n, "H004", "must_pass must be a list of checks");
+    return;
+  }
+  std::set<std::string> ids;
+  size_t i = 0;
+  for (const auto& item : n) {
+    if (auto c = detail::parse_check(item, i, r)) {
+      if (!c->id.empty() && !ids.insert(c->id).second)
+        r.error(item["id"], "H016", fmt::format("duplicate check id '{}'", c->id));
+      p.must_pass.push_back(std::move(*c));
+    }
+    ++i;
+  }
+}
+
+void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader& r) {
+  if (key == "plan_id") p.id = r.string(v, "plan_id").value_or("");
+  else if (key == "depends_on") p.depends_on = r.string_list(v, "depends_on").value_or(std::vector<std::string>{});
+  else if (key == "files_modified") p.files_modified = r.string_list(v, "files_modified").value_or(std::vector<std::string>{});
+  else if (key == "files_read") p.files_read = r.string_list(v, "files_read").value_or(std::vector<std::string>{});
+  else if (key == "checkpoints") p.checkpoints = r.string_list(v, "checkpoints").value_or(std::vector<std::string>{});
+  else if (key == "autonomous") p.autonomous = r.boolean(v, "autonomous").value_or(true);
+  else if (key == "must_pass") parse_must_pass(v, p, r);
+  else if (key == "estimate") {
+    p.estimate_minutes = r.number(v, "estimate");
+    if (p.estimate_minutes && *p.estimate_minutes < 0) r.error(v, "H017", "estimate must not be negative");
+  } else if (key == "automation") parse_automation(v, p, r);
+  else if (key == "type") p.type = r.string(v, "type").value_or("");
+  else if (key == "wave") p.wave = r.integer(v, "wave");
+  else if (key == "requirements") p.requirements = r.string_list(v, "requirements").value_or(std::vector<std::string>{});
+  else if (key == "must_haves") parse_must_haves(v, p, r);
+  else if (key == "gap_closure") p.gap_closure = r.boolean(v, "gap_closure").value_or(false);
+  else if (key == "user_setup") {
+    if (v.IsSequence())
+      for (const auto& u : v) p.user_setup.push_back(u.IsScalar() ? u.Scalar() : detail::yaml_to_json(u));
+    else if (!v.IsNull()) r.error(v, "H004", "user_setup must be a list");
+  }
+}
+
+std::optional<std::string> heading_task_name(const std::string& text) {
+  static const std::regex re(R"(^\s*Task\s+\d+\s*(?:[:.\-]\s*(.*))?$)", std::regex::icase);
+  std::smatch m;
+  if (!std::regex_match(text, m, re)) return std::nullopt;
+  return m[1].matched && m[1].length() > 0 ? m[1].str() : text;
+}
+
+} // namespace
+
+std::optional<std::pair<PhaseNumber, int>> parse_plan_file_name(std::string_view name) {
+  if (!name.ends_with("-PLAN.md")) return std::nullopt;
+  name.remove_suffix(8);
+  const auto dash = name.rfind('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  auto phase = parse_phase_number(name.substr(0, dash));
+  std::string_view num = name.substr(dash + 1);
+  int n = 0;
+  auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), n);
+  if (!phase || ec != std::errc{} || ptr != num.data() + num.size() || num.empty()) return std::nullopt;
+  return std::pair{*phase, n};
+}
+
+std::string plan_id_of(PhaseNumber phase, int number) { return fmt::format("{}-{:02}", to_string(phase), number); }
+
+void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
+  static const std::regex name_re(R"(<name>\s*([^<]*?)\s*</name>)");
+  static const std::regex objective_re(R"(<objective>\s*([\s\S]*?)\s*</objective>)");
+  bool in_objective_section = false;
+  for (auto& b : markdown_blocks(body, first_line)) {
+    switch (b.kind) {
+    case MdBlockKind::heading:
+      in_objective_section = b.text == "Objective";
+      if (b.level == 1 && plan.title.empty()) {
+        plan.title = b.text;
+        // "01-01: Task model" → "Task model"
+        if (b.text.starts_with(plan.id + ":")) plan.title = b.text.substr(plan.id.size() + 1);
+        plan.title.erase(0, plan.title.find_first_not_of(' '));
+      } else if (auto name = heading_task_name(b.text)) {
+        plan.tasks.push_back({*name, b.line});
+      }
+      break;
+    case MdBlockKind::code: plan.code_blocks.push_back({b.info, b.text, b.line}); break;
+    case MdBlockKind::html: {
+      // GSD <task> elements: one block may hold several tasks, each with a <name>.
+      size_t pos = 0;
+      while ((pos = b.text.find("<task", pos)) != std::string::npos) {
+        const char after = pos + 5 < b.text.size() ? b.text[pos + 5] : '>';
+        if (after == ' ' || after == '>' || after == '\n') {
+          int task_line = b.line + static_cast<int>(std::count(b.text.begin(), b.text.begin() + static_cast<long>(pos), '\n'));
+          std::smatch m;
+          std::string rest = b.text.substr(pos);
+          std::string name = std::regex_search(rest, m, name_re) ? m[1].str() : fmt::format("Task {}", plan.tasks.size() + 1);
+          plan.tasks.push_back({name, task_line});
+        }
+        pos += 5;
+      }
+      std::smatch m;
+      if (plan.objective.empty() && std::regex_search(b.text, m, objective_re)) plan.objective = m[1].str();
+      break;
+    }
+    case MdBlockKind::paragraph:
+      if (in_objective_section && plan.objective.empty()) plan.objective = b.text;
+      break;
+    default: break;
+    }
+  }
+}
+
+std::optional<Plan> parse_plan(std::string_view text, const std::string& display_path, PlanDialect dialect,
+                               std::vector<Diagnostic>& out) {
+  const auto split = split_frontmatter(text);
+  YamlReader r(display_path, text, split.yaml_first_line, out);
+  if (!split.present) {
+    r.add_at(1, 1, Severity::error, "H002", "a PLAN must start with YAML frontmatter between '---' lines");
+    return std::nullopt;
+  }
+  if (!split.terminated) {
+    r.add_at(1, 1, Severity::error, "H002", "the frontmatter's closing '---' line is missing");
+    return std::nullopt;
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(split.yaml));
+  } catch (const YAML::Exception& e) {
+    r.add_at(e.mark.line >= 0 ? e.mark.line + split.yaml_first_line : 1, e.mark.column >= 0 ? e.mark.column + 1 : 0,
+             Severity::error, "H001", fmt::format("malformed YAML: {}", e.msg));
+    return std::nullopt;
+  }
+  if (!root.IsMap()) {
+    r.add_at(split.yaml_first_line, 1, Severity::error, "H001", "the frontmatter must be a YAML map of keys");
+    return std::nullopt;
+  }
+  Plan p;
+  p.file = display_path;
+  p.body_line = split.body_first_line;
+  for (const auto& kv : root) {
+    const std::string key = kv.first.Scalar();
+    p.key_lines[key] = r.line_of(kv.first);
+    if (!k_plan_keys.contains(key)) {
+      r.warning(kv.first, "H014", fmt::format("unknown frontmatter key '{}' is ignored", key));
+      continue;
+    }
+    parse_key(key, kv.second, p, r);
+  }
+  std::vector<const char*> required = {"depends_on", "files_modified"};
+  if (dialect == PlanDialect::harness) required.insert(required.begin(), "plan_id");
+  for (const char* key : required)
+    if (!root[key]) r.add_at(split.yaml_first_line, 1, Severity::error, "H003", fmt::format("required field '{}' is missing", key));
+  scan_plan_body(split.body, split.body_first_line, p);
+  return p;
+}
+
+} // namespace harness::spec

@@ -1,0 +1,135 @@
+#include "harness/spec/spec.hpp"
+
+#include "harness/spec/document_parsers.hpp"
+#include "harness/spec/frontmatter.hpp"
+#include "harness/spec/plan_parser.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "validate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace harness::spec {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> sorted_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file()) files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Diagnostic file_diag(std::string file, Severity sev, std::string code, std::string message) {
+  Diagnostic d;
+  d.file = std::move(file);
+  d.severity = sev;
+  d.code = std::move(code);
+  d.message = std::move(message);
+  return d;
+}
+
+void load_plans(Spec& spec, detail::SourceTexts& texts) {
+  const auto dialect = spec.layout.kind == LayoutKind::legacy_gsd ? PlanDialect::gsd : PlanDialect::harness;
+  for (const auto& phase : spec.layout.phases) {
+    for (const auto& file : sorted_files(phase.plans_dir)) {
+      const std::string name = file.filename().string();
+      if (!name.ends_with("PLAN.md")) continue;
+      const std::string shown = spec.layout.relative(file);
+      auto parsed_name = parse_plan_file_name(name);
+      if (!parsed_name) {
+        spec.diagnostics.push_back(file_diag(shown, Severity::error, "H018",
+                                             fmt::format("'{}' is not a plan file name like NN-MM-PLAN.md", name)));
+        continue;
+      }
+      if (parsed_name->first != phase.number) {
+        spec.diagnostics.push_back(file_diag(shown, Severity::error, "H018",
+                                             fmt::format("plan '{}' is in the directory of phase {}", name, to_string(phase.number))));
+        continue;
+      }
+      auto text = util::read_file(file);
+      if (!text) {
+        spec.diagnostics.push_back(file_diag(shown, Severity::error, "H002", text.error()));
+        continue;
+      }
+      texts[shown] = *text;
+      auto plan = parse_plan(*text, shown, dialect, spec.diagnostics);
+      if (!plan) continue;
+      const std::string file_id = plan_id_of(parsed_name->first, parsed_name->second);
+      if (plan->id.empty()) {
+        plan->id = file_id;
+      } else if (plan->id != file_id) {
+        const int line = plan->key_lines.count("plan_id") ? plan->key_lines.at("plan_id") : 1;
+        Diagnostic d = file_diag(shown, Severity::error, "H006",
+                                 fmt::format("plan_id '{}' does not match the file name (expected '{}')", plan->id, file_id));
+        d.line = line;
+        d.col = 1;
+        d.source_line = std::string(line_at(*text, line));
+        spec.diagnostics.push_back(std::move(d));
+        plan->id = file_id; // the file name decides, so dependents are not reported twice
+      }
+      plan->phase = parsed_name->first;
+      plan->number = parsed_name->second;
+      plan->phase_slug = phase.slug;
+      detail::validate_plan_paths(*plan, texts, spec.diagnostics);
+      spec.plans.push_back(std::move(*plan));
+    }
+  }
+  std::stable_sort(spec.plans.begin(), spec.plans.end(), [](const Plan& a, const Plan& b) {
+    return a.phase != b.phase ? a.phase < b.phase : a.number < b.number;
+  });
+}
+
+void load_results(Spec& spec) {
+  for (const auto& phase : spec.layout.phases) {
+    for (const auto& plan : spec.plans) {
+      if (plan.phase != phase.number) continue;
+      const auto file = spec.layout.summary_file(phase, plan.id);
+      if (auto text = util::read_file(file)) {
+        auto s = parse_summary(*text, spec.layout.relative(file), spec.diagnostics);
+        if (s.plan_id.empty()) s.plan_id = plan.id;
+        spec.summaries[plan.id] = std::move(s);
+      }
+    }
+    const auto vfile = spec.layout.verification_file(phase);
+    if (auto text = util::read_file(vfile))
+      spec.verifications[phase.number] = parse_verification(*text, spec.layout.relative(vfile), spec.diagnostics);
+  }
+  if (auto text = util::read_file(spec.layout.final_verification))
+    spec.final_verification = parse_verification(*text, spec.layout.relative(spec.layout.final_verification), spec.diagnostics);
+}
+
+} // namespace
+
+const Plan* Spec::find_plan(std::string_view id) const {
+  for (const auto& p : plans)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::path& cwd) {
+  auto layout = discover_layout(spec_dir, cwd);
+  if (!layout) return std::unexpected(layout.error());
+  Spec spec;
+  spec.layout = std::move(*layout);
+  std::error_code ec;
+  if (!fs::is_directory(spec.layout.plans_dir, ec))
+    spec.diagnostics.push_back(file_diag(spec.layout.relative(spec.layout.plans_dir), Severity::warning, "H023",
+                                         "no plans directory yet (plan the spec with /harness:plan-phase)"));
+  if (auto text = util::read_file(spec.layout.roadmap_md))
+    spec.roadmap = parse_roadmap(*text, spec.layout.relative(spec.layout.roadmap_md), spec.diagnostics);
+  detail::SourceTexts texts;
+  load_plans(spec, texts);
+  detail::validate_plan_set(spec.plans, texts, spec.diagnostics);
+  load_results(spec);
+  std::stable_sort(spec.diagnostics.begin(), spec.diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return a.file != b.file ? a.file < b.file : a.line < b.line;
+  });
+  return spec;
+}
+
+} // namespace harness::spec

@@ -1,0 +1,144 @@
+#include "validate.hpp"
+
+#include "harness/spec/frontmatter.hpp"
+#include "harness/util/glob.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace harness::spec::detail {
+namespace {
+
+void add(std::vector<Diagnostic>& out, const Plan& plan, const SourceTexts& texts, int line, Severity sev,
+         std::string code, std::string message, std::string_view needle = {}) {
+  Diagnostic d;
+  d.file = plan.file;
+  d.line = line;
+  d.severity = sev;
+  d.code = std::move(code);
+  d.message = std::move(message);
+  if (auto it = texts.find(plan.file); it != texts.end()) {
+    d.source_line = std::string(line_at(it->second, line));
+    // The caret goes under the offending item when it is on the line, else under the key.
+    const size_t at = needle.empty() ? std::string::npos : d.source_line.find(needle);
+    const size_t first = d.source_line.find_first_not_of(" -");
+    d.col = at != std::string::npos ? static_cast<int>(at) + 1 : first == std::string::npos ? 1 : static_cast<int>(first) + 1;
+    if (at != std::string::npos && at > 0 && (d.source_line[at - 1] == '\'' || d.source_line[at - 1] == '"')) --d.col;
+  }
+  out.push_back(std::move(d));
+}
+
+int key_line(const Plan& p, const std::string& key) {
+  auto it = p.key_lines.find(key);
+  return it == p.key_lines.end() ? 1 : it->second;
+}
+
+bool escapes_project(std::string_view path) {
+  int depth = 0;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t slash = path.find('/', start);
+    std::string_view seg = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (seg == "..") {
+      if (--depth < 0) return true;
+    } else if (!seg.empty() && seg != ".") {
+      ++depth;
+    }
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  return false;
+}
+
+} // namespace
+
+int find_line(const std::string& text, int from, std::string_view needle) {
+  for (int line = from; line < from + 400; ++line) {
+    auto l = line_at(text, line);
+    if (l.empty() && line > from && line_at(text, line + 1).empty() && line_at(text, line + 2).empty()) break;
+    if (l.find(needle) != std::string_view::npos) return line;
+  }
+  return from;
+}
+
+void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector<Diagnostic>& out) {
+  const std::string& text = texts.count(plan.file) ? texts.at(plan.file) : std::string();
+  for (const auto* key : {"files_modified", "files_read"}) {
+    const auto& list = std::string_view(key) == "files_modified" ? plan.files_modified : plan.files_read;
+    for (const auto& path : list) {
+      const int line = find_line(text, key_line(plan, key), path.empty() ? std::string_view(key) : std::string_view(path));
+      if (path.starts_with('/')) {
+        add(out, plan, texts, line, Severity::error, "H010",
+            fmt::format("{} entry '{}' is absolute; paths are relative to the project root", key, path), path);
+      } else if (escapes_project(path)) {
+        add(out, plan, texts, line, Severity::error, "H010", fmt::format("{} entry '{}' escapes the project root", key, path), path);
+      } else if (auto why = util::glob_error(path)) {
+        add(out, plan, texts, line, Severity::error, "H011", fmt::format("{} entry '{}' is not a valid glob: {}", key, path, *why), path);
+      }
+    }
+  }
+}
+
+void validate_plan_set(const std::vector<Plan>& plans, const SourceTexts& texts, std::vector<Diagnostic>& out) {
+  std::map<std::string, const Plan*> by_id;
+  for (const auto& p : plans) {
+    auto [it, inserted] = by_id.emplace(p.id, &p);
+    if (!inserted)
+      add(out, p, texts, key_line(p, "plan_id"), Severity::error, "H005",
+          fmt::format("duplicate plan id '{}' (also in {})", p.id, it->second->file));
+  }
+  for (const auto& p : plans) {
+    const std::string& text = texts.count(p.file) ? texts.at(p.file) : std::string();
+    for (const auto& dep : p.depends_on) {
+      const int line = find_line(text, key_line(p, "depends_on"), dep);
+      auto it = by_id.find(dep);
+      if (dep == p.id) {
+        add(out, p, texts, line, Severity::error, "H008", fmt::format("plan '{}' depends on itself", p.id), dep);
+      } else if (it == by_id.end()) {
+        add(out, p, texts, line, Severity::error, "H007", fmt::format("depends_on names unknown plan '{}'", dep), dep);
+      } else if (it->second->phase > p.phase) {
+        add(out, p, texts, line, Severity::warning, "H015",
+            fmt::format("plan '{}' (phase {}) depends on '{}' of a later phase {}", p.id, to_string(p.phase), dep,
+                        to_string(it->second->phase)), dep);
+      }
+    }
+  }
+  // Cycles: DFS in id order; each cycle reported once, on the plan where it was closed.
+  std::map<std::string, int> state; // 0 new, 1 on stack, 2 done
+  std::vector<std::string> stack;
+  std::set<std::string> reported;
+  std::function<void(const Plan&)> visit = [&](const Plan& p) {
+    state[p.id] = 1;
+    stack.push_back(p.id);
+    for (const auto& dep : p.depends_on) {
+      auto it = by_id.find(dep);
+      if (it == by_id.end() || dep == p.id) continue;
+      if (state[dep] == 1) {
+        auto start = std::find(stack.begin(), stack.end(), dep);
+        std::vector<std::string> cycle(start, stack.end());
+        auto key = cycle;
+        std::sort(key.begin(), key.end());
+        std::string joined;
+        for (const auto& k : key) joined += k + ",";
+        if (!reported.insert(joined).second) continue;
+        std::string path;
+        for (const auto& c : cycle) path += c + " -> ";
+        path += dep;
+        const std::string& text = texts.count(p.file) ? texts.at(p.file) : std::string();
+        add(out, p, texts, find_line(text, key_line(p, "depends_on"), dep), Severity::error, "H009",
+            fmt::format("dependency cycle: {}", path), dep);
+      } else if (state[dep] == 0) {
+        visit(*it->second);
+      }
+    }
+    stack.pop_back();
+    state[p.id] = 2;
+  };
+  for (const auto& [id, p] : by_id)
+    if (state[id] == 0) visit(*p);
+}
+
+} // namespace harness::spec::detail

@@ -1,0 +1,25 @@
+#pragma once
+// Internal: checks across plans (ids, dependencies, cycles) and of plan paths.
+
+#include "harness/spec/diagnostic.hpp"
+#include "harness/spec/plan.hpp"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace harness::spec::detail {
+
+/// Plan file texts by plan file (display path), for source lines in diagnostics.
+using SourceTexts = std::map<std::string, std::string>;
+
+/// files_modified / files_read: no absolute path, nothing escaping the project, valid globs.
+void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector<Diagnostic>& out);
+
+/// Duplicate ids, unknown and self dependencies, dependencies on later phases, cycles.
+void validate_plan_set(const std::vector<Plan>& plans, const SourceTexts& texts, std::vector<Diagnostic>& out);
+
+/// First line at or after `from` whose text contains `needle` (for list items), else `from`.
+int find_line(const std::string& text, int from, std::string_view needle);
+
+} // namespace harness::spec::detail
