@@ -13,5 +13,7 @@ struct ExitCode {
 
 // One `void add_<name>(CLI::App& app, ExitCode& exit);` per subcommand file, called from main.cpp.
 void add_validate(CLI::App& app, ExitCode& exit);
+void add_graph(CLI::App& app, ExitCode& exit);
+void add_status(CLI::App& app, ExitCode& exit);
 
 } // namespace harness::cli

@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("harness-cli 0.1.0"));
   ExitCode exit;
   add_validate(app, exit);
+  add_graph(app, exit);
+  add_status(app, exit);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -154,6 +154,7 @@ Summary parse_summary(std::string_view text, const std::string& display_path, st
     if (fm["plan_id"]) s.plan_id = r.string(fm["plan_id"], "plan_id").value_or("");
     if (fm["status"]) s.status = r.string(fm["status"], "status").value_or("");
     if (fm["commits"]) s.commits = r.string_list(fm["commits"], "commits").value_or(std::vector<std::string>{});
+    if (fm["verification"] && fm["verification"].IsScalar()) s.verification = parse_verification_status(fm["verification"].Scalar());
     if (fm["files_touched"]) s.files_touched = r.string_list(fm["files_touched"], "files_touched").value_or(std::vector<std::string>{});
     if (const YAML::Node d = fm["deviations"]) {
       if (d.IsScalar()) {

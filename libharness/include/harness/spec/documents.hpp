@@ -64,6 +64,7 @@ struct Summary {
   bool has_deviations = false;    ///< frontmatter `deviations` non-empty or a "Deviations" section with content
   std::vector<std::string> commits;
   std::vector<std::string> files_touched;
+  std::optional<VerificationStatus> verification; ///< plan-level verification written by the orchestrator
 };
 
 /// VERIFICATION.md: a phase (or final) verification result.

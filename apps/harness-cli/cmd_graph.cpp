@@ -1,0 +1,42 @@
+// harness-cli graph SPEC_DIR [--format text|json|dot|mermaid]
+#include "commands.hpp"
+
+#include "harness/graph/plan_graph.hpp"
+#include "harness/graph/render.hpp"
+#include "harness/spec/report.hpp"
+#include "harness/spec/spec.hpp"
+
+#include <iostream>
+#include <memory>
+
+namespace harness::cli {
+
+void add_graph(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string spec_dir;
+    std::string format = "text";
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("graph", "Show the plan graph: edges, levels, critical path, file conflicts");
+  cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
+  cmd->add_option("--format", opt->format, "text, json, dot or mermaid")
+      ->check(CLI::IsMember({"text", "json", "dot", "mermaid"}));
+  cmd->callback([opt, &exit] {
+    auto spec = spec::load_spec(opt->spec_dir);
+    if (!spec) {
+      std::cerr << "harness-cli: error: " << spec.error() << "\n";
+      exit.value = 2;
+      return;
+    }
+    if (!spec->valid()) {
+      std::cerr << spec::validation_text(*spec);
+      exit.value = 2;
+      return;
+    }
+    const auto graph = graph::build_plan_graph(spec->plans);
+    std::cout << graph::render_graph(graph, *graph::parse_graph_format(opt->format));
+    exit.value = 0;
+  });
+}
+
+} // namespace harness::cli

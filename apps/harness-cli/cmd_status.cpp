@@ -1,0 +1,43 @@
+// harness-cli status SPEC_DIR [--json]: progress derived from the files of the spec directory.
+#include "commands.hpp"
+
+#include "harness/graph/plan_graph.hpp"
+#include "harness/graph/progress.hpp"
+#include "harness/spec/report.hpp"
+#include "harness/spec/spec.hpp"
+
+#include <iostream>
+#include <memory>
+
+namespace harness::cli {
+
+void add_status(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string spec_dir;
+    bool json = false;
+    int lookahead = 1;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("status", "Phases and plans: planned, executed, verified; what is ready; blockers");
+  cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
+  cmd->add_flag("--json", opt->json, "print the result as JSON");
+  cmd->add_option("--lookahead", opt->lookahead, "phase gate lookahead used for 'ready now' (default 1)");
+  cmd->callback([opt, &exit] {
+    auto spec = spec::load_spec(opt->spec_dir);
+    if (!spec) {
+      std::cerr << "harness-cli: error: " << spec.error() << "\n";
+      exit.value = 2;
+      return;
+    }
+    if (!spec->valid()) {
+      std::cerr << spec::validation_text(*spec);
+      exit.value = 2;
+      return;
+    }
+    const auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), opt->lookahead);
+    std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
+    exit.value = 0;
+  });
+}
+
+} // namespace harness::cli

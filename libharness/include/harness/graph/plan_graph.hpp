@@ -1,0 +1,37 @@
+#pragma once
+// The plan graph across all phases: dependency edges, topological order, cycles, critical path,
+// levels (GSD's "waves", for display only) and write/write file conflicts.
+
+#include "harness/spec/plan.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace harness::graph {
+
+struct PlanGraph {
+  std::vector<std::string> ids;                ///< node index -> plan id, in plan order (phase, number)
+  std::vector<double> weight;                  ///< estimate in minutes, 1 when absent
+  std::vector<std::vector<int>> deps;          ///< node -> nodes it depends on (unknown ids dropped)
+  std::vector<std::vector<int>> dependents;    ///< reverse edges
+  std::vector<int> topo_order;                 ///< stable (ties by plan order); partial when cyclic
+  std::vector<std::vector<std::string>> cycles;///< each cycle as ids, first id repeated at the end
+  std::vector<int> level;                      ///< longest edge count from a root; -1 inside a cycle
+  std::vector<double> rank;                    ///< longest weighted path from the node to a sink, own weight included
+  std::vector<int> critical_path;              ///< nodes of the longest weighted path, in order
+  double critical_length = 0;
+  double total_work = 0;
+  std::vector<std::pair<int, int>> conflicts;  ///< write/write overlaps on files_modified (a < b)
+
+  int index_of(std::string_view id) const;
+  bool acyclic() const { return cycles.empty(); }
+};
+
+/// Builds the graph of `plans` (in the order given).
+PlanGraph build_plan_graph(const std::vector<spec::Plan>& plans);
+
+/// True when two plans' files_modified sets overlap (glob-aware).
+bool writes_overlap(const spec::Plan& a, const spec::Plan& b);
+
+} // namespace harness::graph

@@ -1,0 +1,51 @@
+#pragma once
+// Progress of a spec derived from the files present (no database needed): which plans are
+// planned, executed, verified; what could start now; what blocks.
+
+#include "harness/graph/plan_graph.hpp"
+#include "harness/spec/spec.hpp"
+
+#include <string>
+#include <vector>
+
+namespace harness::graph {
+
+enum class PlanState { planned, executed, failed, verified, gaps_found, human_needed };
+std::string_view to_string(PlanState s);
+
+struct PlanProgress {
+  std::string id;
+  std::string title;
+  PlanState state = PlanState::planned;
+  bool ready = false; ///< could start now: dependencies verified and the phase gate open
+};
+
+struct PhaseProgress {
+  spec::PhaseNumber number;
+  std::string name;
+  std::string state; ///< not planned | planned | executing | executed | verified | gaps_found | human_needed
+  int plans = 0;
+  int executed = 0;
+  int verified = 0;
+};
+
+struct Progress {
+  std::string spec_name;
+  std::vector<PhaseProgress> phases;
+  std::vector<PlanProgress> plans;
+  int plans_total = 0;
+  int plans_executed = 0;
+  int plans_verified = 0;
+  double percent = 0;               ///< verified / total
+  std::vector<std::string> ready;   ///< plan ids
+  std::vector<std::string> blockers;///< human-readable
+  bool complete = false;            ///< every plan verified and the final verification passed
+};
+
+/// `lookahead`: plans of phase P may start while every phase <= P-1-lookahead is verified.
+Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lookahead = 1);
+
+std::string progress_text(const Progress& p);
+std::string progress_json(const Progress& p);
+
+} // namespace harness::graph

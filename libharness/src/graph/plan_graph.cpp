@@ -1,0 +1,163 @@
+#include "harness/graph/plan_graph.hpp"
+
+#include "harness/util/glob.hpp"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <set>
+
+namespace harness::graph {
+namespace {
+
+void find_cycles(PlanGraph& g) {
+  const int n = static_cast<int>(g.ids.size());
+  std::vector<int> state(static_cast<size_t>(n), 0);
+  std::vector<int> stack;
+  // Iterative DFS would be kinder to deep graphs; plan graphs are shallow enough for recursion
+  // only up to a point, so use an explicit stack of (node, next edge).
+  for (int root = 0; root < n; ++root) {
+    if (state[static_cast<size_t>(root)]) continue;
+    std::vector<std::pair<int, size_t>> frames{{root, 0}};
+    state[static_cast<size_t>(root)] = 1;
+    stack.push_back(root);
+    while (!frames.empty()) {
+      auto& [node, edge] = frames.back();
+      const auto& out = g.deps[static_cast<size_t>(node)];
+      if (edge < out.size()) {
+        const int next = out[edge++];
+        if (state[static_cast<size_t>(next)] == 0) {
+          state[static_cast<size_t>(next)] = 1;
+          stack.push_back(next);
+          frames.push_back({next, 0});
+        } else if (state[static_cast<size_t>(next)] == 1) {
+          auto start = std::find(stack.begin(), stack.end(), next);
+          std::vector<std::string> cycle;
+          for (auto it = start; it != stack.end(); ++it) cycle.push_back(g.ids[static_cast<size_t>(*it)]);
+          cycle.push_back(g.ids[static_cast<size_t>(next)]);
+          g.cycles.push_back(std::move(cycle));
+        }
+      } else {
+        state[static_cast<size_t>(node)] = 2;
+        stack.pop_back();
+        frames.pop_back();
+      }
+    }
+  }
+}
+
+void order_and_levels(PlanGraph& g) {
+  const size_t n = g.ids.size();
+  std::vector<int> indegree(n, 0);
+  for (size_t i = 0; i < n; ++i) indegree[i] = static_cast<int>(g.deps[i].size());
+  // Kahn's algorithm with a min-heap on the node index keeps the order stable (plan order).
+  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
+  for (size_t i = 0; i < n; ++i)
+    if (indegree[i] == 0) ready.push(static_cast<int>(i));
+  g.level.assign(n, -1);
+  while (!ready.empty()) {
+    const int v = ready.top();
+    ready.pop();
+    g.topo_order.push_back(v);
+    int lvl = 0;
+    for (int d : g.deps[static_cast<size_t>(v)]) lvl = std::max(lvl, g.level[static_cast<size_t>(d)] + 1);
+    g.level[static_cast<size_t>(v)] = lvl;
+    for (int w : g.dependents[static_cast<size_t>(v)])
+      if (--indegree[static_cast<size_t>(w)] == 0) ready.push(w);
+  }
+}
+
+void critical_path(PlanGraph& g) {
+  const size_t n = g.ids.size();
+  g.rank.assign(n, 0);
+  std::vector<int> next(n, -1);
+  for (auto it = g.topo_order.rbegin(); it != g.topo_order.rend(); ++it) {
+    const auto v = static_cast<size_t>(*it);
+    double best = 0;
+    for (int w : g.dependents[v])
+      if (g.rank[static_cast<size_t>(w)] > best) best = g.rank[static_cast<size_t>(w)], next[v] = w;
+    g.rank[v] = g.weight[v] + best;
+  }
+  int start = -1;
+  for (int v : g.topo_order)
+    if (g.deps[static_cast<size_t>(v)].empty() && (start < 0 || g.rank[static_cast<size_t>(v)] > g.rank[static_cast<size_t>(start)]))
+      start = v;
+  for (int v = start; v >= 0; v = next[static_cast<size_t>(v)]) g.critical_path.push_back(v);
+  g.critical_length = start >= 0 ? g.rank[static_cast<size_t>(start)] : 0;
+}
+
+/// Write/write pairs. Literal paths are matched through a map (exact equality); only patterns
+/// are compared pairwise, so thousands of plans with literal paths stay cheap.
+std::vector<std::pair<int, int>> conflict_pairs(const std::vector<spec::Plan>& plans) {
+  std::map<std::string_view, std::vector<int>> literal_writers;
+  std::vector<std::pair<int, std::string_view>> patterns;
+  for (size_t i = 0; i < plans.size(); ++i)
+    for (const auto& f : plans[i].files_modified) {
+      if (util::is_literal_glob(f)) {
+        auto& w = literal_writers[f];
+        if (w.empty() || w.back() != static_cast<int>(i)) w.push_back(static_cast<int>(i));
+      } else {
+        patterns.emplace_back(static_cast<int>(i), f);
+      }
+    }
+  std::set<std::pair<int, int>> pairs;
+  auto add = [&](int a, int b) {
+    if (a != b) pairs.emplace(std::min(a, b), std::max(a, b));
+  };
+  for (const auto& [path, writers] : literal_writers)
+    for (size_t a = 0; a < writers.size(); ++a)
+      for (size_t b = a + 1; b < writers.size(); ++b) add(writers[a], writers[b]);
+  for (size_t k = 0; k < patterns.size(); ++k) {
+    const auto& [i, pat] = patterns[k];
+    for (const auto& [path, writers] : literal_writers)
+      if (util::glob_match(pat, path))
+        for (int w : writers) add(i, w);
+    for (size_t m = k + 1; m < patterns.size(); ++m)
+      if (patterns[m].first != i && util::globs_overlap(pat, patterns[m].second)) add(i, patterns[m].first);
+  }
+  return {pairs.begin(), pairs.end()};
+}
+
+} // namespace
+
+int PlanGraph::index_of(std::string_view id) const {
+  for (size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] == id) return static_cast<int>(i);
+  return -1;
+}
+
+bool writes_overlap(const spec::Plan& a, const spec::Plan& b) {
+  for (const auto& x : a.files_modified)
+    for (const auto& y : b.files_modified)
+      if (util::globs_overlap(x, y)) return true;
+  return false;
+}
+
+PlanGraph build_plan_graph(const std::vector<spec::Plan>& plans) {
+  PlanGraph g;
+  const size_t n = plans.size();
+  std::map<std::string, int, std::less<>> index;
+  for (size_t i = 0; i < n; ++i) {
+    g.ids.push_back(plans[i].id);
+    g.weight.push_back(plans[i].estimate_minutes.value_or(1.0));
+    g.total_work += g.weight.back();
+    index.emplace(plans[i].id, static_cast<int>(i));
+  }
+  g.deps.resize(n);
+  g.dependents.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& d : plans[i].depends_on) {
+      auto it = index.find(d);
+      if (it == index.end() || it->second == static_cast<int>(i)) continue;
+      if (std::find(g.deps[i].begin(), g.deps[i].end(), it->second) != g.deps[i].end()) continue;
+      g.deps[i].push_back(it->second);
+      g.dependents[static_cast<size_t>(it->second)].push_back(static_cast<int>(i));
+    }
+  find_cycles(g);
+  order_and_levels(g);
+  critical_path(g);
+  g.conflicts = conflict_pairs(plans);
+  return g;
+}
+
+} // namespace harness::graph

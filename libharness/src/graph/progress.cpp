@@ -1,0 +1,145 @@
+#include "harness/graph/progress.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <map>
+
+namespace harness::graph {
+namespace {
+
+using spec::PhaseNumber;
+using spec::VerificationStatus;
+
+PlanState plan_state(const spec::Spec& spec, const spec::Plan& plan) {
+  auto phase_v = spec.verifications.find(plan.phase);
+  const bool phase_passed = phase_v != spec.verifications.end() && phase_v->second.status == VerificationStatus::passed;
+  auto s = spec.summaries.find(plan.id);
+  if (s == spec.summaries.end()) return PlanState::planned;
+  if (s->second.status == "failed") return PlanState::failed;
+  if (phase_passed || s->second.verification == VerificationStatus::passed) return PlanState::verified;
+  if (s->second.verification == VerificationStatus::gaps_found) return PlanState::gaps_found;
+  if (s->second.verification == VerificationStatus::human_needed) return PlanState::human_needed;
+  return PlanState::executed;
+}
+
+std::string phase_name(const spec::Spec& spec, PhaseNumber n, const std::string& slug) {
+  if (spec.roadmap)
+    for (const auto& p : spec.roadmap->phases)
+      if (p.number == n) return p.name;
+  auto dash = slug.find('-');
+  return dash == std::string::npos ? slug : slug.substr(dash + 1);
+}
+
+} // namespace
+
+std::string_view to_string(PlanState s) {
+  switch (s) {
+  case PlanState::planned: return "planned";
+  case PlanState::executed: return "executed";
+  case PlanState::failed: return "failed";
+  case PlanState::verified: return "verified";
+  case PlanState::gaps_found: return "gaps_found";
+  case PlanState::human_needed: return "human_needed";
+  }
+  return "planned";
+}
+
+Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lookahead) {
+  Progress out;
+  out.spec_name = spec.layout.spec_name;
+  std::map<PhaseNumber, PhaseProgress> phases;
+  for (const auto& dir : spec.layout.phases) phases[dir.number] = {dir.number, phase_name(spec, dir.number, dir.slug), "planned"};
+  if (spec.roadmap)
+    for (const auto& rp : spec.roadmap->phases)
+      if (!phases.count(rp.number)) phases[rp.number] = {rp.number, rp.name, "not planned"};
+
+  std::map<std::string, PlanState> state_of;
+  for (const auto& plan : spec.plans) {
+    PlanProgress pp{plan.id, plan.title, plan_state(spec, plan), false};
+    state_of[plan.id] = pp.state;
+    auto& ph = phases[plan.phase];
+    ++ph.plans;
+    ph.executed += pp.state != PlanState::planned && pp.state != PlanState::failed;
+    ph.verified += pp.state == PlanState::verified;
+    out.plans.push_back(std::move(pp));
+  }
+  for (auto& [n, ph] : phases) {
+    auto v = spec.verifications.find(n);
+    if (v != spec.verifications.end() && v->second.status) ph.state = std::string(spec::to_string(*v->second.status));
+    else if (ph.plans > 0 && ph.verified == ph.plans) ph.state = "verified";
+    else if (ph.plans > 0 && ph.executed == ph.plans) ph.state = "executed";
+    else if (ph.executed > 0) ph.state = "executing";
+    if (ph.state == "gaps_found" || ph.state == "human_needed")
+      out.blockers.push_back(fmt::format("phase {} verification: {}", to_string(n), ph.state));
+    out.phases.push_back(ph);
+  }
+  auto phase_verified = [&](PhaseNumber n) { return phases.count(n) && phases.at(n).state == "verified"; };
+  for (auto& pp : out.plans) {
+    const auto* plan = spec.find_plan(pp.id);
+    out.plans_total++;
+    out.plans_executed += pp.state != PlanState::planned && pp.state != PlanState::failed;
+    out.plans_verified += pp.state == PlanState::verified;
+    if (pp.state == PlanState::failed) out.blockers.push_back(fmt::format("plan {} failed (see its SUMMARY)", pp.id));
+    if (pp.state != PlanState::planned || graph.index_of(pp.id) < 0) continue;
+    bool deps_ok = true;
+    for (const auto& d : plan->depends_on) {
+      auto it = state_of.find(d);
+      if (it == state_of.end() || it->second != PlanState::verified) deps_ok = false;
+      if (it != state_of.end() && it->second == PlanState::failed)
+        out.blockers.push_back(fmt::format("plan {} waits on failed plan {}", pp.id, d));
+    }
+    bool gate_ok = true;
+    for (const auto& [n, ph] : phases)
+      if (n.major < plan->phase.major - lookahead && !phase_verified(n)) gate_ok = false;
+    pp.ready = deps_ok && gate_ok;
+    if (pp.ready) out.ready.push_back(pp.id);
+  }
+  out.percent = out.plans_total ? 100.0 * out.plans_verified / out.plans_total : 0;
+  out.complete = out.plans_total > 0 && out.plans_verified == out.plans_total && spec.final_verification &&
+                 spec.final_verification->status == VerificationStatus::passed;
+  return out;
+}
+
+std::string progress_text(const Progress& p) {
+  std::string out = fmt::format("{}: {}/{} plans verified ({:.0f}%), {} executed{}\n\n", p.spec_name, p.plans_verified,
+                                p.plans_total, p.percent, p.plans_executed, p.complete ? ", complete" : "");
+  for (const auto& ph : p.phases) {
+    out += fmt::format("Phase {} {:<28} {:<13} {}/{} executed, {}/{} verified\n", spec::to_string(ph.number), ph.name,
+                       ph.state, ph.executed, ph.plans, ph.verified, ph.plans);
+    for (const auto& plan : p.plans) {
+      if (plan.id.substr(0, plan.id.rfind('-')) != spec::to_string(ph.number)) continue;
+      out += fmt::format("  {:<8} {:<32} {}{}\n", plan.id, plan.title.substr(0, 32), to_string(plan.state),
+                         plan.ready ? "  (ready)" : "");
+    }
+  }
+  std::string ready;
+  for (const auto& r : p.ready) ready += (ready.empty() ? "" : ", ") + r;
+  out += fmt::format("\nReady now: {}\n", ready.empty() ? "nothing" : ready);
+  out += "Blockers: ";
+  if (p.blockers.empty()) out += "none\n";
+  else {
+    out += "\n";
+    for (const auto& b : p.blockers) out += "  - " + b + "\n";
+  }
+  return out;
+}
+
+std::string progress_json(const Progress& p) {
+  namespace json = boost::json;
+  json::array phases, plans, ready, blockers;
+  for (const auto& ph : p.phases)
+    phases.push_back(json::object{{"phase", spec::to_string(ph.number)}, {"name", ph.name}, {"state", ph.state},
+                                  {"plans", ph.plans}, {"executed", ph.executed}, {"verified", ph.verified}});
+  for (const auto& pl : p.plans)
+    plans.push_back(json::object{{"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}});
+  for (const auto& r : p.ready) ready.push_back(json::string(r));
+  for (const auto& b : p.blockers) blockers.push_back(json::string(b));
+  json::object o{{"spec", p.spec_name},         {"plans_total", p.plans_total}, {"plans_executed", p.plans_executed},
+                 {"plans_verified", p.plans_verified}, {"percent", p.percent},  {"complete", p.complete},
+                 {"phases", std::move(phases)}, {"plans", std::move(plans)},   {"ready", std::move(ready)},
+                 {"blockers", std::move(blockers)}};
+  return json::serialize(o) + "\n";
+}
+
+} // namespace harness::graph
