@@ -1,0 +1,104 @@
+#include "harness/graph/plan_graph.hpp"
+#include "harness/graph/progress.hpp"
+#include "harness/graph/render.hpp"
+#include "harness/spec/spec.hpp"
+#include "spec_test_util.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+using namespace harness;
+
+namespace {
+
+spec::Plan make(std::string id, std::vector<std::string> deps, std::vector<std::string> writes, double est = 1) {
+  spec::Plan p;
+  p.id = std::move(id);
+  p.phase = *spec::parse_phase_number(p.id.substr(0, 2));
+  p.depends_on = std::move(deps);
+  p.files_modified = std::move(writes);
+  p.estimate_minutes = est;
+  return p;
+}
+
+} // namespace
+
+TEST_CASE("the graph orders plans topologically, stable by plan order, with levels") {
+  auto g = graph::build_plan_graph({make("01-01", {}, {"a"}), make("01-02", {"01-01"}, {"b"}), make("01-03", {}, {"c"}),
+                                    make("02-01", {"01-02", "01-03"}, {"d"})});
+  CHECK(g.acyclic());
+  CHECK(g.topo_order == std::vector<int>{0, 1, 2, 3});
+  CHECK(g.level == std::vector<int>{0, 1, 0, 2});
+}
+
+TEST_CASE("the critical path follows estimates, not plan counts") {
+  auto g = graph::build_plan_graph({make("01-01", {}, {"a"}, 1), make("01-02", {"01-01"}, {"b"}, 1),
+                                    make("01-03", {}, {"c"}, 10), make("02-01", {"01-02", "01-03"}, {"d"}, 2)});
+  CHECK(g.critical_length == Approx(12));
+  CHECK(g.critical_path == std::vector<int>{2, 3});
+  CHECK(g.total_work == Approx(14));
+  CHECK(g.rank[0] == Approx(4));
+}
+
+TEST_CASE("cycles are reported whole and do not hang ordering") {
+  auto g = graph::build_plan_graph({make("01-01", {"01-03"}, {}), make("01-02", {"01-01"}, {}), make("01-03", {"01-02"}, {})});
+  REQUIRE(g.cycles.size() == 1);
+  CHECK(g.cycles[0].size() == 4);
+  CHECK(g.cycles[0].front() == g.cycles[0].back());
+  CHECK(g.topo_order.empty());
+}
+
+TEST_CASE("write/write conflicts are glob-aware and read sets never conflict") {
+  auto a = make("01-01", {}, {"src/auth/**"});
+  auto b = make("01-02", {}, {"src/auth/login.ts"});
+  auto c = make("01-03", {}, {"src/profile/page.ts"});
+  c.files_read = {"src/auth/login.ts"};
+  auto d = make("01-04", {}, {"src/profile/page.ts"});
+  auto g = graph::build_plan_graph({a, b, c, d});
+  CHECK(g.conflicts == std::vector<std::pair<int, int>>{{0, 1}, {2, 3}});
+}
+
+TEST_CASE("the example graph has the documented conflict and critical path; renderers agree") {
+  auto spec = spec::load_spec(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker");
+  REQUIRE(spec);
+  auto g = graph::build_plan_graph(spec->plans);
+  auto j = boost::json::parse(graph::render_graph(g, graph::GraphFormat::json));
+  CHECK(j.at("plans").as_array().size() == 12);
+  CHECK(j.at("critical_path").as_array().front().as_string() == "01-01");
+  bool cli_conflict = false;
+  for (const auto& c : j.at("conflicts").as_array())
+    if (c.as_array()[0].as_string() == "02-01" && c.as_array()[1].as_string() == "02-02") cli_conflict = true;
+  CHECK(cli_conflict);
+  CHECK(graph::render_graph(g, graph::GraphFormat::dot).starts_with("digraph plans {"));
+  CHECK(graph::render_graph(g, graph::GraphFormat::mermaid).find("p02_01 --> p02_03") != std::string::npos);
+  CHECK(graph::render_graph(g, graph::GraphFormat::text).find("02-01 <-> 02-02") != std::string::npos);
+}
+
+TEST_CASE("progress comes from the files: summaries execute, a passed verification verifies, the gate holds") {
+  harness::test::TempDir dir;
+  auto plan = [](std::string id, std::string deps) {
+    return "---\nplan_id: '" + id + "'\ndepends_on: " + deps + "\nfiles_modified: ['" + id + ".txt']\n---\n# " + id + "\n";
+  };
+  dir.write("SPEC.md", "# x\n");
+  dir.write("planning/plans/01-a/01-01-PLAN.md", plan("01-01", "[]"));
+  dir.write("planning/plans/01-a/01-02-PLAN.md", plan("01-02", "['01-01']"));
+  dir.write("planning/plans/02-b/02-01-PLAN.md", plan("02-01", "[]"));
+  dir.write("planning/plans/03-c/03-01-PLAN.md", plan("03-01", "[]"));
+  dir.write("execution/phases/01-a/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n");
+  auto spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  REQUIRE(spec->valid());
+  auto p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(p.plans_total == 4);
+  CHECK(p.plans_executed == 1);
+  CHECK(p.plans_verified == 1);
+  CHECK(p.ready == std::vector<std::string>{"01-02", "02-01"}); // 03-01 waits for phase 1's verification
+  dir.write("execution/phases/01-a/01-02-SUMMARY.md", "---\nplan_id: '01-02'\nstatus: failed\n---\n");
+  dir.write("execution/phases/01-a/VERIFICATION.md", "---\nstatus: gaps_found\n---\n");
+  spec = spec::load_spec(dir.path);
+  p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(p.blockers.size() == 2);
+  CHECK(graph::progress_text(p).find("phase 01 verification: gaps_found") != std::string::npos);
+  auto j = boost::json::parse(graph::progress_json(p));
+  CHECK(j.at("plans_total").as_int64() == 4);
+}

@@ -1,0 +1,106 @@
+#include "harness/spec/document_parsers.hpp"
+#include "harness/spec/frontmatter.hpp"
+#include "harness/spec/frontmatter_writer.hpp"
+#include "harness/util/atomic_file.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness::spec;
+
+TEST_CASE("the example roadmap gives frontmatter, phases, goals, dependencies and criteria") {
+  auto text = harness::util::read_file(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker/ROADMAP.md");
+  REQUIRE(text);
+  std::vector<Diagnostic> diags;
+  auto rm = parse_roadmap(*text, "ROADMAP.md", diags);
+  CHECK(diags.empty());
+  CHECK(rm.has_frontmatter);
+  CHECK(rm.frontmatter.project == "task-tracker");
+  CHECK(rm.frontmatter.total_plans == 12);
+  CHECK(rm.frontmatter.status == "planning");
+  REQUIRE(rm.phases.size() == 4);
+  CHECK(rm.phases[1].name == "Core commands");
+  CHECK(rm.phases[1].goal.starts_with("Every CLI command"));
+  CHECK(rm.phases[1].depends_on == std::vector<PhaseNumber>{{1, 0}});
+  CHECK(rm.phases[3].depends_on == std::vector<PhaseNumber>{{2, 0}, {3, 0}});
+  CHECK(rm.phases[0].success_criteria.size() == 2);
+  CHECK(rm.phases[0].checklist.size() == 4);
+}
+
+TEST_CASE("a phase heading inside a code fence is not a phase; decimal phases and overview checkboxes are read") {
+  std::vector<Diagnostic> diags;
+  auto rm = parse_roadmap("# Roadmap\n\n- [x] Phase 1: A\n- [ ] Phase 2: B\n\n## Phase 1: A\nGoal: a\n\n"
+                          "```md\n## Phase 9: Fake\n```\n\n### Phase 02.1: Hotfix\nDepends on: Phase 1\n\n## Phase 2: B\n",
+                          "ROADMAP.md", diags);
+  REQUIRE(rm.phases.size() == 3);
+  CHECK(rm.phases[0].complete);
+  CHECK(rm.phases[1].number == PhaseNumber{2, 1});
+  CHECK(rm.phases[1].depends_on == std::vector<PhaseNumber>{{1, 0}});
+  CHECK_FALSE(rm.phases[2].complete);
+}
+
+TEST_CASE("SUMMARY deviations come from the frontmatter or a Deviations section") {
+  std::vector<Diagnostic> diags;
+  auto a = parse_summary("---\nplan_id: '01-01'\nstatus: complete\ncommits: [abc]\ndeviations: []\n---\n## Deviations\nNone.\n", "s.md", diags);
+  CHECK_FALSE(a.has_deviations);
+  CHECK(a.commits == std::vector<std::string>{"abc"});
+  auto b = parse_summary("---\nplan_id: '01-02'\n---\n# S\n## Deviations\n- Used argparse instead of click\n", "s.md", diags);
+  CHECK(b.has_deviations);
+  auto c = parse_summary("---\nplan_id: '01-03'\ndeviations: ['renamed x']\nverification: passed\n---\n", "s.md", diags);
+  CHECK(c.has_deviations);
+  CHECK(c.verification == VerificationStatus::passed);
+  CHECK(diags.empty());
+}
+
+TEST_CASE("VERIFICATION status must be passed, gaps_found or human_needed") {
+  std::vector<Diagnostic> diags;
+  auto v = parse_verification("---\nstatus: gaps_found\nscore: 3/5\n---\n", "V.md", diags);
+  CHECK(v.status == VerificationStatus::gaps_found);
+  CHECK(v.score_passed == 3);
+  CHECK(v.score_total == 5);
+  CHECK(diags.empty());
+  parse_verification("---\nstatus: fine\n---\n", "V.md", diags);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "H022");
+  CHECK(diags[0].line == 2);
+}
+
+TEST_CASE("frontmatter splitting keeps line numbers and tolerates a BOM and CRLF fences") {
+  auto s = split_frontmatter("\xEF\xBB\xBF---\r\na: 1\r\n---\r\nbody\n");
+  CHECK(s.present);
+  CHECK(s.terminated);
+  CHECK(s.yaml == "a: 1\r\n");
+  CHECK(s.body == "body\n");
+  CHECK(s.body_first_line == 4);
+  CHECK_FALSE(split_frontmatter("no fence\n").present);
+  CHECK_FALSE(split_frontmatter("---\na: 1\n").terminated);
+}
+
+TEST_CASE("update_frontmatter changes only the given values, byte for byte, on the real roadmap") {
+  auto text = harness::util::read_file(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker/ROADMAP.md");
+  REQUIRE(text);
+  auto out = update_frontmatter(*text, {{"status", "executing"},
+                                        {"completed_plans", "3"},
+                                        {"velocity.total_plans_completed", "3"},
+                                        {"velocity.average_minutes_per_plan", "4.5"}});
+  REQUIRE(out);
+  std::string expected = *text;
+  auto replace = [&](const std::string& from, const std::string& to) {
+    auto pos = expected.find(from);
+    REQUIRE(pos != std::string::npos);
+    expected.replace(pos, from.size(), to);
+  };
+  replace("status: planning", "status: executing");
+  replace("completed_plans: 0", "completed_plans: 3");
+  replace("  total_plans_completed: 0", "  total_plans_completed: 3");
+  replace("  average_minutes_per_plan: 0", "  average_minutes_per_plan: 4.5");
+  CHECK(*out == expected);
+}
+
+TEST_CASE("update_frontmatter keeps comments, appends missing keys and creates missing parents") {
+  const std::string text = "---\n# keep me\nstatus: planning   # the state\nname: 'x'\n---\nbody: stays\n";
+  auto out = update_frontmatter(text, {{"status", "complete"}, {"current_plan", "2"}, {"velocity.total", "1"}});
+  REQUIRE(out);
+  CHECK(*out == "---\n# keep me\nstatus: complete   # the state\nname: 'x'\ncurrent_plan: 2\nvelocity:\n  total: 1\n---\nbody: stays\n");
+  CHECK_FALSE(update_frontmatter("no frontmatter", {{"a", "1"}}));
+  CHECK_FALSE(update_frontmatter("---\nv: {a: 1}\n---\n", {{"v.a", "2"}}));
+}

@@ -1,0 +1,95 @@
+#include "harness/spec/spec.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+using namespace harness::spec;
+namespace fs = std::filesystem;
+
+TEST_CASE("the example spec loads with 12 plans in 4 phases and no diagnostics") {
+  auto spec = load_spec(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker");
+  REQUIRE(spec);
+  CHECK(spec->diagnostics.empty());
+  CHECK(spec->plans.size() == 12);
+  CHECK(spec->layout.kind == LayoutKind::spec_centric);
+  CHECK(spec->layout.phases.size() == 4);
+  CHECK(spec->layout.spec_name == "SPC-001-task-tracker");
+  CHECK(spec->layout.project_root == fs::path(HARNESS_SOURCE_DIR));
+  CHECK(spec->plans.front().id == "01-01");
+  CHECK(spec->plans.back().id == "04-02");
+  REQUIRE(spec->roadmap);
+  const auto* p = spec->find_plan("02-02");
+  REQUIRE(p);
+  CHECK(p->phase_slug == "02-core-commands");
+  CHECK(p->tasks.size() == 1);
+}
+
+TEST_CASE("GSD's legacy layout is read with SUMMARY files beside the PLAN and decimal phases") {
+  harness::test::TempDir dir;
+  const std::string plan = "---\nphase: 02.1-hotfix\nplan: 01\ndepends_on: []\nfiles_modified: [a.txt]\n---\n# x\n";
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 1: Base\n\n### Phase 02.1: Hotfix\n");
+  dir.write(".planning/phases/01-base/01-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [b.txt]\n---\n# y\n");
+  dir.write(".planning/phases/01-base/01-01-SUMMARY.md", "---\nstatus: complete\n---\n");
+  dir.write(".planning/phases/02.1-hotfix/02.1-01-PLAN.md", plan);
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  CHECK(spec->diagnostics.empty());
+  CHECK(spec->layout.kind == LayoutKind::legacy_gsd);
+  CHECK(spec->layout.project_root == fs::canonical(dir.path));
+  REQUIRE(spec->plans.size() == 2);
+  CHECK(spec->plans[1].id == "02.1-01");
+  CHECK(spec->plans[1].phase == PhaseNumber{2, 1});
+  CHECK(spec->summaries.count("01-01") == 1);
+  REQUIRE(spec->roadmap);
+  CHECK(spec->roadmap->phases.size() == 2);
+}
+
+TEST_CASE("a missing spec directory is an error, not a diagnostic") {
+  auto spec = load_spec("/nonexistent/spec/dir");
+  REQUIRE_FALSE(spec);
+  CHECK(spec.error().find("no such directory") != std::string::npos);
+}
+
+// Every case under tests/corpus/ is a spec directory with an expect.txt listing
+// "CODE FILE:LINE" lines; each listed diagnostic must be reported exactly there.
+TEST_CASE("every malformed spec of the corpus reports the exact code, file and line") {
+  int cases = 0;
+  std::vector<fs::path> dirs;
+  for (const auto& e : fs::directory_iterator(HARNESS_SOURCE_DIR "/tests/corpus"))
+    if (e.is_directory()) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& dir : dirs) {
+    ++cases;
+    auto spec = load_spec(dir);
+    REQUIRE(spec);
+    std::ifstream in(dir / "expect.txt");
+    std::string line;
+    bool expects_error = false;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::smatch m;
+      REQUIRE(std::regex_match(line, m, std::regex(R"((H\d+) (\S+):(\d+))")));
+      const std::string code = m[1], file = m[2];
+      const int at = std::stoi(m[3]);
+      bool found = false;
+      for (const auto& d : spec->diagnostics)
+        if (d.code == code && d.file == file && d.line == at) {
+          found = true;
+          expects_error |= d.severity == Severity::error;
+        }
+      INFO(dir.filename().string() << ": expected " << line);
+      std::ostringstream got;
+      for (const auto& d : spec->diagnostics) got << render(d);
+      INFO("got:\n" << got.str());
+      CHECK(found);
+    }
+    INFO(dir.filename().string());
+    CHECK(spec->valid() == !expects_error);
+  }
+  CHECK(cases >= 30);
+}

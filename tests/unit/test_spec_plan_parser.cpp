@@ -1,0 +1,227 @@
+#include "harness/spec/plan_parser.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness::spec;
+
+namespace {
+
+const char* k_plan = R"(---
+plan_id: '03-02'
+phase: 3
+plan: 2
+type: execute
+wave: 2
+depends_on: ['03-01', '02-03']
+files_modified:
+  - 'src/auth/login.ts'
+  - 'src/auth/**'
+files_read: [src/utils/crypto.ts]
+checkpoints: ['verification']
+autonomous: false
+estimate: 25
+requirements: [AUTH-01]
+gap_closure: true
+automation:
+  type: mechanical
+  scope: bounded
+  ralph: allowed
+  ecc: optional
+must_haves:
+  truths: ['A user can log in']
+  artifacts:
+    - path: src/auth/login.ts
+      provides: login endpoint
+      min_lines: 30
+      exports: [login]
+  key_links:
+    - from: src/app.ts
+      to: src/auth/login.ts
+      via: import
+      pattern: "import .*login"
+must_pass:
+  - id: login
+    type: api_response
+    endpoint: POST /api/auth/login
+    url: http://127.0.0.1:3000
+    body: {user: a, password: b}
+    headers: {Content-Type: application/json}
+    expects:
+      status: 200
+      body: {ok: true}
+  - id: tests
+    type: tests_pass
+    command: npm test -- --grep "auth flow"
+    timeout: 5m
+  - id: argv
+    type: command_output
+    command: ['node', '-e', 'console.log(1)']
+    expects: {exit_code: 0, stdout: '^1$'}
+  - id: shelled
+    type: build_succeeds
+    command: make build && make check
+    shell: true
+  - id: nav
+    type: ui_navigation
+    url: http://127.0.0.1:3000
+    steps:
+      - {goto: /login}
+      - {fill: {selector: '#user', value: a}}
+      - 'click #submit'
+      - {expect_url: /home}
+  - id: looks
+    type: visual_quality
+    description: The login page matches the mockup
+---
+# 03-02: Login endpoint
+
+<objective>
+Users log in with a password.
+</objective>
+
+### Task 1: Route
+
+```bash
+echo route
+```
+
+```text
+### Task 9: not a task (inside a fence)
+```
+
+### Task 2: Tests
+
+```sh
+echo tests
+```
+)";
+
+} // namespace
+
+TEST_CASE("a full PLAN parses into typed fields") {
+  std::vector<Diagnostic> diags;
+  auto p = parse_plan(k_plan, "p.md", PlanDialect::harness, diags);
+  REQUIRE(p);
+  CHECK(diags.empty());
+  CHECK(p->id == "03-02");
+  CHECK(p->depends_on == std::vector<std::string>{"03-01", "02-03"});
+  CHECK(p->files_modified.size() == 2);
+  CHECK(p->files_read == std::vector<std::string>{"src/utils/crypto.ts"});
+  CHECK(p->checkpoints == std::vector<std::string>{"verification"});
+  CHECK_FALSE(p->autonomous);
+  CHECK(p->estimate_minutes == 25.0);
+  CHECK(p->wave == 2);
+  CHECK(p->type == "execute");
+  CHECK(p->gap_closure);
+  CHECK(p->requirements == std::vector<std::string>{"AUTH-01"});
+  REQUIRE(p->automation);
+  CHECK(p->automation->ralph == "allowed");
+  CHECK(p->must_haves.truths.size() == 1);
+  REQUIRE(p->must_haves.artifacts.size() == 1);
+  CHECK(p->must_haves.artifacts[0].min_lines == 30);
+  CHECK(p->must_haves.artifacts[0].exports == std::vector<std::string>{"login"});
+  REQUIRE(p->must_haves.key_links.size() == 1);
+  CHECK(p->must_haves.key_links[0].pattern == "import .*login");
+  CHECK(p->key_lines.at("depends_on") == 7);
+}
+
+TEST_CASE("must_pass checks keep their type's fields") {
+  std::vector<Diagnostic> diags;
+  auto p = parse_plan(k_plan, "p.md", PlanDialect::harness, diags);
+  REQUIRE(p);
+  REQUIRE(p->must_pass.size() == 6);
+  const auto& api = p->must_pass[0];
+  CHECK(api.type == CheckType::api_response);
+  CHECK(api.method == "POST");
+  CHECK(api.endpoint == "/api/auth/login");
+  CHECK(api.body == R"({"user":"a","password":"b"})");
+  CHECK(api.headers.at("Content-Type") == "application/json");
+  CHECK(api.expects.status == 200);
+  CHECK(api.expects.body_json == R"({"ok":true})");
+  CHECK(api.line == 35);
+  const auto& tests = p->must_pass[1];
+  CHECK(tests.command.argv == std::vector<std::string>{"npm", "test", "--", "--grep", "auth flow"});
+  CHECK(tests.timeout_seconds == 300.0);
+  CHECK(p->must_pass[2].command.argv == std::vector<std::string>{"node", "-e", "console.log(1)"});
+  CHECK(p->must_pass[2].expects.stdout_re == "^1$");
+  CHECK(p->must_pass[3].command.argv == std::vector<std::string>{"/bin/sh", "-c", "make build && make check"});
+  const auto& nav = p->must_pass[4];
+  REQUIRE(nav.steps.size() == 4);
+  CHECK(nav.steps[0].action == "goto");
+  CHECK(nav.steps[0].value == "/login");
+  CHECK(nav.steps[1].selector == "#user");
+  CHECK(nav.steps[1].value == "a");
+  CHECK(nav.steps[2].action == "click");
+  CHECK(nav.steps[2].selector == "#submit");
+  CHECK(is_human(p->must_pass[5].type));
+}
+
+TEST_CASE("the body's tasks and code blocks are found structurally, not inside fences") {
+  std::vector<Diagnostic> diags;
+  auto p = parse_plan(k_plan, "p.md", PlanDialect::harness, diags);
+  REQUIRE(p);
+  CHECK(p->title == "Login endpoint");
+  CHECK(p->objective == "Users log in with a password.");
+  REQUIRE(p->tasks.size() == 2);
+  CHECK(p->tasks[0].name == "Route");
+  CHECK(p->tasks[1].name == "Tests");
+  REQUIRE(p->code_blocks.size() == 3);
+  CHECK(p->code_blocks[0].info == "bash");
+  CHECK(p->code_blocks[0].code == "echo route\n");
+  CHECK(p->code_blocks[1].info == "text");
+  CHECK(p->code_blocks[2].info == "sh");
+  CHECK(p->code_blocks[0].line == p->tasks[0].line + 2);
+}
+
+TEST_CASE("GSD task elements are counted with their names") {
+  std::vector<Diagnostic> diags;
+  const char* gsd = R"(---
+phase: 02-core
+plan: 01
+type: execute
+wave: 1
+depends_on: []
+files_modified: [a.ts]
+autonomous: true
+---
+<tasks>
+
+<task type="auto">
+  <name>Task 1: Create model</name>
+  <action>do it</action>
+</task>
+
+<task type="checkpoint:human-verify">
+  <name>Task 2: Check it</name>
+</task>
+
+</tasks>
+)";
+  auto p = parse_plan(gsd, "02-01-PLAN.md", PlanDialect::gsd, diags);
+  REQUIRE(p);
+  CHECK(diags.empty());
+  REQUIRE(p->tasks.size() == 2);
+  CHECK(p->tasks[0].name == "Task 1: Create model");
+  CHECK(p->tasks[1].name == "Task 2: Check it");
+}
+
+TEST_CASE("plan file names give phase and number, decimal phases included") {
+  auto a = parse_plan_file_name("02.1-03-PLAN.md");
+  REQUIRE(a);
+  CHECK(a->first == PhaseNumber{2, 1});
+  CHECK(a->second == 3);
+  CHECK(plan_id_of(a->first, a->second) == "02.1-03");
+  CHECK(parse_plan_file_name("3-1-PLAN.md"));
+  CHECK_FALSE(parse_plan_file_name("03-x-PLAN.md"));
+  CHECK_FALSE(parse_plan_file_name("03-01-SUMMARY.md"));
+}
+
+TEST_CASE("a malformed frontmatter reports yaml-cpp's position as file line and column") {
+  std::vector<Diagnostic> diags;
+  auto p = parse_plan("---\nplan_id: '01-01'\ndepends_on: [a, b\nfiles_modified: []\n---\n", "x.md", PlanDialect::harness, diags);
+  CHECK_FALSE(p);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "H001");
+  CHECK(diags[0].line >= 3);
+  CHECK(render(diags[0]).starts_with("x.md:"));
+}
