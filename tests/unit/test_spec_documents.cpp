@@ -104,3 +104,22 @@ TEST_CASE("update_frontmatter keeps comments, appends missing keys and creates m
   CHECK_FALSE(update_frontmatter("no frontmatter", {{"a", "1"}}));
   CHECK_FALSE(update_frontmatter("---\nv: {a: 1}\n---\n", {{"v.a", "2"}}));
 }
+
+#include "../../libharness/src/spec/text_match.hpp"
+
+TEST_CASE("the hand-written matchers accept the documented heading shapes") {
+  using namespace harness::spec::detail;
+  CHECK(task_heading_name("Task 2: Login route") == "Login route");
+  CHECK(task_heading_name("task 3 - tests") == "tests");
+  CHECK(task_heading_name("Task 4") == "Task 4");
+  CHECK_FALSE(task_heading_name("Tasks overview"));
+  CHECK_FALSE(task_heading_name("Task two: x"));
+  auto ph = phase_heading("Phase 02.1: Hotfix");
+  REQUIRE(ph);
+  CHECK(ph->first == PhaseNumber{2, 1});
+  CHECK(ph->second == "Hotfix");
+  CHECK(phase_heading("Phase 3 - API")->second == "API");
+  CHECK_FALSE(phase_heading("Phases to come"));
+  CHECK(element_text("<task><name> A b </name></task>", "name") == "A b");
+  CHECK(phase_numbers_in("Phase 1, Phase 02.1 and 3") == std::vector<PhaseNumber>{{1, 0}, {2, 1}, {3, 0}});
+}

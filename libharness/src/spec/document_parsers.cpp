@@ -2,11 +2,12 @@
 
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/markdown.hpp"
+#include "text_match.hpp"
 #include "yaml_reader.hpp"
 
 #include <fmt/format.h>
 
-#include <regex>
+#include <algorithm>
 
 namespace harness::spec {
 namespace {
@@ -60,14 +61,6 @@ void read_roadmap_frontmatter(const YAML::Node& fm, RoadmapFrontmatter& out, Yam
   }
 }
 
-std::vector<PhaseNumber> phase_refs(const std::string& text) {
-  static const std::regex num_re(R"((\d+(?:\.\d+)?))");
-  std::vector<PhaseNumber> out;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), num_re); it != std::sregex_iterator(); ++it)
-    if (auto n = parse_phase_number((*it)[1].str())) out.push_back(*n);
-  return out;
-}
-
 /// "Goal: x" → ("goal", "x"); keys compared case-insensitively, markup already stripped.
 std::optional<std::pair<std::string, std::string>> field_line(std::string_view line) {
   const auto colon = line.find(':');
@@ -90,18 +83,17 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
     rm.has_frontmatter = true;
     read_roadmap_frontmatter(fm, rm.frontmatter, r);
   }
-  static const std::regex phase_re(R"(^\s*Phase\s+(\d+(?:\.\d+)?)\s*[:\-]\s*(.*?)\s*$)", std::regex::icase);
   std::vector<std::pair<PhaseNumber, bool>> overview; // "- [x] Phase 1: ..." before the sections
   RoadmapPhase* current = nullptr;
   bool in_criteria = false;
   for (const auto& b : markdown_blocks(split.body, split.body_first_line)) {
-    std::smatch m;
     if (b.kind == MdBlockKind::heading) {
       in_criteria = false;
-      if ((b.level == 2 || b.level == 3) && std::regex_match(b.text, m, phase_re)) {
+      auto heading = b.level == 2 || b.level == 3 ? detail::phase_heading(b.text) : std::nullopt;
+      if (heading) {
         RoadmapPhase p;
-        p.number = *parse_phase_number(m[1].str());
-        p.name = m[2].str();
+        p.number = heading->first;
+        p.name = heading->second;
         if (p.name.ends_with("✓") || p.name.ends_with("(complete)")) p.complete = true;
         p.line = b.line;
         for (const auto& existing : rm.phases)
@@ -114,9 +106,11 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
       }
       continue;
     }
-    if (b.kind == MdBlockKind::list_item && b.is_task && !current && std::regex_match(b.text, m, phase_re)) {
-      overview.emplace_back(*parse_phase_number(m[1].str()), b.checked);
-      continue;
+    if (b.kind == MdBlockKind::list_item && b.is_task && !current) {
+      if (auto item = detail::phase_heading(b.text)) {
+        overview.emplace_back(item->first, b.checked);
+        continue;
+      }
     }
     if (!current) continue;
     if (b.kind == MdBlockKind::paragraph) {
@@ -127,7 +121,7 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
         std::string_view line = std::string_view(b.text).substr(start, nl == std::string::npos ? std::string::npos : nl - start);
         if (auto f = field_line(line)) {
           if (f->first == "goal") current->goal = f->second;
-          else if (f->first == "depends on" || f->first == "depends_on") current->depends_on = phase_refs(f->second);
+          else if (f->first == "depends on" || f->first == "depends_on") current->depends_on = detail::phase_numbers_in(f->second);
           else if (f->first == "success criteria") in_criteria = true;
         }
         if (nl == std::string::npos) break;

@@ -1,6 +1,7 @@
 #include "harness/spec/plan_parser.hpp"
 
 #include "check_parser.hpp"
+#include "text_match.hpp"
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/markdown.hpp"
 #include "yaml_reader.hpp"
@@ -9,7 +10,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <regex>
 #include <set>
 
 namespace harness::spec {
@@ -138,13 +138,6 @@ void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader&
   }
 }
 
-std::optional<std::string> heading_task_name(const std::string& text) {
-  static const std::regex re(R"(^\s*Task\s+\d+\s*(?:[:.\-]\s*(.*))?$)", std::regex::icase);
-  std::smatch m;
-  if (!std::regex_match(text, m, re)) return std::nullopt;
-  return m[1].matched && m[1].length() > 0 ? m[1].str() : text;
-}
-
 } // namespace
 
 std::optional<std::pair<PhaseNumber, int>> parse_plan_file_name(std::string_view name) {
@@ -163,8 +156,6 @@ std::optional<std::pair<PhaseNumber, int>> parse_plan_file_name(std::string_view
 std::string plan_id_of(PhaseNumber phase, int number) { return fmt::format("{}-{:02}", to_string(phase), number); }
 
 void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
-  static const std::regex name_re(R"(<name>\s*([^<]*?)\s*</name>)");
-  static const std::regex objective_re(R"(<objective>\s*([\s\S]*?)\s*</objective>)");
   bool in_objective_section = false;
   for (auto& b : markdown_blocks(body, first_line)) {
     switch (b.kind) {
@@ -175,7 +166,7 @@ void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
         // "01-01: Task model" → "Task model"
         if (b.text.starts_with(plan.id + ":")) plan.title = b.text.substr(plan.id.size() + 1);
         plan.title.erase(0, plan.title.find_first_not_of(' '));
-      } else if (auto name = heading_task_name(b.text)) {
+      } else if (auto name = detail::task_heading_name(b.text)) {
         plan.tasks.push_back({*name, b.line});
       }
       break;
@@ -187,15 +178,14 @@ void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
         const char after = pos + 5 < b.text.size() ? b.text[pos + 5] : '>';
         if (after == ' ' || after == '>' || after == '\n') {
           int task_line = b.line + static_cast<int>(std::count(b.text.begin(), b.text.begin() + static_cast<long>(pos), '\n'));
-          std::smatch m;
-          std::string rest = b.text.substr(pos);
-          std::string name = std::regex_search(rest, m, name_re) ? m[1].str() : fmt::format("Task {}", plan.tasks.size() + 1);
-          plan.tasks.push_back({name, task_line});
+          const size_t end = b.text.find("</task>", pos);
+          auto name = detail::element_text(std::string_view(b.text).substr(0, end), "name", pos);
+          plan.tasks.push_back({name ? *name : fmt::format("Task {}", plan.tasks.size() + 1), task_line});
         }
         pos += 5;
       }
-      std::smatch m;
-      if (plan.objective.empty() && std::regex_search(b.text, m, objective_re)) plan.objective = m[1].str();
+      if (plan.objective.empty())
+        if (auto o = detail::element_text(b.text, "objective")) plan.objective = *o;
       break;
     }
     case MdBlockKind::paragraph:

@@ -1,0 +1,154 @@
+#pragma once
+// The scheduler's vocabulary: task kinds, the workload it schedules, its configuration, and the
+// events it consumes and actions it emits. Plain structs; every one has a JSON codec (json.hpp) so
+// that a run is a replayable log.
+
+#include "harness/spec/phase_number.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::sched {
+
+/// What a task does. Priority classes when a slot frees (seed 001): the verify kinds, then
+/// reconcile, then execute, then the planning kinds, then admin.
+enum class TaskKind {
+  research,     ///< research(phase): writes the phase RESEARCH file
+  plan,         ///< plan(phase): writes the phase's PLAN files (also the revision pass)
+  check_plans,  ///< check-plans(phase): critic; may send the plans back for revision
+  reconcile,    ///< reconcile(plan): review a plan against a predecessor's deviations
+  execute,      ///< execute(plan)
+  verify_plan,  ///< verify-plan(plan): plan-level verification, after every execute
+  verify_phase, ///< verify-phase(phase): once every plan of the phase is plan-verified
+  plan_gaps,    ///< plan-gaps(phase): gap-closure planning after `gaps_found`
+  admin,        ///< anything else the orchestrator asks for (tests, builds)
+  verify_final, ///< the spec's final verification, after every phase is verified
+};
+inline constexpr int task_kind_count = 10;
+
+std::string_view to_string(TaskKind k);
+std::optional<TaskKind> parse_task_kind(std::string_view s);
+/// 0 = most urgent. verify* 0, reconcile 1, execute 2, research/plan/check/plan-gaps 3, admin 4.
+int priority_class(TaskKind k);
+
+/// Why an attempt failed. Rate-limited retries later without spending an attempt; refused blocks.
+enum class FailureClass { crashed, timed_out, verification_failed, rate_limited, refused };
+std::string_view to_string(FailureClass f);
+std::optional<FailureClass> parse_failure_class(std::string_view s);
+
+/// Result a successful task reports. check-plans: passed | revise; verify-phase and the final
+/// verification: passed | gaps_found | human_needed; every other kind: passed.
+enum class Verdict { passed, revise, gaps_found, human_needed };
+std::string_view to_string(Verdict v);
+std::optional<Verdict> parse_verdict(std::string_view s);
+
+/// A human's (or the orchestrator's) answer to a checkpoint or an escalation.
+enum class Answer { approved, refused };
+std::string_view to_string(Answer a);
+std::optional<Answer> parse_answer(std::string_view s);
+
+/// Dispatch policy. `graph` is the harness; `waves` (GSD's level barrier) and `serial` (seed
+/// 002: one execute at a time, planning two phases ahead) exist only as baselines for simulate.
+enum class Policy { graph, waves, serial };
+std::string_view to_string(Policy p);
+std::optional<Policy> parse_policy(std::string_view s);
+
+/// A plan as the scheduler sees it.
+struct WorkPlan {
+  std::string id; ///< "03-02"
+  spec::PhaseNumber phase;
+  std::vector<std::string> depends_on;
+  std::vector<std::string> files_modified; ///< globs; write/write overlap delays a start
+  std::vector<std::string> files_read;     ///< never conflicts
+  std::optional<double> estimate;          ///< minutes; drives the critical-path priority
+  std::vector<std::string> checkpoints;
+  bool autonomous = true;
+  bool executed = false;       ///< a SUMMARY exists
+  bool has_deviations = false; ///< that SUMMARY reports deviations
+  bool verified = false;       ///< plan-level verification already passed
+};
+
+/// A phase as the scheduler sees it.
+struct WorkPhase {
+  spec::PhaseNumber number;
+  bool research_exists = false; ///< research(phase) is skipped
+  bool plans_exist = false;     ///< plan and check-plans are skipped; its plans are in the workload
+  bool verified = false;        ///< phase VERIFICATION passed
+};
+
+/// Everything the scheduler schedules. Phases in any order (sorted on load); plans of phases
+/// without plans_exist are ignored (they arrive with the plan task's success).
+struct Workload {
+  std::vector<WorkPhase> phases;
+  std::vector<WorkPlan> plans;
+  bool final_verified = false;
+};
+
+/// Knobs. Defaults are the issue's.
+struct Config {
+  int slots = 4;
+  std::map<TaskKind, int> caps;      ///< optional per-kind limits on running tasks
+  std::optional<int> gate_lookahead = 1; ///< K: phase P executes while phases <= P-1-K are verified; nullopt = unlimited
+  int research_depth = 2;            ///< research/plan phases up to current + depth
+  int max_attempts = 2;              ///< attempts per task (rate-limited ones are not counted)
+  int max_revisions = 3;             ///< check-plans revision rounds before a human decides
+  int max_gap_rounds = 2;            ///< gap-closure rounds per phase before a human decides
+  double default_estimate = 30;      ///< execute minutes assumed when a plan has no estimate
+  double verify_estimate = 5;        ///< minutes of verify-plan, added to each plan's path weight
+  Policy policy = Policy::graph;
+};
+
+/// Inputs of the state machine.
+enum class EventType {
+  begin,        ///< start scheduling (first event of a run)
+  succeeded,    ///< task finished: verdict, deviations (execute), plans (plan, plan-gaps)
+  failed,       ///< task attempt failed with `failure`
+  checkpoint,   ///< running task waits for an answer; `worker_alive` false frees its slot
+  answered,     ///< answer to a checkpoint or an escalation (ask_human)
+  retry_due,    ///< a deferred (rate-limited) task may run again
+  admin_requested, ///< add an admin task named `task` ("admin:<name>")
+};
+std::string_view to_string(EventType t);
+std::optional<EventType> parse_event_type(std::string_view s);
+
+struct Event {
+  EventType type = EventType::begin;
+  std::string task;                  ///< task id, e.g. "execute:03-02"
+  Verdict verdict = Verdict::passed;
+  bool has_deviations = false;       ///< execute: the SUMMARY reports deviations
+  std::vector<WorkPlan> plans;       ///< plan: the phase's plans (replacing); plan-gaps: new plans
+  FailureClass failure = FailureClass::crashed;
+  bool worker_alive = true;          ///< checkpoint: the worker process can hold its slot
+  Answer answer = Answer::approved;
+  std::string detail;                ///< free text (checkpoint kind, failure message)
+};
+
+/// Outputs of the state machine.
+enum class ActionType {
+  start,     ///< launch `task` in `slot` (continuation after a slot-less checkpoint)
+  resume,    ///< deliver the approval; the worker still holds `slot`
+  ask_human, ///< a checkpoint or an escalation needs an answer (no slot held unless noted)
+  defer,     ///< rate-limited: send retry_due for `task` after a backoff
+  blocked,   ///< `task` will not run; `reason` says why
+  finished,  ///< nothing more will happen; `reason` is "complete" or "blocked"
+  rejected,  ///< the event was invalid and ignored; `reason` says why
+};
+std::string_view to_string(ActionType t);
+std::optional<ActionType> parse_action_type(std::string_view s);
+
+struct Action {
+  ActionType type = ActionType::start;
+  std::string task;
+  TaskKind kind = TaskKind::admin;
+  std::string subject; ///< plan id or phase number ("03"); empty for final/admin
+  int slot = -1;
+  int attempt = 0;     ///< 1-based for start
+  bool continuation = false;
+  std::string reason;
+  bool operator==(const Action&) const = default;
+};
+
+} // namespace harness::sched
