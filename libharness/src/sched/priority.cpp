@@ -1,0 +1,153 @@
+// Priority (class, then longest remaining critical path, then id) and dispatch into slots.
+#include "harness/sched/scheduler.hpp"
+
+#include "harness/util/glob.hpp"
+
+#include <algorithm>
+#include <tuple>
+
+namespace harness::sched {
+
+bool Scheduler::ReadyKey::operator<(const ReadyKey& o) const {
+  return std::tie(cls, neg_rank, id) < std::tie(o.cls, o.neg_rank, o.id);
+}
+
+void Scheduler::compute_ranks() {
+  const std::size_t n = m_plans.size();
+  // Kahn over resolved dependencies, in plan index order so the result is stable; plans inside a
+  // cycle never come out and keep their own weight as rank.
+  std::vector<int> indegree(n, 0);
+  std::vector<std::vector<int>> deps(n);
+  for (std::size_t p = 0; p < n; ++p)
+    for (const auto& d : m_plans[p].depends_on) {
+      auto it = m_plan_index.find(d);
+      if (it == m_plan_index.end() || static_cast<std::size_t>(it->second) == p) continue;
+      deps[p].push_back(it->second);
+    }
+  std::vector<std::vector<int>> dependents(n);
+  for (std::size_t p = 0; p < n; ++p)
+    for (int d : deps[p]) {
+      dependents[static_cast<std::size_t>(d)].push_back(static_cast<int>(p));
+      ++indegree[p];
+    }
+  std::vector<int> order;
+  order.reserve(n);
+  for (std::size_t p = 0; p < n; ++p)
+    if (indegree[p] == 0) order.push_back(static_cast<int>(p));
+  for (std::size_t i = 0; i < order.size(); ++i)
+    for (int q : dependents[static_cast<std::size_t>(order[i])])
+      if (--indegree[static_cast<std::size_t>(q)] == 0) order.push_back(q);
+  for (std::size_t p = 0; p < n; ++p) {
+    m_rank[p] = m_plans[p].estimate.value_or(m_config.default_estimate) + m_config.verify_estimate;
+    m_plan_info[p].level = 0;
+  }
+  for (int p : order)
+    for (int d : deps[static_cast<std::size_t>(p)])
+      if (m_plans[static_cast<std::size_t>(d)].phase == m_plans[static_cast<std::size_t>(p)].phase)
+        m_plan_info[static_cast<std::size_t>(p)].level =
+            std::max(m_plan_info[static_cast<std::size_t>(p)].level, m_plan_info[static_cast<std::size_t>(d)].level + 1);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const auto p = static_cast<std::size_t>(*it);
+    double best = 0;
+    for (int q : dependents[p]) best = std::max(best, m_rank[static_cast<std::size_t>(q)]);
+    m_rank[p] += best;
+  }
+  // Keys of ready tasks may have changed.
+  std::vector<int> ready;
+  for (const auto& k : m_ready) ready.push_back(k.task);
+  m_ready.clear();
+  for (int t : ready) m_ready.insert(key_of(t));
+}
+
+double Scheduler::task_rank(const Task& t) const {
+  if (t.plan >= 0) return m_rank[static_cast<std::size_t>(t.plan)];
+  if (t.phase >= 0) {
+    // A phase task leads to every plan of its phase: its remaining path is the longest of theirs.
+    double best = 0;
+    for (int p : m_phases[static_cast<std::size_t>(t.phase)].plans) best = std::max(best, m_rank[static_cast<std::size_t>(p)]);
+    return best;
+  }
+  return 0;
+}
+
+Scheduler::ReadyKey Scheduler::key_of(int t) const {
+  const Task& k = m_tasks[static_cast<std::size_t>(t)];
+  return ReadyKey{priority_class(k.kind), -task_rank(k), k.id, t};
+}
+
+void Scheduler::make_ready(int t) {
+  Task& k = m_tasks[static_cast<std::size_t>(t)];
+  if (k.state == TaskState::ready) return;
+  set_state(k, TaskState::ready);
+  m_ready.insert(key_of(t));
+}
+
+void Scheduler::unready(int t) {
+  Task& k = m_tasks[static_cast<std::size_t>(t)];
+  if (k.state != TaskState::ready) return;
+  m_ready.erase(key_of(t));
+  set_state(k, TaskState::pending);
+}
+
+bool Scheduler::cap_reached(TaskKind kind) const {
+  auto it = m_config.caps.find(kind);
+  return it != m_config.caps.end() && m_running_by_kind[static_cast<std::size_t>(kind)] >= it->second;
+}
+
+bool Scheduler::conflicts(int t) const {
+  const auto& mine = m_plans[static_cast<std::size_t>(m_tasks[static_cast<std::size_t>(t)].plan)].files_modified;
+  for (int h : m_holding) {
+    if (h == t) continue;
+    const auto& theirs = m_plans[static_cast<std::size_t>(m_tasks[static_cast<std::size_t>(h)].plan)].files_modified;
+    for (const auto& a : mine)
+      for (const auto& b : theirs)
+        if (util::globs_overlap(a, b)) return true;
+  }
+  return false;
+}
+
+void Scheduler::dispatch(std::vector<Action>& out) {
+  if (!m_begun || m_finished) return;
+  for (std::size_t slot = 0; slot < m_slots.size() && !m_ready.empty(); ++slot) {
+    if (m_slots[slot] >= 0) continue;
+    int pick = -1;
+    for (const auto& key : m_ready) {
+      const Task& k = m_tasks[static_cast<std::size_t>(key.task)];
+      if (cap_reached(k.kind)) continue;
+      if (k.kind == TaskKind::execute && conflicts(key.task)) continue;
+      pick = key.task;
+      break;
+    }
+    if (pick < 0) return;
+    start(pick, static_cast<int>(slot), out);
+  }
+}
+
+void Scheduler::start(int t, int slot, std::vector<Action>& out) {
+  Task& k = m_tasks[static_cast<std::size_t>(t)];
+  m_ready.erase(key_of(t));
+  set_state(k, TaskState::running);
+  k.slot = slot;
+  m_slots[static_cast<std::size_t>(slot)] = t;
+  ++m_running_by_kind[static_cast<std::size_t>(k.kind)];
+  if (k.kind == TaskKind::execute && std::ranges::find(m_holding, t) == m_holding.end()) m_holding.push_back(t);
+  Action a;
+  a.type = ActionType::start;
+  a.task = k.id;
+  a.kind = k.kind;
+  a.subject = k.subject;
+  a.slot = slot;
+  a.attempt = k.failures + 1;
+  a.continuation = k.continuation;
+  out.push_back(std::move(a));
+  k.continuation = false;
+}
+
+void Scheduler::release_slot(Task& t) {
+  if (t.slot < 0) return;
+  m_slots[static_cast<std::size_t>(t.slot)] = -1;
+  --m_running_by_kind[static_cast<std::size_t>(t.kind)];
+  t.slot = -1;
+}
+
+} // namespace harness::sched

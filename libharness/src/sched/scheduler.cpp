@@ -1,0 +1,221 @@
+// Construction of the task graph, the event entry point and the snapshot.
+#include "harness/sched/scheduler.hpp"
+
+#include <algorithm>
+
+namespace harness::sched {
+namespace {
+
+constexpr std::array<std::string_view, 9> state_names{
+    "pending", "ready", "running", "waiting", "deferred", "human", "done", "blocked", "dropped"};
+
+bool is_open(TaskState s) {
+  return s == TaskState::running || s == TaskState::waiting || s == TaskState::deferred ||
+         s == TaskState::human;
+}
+
+Action rejected(const Event& e, std::string why) {
+  Action a;
+  a.type = ActionType::rejected;
+  a.task = e.task;
+  a.reason = std::string(to_string(e.type)) + ": " + std::move(why);
+  return a;
+}
+
+/// The effective config: the serial baseline is the graph scheduler with one execute at a time.
+Config effective(Config c) {
+  if (c.slots < 1) c.slots = 1;
+  if (c.policy == Policy::serial) c.caps[TaskKind::execute] = 1;
+  if (c.policy == Policy::waves) c.gate_lookahead = 0;
+  return c;
+}
+
+} // namespace
+
+std::string_view to_string(TaskState s) { return state_names[static_cast<std::size_t>(s)]; }
+
+Scheduler::Scheduler(Workload workload, Config config) : m_config(effective(std::move(config))) {
+  m_slots.assign(static_cast<std::size_t>(m_config.slots), -1);
+  auto phases = workload.phases;
+  std::ranges::stable_sort(phases, {}, &WorkPhase::number);
+  // Plans of a phase the workload does not list get an implicit, already planned phase.
+  for (const auto& p : workload.plans)
+    if (std::ranges::find(phases, p.phase, &WorkPhase::number) == phases.end())
+      phases.push_back(WorkPhase{.number = p.phase, .research_exists = true, .plans_exist = true});
+  std::ranges::stable_sort(phases, {}, &WorkPhase::number);
+  phases.erase(std::unique(phases.begin(), phases.end(),
+                           [](const auto& a, const auto& b) { return a.number == b.number; }),
+               phases.end());
+  for (std::size_t i = 0; i < phases.size(); ++i) build_phase(static_cast<int>(i), phases[i]);
+  auto plans = workload.plans;
+  std::ranges::stable_sort(plans, [](const auto& a, const auto& b) {
+    return a.phase != b.phase ? a.phase < b.phase : a.id < b.id;
+  });
+  for (const auto& p : plans) {
+    auto it = std::ranges::find(phases, p.phase, &WorkPhase::number);
+    const int ph = static_cast<int>(it - phases.begin());
+    if (!it->plans_exist || m_plan_index.contains(p.id)) continue;
+    add_plan(p, ph);
+  }
+  m_final = add_task(TaskKind::verify_final, "", -1, -1);
+  m_gate_parked.resize(m_phases.size() + 1);
+  apply_initial_state(workload);
+  compute_ranks();
+  recompute_current();
+}
+
+int Scheduler::add_task(TaskKind kind, std::string subject, int phase, int plan) {
+  Task t;
+  t.kind = kind;
+  t.id = kind == TaskKind::verify_final ? std::string("final")
+                                          : std::string(to_string(kind)) + ":" + subject;
+  t.subject = std::move(subject);
+  t.phase = phase;
+  t.plan = plan;
+  const int index = static_cast<int>(m_tasks.size());
+  m_task_index.emplace(t.id, index);
+  m_tasks.push_back(std::move(t));
+  return index;
+}
+
+int Scheduler::add_plan(const WorkPlan& plan, int phase) {
+  const int p = static_cast<int>(m_plans.size());
+  m_plans.push_back(plan);
+  m_plans.back().phase = m_phases[static_cast<std::size_t>(phase)].number;
+  m_plan_info.emplace_back();
+  m_rank.push_back(0);
+  m_plan_index.emplace(plan.id, p);
+  for (const auto& d : plan.depends_on) m_dependents[d].push_back(p);
+  auto& info = m_plan_info.back();
+  info.execute = add_task(TaskKind::execute, plan.id, phase, p);
+  info.verify = add_task(TaskKind::verify_plan, plan.id, phase, p);
+  auto& list = m_phases[static_cast<std::size_t>(phase)].plans;
+  auto pos = std::ranges::lower_bound(list, plan.id, {}, [&](int i) { return m_plans[static_cast<std::size_t>(i)].id; });
+  list.insert(pos, p);
+  return p;
+}
+
+void Scheduler::build_phase(int index, const WorkPhase& phase) {
+  PhaseInfo info;
+  info.number = phase.number;
+  info.planned = phase.plans_exist;
+  const auto name = spec::to_string(phase.number);
+  m_phases.push_back(info);
+  auto& ph = m_phases.back();
+  if (!phase.plans_exist && !phase.research_exists) ph.research = add_task(TaskKind::research, name, index, -1);
+  if (!phase.plans_exist) {
+    m_phases.back().plan = add_task(TaskKind::plan, name, index, -1);
+    m_phases.back().check = add_task(TaskKind::check_plans, name, index, -1);
+  }
+  m_phases.back().verify = add_task(TaskKind::verify_phase, name, index, -1);
+}
+
+void Scheduler::apply_initial_state(const Workload& workload) {
+  auto done = [&](int t) { m_tasks[static_cast<std::size_t>(t)].state = TaskState::done; };
+  for (std::size_t p = 0; p < m_plans.size(); ++p) {
+    if (m_plans[p].executed || m_plans[p].verified) done(m_plan_info[p].execute);
+    if (m_plans[p].verified) done(m_plan_info[p].verify);
+  }
+  const auto sorted = [&] {
+    auto v = workload.phases;
+    std::ranges::stable_sort(v, {}, &WorkPhase::number);
+    return v;
+  }();
+  for (auto& ph : m_phases) {
+    auto it = std::ranges::find(sorted, ph.number, &WorkPhase::number);
+    if (it != sorted.end() && it->verified) {
+      done(ph.verify);
+      for (int p : ph.plans) {
+        done(m_plan_info[static_cast<std::size_t>(p)].execute);
+        done(m_plan_info[static_cast<std::size_t>(p)].verify);
+      }
+    }
+  }
+  if (workload.final_verified) done(m_final);
+  for (std::size_t p = 0; p < m_plans.size(); ++p)
+    if (m_plans[p].executed && m_plans[p].has_deviations) on_deviations(static_cast<int>(p));
+}
+
+const Task* Scheduler::find_task(std::string_view id) const {
+  auto it = m_task_index.find(std::string(id));
+  return it == m_task_index.end() ? nullptr : &m_tasks[static_cast<std::size_t>(it->second)];
+}
+
+int Scheduler::busy_slots() const {
+  return static_cast<int>(std::ranges::count_if(m_slots, [](int t) { return t >= 0; }));
+}
+
+void Scheduler::set_state(Task& t, TaskState s) {
+  if (is_open(t.state)) --m_open;
+  if (is_open(s)) ++m_open;
+  t.state = s;
+}
+
+std::vector<Action> Scheduler::handle(const Event& e) {
+  std::vector<Action> out;
+  if (e.type == EventType::begin) {
+    if (m_begun) return {rejected(e, "already begun")};
+    m_begun = true;
+    for (std::size_t t = 0; t < m_tasks.size(); ++t) refresh(static_cast<int>(t));
+  } else if (m_finished) {
+    return {rejected(e, "the run has finished")};
+  } else if (e.type == EventType::admin_requested) {
+    const auto name = e.task.starts_with("admin:") ? e.task.substr(6) : e.task;
+    if (name.empty() || m_task_index.contains("admin:" + name)) return {rejected(e, "duplicate or empty admin task")};
+    refresh(add_task(TaskKind::admin, name, -1, -1));
+  } else {
+    auto it = m_task_index.find(e.task);
+    if (it == m_task_index.end()) return {rejected(e, "unknown task")};
+    const int t = it->second;
+    const auto state = m_tasks[static_cast<std::size_t>(t)].state;
+    const bool ok = (e.type == EventType::succeeded && state == TaskState::running) ||
+                    (e.type == EventType::failed && (state == TaskState::running || state == TaskState::waiting)) ||
+                    (e.type == EventType::checkpoint && state == TaskState::running) ||
+                    (e.type == EventType::answered && (state == TaskState::waiting || state == TaskState::human)) ||
+                    (e.type == EventType::retry_due && state == TaskState::deferred);
+    if (!ok) return {rejected(e, "task is " + std::string(to_string(state)))};
+    switch (e.type) {
+    case EventType::succeeded: on_succeeded(e, t, out); break;
+    case EventType::failed: on_failed(e, t, out); break;
+    case EventType::checkpoint: on_checkpoint(e, t, out); break;
+    case EventType::answered: on_answered(e, t, out); break;
+    case EventType::retry_due:
+      set_state(m_tasks[static_cast<std::size_t>(t)], TaskState::pending);
+      refresh(t);
+      break;
+    default: break;
+    }
+  }
+  dispatch(out);
+  check_quiescent(out);
+  return out;
+}
+
+boost::json::object Scheduler::snapshot() const {
+  boost::json::object o;
+  o["current_phase"] = m_current;
+  o["begun"] = m_begun;
+  o["finished"] = m_finished;
+  boost::json::array slots;
+  for (int t : m_slots) slots.push_back(t < 0 ? boost::json::value(nullptr) : boost::json::value(m_tasks[static_cast<std::size_t>(t)].id));
+  o["slots"] = std::move(slots);
+  boost::json::array phases;
+  for (const auto& ph : m_phases)
+    phases.push_back({{"phase", spec::to_string(ph.number)}, {"planned", ph.planned},
+                      {"revisions", ph.revisions}, {"gap_rounds", ph.gap_rounds}});
+  o["phases"] = std::move(phases);
+  boost::json::array tasks;
+  for (const auto& t : m_tasks) {
+    boost::json::object j{{"id", t.id}, {"state", to_string(t.state)}, {"failures", t.failures}, {"slot", t.slot}};
+    if (t.continuation) j["continuation"] = true;
+    if (!t.reason.empty()) j["reason"] = t.reason;
+    tasks.push_back(std::move(j));
+  }
+  o["tasks"] = std::move(tasks);
+  boost::json::array ready;
+  for (const auto& k : m_ready) ready.push_back(boost::json::value(k.id));
+  o["ready"] = std::move(ready);
+  return o;
+}
+
+} // namespace harness::sched
