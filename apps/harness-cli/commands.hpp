@@ -15,5 +15,6 @@ struct ExitCode {
 void add_validate(CLI::App& app, ExitCode& exit);
 void add_graph(CLI::App& app, ExitCode& exit);
 void add_status(CLI::App& app, ExitCode& exit);
+void add_script_worker(CLI::App& app, ExitCode& exit);
 
 } // namespace harness::cli

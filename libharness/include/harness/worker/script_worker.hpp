@@ -1,0 +1,44 @@
+#pragma once
+// The `script` worker: runs a plan's `sh`/`bash` blocks task by task in the project root, commits
+// each task's changes with Plan/Task/Spec trailers, writes the SUMMARY, and reports through the
+// file transport of `.orchestration/sessions/<id>/` (status.json, result.json). Deterministic;
+// used by the demo, the tests, and by users whose plans are plain shell.
+//
+// Exactly once per task: a task whose commit (by its trailers) is already in the history is
+// skipped, and before a task runs, the plan's declared files are reset to HEAD, so a retry after
+// a crash neither repeats nor half-applies a task.
+
+#include "harness/spec/spec.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace harness::worker {
+
+struct ScriptWorkerRequest {
+  std::filesystem::path spec_dir;
+  std::string plan_id;
+  std::filesystem::path session_dir; ///< empty: no status/result files (manual runs)
+  std::string session_id;
+};
+
+struct ScriptWorkerResult {
+  bool ok = false;
+  std::string error;
+  std::vector<std::string> commits;
+  std::vector<std::string> files_touched;
+  std::filesystem::path summary;
+  int tasks_run = 0;
+  int tasks_skipped = 0; ///< already committed by an earlier attempt
+};
+
+/// Runs the plan. Output of the blocks goes to this process's stdout/stderr (the session log).
+ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req);
+
+/// Hashes of commits in HEAD's history whose message carries `Plan: <plan_id>, Task: i/n`,
+/// keyed by i. Used to skip finished tasks and by tests.
+std::vector<std::pair<int, std::string>> committed_tasks(const std::filesystem::path& project_root,
+                                                         const std::string& plan_id);
+
+} // namespace harness::worker

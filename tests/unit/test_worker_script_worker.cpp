@@ -1,0 +1,120 @@
+// The script worker against a real git repository in a temporary directory.
+#include "harness/worker/script_worker.hpp"
+#include "spec_test_util.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sh(const fs::path& cwd, const std::string& cmd) {
+  std::string full = "cd '" + cwd.string() + "' && " + cmd + " 2>&1";
+  std::string out;
+  FILE* p = ::popen(full.c_str(), "r");
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+const char* k_plan = R"(---
+plan_id: '01-01'
+depends_on: []
+files_modified: ['out/**']
+---
+# 01-01: two tasks
+
+### Task 1: first
+
+```bash
+mkdir -p out && echo one >> out/a.txt
+```
+
+### Task 2: second
+
+```bash
+echo two >> out/b.txt
+test -z "$FAIL_TASK_2"
+```
+)";
+
+struct Repo {
+  test::TempDir dir;
+  fs::path spec;
+  Repo() {
+    ::setenv("GIT_AUTHOR_NAME", "t", 1);
+    ::setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
+    ::setenv("GIT_COMMITTER_NAME", "t", 1);
+    ::setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
+    spec = dir.write("docs/specs/SPC-007-demo/SPEC.md", "# demo\n").parent_path();
+    dir.write("docs/specs/SPC-007-demo/planning/plans/01-core/01-01-PLAN.md", k_plan);
+    sh(dir.path, "git init -q && git add -A && git commit -qm init");
+  }
+};
+
+} // namespace
+
+TEST_CASE("the script worker commits each task with trailers and writes a SUMMARY and result.json") {
+  Repo repo;
+  const fs::path session = repo.dir.path / ".orchestration" / "sessions" / "s1";
+  auto r = worker::run_script_worker({repo.spec, "01-01", session, "s1"});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(r.tasks_run == 2);
+  CHECK(r.commits.size() == 3); // two tasks + the summary
+  CHECK(read(repo.dir.path / "out/a.txt") == "one\n");
+  auto log = sh(repo.dir.path, "git log --format=%B -n 3");
+  CHECK(log.find("Plan: 01-01, Task: 1/2\nSpec: SPC-007-demo") != std::string::npos);
+  CHECK(log.find("Plan: 01-01, Task: 2/2") != std::string::npos);
+  CHECK(sh(repo.dir.path, "git status --porcelain").empty());
+  auto summary = read(repo.spec / "execution/phases/01-core/01-01-SUMMARY.md");
+  CHECK(summary.find("status: complete") != std::string::npos);
+  auto result = boost::json::parse(read(session / "result.json")).as_object();
+  CHECK(result.at("status").as_string() == "completed");
+  CHECK(result.at("commits").as_array().size() == 3);
+  auto status = boost::json::parse(read(session / "status.json")).as_object();
+  CHECK(status.at("state").as_string() == "completed");
+  CHECK(status.at("totalTasks").as_int64() == 2);
+}
+
+TEST_CASE("a retry skips committed tasks and discards what a failed attempt left behind") {
+  Repo repo;
+  ::setenv("FAIL_TASK_2", "1", 1);
+  auto first = worker::run_script_worker({repo.spec, "01-01", {}, ""});
+  ::unsetenv("FAIL_TASK_2");
+  REQUIRE_FALSE(first.ok);
+  CHECK(first.error.find("Task 2/2") != std::string::npos);
+  CHECK(read(repo.dir.path / "out/b.txt") == "two\n"); // the half-done task left a file behind
+  auto done = worker::committed_tasks(repo.dir.path, "01-01");
+  REQUIRE(done.size() == 1);
+  CHECK(done[0].first == 1);
+
+  auto second = worker::run_script_worker({repo.spec, "01-01", {}, ""});
+  INFO(second.error);
+  REQUIRE(second.ok);
+  CHECK(second.tasks_skipped == 1);
+  CHECK(second.tasks_run == 1);
+  CHECK(read(repo.dir.path / "out/a.txt") == "one\n"); // task 1 ran exactly once
+  CHECK(read(repo.dir.path / "out/b.txt") == "two\n"); // not "two\ntwo\n"
+}
+
+TEST_CASE("an unknown plan fails with its id") {
+  Repo repo;
+  auto r = worker::run_script_worker({repo.spec, "09-09", {}, ""});
+  REQUIRE_FALSE(r.ok);
+  CHECK(r.error.find("09-09") != std::string::npos);
+}
