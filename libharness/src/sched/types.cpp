@@ -28,6 +28,13 @@ std::optional<E> parse_in(const std::array<std::string_view, N>& names, std::str
 
 } // namespace
 
+Event make_event(EventType type, std::string task) {
+  Event e;
+  e.type = type;
+  e.task = std::move(task);
+  return e;
+}
+
 std::string_view to_string(TaskKind k) { return kind_names[static_cast<std::size_t>(k)]; }
 std::optional<TaskKind> parse_task_kind(std::string_view s) { return parse_in<TaskKind>(kind_names, s); }
 

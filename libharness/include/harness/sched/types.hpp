@@ -126,6 +126,9 @@ struct Event {
   std::string detail;                ///< free text (checkpoint kind, failure message)
 };
 
+/// An event of `type` about `task` with every other field at its default.
+Event make_event(EventType type, std::string task = {});
+
 /// Outputs of the state machine.
 enum class ActionType {
   start,     ///< launch `task` in `slot` (continuation after a slot-less checkpoint)

@@ -1,0 +1,66 @@
+#pragma once
+// Discrete-event simulation: the real Scheduler driven in virtual time (minutes). Every task
+// succeeds; a plan task "writes" the phase's plans given in SimOptions::unplanned. Used by
+// `harness-cli simulate` (predicted wall time before spending tokens) and the benchmark.
+
+#include "harness/sched/types.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::sched {
+
+/// Minutes per task kind when nothing more specific is known (execute: a plan's estimate first).
+struct DurationModel {
+  double research = 20, plan = 20, check_plans = 5, reconcile = 5, execute = 30, verify_plan = 5,
+         verify_phase = 10, plan_gaps = 15, admin = 5, verify_final = 15;
+  double of(TaskKind k) const;
+};
+
+struct SimOptions {
+  Config config;
+  DurationModel model;
+  std::map<std::string, double> durations; ///< execute minutes by plan id (--durations FILE)
+  std::optional<std::uint64_t> seed;       ///< when set, each duration is scaled by a log-normal factor
+  double sigma = 0.5;                      ///< spread of that factor
+  std::map<spec::PhaseNumber, std::vector<WorkPlan>> unplanned; ///< plans a plan task will write
+};
+
+struct SimTask {
+  std::string id;
+  TaskKind kind = TaskKind::admin;
+  int slot = -1;
+  double start = 0, end = 0;
+};
+
+struct SimResult {
+  Policy policy = Policy::graph;
+  int slots = 0;
+  double makespan = 0;
+  double lower_bound = 0;   ///< max(critical_path, total_work / slots)
+  double critical_path = 0; ///< longest dependency chain of the tasks that ran
+  double total_work = 0;
+  std::vector<double> utilization; ///< busy fraction per slot
+  std::vector<SimTask> tasks;      ///< in start order
+  bool complete = false;
+  std::vector<std::string> blocked; ///< "task: reason"
+  std::size_t decisions = 0;        ///< events handled by the scheduler
+};
+
+/// Runs `workload` to completion in virtual time.
+SimResult simulate(const Workload& workload, const SimOptions& options);
+
+/// One JSON object: policy, slots, makespan, lower_bound, critical_path, total_work, utilization,
+/// complete, tasks[{id, kind, slot, start, end}].
+boost::json::object to_json(const SimResult& r);
+
+/// Summary figures, utilization per slot and a text Gantt chart `width` columns wide (at most
+/// `max_rows` task rows; the rest are counted).
+std::string render_simulation(const SimResult& r, int width = 60, std::size_t max_rows = 200);
+
+} // namespace harness::sched

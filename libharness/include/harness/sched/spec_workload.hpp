@@ -1,0 +1,15 @@
+#pragma once
+// Building the scheduler's Workload from a loaded spec directory.
+
+#include "harness/sched/types.hpp"
+#include "harness/spec/spec.hpp"
+
+namespace harness::sched {
+
+/// Phases from the spec's phase directories and its roadmap; a phase with PLAN files has
+/// plans_exist; research_exists when `planning/research/phase-NN-research.md` is on disk (the
+/// one file-system look-up, done here so the Scheduler itself never touches files); executed,
+/// deviations and verified from the SUMMARY and VERIFICATION documents.
+Workload workload_from_spec(const spec::Spec& spec);
+
+} // namespace harness::sched

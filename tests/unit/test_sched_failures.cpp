@@ -1,0 +1,125 @@
+#include "test_sched_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace sched_test;
+
+TEST_CASE("A crashed task is retried once and then blocks only its dependents", "[sched]") {
+  Driver d(workload(1, {plan("01-01"), plan("01-02", {"01-01"}), plan("01-03")}));
+  d.begin();
+  d.fail("execute:01-01", FailureClass::crashed);
+  CHECK(d.is_running("execute:01-01"));
+  CHECK(std::ranges::count_if(d.log, [](const Action& a) { return a.task == "execute:01-01" && a.attempt == 2; }) == 1);
+  auto out = d.fail("execute:01-01", FailureClass::timed_out);
+  CHECK(d.state("execute:01-01") == "blocked");
+  CHECK(d.s.find_task("execute:01-01")->reason.find("timed_out") != std::string::npos);
+  d.run_all();
+  CHECK(d.state("verify-plan:01-03") == "done");
+  CHECK(d.finished_with("blocked"));
+  CHECK(d.state("execute:01-02") == "blocked");
+  CHECK(d.s.find_task("execute:01-02")->reason.find("verify-plan:01-01") != std::string::npos);
+}
+
+TEST_CASE("Rate-limited work is deferred and retried without spending an attempt", "[sched]") {
+  Config c;
+  c.max_attempts = 1;
+  Driver d(workload(1, {plan("01-01")}), c);
+  d.begin();
+  auto out = d.fail("execute:01-01", FailureClass::rate_limited);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].type == ActionType::defer);
+  CHECK(d.state("execute:01-01") == "deferred");
+  CHECK_FALSE(d.s.finished());
+  out = d.send(make_event(EventType::retry_due, "execute:01-01"));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].attempt == 1);
+}
+
+TEST_CASE("A refusal blocks at once", "[sched]") {
+  Driver d(workload(1, {plan("01-01")}));
+  d.begin();
+  d.fail("execute:01-01", FailureClass::refused);
+  CHECK(d.state("execute:01-01") == "blocked");
+  CHECK(d.finished_with("blocked"));
+}
+
+TEST_CASE("A failed plan verification executes the plan again", "[sched]") {
+  Config c;
+  c.slots = 1;
+  Driver d(workload(1, {plan("01-01")}), c);
+  d.begin();
+  d.succeed("execute:01-01");
+  d.fail("verify-plan:01-01", FailureClass::verification_failed);
+  CHECK(d.is_running("execute:01-01"));
+  d.succeed("execute:01-01");
+  d.fail("verify-plan:01-01", FailureClass::verification_failed);
+  CHECK(d.state("execute:01-01") == "blocked");
+  CHECK(d.finished_with("blocked"));
+}
+
+TEST_CASE("A checkpoint whose worker died frees the slot and resumes as a continuation", "[sched]") {
+  Config c;
+  c.slots = 1;
+  Driver d(workload(1, {plan("01-01", {}, {"a.txt"}), plan("01-02", {}, {"a.txt"}), plan("01-03")}), c);
+  d.begin();
+  const auto first = d.running().front();
+  auto cp = make_event(EventType::checkpoint, first);
+  cp.worker_alive = false;
+  auto out = d.send(cp);
+  CHECK(out.front().type == ActionType::ask_human);
+  // The slot went to another plan; the one writing the same file waits for the checkpoint.
+  REQUIRE(d.running().size() == 1);
+  CHECK(d.running().front() != first);
+  const std::string other = first == "execute:01-01" ? "execute:01-02" : "execute:01-01";
+  CHECK_FALSE(d.is_running(other));
+  d.send(make_event(EventType::answered, first));
+  d.run_until_running(first);
+  CHECK(std::ranges::any_of(d.log, [&](const Action& a) { return a.task == first && a.continuation; }));
+}
+
+TEST_CASE("A checkpoint with a live worker keeps its slot and gets a resume", "[sched]") {
+  Config c;
+  c.slots = 1;
+  Driver d(workload(1, {plan("01-01"), plan("01-02")}), c);
+  d.begin();
+  const auto first = d.running().front();
+  d.send(make_event(EventType::checkpoint, first));
+  CHECK(d.s.busy_slots() == 1);
+  auto out = d.send(make_event(EventType::answered, first));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].type == ActionType::resume);
+}
+
+TEST_CASE("Per-kind caps limit running tasks of that kind", "[sched]") {
+  Config c;
+  c.caps[TaskKind::execute] = 2;
+  Driver d(workload(1, {plan("01-01"), plan("01-02"), plan("01-03")}), c);
+  d.begin();
+  CHECK(d.running().size() == 2);
+}
+
+TEST_CASE("Invalid events are rejected and change nothing", "[sched]") {
+  Driver d(workload(1, {plan("01-01")}));
+  d.begin();
+  const auto before = boost::json::serialize(d.s.snapshot());
+  auto out = d.succeed("execute:01-99");
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].type == ActionType::rejected);
+  out = d.succeed("verify-plan:01-01");
+  CHECK(out[0].type == ActionType::rejected);
+  CHECK(boost::json::serialize(d.s.snapshot()) == before);
+}
+
+TEST_CASE("Admin tasks run last and plans already verified are not run again", "[sched]") {
+  auto w = workload(1, {plan("01-01"), plan("01-02")});
+  w.plans[0].executed = w.plans[0].verified = true;
+  Config c;
+  c.slots = 1;
+  Driver d(w, c);
+  d.begin();
+  d.send(make_event(EventType::admin_requested, "tests"));
+  CHECK(d.is_running("execute:01-02"));
+  d.run_all();
+  CHECK(d.start_index("admin:tests") > d.start_index("execute:01-02"));
+  CHECK(d.start_index("execute:01-01") == d.started().size());
+}

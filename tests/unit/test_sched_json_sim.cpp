@@ -1,0 +1,93 @@
+#include "test_sched_support.hpp"
+
+#include "harness/sched/json.hpp"
+#include "harness/sched/simulator.hpp"
+#include "harness/sched/spec_workload.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+using namespace sched_test;
+
+TEST_CASE("Events, actions, workloads and configs survive a JSON round trip", "[sched][json]") {
+  auto e = make_event(EventType::succeeded, "plan:02");
+  e.verdict = Verdict::gaps_found;
+  e.has_deviations = true;
+  e.plans = {plan("02-01", {"01-01"}, {"src/**"}, 12.5)};
+  auto back = event_from_json(to_json(e));
+  REQUIRE(back);
+  CHECK(boost::json::serialize(to_json(*back)) == boost::json::serialize(to_json(e)));
+  Action a;
+  a.type = ActionType::start;
+  a.task = "execute:02-01";
+  a.kind = TaskKind::execute;
+  a.subject = "02-01";
+  a.slot = 3;
+  a.attempt = 2;
+  a.continuation = true;
+  CHECK(*action_from_json(to_json(a)) == a);
+  Config c;
+  c.gate_lookahead.reset();
+  c.caps[TaskKind::research] = 1;
+  c.policy = Policy::serial;
+  CHECK(boost::json::serialize(to_json(*config_from_json(to_json(c)))) == boost::json::serialize(to_json(c)));
+  auto w = workload(2, {plan("01-01"), plan("02-01", {"01-01"})});
+  CHECK(boost::json::serialize(to_json(*workload_from_json(to_json(w)))) == boost::json::serialize(to_json(w)));
+}
+
+TEST_CASE("Malformed JSON events are refused with the field named", "[sched][json]") {
+  auto bad = event_from_json(boost::json::parse(R"({"type":"exploded","task":"x"})"));
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().find("type") != std::string::npos);
+  CHECK_FALSE(event_from_json(boost::json::parse(R"({"task":"x"})")));
+  CHECK_FALSE(work_plan_from_json(boost::json::parse(R"({"id":"01-01","phase":"x"})")));
+}
+
+TEST_CASE("A simulated chain takes exactly its critical path", "[sched][sim]") {
+  SimOptions o;
+  auto w = workload(1, {plan("01-01", {}, {}, 10), plan("01-02", {"01-01"}, {}, 20)});
+  const auto r = simulate(w, o);
+  REQUIRE(r.complete);
+  // execute 10 + verify 5 + execute 20 + verify 5 + verify-phase 10 + final 15
+  CHECK(r.makespan == Approx(65));
+  CHECK(r.critical_path == Approx(65));
+  CHECK(r.lower_bound == Approx(65));
+  CHECK(r.tasks.size() == 6);
+}
+
+TEST_CASE("Simulated policies: graph beats waves and serial on a wide graph", "[sched][sim]") {
+  std::vector<WorkPlan> plans;
+  for (int p = 1; p <= 3; ++p)
+    for (int k = 1; k <= 4; ++k) {
+      auto id = fmt::format("{:02}-{:02}", p, k);
+      plans.push_back(plan(id, k > 1 ? std::vector<std::string>{fmt::format("{:02}-{:02}", p, k - 1)} : std::vector<std::string>{}, {}, 10.0 * k));
+    }
+  auto w = workload(3, plans);
+  SimOptions o;
+  const auto graph = simulate(w, o);
+  o.config.policy = Policy::waves;
+  const auto waves = simulate(w, o);
+  o.config.policy = Policy::serial;
+  const auto serial = simulate(w, o);
+  REQUIRE(graph.complete);
+  REQUIRE(waves.complete);
+  REQUIRE(serial.complete);
+  CHECK(graph.makespan <= waves.makespan);
+  CHECK(graph.makespan < serial.makespan);
+  CHECK(graph.makespan >= graph.lower_bound);
+  const auto j = to_json(graph);
+  for (auto key : {"policy", "slots", "makespan", "lower_bound", "critical_path", "total_work", "utilization", "tasks"})
+    CHECK(j.contains(key));
+  CHECK(render_simulation(graph).find("makespan") != std::string::npos);
+}
+
+TEST_CASE("The example spec becomes a workload and simulates to completion", "[sched][sim]") {
+  auto spec = harness::spec::load_spec(std::string(HARNESS_SOURCE_DIR) + "/examples/specs/SPC-001-task-tracker");
+  REQUIRE(spec);
+  const auto w = workload_from_spec(*spec);
+  CHECK(w.plans.size() == spec->plans.size());
+  const auto r = simulate(w, SimOptions{});
+  CHECK(r.complete);
+  CHECK(r.makespan >= r.lower_bound);
+}

@@ -1,0 +1,173 @@
+// Property tests: thousands of seeded random workloads driven with random outcomes (failures,
+// rate limits, checkpoints, deviations, revisions, gaps, human answers). After every event the
+// invariants hold; at the end every task is done, dropped or blocked with a reason; and replaying
+// the event log into a fresh scheduler gives the identical snapshot.
+#include "test_sched_support.hpp"
+
+#include "harness/sched/json.hpp"
+#include "harness/sched/random_workload.hpp"
+#include "harness/util/glob.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+using namespace sched_test;
+
+namespace {
+
+struct Rand {
+  std::uint64_t s;
+  std::uint64_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+  bool chance(int percent) { return static_cast<int>(next() % 100) < percent; }
+  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
+};
+
+bool writes_overlap(const WorkPlan& a, const WorkPlan& b) {
+  for (const auto& x : a.files_modified)
+    for (const auto& y : b.files_modified)
+      if (harness::util::globs_overlap(x, y)) return true;
+  return false;
+}
+
+/// Checks the invariants that must hold after every event; returns a description of the first
+/// violation or an empty string.
+std::string violation(const Scheduler& s, const std::vector<Action>& out) {
+  const auto& tasks = s.tasks();
+  int holding = 0;
+  std::vector<const Task*> writers;
+  for (const auto& t : tasks) {
+    if (t.slot >= 0) ++holding;
+    if (t.kind == TaskKind::execute && (t.state == TaskState::running || t.state == TaskState::waiting)) writers.push_back(&t);
+  }
+  if (holding > s.config().slots) return "more tasks hold slots than there are slots";
+  for (std::size_t i = 0; i < writers.size(); ++i)
+    for (std::size_t j = i + 1; j < writers.size(); ++j)
+      if (writes_overlap(s.plans()[static_cast<std::size_t>(writers[i]->plan)], s.plans()[static_cast<std::size_t>(writers[j]->plan)]))
+        return "write/write conflict between " + writers[i]->id + " and " + writers[j]->id;
+  auto done = [&](std::string_view id) {
+    const auto* t = s.find_task(id);
+    return !t || t->state == TaskState::done || t->state == TaskState::dropped;
+  };
+  for (const auto& a : out) {
+    if (a.type != ActionType::start) continue;
+    const Task& t = *s.find_task(a.task);
+    if (t.kind == TaskKind::execute) {
+      const auto& p = s.plans()[static_cast<std::size_t>(t.plan)];
+      for (const auto& d : p.depends_on)
+        if (!done("verify-plan:" + d)) return a.task + " started before verify-plan:" + d;
+      if (s.config().gate_lookahead && t.phase - *s.config().gate_lookahead > s.current_phase())
+        return a.task + " started past the phase gate";
+    }
+    if (t.kind == TaskKind::verify_plan && !done("execute:" + t.subject)) return a.task + " before its execute";
+    if (t.kind == TaskKind::verify_phase)
+      for (const auto& x : tasks)
+        if (x.kind == TaskKind::verify_plan && x.phase == t.phase && !done(x.id)) return a.task + " before " + x.id;
+    if (t.kind == TaskKind::verify_final)
+      for (const auto& x : tasks)
+        if (x.kind == TaskKind::verify_phase && !done(x.id)) return "final before " + x.id;
+  }
+  return {};
+}
+
+/// A random outcome for a running task.
+Event outcome(const Scheduler& s, const Task& t, Rand& r, const RandomWorkload& rw) {
+  if (r.chance(4)) {
+    auto e = make_event(EventType::failed, t.id);
+    const FailureClass classes[] = {FailureClass::crashed, FailureClass::timed_out, FailureClass::rate_limited,
+                                    FailureClass::verification_failed};
+    e.failure = classes[r.below(4)];
+    return e;
+  }
+  if (r.chance(3)) {
+    auto e = make_event(EventType::checkpoint, t.id);
+    e.worker_alive = r.chance(50);
+    return e;
+  }
+  auto e = make_event(EventType::succeeded, t.id);
+  if (t.kind == TaskKind::execute) e.has_deviations = r.chance(10);
+  if (t.kind == TaskKind::check_plans && r.chance(20)) e.verdict = Verdict::revise;
+  if (t.kind == TaskKind::verify_phase) {
+    if (r.chance(10)) e.verdict = Verdict::gaps_found;
+    else if (r.chance(5)) e.verdict = Verdict::human_needed;
+  }
+  if (t.kind == TaskKind::plan)
+    if (auto it = rw.unplanned.find(*harness::spec::parse_phase_number(t.subject)); it != rw.unplanned.end())
+      e.plans = it->second;
+  if (t.kind == TaskKind::plan_gaps && r.chance(70)) {
+    WorkPlan g;
+    g.phase = *harness::spec::parse_phase_number(t.subject);
+    g.id = t.subject + "-9" + std::to_string(s.tasks().size());
+    g.files_modified = {"src/gap/" + g.id + ".cpp"};
+    e.plans = {g};
+  }
+  return e;
+}
+
+} // namespace
+
+TEST_CASE("Random workloads with random outcomes keep every scheduling invariant and replay exactly", "[sched][property]") {
+  const int runs = 1500;
+  for (int seed = 1; seed <= runs; ++seed) {
+    RandomWorkloadOptions o;
+    o.plans = 5 + seed % 40;
+    o.plans_per_phase = 3 + seed % 5;
+    o.file_pool = o.plans; // plenty of write overlaps
+    o.unplanned_share = 0.3;
+    const auto rw = random_workload(static_cast<std::uint64_t>(seed), o);
+    Config c;
+    c.slots = 1 + seed % 5;
+    if (seed % 7 == 0) c.gate_lookahead.reset();
+    if (seed % 7 == 1) c.gate_lookahead = 0;
+    if (seed % 11 == 0) c.caps[TaskKind::execute] = 1;
+    if (seed % 13 == 0) c.policy = Policy::waves;
+    Driver d(rw.workload, c);
+    Rand r{static_cast<std::uint64_t>(seed) * 7919 + 17};
+    auto out = d.begin();
+    INFO("seed " << seed);
+    REQUIRE(violation(d.s, out).empty());
+    int steps = 0;
+    while (!d.s.finished() && steps++ < 20000) {
+      std::vector<const Task*> open;
+      for (const auto& t : d.s.tasks())
+        if (t.state == TaskState::running || t.state == TaskState::waiting || t.state == TaskState::deferred ||
+            t.state == TaskState::human)
+          open.push_back(&t);
+      REQUIRE_FALSE(open.empty()); // not finished means something is still open
+      const Task& t = *open[r.below(open.size())];
+      Event e;
+      if (t.state == TaskState::running) e = outcome(d.s, t, r, rw);
+      else if (t.state == TaskState::deferred) e = make_event(EventType::retry_due, t.id);
+      else {
+        e = make_event(EventType::answered, t.id);
+        e.answer = r.chance(10) ? Answer::refused : Answer::approved;
+      }
+      out = d.send(e);
+      const auto v = violation(d.s, out);
+      INFO("after " << boost::json::serialize(to_json(e)));
+      REQUIRE(v.empty());
+      REQUIRE(std::ranges::none_of(out, [](const Action& a) { return a.type == ActionType::rejected; }));
+    }
+    REQUIRE(d.s.finished());
+    for (const auto& t : d.s.tasks()) {
+      INFO(t.id << " is " << to_string(t.state));
+      REQUIRE((t.state == TaskState::done || t.state == TaskState::dropped || t.state == TaskState::blocked));
+      if (t.state == TaskState::blocked) REQUIRE_FALSE(t.reason.empty());
+    }
+    // Replay through the JSON codec.
+    Scheduler replay(*workload_from_json(to_json(rw.workload)), *config_from_json(to_json(c)));
+    std::vector<Action> replayed;
+    for (const auto& e : d.events) {
+      auto parsed = event_from_json(boost::json::parse(boost::json::serialize(to_json(e))));
+      REQUIRE(parsed);
+      auto a = replay.handle(*parsed);
+      replayed.insert(replayed.end(), a.begin(), a.end());
+    }
+    REQUIRE(replayed == d.log);
+    REQUIRE(boost::json::serialize(replay.snapshot()) == boost::json::serialize(d.s.snapshot()));
+  }
+}

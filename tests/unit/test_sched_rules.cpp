@@ -1,0 +1,199 @@
+#include "test_sched_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace sched_test;
+
+TEST_CASE("Independent plans fill every slot and never more", "[sched]") {
+  Driver d(workload(1, {plan("01-01"), plan("01-02"), plan("01-03"), plan("01-04"), plan("01-05")}));
+  d.begin();
+  CHECK(d.running().size() == 4);
+  CHECK(d.s.busy_slots() == 4);
+  CHECK(d.state("execute:01-05") == "ready");
+}
+
+TEST_CASE("A dependent plan waits until its dependency is executed and plan-verified", "[sched]") {
+  Driver d(workload(1, {plan("01-01"), plan("01-02", {"01-01"})}));
+  d.begin();
+  CHECK(d.running() == std::vector<std::string>{"execute:01-01"});
+  d.succeed("execute:01-01");
+  CHECK(d.running() == std::vector<std::string>{"verify-plan:01-01"});
+  d.succeed("verify-plan:01-01");
+  CHECK(d.is_running("execute:01-02"));
+}
+
+TEST_CASE("A freed slot goes to verification before execution", "[sched]") {
+  Config c;
+  c.slots = 1;
+  Driver d(workload(1, {plan("01-01"), plan("01-02"), plan("01-03")}), c);
+  d.begin();
+  const auto first = d.running().front();
+  d.succeed(first);
+  CHECK(d.running() == std::vector<std::string>{"verify-plan:" + first.substr(8)});
+}
+
+TEST_CASE("Within a kind the longest remaining critical path starts first, ties by id", "[sched]") {
+  Config c;
+  c.slots = 1;
+  // 01-03 heads a chain of two; 01-01 and 01-02 are single short plans.
+  Driver d(workload(1, {plan("01-01", {}, {}, 5), plan("01-02", {}, {}, 5), plan("01-03", {}, {}, 5),
+                        plan("01-04", {"01-03"}, {}, 20)}),
+           c);
+  d.begin();
+  CHECK(d.running() == std::vector<std::string>{"execute:01-03"});
+  d.run_all();
+  CHECK(d.start_index("execute:01-01") < d.start_index("execute:01-02"));
+}
+
+TEST_CASE("Plans writing overlapping paths never run together; readers do", "[sched]") {
+  auto a = plan("01-01", {}, {"src/auth/**"});
+  auto b = plan("01-02", {}, {"src/auth/login.ts"});
+  auto c = plan("01-03", {}, {"src/other.ts"});
+  a.files_read = b.files_read = c.files_read = {"src/shared.ts"};
+  Driver d(workload(1, {a, b, c}));
+  d.begin();
+  CHECK(d.is_running("execute:01-01") != d.is_running("execute:01-02"));
+  CHECK(d.is_running("execute:01-03"));
+  const auto holder = d.is_running("execute:01-01") ? std::string("execute:01-01") : std::string("execute:01-02");
+  const auto waiter = holder == "execute:01-01" ? std::string("execute:01-02") : std::string("execute:01-01");
+  CHECK(d.state(waiter) == "ready");
+  d.succeed(holder);
+  CHECK(d.is_running(waiter));
+}
+
+TEST_CASE("Phase gate K=1 lets phase 2 run beside phase 1 but holds phase 3 until phase 1 is verified", "[sched]") {
+  Driver d(workload(3, {plan("01-01", {}, {}, 50), plan("02-01"), plan("03-01")}));
+  d.begin();
+  CHECK(d.is_running("execute:01-01"));
+  CHECK(d.is_running("execute:02-01"));
+  CHECK(d.state("execute:03-01") == "pending");
+  d.run_until_running("execute:03-01");
+  CHECK(d.state("verify-phase:01") == "done");
+}
+
+TEST_CASE("Phase gate K=0 is strict and unlimited follows the graph only", "[sched]") {
+  Config strict;
+  strict.gate_lookahead = 0;
+  Driver d(workload(2, {plan("01-01"), plan("02-01")}), strict);
+  d.begin();
+  CHECK(d.running() == std::vector<std::string>{"execute:01-01"});
+  Config open;
+  open.gate_lookahead.reset();
+  open.slots = 8; // the empty phases 2-4 verify at once and take slots too
+  Driver e(workload(5, {plan("01-01"), plan("05-01")}), open);
+  e.begin();
+  CHECK(e.is_running("execute:05-01"));
+}
+
+TEST_CASE("Verification is never skipped: phase after its plans, final after every phase", "[sched]") {
+  Driver d(workload(2, {plan("01-01"), plan("02-01")}));
+  d.begin();
+  d.run_all();
+  REQUIRE(d.finished_with("complete"));
+  CHECK(d.start_index("verify-plan:01-01") < d.start_index("verify-phase:01"));
+  CHECK(d.start_index("verify-phase:01") < d.start_index("final"));
+  CHECK(d.start_index("verify-phase:02") < d.start_index("final"));
+}
+
+TEST_CASE("Research runs ahead up to depth phases and is skipped when the file exists", "[sched]") {
+  Workload w;
+  for (int i = 1; i <= 5; ++i) w.phases.push_back(WorkPhase{.number = {i, 0}});
+  w.phases[1].research_exists = true;
+  Config c;
+  c.slots = 8;
+  Driver d(w, c);
+  d.begin();
+  CHECK(d.is_running("research:01"));
+  CHECK(d.s.find_task("research:02") == nullptr);
+  CHECK(d.is_running("plan:02"));
+  CHECK(d.is_running("research:03"));
+  CHECK(d.state("research:04") == "pending");
+  CHECK(d.state("plan:04") == "pending");
+}
+
+TEST_CASE("A plan task's plans join the graph and are checked before they execute", "[sched]") {
+  Workload w;
+  w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true});
+  Driver d(w);
+  d.begin();
+  REQUIRE(d.is_running("plan:01"));
+  auto e = make_event(EventType::succeeded, "plan:01");
+  e.plans = {plan("01-01"), plan("01-02", {"01-01"})};
+  d.send(e);
+  CHECK(d.running() == std::vector<std::string>{"check-plans:01"});
+  d.succeed("check-plans:01");
+  CHECK(d.is_running("execute:01-01"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+}
+
+TEST_CASE("check-plans sends plans back at most three times, then asks a human", "[sched]") {
+  Workload w;
+  w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true});
+  Driver d(w);
+  d.begin();
+  for (int round = 0; round < 3; ++round) {
+    d.succeed("plan:01");
+    auto out = d.succeed("check-plans:01", Verdict::revise);
+    REQUIRE(d.is_running("plan:01"));
+  }
+  d.succeed("plan:01");
+  auto out = d.succeed("check-plans:01", Verdict::revise);
+  REQUIRE(std::ranges::any_of(out, [](const Action& a) { return a.type == ActionType::ask_human; }));
+  CHECK(d.state("check-plans:01") == "human");
+  CHECK(d.s.busy_slots() == 0);
+  auto ans = make_event(EventType::answered, "check-plans:01");
+  d.send(ans);
+  CHECK(d.state("check-plans:01") == "done");
+}
+
+TEST_CASE("A predecessor's deviations put a reconcile before the next execute", "[sched]") {
+  Config c;
+  c.slots = 1;
+  Driver d(workload(1, {plan("01-01"), plan("01-02"), plan("01-03", {"01-01"})}), c);
+  d.begin();
+  REQUIRE(d.is_running("execute:01-01"));
+  auto e = make_event(EventType::succeeded, "execute:01-01");
+  e.has_deviations = true;
+  d.send(e);
+  REQUIRE(d.s.find_task("reconcile:01-02") != nullptr);
+  REQUIRE(d.s.find_task("reconcile:01-03") != nullptr);
+  d.run_all();
+  CHECK(d.start_index("reconcile:01-02") < d.start_index("execute:01-02"));
+  CHECK(d.start_index("reconcile:01-03") < d.start_index("execute:01-03"));
+  CHECK(d.finished_with("complete"));
+}
+
+TEST_CASE("gaps_found adds gap plans to the live graph, runs them and verifies again, twice at most", "[sched]") {
+  Driver d(workload(1, {plan("01-01")}));
+  d.begin();
+  d.run_until_running("verify-phase:01");
+  d.succeed("verify-phase:01", Verdict::gaps_found);
+  REQUIRE(d.is_running("plan-gaps:01"));
+  auto e = make_event(EventType::succeeded, "plan-gaps:01");
+  e.plans = {plan("01-02", {"01-01"})};
+  d.send(e);
+  CHECK(d.is_running("execute:01-02"));
+  d.run_until_running("verify-phase:01");
+  CHECK(d.state("verify-plan:01-02") == "done");
+  d.succeed("verify-phase:01", Verdict::gaps_found);
+  d.succeed("plan-gaps:01");
+  d.run_until_running("verify-phase:01");
+  auto out = d.succeed("verify-phase:01", Verdict::gaps_found);
+  CHECK(std::ranges::any_of(out, [](const Action& a) { return a.type == ActionType::ask_human; }));
+  CHECK(d.state("verify-phase:01") == "human");
+}
+
+TEST_CASE("human_needed waits for an answer without holding a slot", "[sched]") {
+  Driver d(workload(2, {plan("01-01"), plan("02-01"), plan("02-02"), plan("02-03")}));
+  d.begin();
+  d.run_until_running("verify-phase:01");
+  d.succeed("verify-phase:01", Verdict::human_needed);
+  CHECK(d.state("verify-phase:01") == "human");
+  CHECK(d.s.find_task("verify-phase:01")->slot == -1);
+  d.run_all();
+  CHECK_FALSE(d.s.finished());
+  d.send(make_event(EventType::answered, "verify-phase:01"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+}
