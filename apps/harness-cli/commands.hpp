@@ -15,6 +15,7 @@ struct ExitCode {
 void add_validate(CLI::App& app, ExitCode& exit);
 void add_graph(CLI::App& app, ExitCode& exit);
 void add_status(CLI::App& app, ExitCode& exit);
+void add_simulate(CLI::App& app, ExitCode& exit);
 void add_script_worker(CLI::App& app, ExitCode& exit);
 
 } // namespace harness::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   add_validate(app, exit);
   add_graph(app, exit);
   add_status(app, exit);
+  add_simulate(app, exit);
   add_script_worker(app, exit);
   try {
     app.parse(argc, argv);

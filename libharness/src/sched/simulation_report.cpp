@@ -8,6 +8,20 @@
 
 namespace harness::sched {
 
+std::expected<std::map<std::string, double>, std::string> parse_durations(std::string_view json_text) {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(json_text, ec);
+  if (ec) return std::unexpected("durations: invalid JSON: " + ec.message());
+  if (!v.is_object()) return std::unexpected("durations: expected an object of plan id to minutes");
+  std::map<std::string, double> out;
+  for (const auto& kv : v.as_object()) {
+    if (!kv.value().is_number() || kv.value().to_number<double>() < 0)
+      return std::unexpected("durations: '" + std::string(kv.key()) + "' must be a non-negative number of minutes");
+    out[std::string(kv.key())] = kv.value().to_number<double>();
+  }
+  return out;
+}
+
 boost::json::object to_json(const SimResult& r) {
   boost::json::array util, tasks, blocked;
   for (double u : r.utilization) util.push_back(u);

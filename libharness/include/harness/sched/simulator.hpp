@@ -8,6 +8,7 @@
 #include <boost/json/value.hpp>
 
 #include <cstdint>
+#include <expected>
 #include <map>
 #include <optional>
 #include <string>
@@ -51,6 +52,9 @@ struct SimResult {
   std::vector<std::string> blocked; ///< "task: reason"
   std::size_t decisions = 0;        ///< events handled by the scheduler
 };
+
+/// Parses a durations file: a JSON object of execute minutes by plan id, `{"03-02": 45.0}`.
+std::expected<std::map<std::string, double>, std::string> parse_durations(std::string_view json_text);
 
 /// Runs `workload` to completion in virtual time.
 SimResult simulate(const Workload& workload, const SimOptions& options);

@@ -1,0 +1,90 @@
+// harness-cli simulate SPEC_DIR [--slots N] [--policy graph|waves|serial] [--seed S]
+//                               [--durations FILE] [--json]
+#include "commands.hpp"
+
+#include "harness/sched/simulator.hpp"
+#include "harness/sched/spec_workload.hpp"
+#include "harness/spec/report.hpp"
+#include "harness/spec/spec.hpp"
+#include "harness/util/atomic_file.hpp"
+
+#include <boost/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace harness::cli {
+
+void add_simulate(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string spec_dir;
+    int slots = 4;
+    std::string policy = "graph";
+    std::optional<std::uint64_t> seed;
+    std::string durations;
+    std::string gate = "1";
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("simulate", "Predict the wall time of a spec: the real scheduler in virtual time");
+  cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
+  cmd->add_option("--slots", opt->slots, "worker slots (default 4)")->check(CLI::Range(1, 256));
+  cmd->add_option("--policy", opt->policy, "graph (the harness), waves or serial (baselines)")
+      ->check(CLI::IsMember({"graph", "waves", "serial"}));
+  cmd->add_option("--seed", opt->seed, "random durations: each scaled by a seeded log-normal factor");
+  cmd->add_option("--durations", opt->durations, "JSON object of execute minutes by plan id");
+  cmd->add_option("--gate", opt->gate, "phase gate lookahead K: 0 strict, 1 default, 'unlimited'");
+  cmd->add_flag("--json", opt->json, "print one JSON object");
+  cmd->callback([opt, &exit] {
+    auto spec = spec::load_spec(opt->spec_dir);
+    if (!spec) {
+      std::cerr << "harness-cli: error: " << spec.error() << "\n";
+      exit.value = 2;
+      return;
+    }
+    if (!spec->valid()) {
+      std::cerr << spec::validation_text(*spec);
+      exit.value = 2;
+      return;
+    }
+    sched::SimOptions o;
+    o.config.slots = opt->slots;
+    o.config.policy = *sched::parse_policy(opt->policy);
+    if (opt->gate == "unlimited") o.config.gate_lookahead.reset();
+    else if (opt->gate.size() == 1 && opt->gate[0] >= '0' && opt->gate[0] <= '9') o.config.gate_lookahead = opt->gate[0] - '0';
+    else {
+      std::cerr << "harness-cli: error: --gate must be a digit or 'unlimited'\n";
+      exit.value = 2;
+      return;
+    }
+    o.seed = opt->seed;
+    if (!opt->durations.empty()) {
+      auto text = util::read_file(opt->durations);
+      auto parsed = text ? sched::parse_durations(*text) : std::unexpected(text.error());
+      if (!parsed) {
+        std::cerr << "harness-cli: error: " << opt->durations << ": " << parsed.error() << "\n";
+        exit.value = 2;
+        return;
+      }
+      o.durations = *parsed;
+    }
+    const auto result = sched::simulate(sched::workload_from_spec(*spec), o);
+    if (opt->json) {
+      auto j = sched::to_json(result);
+      const auto& m = o.model;
+      j["model_minutes"] = {{"research", m.research}, {"plan", m.plan}, {"check-plans", m.check_plans},
+                            {"reconcile", m.reconcile}, {"execute", m.execute}, {"verify-plan", m.verify_plan},
+                            {"verify-phase", m.verify_phase}, {"plan-gaps", m.plan_gaps}, {"final", m.verify_final}};
+      std::cout << boost::json::serialize(j) << "\n";
+    } else {
+      const auto& m = o.model;
+      std::cout << "model (minutes): execute = estimate or " << m.execute << ", verify-plan " << m.verify_plan
+                << ", verify-phase " << m.verify_phase << ", final " << m.verify_final << ", research "
+                << m.research << ", plan " << m.plan << ", check-plans " << m.check_plans << "\n";
+      std::cout << sched::render_simulation(result);
+    }
+    exit.value = result.complete ? 0 : 1;
+  });
+}
+
+} // namespace harness::cli
