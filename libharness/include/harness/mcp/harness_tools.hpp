@@ -1,0 +1,33 @@
+#pragma once
+// The harness_* tool set: orchestrator side and worker side.
+#include "harness/mcp/server.hpp"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace harness::mcp {
+
+/// The environment a worker authenticates with (HARNESS_SESSION_ID, HARNESS_TOKEN).
+struct WorkerIdentity {
+  std::string session_id;
+  std::string token;
+};
+
+/// What the harness tools work on: the project root and (worker role) the caller's identity.
+struct ToolEnvironment {
+  std::filesystem::path project;
+  WorkerIdentity identity;
+};
+
+/// Registers the orchestrator tools (harness_start_session ... harness_mark_phase_verified).
+void add_orchestrator_tools(Server& server, const ToolEnvironment& env);
+
+/// Registers the worker tools (harness_worker_get_task, _report, _await).
+void add_worker_tools(Server& server, const ToolEnvironment& env);
+
+/// Name, description and schemas of every harness tool, orchestrator then worker, for tests and
+/// documentation (handlers are not callable: they have no project).
+std::vector<Tool> harness_tool_catalog();
+
+}  // namespace harness::mcp

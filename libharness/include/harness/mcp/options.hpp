@@ -1,0 +1,27 @@
+#pragma once
+// Command-line options of harness-mcp, parsed in the library so that they are tested.
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace harness::mcp {
+
+/// Which tool set a harness-mcp process serves.
+enum class Role { orchestrator, worker, conformance_fixture };
+
+/// Parsed harness-mcp options.
+struct McpOptions {
+  Role role = Role::orchestrator;
+  std::filesystem::path project = ".";  ///< project root; state lives in <project>/.orchestration/
+  std::vector<std::string> tools;       ///< non-empty: expose only these tools
+  std::size_t page_size = 100;
+};
+
+/// Parses argv (after the program name); an error message for unknown or malformed flags.
+std::expected<McpOptions, std::string> parse_options(const std::vector<std::string>& args);
+
+/// The --help text.
+std::string usage();
+
+}  // namespace harness::mcp

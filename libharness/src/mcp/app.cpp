@@ -1,0 +1,63 @@
+#include "harness/mcp/app.hpp"
+
+#include "harness/mcp/conformance_fixture.hpp"
+#include "harness/mcp/harness_tools.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace harness::mcp {
+
+namespace {
+
+constexpr std::string_view k_instructions =
+    "harness orchestrates AI coding-agent sessions for a spec-driven project. "
+    "Orchestrator tools (harness_*) read and change sessions and state; worker tools "
+    "(harness_worker_*) let a worker report progress and wait for the orchestrator's answer.";
+
+Server filtered(Server full, const std::vector<std::string>& keep) {
+  if (keep.empty()) return full;
+  Server out(full.info());
+  for (const Tool& tool : full.tools()) {
+    if (std::find(keep.begin(), keep.end(), tool.name) != keep.end()) out.add_tool(tool);
+  }
+  return out;
+}
+
+}  // namespace
+
+WorkerIdentity identity_from_environment() {
+  WorkerIdentity id;
+  if (const char* s = std::getenv("HARNESS_SESSION_ID")) id.session_id = s;
+  if (const char* t = std::getenv("HARNESS_TOKEN")) id.token = t;
+  return id;
+}
+
+Server build_server(const McpOptions& options, const WorkerIdentity& identity) {
+  ServerInfo info;
+  info.title = "harness";
+  if (options.role == Role::conformance_fixture) {
+    info.instructions = "Conformance fixture of harness-mcp.";
+    Server server(info);
+    add_conformance_fixture(server);
+    return server;
+  }
+  info.instructions = std::string(k_instructions);
+  Server server(info);
+  ToolEnvironment env{options.project, identity};
+  if (options.role == Role::worker) {
+    add_worker_tools(server, env);
+  } else {
+    add_orchestrator_tools(server, env);
+  }
+  return filtered(std::move(server), options.tools);
+}
+
+int run_server(const McpOptions& options, int in_fd, int out_fd) {
+  const Server server = build_server(options, identity_from_environment());
+  ServeOptions serve_options;
+  serve_options.page_size = options.page_size;
+  return server.serve(in_fd, out_fd, serve_options);
+}
+
+}  // namespace harness::mcp

@@ -1,0 +1,90 @@
+#include "harness/mcp/jsonrpc.hpp"
+
+namespace harness::mcp {
+namespace json = boost::json;
+
+namespace {
+
+bool valid_id(const json::value& id) {
+  return id.is_string() || id.is_int64() || id.is_uint64();
+}
+
+}  // namespace
+
+Incoming parse_line(std::string_view line) {
+  json::error_code ec;
+  json::value doc = json::parse(line, ec);
+  if (ec) {
+    return Malformed{make_error(nullptr, RpcError::parse_error, "Parse error")};
+  }
+  if (doc.is_array()) {
+    return Malformed{make_error(nullptr, RpcError::invalid_request, "Batches are not supported")};
+  }
+  if (!doc.is_object()) {
+    return Malformed{make_error(nullptr, RpcError::invalid_request, "Invalid Request")};
+  }
+  json::object& msg = doc.as_object();
+  const json::value* id = msg.if_contains("id");
+  const json::value* version = msg.if_contains("jsonrpc");
+  const json::value* method = msg.if_contains("method");
+  const bool id_ok = id != nullptr && valid_id(*id);
+  json::value reply_id = id_ok ? *id : json::value(nullptr);
+  if (version == nullptr || !version->is_string() || version->as_string() != "2.0") {
+    return Malformed{make_error(reply_id, RpcError::invalid_request, "Invalid Request: jsonrpc must be \"2.0\"")};
+  }
+  if (method == nullptr) {
+    // A response to something we sent (we send no requests) or garbage: nothing to answer.
+    if (id_ok && (msg.contains("result") || msg.contains("error"))) {
+      const json::value* result = msg.if_contains("result");
+      const json::value* error = msg.if_contains("error");
+      return Response{*id, result ? *result : json::value(nullptr), error ? *error : json::value(nullptr)};
+    }
+    if (msg.contains("result") || msg.contains("error")) return Ignored{};
+    return Malformed{make_error(reply_id, RpcError::invalid_request, "Invalid Request: no method")};
+  }
+  if (!method->is_string() || (id != nullptr && !id_ok)) {
+    return Malformed{make_error(reply_id, RpcError::invalid_request, "Invalid Request")};
+  }
+  json::object params;
+  if (const json::value* p = msg.if_contains("params")) {
+    if (p->is_object()) {
+      params = p->as_object();
+    } else if (!p->is_null()) {
+      if (id == nullptr) return Ignored{};
+      return Malformed{make_error(reply_id, RpcError::invalid_params, "params must be an object")};
+    }
+  }
+  std::string name(method->as_string());
+  if (id == nullptr) return Notification{std::move(name), std::move(params)};
+  return Request{*id, std::move(name), std::move(params)};
+}
+
+std::string make_result(const json::value& id, json::value result) {
+  json::object out;
+  out["jsonrpc"] = "2.0";
+  out["id"] = id;
+  out["result"] = std::move(result);
+  return json::serialize(out);
+}
+
+std::string make_error(const json::value& id, RpcError code, std::string_view message, json::value data) {
+  json::object err;
+  err["code"] = static_cast<int>(code);
+  err["message"] = message;
+  if (!data.is_null()) err["data"] = std::move(data);
+  json::object out;
+  out["jsonrpc"] = "2.0";
+  out["id"] = id;
+  out["error"] = std::move(err);
+  return json::serialize(out);
+}
+
+std::string make_notification(std::string_view method, json::object params) {
+  json::object out;
+  out["jsonrpc"] = "2.0";
+  out["method"] = method;
+  out["params"] = std::move(params);
+  return json::serialize(out);
+}
+
+}  // namespace harness::mcp
