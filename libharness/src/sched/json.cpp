@@ -119,7 +119,8 @@ json::value to_json(const Config& c) {
   json::object o{{"slots", c.slots}, {"caps", std::move(caps)}, {"research_depth", c.research_depth},
                  {"max_attempts", c.max_attempts}, {"max_revisions", c.max_revisions},
                  {"max_gap_rounds", c.max_gap_rounds}, {"default_estimate", c.default_estimate},
-                 {"verify_estimate", c.verify_estimate}, {"policy", to_string(c.policy)}};
+                 {"verify_estimate", c.verify_estimate},
+                 {"verify_phase_estimate", c.verify_phase_estimate}, {"policy", to_string(c.policy)}};
   o["gate_lookahead"] = c.gate_lookahead ? json::value(*c.gate_lookahead) : json::value("unlimited");
   return o;
 }
@@ -224,6 +225,7 @@ std::expected<Config, std::string> config_from_json(const json::value& v) {
   c.max_gap_rounds = r->integer("max_gap_rounds", c.max_gap_rounds);
   c.default_estimate = r->number("default_estimate").value_or(c.default_estimate);
   c.verify_estimate = r->number("verify_estimate").value_or(c.verify_estimate);
+  c.verify_phase_estimate = r->number("verify_phase_estimate").value_or(c.verify_phase_estimate);
   c.policy = r->enumeration("policy", c.policy, parse_policy);
   if (const auto* g = r->get("gate_lookahead")) {
     if (g->is_string() && g->as_string() == "unlimited") c.gate_lookahead.reset();

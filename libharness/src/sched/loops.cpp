@@ -139,9 +139,9 @@ void Scheduler::on_plans_written(int phase, const std::vector<WorkPlan>& plans, 
     auto& info = m_plan_info[static_cast<std::size_t>(p)];
     if (m_plans[static_cast<std::size_t>(p)].phase != ph.number || (satisfied(info.execute) && !info.dropped)) continue;
     // A revision rewrote a plan that has not run: take the new frontmatter.
-    for (const auto& d : wp.depends_on) m_dependents[d].push_back(p);
     m_plans[static_cast<std::size_t>(p)] = wp;
     m_plans[static_cast<std::size_t>(p)].phase = ph.number;
+    link_plan(p);
     if (info.dropped) {
       info.dropped = false;
       set_state(m_tasks[static_cast<std::size_t>(info.execute)], TaskState::pending);
@@ -175,9 +175,7 @@ void Scheduler::on_plans_written(int phase, const std::vector<WorkPlan>& plans, 
 
 void Scheduler::on_deviations(int plan) {
   // Successors: plans that depend on it, and the next plan of its phase ("follows").
-  std::vector<int> successors;
-  if (auto it = m_dependents.find(m_plans[static_cast<std::size_t>(plan)].id); it != m_dependents.end())
-    successors = it->second;
+  std::vector<int> successors = m_plan_info[static_cast<std::size_t>(plan)].dependents;
   const auto& list = m_phases[static_cast<std::size_t>(m_tasks[static_cast<std::size_t>(m_plan_info[static_cast<std::size_t>(plan)].execute)].phase)].plans;
   if (auto pos = std::ranges::find(list, plan); pos != list.end() && pos + 1 != list.end()) successors.push_back(*(pos + 1));
   std::ranges::sort(successors);

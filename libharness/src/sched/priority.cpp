@@ -17,40 +17,52 @@ void Scheduler::compute_ranks() {
   // Kahn over resolved dependencies, in plan index order so the result is stable; plans inside a
   // cycle never come out and keep their own weight as rank.
   std::vector<int> indegree(n, 0);
-  std::vector<std::vector<int>> deps(n);
-  for (std::size_t p = 0; p < n; ++p)
-    for (const auto& d : m_plans[p].depends_on) {
-      auto it = m_plan_index.find(d);
-      if (it == m_plan_index.end() || static_cast<std::size_t>(it->second) == p) continue;
-      deps[p].push_back(it->second);
-    }
-  std::vector<std::vector<int>> dependents(n);
-  for (std::size_t p = 0; p < n; ++p)
-    for (int d : deps[p]) {
-      dependents[static_cast<std::size_t>(d)].push_back(static_cast<int>(p));
-      ++indegree[p];
-    }
+  auto deps = [&](std::size_t p) -> const std::vector<int>& { return m_plan_info[p].deps; };
+  auto dependents = [&](std::size_t p) -> const std::vector<int>& { return m_plan_info[p].dependents; };
+  for (std::size_t p = 0; p < n; ++p) indegree[p] = static_cast<int>(deps(p).size());
   std::vector<int> order;
   order.reserve(n);
   for (std::size_t p = 0; p < n; ++p)
     if (indegree[p] == 0) order.push_back(static_cast<int>(p));
   for (std::size_t i = 0; i < order.size(); ++i)
-    for (int q : dependents[static_cast<std::size_t>(order[i])])
+    for (int q : dependents(static_cast<std::size_t>(order[i])))
       if (--indegree[static_cast<std::size_t>(q)] == 0) order.push_back(q);
   for (std::size_t p = 0; p < n; ++p) {
     m_rank[p] = m_plans[p].estimate.value_or(m_config.default_estimate) + m_config.verify_estimate;
     m_plan_info[p].level = 0;
   }
   for (int p : order)
-    for (int d : deps[static_cast<std::size_t>(p)])
+    for (int d : deps(static_cast<std::size_t>(p)))
       if (m_plans[static_cast<std::size_t>(d)].phase == m_plans[static_cast<std::size_t>(p)].phase)
         m_plan_info[static_cast<std::size_t>(p)].level =
             std::max(m_plan_info[static_cast<std::size_t>(p)].level, m_plan_info[static_cast<std::size_t>(d)].level + 1);
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const auto p = static_cast<std::size_t>(*it);
-    double best = 0;
-    for (int q : dependents[p]) best = std::max(best, m_rank[static_cast<std::size_t>(q)]);
-    m_rank[p] += best;
+  // Remaining path in the constraint graph that is really enforced: dependency edges, and with a
+  // finite gate K the implicit edge "phase P verified -> plans of phases >= P+1+K". So a plan's
+  // rank also counts the work its phase's verification unlocks; without it the scheduler starves
+  // the phase the gate waits on. Phases are processed from the last, reverse-topologically inside.
+  std::vector<int> reverse(order.rbegin(), order.rend());
+  auto phase_of = [&](int p) { return m_tasks[static_cast<std::size_t>(m_plan_info[static_cast<std::size_t>(p)].execute)].phase; };
+  std::ranges::stable_sort(reverse, std::greater<>{}, phase_of);
+  const int phases = static_cast<int>(m_phases.size());
+  std::vector<double> suffix_max(static_cast<std::size_t>(phases) + 2, 0); // max rank in phases >= i
+  double gate_rank = 0;
+  int current = phases;
+  for (int p : reverse) {
+    const int ph = phase_of(p);
+    if (ph != current) {
+      for (int i = current - 1; i >= ph; --i) suffix_max[static_cast<std::size_t>(i)] = std::max(suffix_max[static_cast<std::size_t>(i)], suffix_max[static_cast<std::size_t>(i) + 1]);
+      current = ph;
+      gate_rank = 0;
+      if (m_config.gate_lookahead) {
+        const auto unlocked = static_cast<std::size_t>(std::clamp(ph + 1 + *m_config.gate_lookahead, 0, phases));
+        gate_rank = m_config.verify_phase_estimate + suffix_max[unlocked];
+      }
+    }
+    const auto u = static_cast<std::size_t>(p);
+    double best = gate_rank;
+    for (int q : dependents(u)) best = std::max(best, m_rank[static_cast<std::size_t>(q)]);
+    m_rank[u] += best;
+    suffix_max[static_cast<std::size_t>(ph)] = std::max(suffix_max[static_cast<std::size_t>(ph)], m_rank[u]);
   }
   // Keys of ready tasks may have changed.
   std::vector<int> ready;
@@ -134,6 +146,7 @@ void Scheduler::start(int t, int slot, std::vector<Action>& out) {
   Action a;
   a.type = ActionType::start;
   a.task = k.id;
+  a.task_index = t;
   a.kind = k.kind;
   a.subject = k.subject;
   a.slot = slot;

@@ -58,22 +58,16 @@ Scheduler::Blocker Scheduler::blocker(int index) const {
 Scheduler::Blocker Scheduler::execute_blocker(const Task& t) const {
   const auto& ph = m_phases[static_cast<std::size_t>(t.phase)];
   const auto& info = m_plan_info[static_cast<std::size_t>(t.plan)];
-  const auto& plan = m_plans[static_cast<std::size_t>(t.plan)];
   if (!satisfied(ph.check)) return Blocker{.kind = Blocker::Kind::task, .task = ph.check};
   if (info.needs_reconcile && !satisfied(info.reconcile))
     return Blocker{.kind = Blocker::Kind::task, .task = info.reconcile};
-  for (const auto& d : plan.depends_on) {
-    if (d == plan.id) continue;
-    auto it = m_plan_index.find(d);
-    if (it == m_plan_index.end()) {
-      // A dependency on a plan not written yet (its phase is unplanned) waits; one that can never
-      // appear was reported by validation and is ignored.
-      if (any_phase_unplanned()) return Blocker{.kind = Blocker::Kind::unresolved};
-      continue;
-    }
-    const int v = m_plan_info[static_cast<std::size_t>(it->second)].verify;
+  for (int d : info.deps) {
+    const int v = m_plan_info[static_cast<std::size_t>(d)].verify;
     if (!satisfied(v)) return Blocker{.kind = Blocker::Kind::task, .task = v};
   }
+  // A dependency on a plan not written yet (its phase is unplanned) waits; one that can never
+  // appear was reported by validation and is ignored.
+  if (info.unresolved > 0 && any_phase_unplanned()) return Blocker{.kind = Blocker::Kind::unresolved};
   if (m_config.gate_lookahead) {
     const int required = t.phase - *m_config.gate_lookahead;
     if (m_current < required) return Blocker{.kind = Blocker::Kind::gate, .required = required};
@@ -150,9 +144,7 @@ void Scheduler::refresh_dependents(int index) {
   case TaskKind::reconcile: refresh(m_plan_info[static_cast<std::size_t>(t.plan)].execute); break;
   case TaskKind::execute: refresh(m_plan_info[static_cast<std::size_t>(t.plan)].verify); break;
   case TaskKind::verify_plan: {
-    auto it = m_dependents.find(t.subject);
-    if (it != m_dependents.end())
-      for (int p : it->second) refresh(m_plan_info[static_cast<std::size_t>(p)].execute);
+    for (int p : m_plan_info[static_cast<std::size_t>(t.plan)].dependents) refresh(m_plan_info[static_cast<std::size_t>(p)].execute);
     refresh(m_phases[static_cast<std::size_t>(t.phase)].verify);
     if (m_config.policy == Policy::waves) release(m_barrier_parked);
     break;

@@ -2,6 +2,7 @@
 #include "harness/sched/scheduler.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace harness::sched {
 namespace {
@@ -39,23 +40,36 @@ Scheduler::Scheduler(Workload workload, Config config) : m_config(effective(std:
   auto phases = workload.phases;
   std::ranges::stable_sort(phases, {}, &WorkPhase::number);
   // Plans of a phase the workload does not list get an implicit, already planned phase.
+  std::set<spec::PhaseNumber> listed;
+  for (const auto& ph : phases) listed.insert(ph.number);
   for (const auto& p : workload.plans)
-    if (std::ranges::find(phases, p.phase, &WorkPhase::number) == phases.end())
+    if (listed.insert(p.phase).second)
       phases.push_back(WorkPhase{.number = p.phase, .research_exists = true, .plans_exist = true});
   std::ranges::stable_sort(phases, {}, &WorkPhase::number);
   phases.erase(std::unique(phases.begin(), phases.end(),
                            [](const auto& a, const auto& b) { return a.number == b.number; }),
                phases.end());
+  const std::size_t n = workload.plans.size();
+  m_task_index.reserve(2 * n + 5 * phases.size() + 16);
+  m_plan_index.reserve(n);
+  m_tasks.reserve(2 * n + 5 * phases.size() + 16);
+  m_plans.reserve(n);
+  m_plan_info.reserve(n);
   for (std::size_t i = 0; i < phases.size(); ++i) build_phase(static_cast<int>(i), phases[i]);
-  auto plans = workload.plans;
-  std::ranges::stable_sort(plans, [](const auto& a, const auto& b) {
-    return a.phase != b.phase ? a.phase < b.phase : a.id < b.id;
+  // Sort indices, not plans: the workload is moved into the scheduler, never copied.
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) {
+    const auto& x = workload.plans[a];
+    const auto& y = workload.plans[b];
+    return x.phase != y.phase ? x.phase < y.phase : x.id < y.id;
   });
-  for (const auto& p : plans) {
-    auto it = std::ranges::find(phases, p.phase, &WorkPhase::number);
+  for (std::size_t i : order) {
+    auto& p = workload.plans[i];
+    auto it = std::ranges::lower_bound(phases, p.phase, {}, &WorkPhase::number);
     const int ph = static_cast<int>(it - phases.begin());
     if (!it->plans_exist || m_plan_index.contains(p.id)) continue;
-    add_plan(p, ph);
+    add_plan(std::move(p), ph);
   }
   m_final = add_task(TaskKind::verify_final, "", -1, -1);
   m_gate_parked.resize(m_phases.size() + 1);
@@ -78,14 +92,17 @@ int Scheduler::add_task(TaskKind kind, std::string subject, int phase, int plan)
   return index;
 }
 
-int Scheduler::add_plan(const WorkPlan& plan, int phase) {
+int Scheduler::add_plan(WorkPlan plan_in, int phase) {
   const int p = static_cast<int>(m_plans.size());
-  m_plans.push_back(plan);
+  m_plans.push_back(std::move(plan_in));
   m_plans.back().phase = m_phases[static_cast<std::size_t>(phase)].number;
+  const auto& plan = m_plans.back();
   m_plan_info.emplace_back();
   m_rank.push_back(0);
   m_plan_index.emplace(plan.id, p);
-  for (const auto& d : plan.depends_on) m_dependents[d].push_back(p);
+  link_plan(p);
+  if (auto waiting = m_waiting_for.extract(plan.id))
+    for (int w : waiting.mapped()) link_plan(w);
   auto& info = m_plan_info.back();
   info.execute = add_task(TaskKind::execute, plan.id, phase, p);
   info.verify = add_task(TaskKind::verify_plan, plan.id, phase, p);
@@ -93,6 +110,27 @@ int Scheduler::add_plan(const WorkPlan& plan, int phase) {
   auto pos = std::ranges::lower_bound(list, plan.id, {}, [&](int i) { return m_plans[static_cast<std::size_t>(i)].id; });
   list.insert(pos, p);
   return p;
+}
+
+void Scheduler::link_plan(int p) {
+  auto& info = m_plan_info[static_cast<std::size_t>(p)];
+  for (int d : info.deps) std::erase(m_plan_info[static_cast<std::size_t>(d)].dependents, p);
+  info.deps.clear();
+  info.unresolved = 0;
+  const auto& plan = m_plans[static_cast<std::size_t>(p)];
+  for (const auto& id : plan.depends_on) {
+    if (id == plan.id) continue;
+    auto it = m_plan_index.find(id);
+    if (it == m_plan_index.end()) {
+      ++info.unresolved;
+      auto& list = m_waiting_for[id];
+      if (std::ranges::find(list, p) == list.end()) list.push_back(p);
+      continue;
+    }
+    if (std::ranges::find(info.deps, it->second) != info.deps.end()) continue;
+    info.deps.push_back(it->second);
+    m_plan_info[static_cast<std::size_t>(it->second)].dependents.push_back(p);
+  }
 }
 
 void Scheduler::build_phase(int index, const WorkPhase& phase) {
@@ -164,9 +202,12 @@ std::vector<Action> Scheduler::handle(const Event& e) {
     if (name.empty() || m_task_index.contains("admin:" + name)) return {rejected(e, "duplicate or empty admin task")};
     refresh(add_task(TaskKind::admin, name, -1, -1));
   } else {
-    auto it = m_task_index.find(e.task);
-    if (it == m_task_index.end()) return {rejected(e, "unknown task")};
-    const int t = it->second;
+    int t = e.task_index;
+    if (t < 0 || t >= static_cast<int>(m_tasks.size()) || m_tasks[static_cast<std::size_t>(t)].id != e.task) {
+      auto it = m_task_index.find(e.task);
+      if (it == m_task_index.end()) return {rejected(e, "unknown task")};
+      t = it->second;
+    }
     const auto state = m_tasks[static_cast<std::size_t>(t)].state;
     const bool ok = (e.type == EventType::succeeded && state == TaskState::running) ||
                     (e.type == EventType::failed && (state == TaskState::running || state == TaskState::waiting)) ||

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <numbers>
 #include <queue>
-#include <unordered_map>
 
 namespace harness::sched {
 namespace {
@@ -27,55 +26,54 @@ struct Rng {
 struct Completion {
   double time;
   std::uint64_t seq;
-  std::string task;
+  std::size_t task; ///< task index
   bool operator>(const Completion& o) const { return time != o.time ? time > o.time : seq > o.seq; }
 };
 
 /// Longest chain through the tasks that ran: per phase research -> plan -> check, then the plan
 /// DAG (execute + verify-plan), verify-phase after its plans, final after every phase.
-double critical_path(const Scheduler& s, const std::unordered_map<std::string, double>& dur) {
-  auto d = [&](const std::string& id) {
-    auto it = dur.find(id);
-    return it == dur.end() ? 0.0 : it->second;
-  };
-  const auto& plans = s.plans();
-  std::unordered_map<std::string, int> index;
-  for (std::size_t i = 0; i < plans.size(); ++i) index.emplace(plans[i].id, static_cast<int>(i));
-  std::map<spec::PhaseNumber, double> planned, phase_end;
-  for (const auto& t : s.tasks()) {
-    if (t.kind != TaskKind::research && t.kind != TaskKind::plan && t.kind != TaskKind::check_plans) continue;
-    planned[*spec::parse_phase_number(t.subject)] += d(t.id);
+/// `dur` holds the minutes of each task's last run, by task index.
+double critical_path(const Scheduler& s, const std::vector<double>& dur) {
+  const auto& tasks = s.tasks();
+  const std::size_t n = s.plans().size();
+  std::vector<double> own(n, 0);
+  std::map<int, double> planned, phase_end;
+  for (std::size_t i = 0; i < tasks.size() && i < dur.size(); ++i) {
+    const auto& t = tasks[i];
+    if (t.plan >= 0 && (t.kind == TaskKind::execute || t.kind == TaskKind::verify_plan)) own[static_cast<std::size_t>(t.plan)] += dur[i];
+    if (t.kind == TaskKind::research || t.kind == TaskKind::plan || t.kind == TaskKind::check_plans) planned[t.phase] += dur[i];
   }
-  std::vector<int> indegree(plans.size(), 0);
-  std::vector<std::vector<int>> out(plans.size());
-  for (std::size_t i = 0; i < plans.size(); ++i)
-    for (const auto& dep : plans[i].depends_on)
-      if (auto it = index.find(dep); it != index.end() && it->second != static_cast<int>(i)) {
-        out[static_cast<std::size_t>(it->second)].push_back(static_cast<int>(i));
-        ++indegree[i];
-      }
-  std::vector<double> finish(plans.size(), 0), ready(plans.size(), 0);
-  for (std::size_t i = 0; i < plans.size(); ++i) ready[i] = planned[plans[i].phase];
+  std::vector<int> indegree(n, 0), phase(n, 0);
+  for (const auto& t : tasks)
+    if (t.kind == TaskKind::execute) phase[static_cast<std::size_t>(t.plan)] = t.phase;
+  std::vector<std::vector<int>> out(n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (int d : s.plan_deps(static_cast<int>(i))) {
+      out[static_cast<std::size_t>(d)].push_back(static_cast<int>(i));
+      ++indegree[i];
+    }
+  std::vector<double> ready(n, 0);
+  for (std::size_t i = 0; i < n; ++i) ready[i] = planned[phase[i]];
   std::vector<int> order;
-  for (std::size_t i = 0; i < plans.size(); ++i)
+  for (std::size_t i = 0; i < n; ++i)
     if (indegree[i] == 0) order.push_back(static_cast<int>(i));
   for (std::size_t k = 0; k < order.size(); ++k) {
     const auto i = static_cast<std::size_t>(order[k]);
-    finish[i] = ready[i] + d("execute:" + plans[i].id) + d("verify-plan:" + plans[i].id);
-    auto& end = phase_end[plans[i].phase];
-    end = std::max(end, finish[i]);
+    const double finish = ready[i] + own[i];
+    auto& end = phase_end[phase[i]];
+    end = std::max(end, finish);
     for (int j : out[i]) {
-      ready[static_cast<std::size_t>(j)] = std::max(ready[static_cast<std::size_t>(j)], finish[i]);
+      ready[static_cast<std::size_t>(j)] = std::max(ready[static_cast<std::size_t>(j)], finish);
       if (--indegree[static_cast<std::size_t>(j)] == 0) order.push_back(j);
     }
   }
-  double last = 0;
-  for (const auto& t : s.tasks())
-    if (t.kind == TaskKind::verify_phase) {
-      const auto n = *spec::parse_phase_number(t.subject);
-      last = std::max(last, std::max(phase_end[n], planned[n]) + d(t.id));
-    }
-  return last + d("final");
+  double last = 0, final_minutes = 0;
+  for (std::size_t i = 0; i < tasks.size() && i < dur.size(); ++i) {
+    if (tasks[i].kind == TaskKind::verify_phase)
+      last = std::max(last, std::max(phase_end[tasks[i].phase], planned[tasks[i].phase]) + dur[i]);
+    if (tasks[i].kind == TaskKind::verify_final) final_minutes = dur[i];
+  }
+  return last + final_minutes;
 }
 
 } // namespace
@@ -102,17 +100,16 @@ SimResult simulate(const Workload& workload, const SimOptions& options) {
   r.policy = options.config.policy;
   r.slots = s.config().slots;
   Rng rng{options.seed.value_or(0)};
-  std::unordered_map<std::string, double> dur; // task id -> minutes of its (last) run
-  std::unordered_map<std::string, std::size_t> row;
+  std::vector<double> dur; // task index -> minutes of its (last) run
   std::priority_queue<Completion, std::vector<Completion>, std::greater<>> queue;
   std::uint64_t seq = 0;
   double now = 0;
 
-  auto duration = [&](const Action& a) {
+  auto duration = [&](const Action& a, const Task* t) {
     double m = options.model.of(a.kind);
     if (a.kind == TaskKind::execute) {
       if (auto it = options.durations.find(a.subject); it != options.durations.end()) m = it->second;
-      else if (const auto* t = s.find_task(a.task); t && t->plan >= 0 && s.plans()[static_cast<std::size_t>(t->plan)].estimate)
+      else if (t && t->plan >= 0 && s.plans()[static_cast<std::size_t>(t->plan)].estimate)
         m = *s.plans()[static_cast<std::size_t>(t->plan)].estimate;
     }
     if (options.seed) m *= std::exp(options.sigma * rng.normal() - options.sigma * options.sigma / 2);
@@ -122,12 +119,14 @@ SimResult simulate(const Workload& workload, const SimOptions& options) {
     ++r.decisions;
     for (const auto& a : actions) {
       if (a.type == ActionType::start) {
-        const double m = duration(a);
-        dur[a.task] = m;
+        const auto index = static_cast<std::size_t>(a.task_index);
+        const auto* t = &s.tasks()[index];
+        const double m = duration(a, t);
+        if (dur.size() <= index) dur.resize(s.tasks().size(), 0);
+        dur[index] = m;
         r.total_work += m;
-        row[a.task] = r.tasks.size();
         r.tasks.push_back(SimTask{a.task, a.kind, a.slot, now, now + m});
-        queue.push(Completion{now + m, seq++, a.task});
+        queue.push(Completion{now + m, seq++, index});
       } else if (a.type == ActionType::blocked) {
         r.blocked.push_back(a.task + ": " + a.reason);
       } else if (a.type == ActionType::finished) {
@@ -140,9 +139,11 @@ SimResult simulate(const Workload& workload, const SimOptions& options) {
     auto c = queue.top();
     queue.pop();
     now = c.time;
-    auto e = make_event(EventType::succeeded, c.task);
-    if (const auto* t = s.find_task(c.task); t && t->kind == TaskKind::plan)
-      if (auto it = options.unplanned.find(*spec::parse_phase_number(t->subject)); it != options.unplanned.end())
+    const auto& t = s.tasks()[c.task];
+    auto e = make_event(EventType::succeeded, t.id);
+    e.task_index = static_cast<int>(c.task);
+    if (t.kind == TaskKind::plan)
+      if (auto it = options.unplanned.find(*spec::parse_phase_number(t.subject)); it != options.unplanned.end())
         e.plans = it->second;
     apply(s.handle(e));
   }

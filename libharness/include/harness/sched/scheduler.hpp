@@ -82,6 +82,8 @@ public:
   const std::vector<WorkPlan>& plans() const { return m_plans; }
   /// Remaining critical path (minutes) from a plan, own execute + verify included.
   double plan_rank(int plan) const { return m_rank[static_cast<std::size_t>(plan)]; }
+  /// Resolved dependencies of a plan (indices into plans()).
+  const std::vector<int>& plan_deps(int plan) const { return m_plan_info[static_cast<std::size_t>(plan)].deps; }
   /// Index of the lowest phase not yet verified (== phase count when all are).
   int current_phase() const { return m_current; }
   /// True once Action{finished} was emitted.
@@ -101,6 +103,9 @@ private:
   struct PlanInfo {
     int execute = -1, verify = -1, reconcile = -1;
     bool needs_reconcile = false;
+    std::vector<int> deps;       ///< resolved depends_on (plan indices)
+    std::vector<int> dependents; ///< plans whose deps name this one
+    int unresolved = 0;          ///< depends_on ids not known yet
     bool dropped = false;
     int level = 0; ///< dependency depth inside its phase (waves policy)
   };
@@ -120,7 +125,8 @@ private:
 
   // construction (scheduler.cpp / graph_build.cpp)
   int add_task(TaskKind kind, std::string subject, int phase, int plan);
-  int add_plan(const WorkPlan& plan, int phase);
+  int add_plan(WorkPlan plan, int phase);
+  void link_plan(int plan);
   void build_phase(int phase_index, const WorkPhase& phase);
   void apply_initial_state(const Workload& workload);
 
@@ -169,7 +175,7 @@ private:
   std::vector<Task> m_tasks;
   std::unordered_map<std::string, int> m_task_index; ///< lookup only, never iterated
   std::unordered_map<std::string, int> m_plan_index;
-  std::unordered_map<std::string, std::vector<int>> m_dependents; ///< dep id -> plans naming it
+  std::unordered_map<std::string, std::vector<int>> m_waiting_for; ///< unknown dep id -> plans naming it
   std::vector<double> m_rank;
   std::vector<int> m_slots; ///< slot -> task or -1
   std::set<ReadyKey> m_ready;

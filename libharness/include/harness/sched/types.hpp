@@ -98,6 +98,7 @@ struct Config {
   int max_gap_rounds = 2;            ///< gap-closure rounds per phase before a human decides
   double default_estimate = 30;      ///< execute minutes assumed when a plan has no estimate
   double verify_estimate = 5;        ///< minutes of verify-plan, added to each plan's path weight
+  double verify_phase_estimate = 10; ///< minutes of verify-phase, on the path through a phase gate
   Policy policy = Policy::graph;
 };
 
@@ -124,6 +125,7 @@ struct Event {
   bool worker_alive = true;          ///< checkpoint: the worker process can hold its slot
   Answer answer = Answer::approved;
   std::string detail;                ///< free text (checkpoint kind, failure message)
+  int task_index = -1;               ///< optional hint: Action::task_index of `task`; checked, not serialized
 };
 
 /// An event of `type` about `task` with every other field at its default.
@@ -151,7 +153,11 @@ struct Action {
   int attempt = 0;     ///< 1-based for start
   bool continuation = false;
   std::string reason;
-  bool operator==(const Action&) const = default;
+  int task_index = -1; ///< index into Scheduler::tasks() (a speed hint for Event::task_index; not serialized)
+  bool operator==(const Action& o) const {
+    return type == o.type && task == o.task && kind == o.kind && subject == o.subject && slot == o.slot &&
+           attempt == o.attempt && continuation == o.continuation && reason == o.reason;
+  }
 };
 
 } // namespace harness::sched
