@@ -1,0 +1,110 @@
+#pragma once
+// The `.orchestration/` directory (seed 000 Phase 2): a readable projection of the store, written
+// atomically, and a file transport for workers that cannot speak MCP: a worker writes
+// sessions/<id>/status.json and result.json (atomic rename) and ingest() turns them into the
+// same messages an MCP worker sends, idempotently. Formats: docs/readme/store.md.
+
+#include "harness/protocol/message.hpp"
+#include "harness/spec/diagnostic.hpp"
+#include "harness/store/store.hpp"
+
+#include <boost/json.hpp>
+
+#include <chrono>
+#include <expected>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::store {
+
+/// `.orchestration/config.yaml`.
+struct OrchestrationConfig {
+  int slots = 2;                    ///< concurrent workers
+  int lookahead = 2;                ///< phases researched ahead of execution
+  int research_depth = 1;           ///< 0 = skip research
+  int max_attempts = 3;             ///< attempts per task before it fails for good
+  int plan_check_iterations = 3;    ///< planner/checker rounds before asking a human
+  std::chrono::seconds task_timeout{3600};
+  std::chrono::seconds checkpoint_timeout{86400};
+  std::string default_adapter = "claude";
+  /// Adapter per task kind (researcher, planner, plan_checker, executor, verifier).
+  std::map<std::string, std::string> adapters;
+
+  /// Adapter for a task kind (falls back to default_adapter).
+  const std::string& adapter_for(const std::string& kind) const;
+};
+
+/// Parses config.yaml text; diagnostics carry `file:line:col` and codes S001-S003.
+std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> parse_config(const std::string& text,
+                                                                                const std::string& file_name);
+/// Reads and parses a config file; a missing file yields the defaults.
+std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> load_config(const std::filesystem::path& path);
+/// YAML text of a config (parse_config(render_config(c)) == c).
+std::string render_config(const OrchestrationConfig& config);
+
+/// seed 000 status.json.
+struct WorkerStatus {
+  std::string session_id;
+  std::string timestamp;
+  std::string state;                ///< initializing | running | checkpoint | completed | failed
+  std::string phase;
+  std::string plan;
+  int current_task = 0;
+  int total_tasks = 0;
+  std::optional<std::string> message;
+};
+
+/// What one ingest() pass did.
+struct IngestReport {
+  std::size_t inserted = 0;
+  std::size_t duplicates = 0;
+  std::vector<std::string> errors;  ///< `path: reason` for unreadable files (left in place)
+};
+
+/// The `.orchestration/` directory of a project.
+class StateDir {
+ public:
+  /// `root` is the `.orchestration` directory itself.
+  explicit StateDir(std::filesystem::path root);
+  /// `<project>/.orchestration`.
+  static StateDir for_project(const std::filesystem::path& project);
+
+  const std::filesystem::path& root() const { return m_root; }
+  /// sessions/<id>
+  std::filesystem::path session_dir(const std::string& session_id) const;
+
+  std::expected<void, std::string> write_config(const OrchestrationConfig& config) const;
+  std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> read_config() const;
+  std::expected<void, std::string> write_dependency_graph(const boost::json::value& graph) const;
+  std::expected<void, std::string> write_active_files(const boost::json::value& files) const;
+  std::expected<void, std::string> write_status(const WorkerStatus& status) const;
+  std::expected<std::optional<WorkerStatus>, std::string> read_status(const std::string& session_id) const;
+  /// checkpoint.json: the pending checkpoint envelope.
+  std::expected<void, std::string> write_checkpoint(const protocol::Envelope& checkpoint) const;
+  /// checkpoint_response.json: the orchestrator's answer envelope.
+  std::expected<void, std::string> write_checkpoint_response(const protocol::Envelope& response) const;
+  /// result.json (JSON object written as given).
+  std::expected<void, std::string> write_result(const std::string& session_id, const boost::json::value& result) const;
+
+  /// Reads every sessions/<id>/status.json and result.json and inserts the messages they mean
+  /// (progress_update / task_completed / task_failed) with ids derived from the file content, so
+  /// re-reading the same file never duplicates.
+  std::expected<IngestReport, std::string> ingest(Store& store) const;
+
+ private:
+  std::filesystem::path m_root;
+};
+
+/// JSON of a WorkerStatus (seed 000 camelCase keys).
+boost::json::value to_json(const WorkerStatus& status);
+/// Decodes status.json; the error names the field.
+std::expected<WorkerStatus, std::string> worker_status_from_json(const boost::json::value& json);
+/// The message a status.json means (progress_update), id derived from content.
+protocol::Envelope status_message(const WorkerStatus& status);
+/// The message a result.json means (task_completed or task_failed), id derived from content.
+std::expected<protocol::Envelope, std::string> result_message(const boost::json::value& result);
+
+}  // namespace harness::store
