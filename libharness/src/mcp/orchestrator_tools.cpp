@@ -1,0 +1,215 @@
+// Orchestrator-side harness_* tools.
+#include "harness/util/atomic_file.hpp"
+#include "harness/worker/output_log.hpp"
+#include "tool_support.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <algorithm>
+#include <map>
+
+namespace harness::mcp {
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace detail;
+using namespace std::chrono_literals;
+
+namespace {
+
+using StorePtr = std::shared_ptr<ToolStore>;
+
+constexpr std::string_view k_not_running =
+    "orchestrator not running: sessions are started and ended by `harness-cli orchestrate`; "
+    "this harness-mcp has no orchestrator loop to hand the request to";
+
+void add_session_control(Server& s) {
+  add_tool(s, "harness_start_session", "Start a worker session for a plan (needs the orchestrator).",
+           object_schema({{"plan_id", typed("string", "plan id, e.g. 03-02")}}, {"plan_id"}),
+           object_schema({{"session_id", typed("string")}}),
+           [](const json::object&, CallContext&) { return error_result(std::string(k_not_running)); });
+  add_tool(s, "harness_end_session", "End a worker session (needs the orchestrator).",
+           object_schema({{"session_id", typed("string")}}, {"session_id"}),
+           object_schema({{"ended", typed("boolean")}}),
+           [](const json::object&, CallContext&) { return error_result(std::string(k_not_running)); });
+}
+
+void add_session_reads(Server& s, const StorePtr& store, const fs::path& project) {
+  add_tool(s, "harness_list_sessions", "List worker sessions with status and pending message count.",
+           object_schema({}), object_schema({{"sessions", typed("array")}}, {"sessions"}),
+           [store](const json::object&, CallContext&) {
+             auto sessions = store->list_sessions();
+             if (!sessions) return store_failure(sessions.error());
+             return structured_result(json::object{{"sessions", std::move(*sessions)}});
+           });
+  json::object lines = typed("integer", "last N lines (default 50)");
+  lines["minimum"] = 1;
+  add_tool(s, "harness_get_output", "Tail of a session's output log.",
+           object_schema({{"session_id", typed("string")}, {"lines", lines}}, {"session_id"}),
+           object_schema({{"session_id", typed("string")}, {"output", typed("string")}}, {"session_id", "output"}),
+           [project](const json::object& args, CallContext&) {
+             const std::string id = string_arg(args, "session_id");
+             if (id.empty() || id.find('/') != std::string::npos || id.starts_with(".")) return error_result("invalid session_id");
+             const fs::path log = project / ".orchestration" / "sessions" / id / "output.log";
+             std::error_code ec;
+             if (!fs::exists(log, ec)) return error_result("no output log for session " + id);
+             const auto n = static_cast<std::size_t>(number_arg(args, "lines", 50, 1, 10000));
+             return structured_result(json::object{{"session_id", id}, {"output", worker::tail_file(log, n)}});
+           });
+}
+
+ToolResult wait_for_state(ToolStore& store, const json::object& args, CallContext& ctx) {
+  const std::string id = string_arg(args, "session_id");
+  auto first = store.session(id);
+  if (!first) return store_failure(first.error());
+  if (!*first) return error_result("unknown session " + id);
+  std::string from = string_arg(args, "from_status");
+  if (from.empty()) from = (*first)->status;
+  const double timeout = number_arg(args, "timeout_seconds", 30, 0, 3600);
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
+  auto last_progress = start;
+  for (;;) {
+    auto row = store.session(id);
+    if (!row) return store_failure(row.error());
+    const std::string status = *row ? (*row)->status : "gone";
+    const auto now = std::chrono::steady_clock::now();
+    if (status != from || now >= deadline) {
+      return structured_result(json::object{{"session_id", id}, {"status", status}, {"changed", status != from}});
+    }
+    if (now - last_progress >= 1s) {
+      last_progress = now;
+      ctx.progress(std::chrono::duration<double>(now - start).count(), timeout, "waiting for " + id + " to leave " + from);
+    }
+    // SQLite has no cross-process change notification; a short poll keeps the answer prompt.
+    if (ctx.wait_cancelled_for(100ms)) return error_result("cancelled");
+  }
+}
+
+void add_messaging(Server& s, const StorePtr& store) {
+  add_tool(s, "harness_wait_for_state", "Wait until a session's status changes (long-poll, cancellable).",
+           object_schema({{"session_id", typed("string")},
+                          {"from_status", typed("string", "status to wait away from (default: current)")},
+                          {"timeout_seconds", typed("number", "default 30")}},
+                         {"session_id"}),
+           object_schema({{"session_id", typed("string")}, {"status", typed("string")}, {"changed", typed("boolean")}},
+                         {"session_id", "status", "changed"}),
+           [store](const json::object& args, CallContext& ctx) { return wait_for_state(*store, args, ctx); },
+           Execution::own_thread);
+  add_tool(s, "harness_get_pending", "Worker messages waiting for an answer.",
+           object_schema({{"session_id", typed("string", "only this session")}}),
+           object_schema({{"messages", typed("array")}}, {"messages"}),
+           [store](const json::object& args, CallContext&) {
+             auto messages = store->pending(string_arg(args, "session_id"));
+             if (!messages) return store_failure(messages.error());
+             return structured_result(json::object{{"messages", std::move(*messages)}});
+           });
+  add_tool(s, "harness_respond", "Answer a pending worker message.",
+           object_schema({{"message_id", typed("integer")}, {"response", typed("object", "e.g. {\"type\":\"decision_made\",...}")}},
+                         {"message_id", "response"}),
+           object_schema({{"message_id", typed("integer")}, {"responded", typed("boolean")}}, {"message_id", "responded"}),
+           [store](const json::object& args, CallContext&) {
+             const std::int64_t id = args.at("message_id").to_number<std::int64_t>();
+             auto done = store->respond(id, args.at("response"));
+             if (!done) return store_failure(done.error());
+             if (!*done) return error_result("message " + std::to_string(id) + " is unknown or already answered");
+             return structured_result(json::object{{"message_id", id}, {"responded", true}});
+           });
+}
+
+json::object project_state(ToolStore& store, const fs::path& project, std::string& error) {
+  std::string root = fs::absolute(project).lexically_normal().string();
+  if (root.size() > 1 && root.back() == '/') root.pop_back();
+  json::object out{{"project", root}};
+  auto sessions = store.list_sessions();
+  auto pending = store.pending("");
+  auto phases = store.verified_phases();
+  auto state = store.get_state();
+  if (!sessions || !pending || !phases || !state) {
+    error = !sessions ? sessions.error() : !pending ? pending.error() : !phases ? phases.error() : state.error();
+    return out;
+  }
+  std::map<std::string, std::int64_t> by_status;
+  for (const json::value& row : *sessions) by_status[std::string(row.at("status").as_string())]++;
+  json::object counts;
+  for (const auto& [status, n] : by_status) counts[status] = n;
+  json::array specs;
+  std::error_code ec;
+  std::vector<std::string> names;
+  for (auto it = fs::directory_iterator(project / "docs" / "specs", ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->is_directory(ec)) names.push_back(it->path().filename().string());
+  }
+  std::sort(names.begin(), names.end());  // stable output, not directory order
+  for (auto& n : names) specs.push_back(json::string(n));
+  out["specs"] = std::move(specs);
+  out["sessions"] = json::object{{"total", static_cast<std::int64_t>(sessions->size())}, {"by_status", std::move(counts)}};
+  out["pending_messages"] = static_cast<std::int64_t>(pending->size());
+  out["verified_phases"] = std::move(*phases);
+  out["state"] = std::move(*state);
+  return out;
+}
+
+void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) {
+  add_tool(s, "harness_get_project_state", "Project overview: specs, sessions, pending messages, verified phases.",
+           object_schema({}), object_schema({{"project", typed("string")}, {"sessions", typed("object")}}, {"project"}),
+           [store, project](const json::object&, CallContext&) {
+             std::string error;
+             json::object out = project_state(*store, project, error);
+             if (!error.empty()) return store_failure(error);
+             return structured_result(std::move(out));
+           });
+  add_tool(s, "harness_sync_state", "Write the readable projection .orchestration/state.json.",
+           object_schema({}), object_schema({{"path", typed("string")}}, {"path"}),
+           [store, project](const json::object&, CallContext&) {
+             std::string error;
+             json::object out = project_state(*store, project, error);
+             if (!error.empty()) return store_failure(error);
+             const fs::path file = store->state_dir() / "state.json";
+             std::error_code ec;
+             fs::create_directories(store->state_dir(), ec);
+             if (auto written = util::write_file_atomic(file, json::serialize(out) + "\n"); !written) {
+               return error_result("cannot write " + file.string() + ": " + written.error());
+             }
+             return structured_result(json::object{{"path", file.string()}});
+           });
+  add_tool(s, "harness_set_state", "Set an execution-state key to a JSON value.",
+           object_schema({{"key", typed("string")}, {"value", json::object{}}}, {"key", "value"}),
+           object_schema({{"key", typed("string")}}, {"key"}),
+           [store](const json::object& args, CallContext&) {
+             const std::string key = string_arg(args, "key");
+             if (key.empty()) return error_result("key must not be empty");
+             if (auto done = store->set_state(key, args.at("value")); !done) return store_failure(done.error());
+             return structured_result(json::object{{"key", key}});
+           });
+  add_tool(s, "harness_get_state", "Read execution state (one key or all).",
+           object_schema({{"key", typed("string")}}), object_schema({{"state", typed("object")}}, {"state"}),
+           [store](const json::object& args, CallContext&) {
+             auto state = store->get_state();
+             if (!state) return store_failure(state.error());
+             const std::string key = string_arg(args, "key");
+             if (key.empty()) return structured_result(json::object{{"state", std::move(*state)}});
+             const json::value* v = state->if_contains(key);
+             if (!v) return error_result("no state key " + key);
+             return structured_result(json::object{{"state", json::object{{key, *v}}}});
+           });
+  add_tool(s, "harness_mark_phase_verified", "Record that a phase passed verification.",
+           object_schema({{"phase", typed("string")}, {"note", typed("string")}}, {"phase"}),
+           object_schema({{"phase", typed("string")}, {"verified", typed("boolean")}}, {"phase", "verified"}),
+           [store](const json::object& args, CallContext&) {
+             const std::string phase = string_arg(args, "phase");
+             if (phase.empty()) return error_result("phase must not be empty");
+             if (auto done = store->mark_phase_verified(phase, string_arg(args, "note")); !done) return store_failure(done.error());
+             return structured_result(json::object{{"phase", phase}, {"verified", true}});
+           });
+}
+
+}  // namespace
+
+void add_orchestrator_tools(Server& server, const ToolEnvironment& env) {
+  auto store = std::make_shared<ToolStore>(env.project);
+  add_session_control(server);
+  add_session_reads(server, store, env.project);
+  add_messaging(server, store);
+  add_state_tools(server, store, env.project);
+}
+
+}  // namespace harness::mcp
