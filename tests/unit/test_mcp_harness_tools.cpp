@@ -1,0 +1,182 @@
+// The harness_* tools: catalog, options, worker authentication, and the report → pending →
+// respond → await round trip between a worker server and an orchestrator server.
+#include <catch2/catch.hpp>
+
+#include "harness/mcp/app.hpp"
+#include "harness/mcp/tool_store.hpp"
+#include "mcp_pipe_session.hpp"
+
+#include <filesystem>
+#include <set>
+
+using namespace harness::mcp;
+using harness::mcp::test::PipeSession;
+namespace json = boost::json;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct TempProject {
+  fs::path root;
+  TempProject() {
+    char tmpl[] = "/tmp/harness-mcp-test-XXXXXX";
+    root = ::mkdtemp(tmpl);
+  }
+  ~TempProject() { fs::remove_all(root); }
+};
+
+json::object call_tool(PipeSession& s, int id, std::string_view name, json::object args = {}) {
+  return s.call(id, "tools/call", {{"name", name}, {"arguments", std::move(args)}}).at("result").as_object();
+}
+
+bool is_error(const json::object& result) {
+  const json::value* e = result.if_contains("isError");
+  return e && e->as_bool();
+}
+
+std::string text_of(const json::object& result) { return std::string(result.at("content").at(0).at("text").as_string()); }
+
+McpOptions project_options(const fs::path& root, Role role) {
+  McpOptions o;
+  o.role = role;
+  o.project = root;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("the catalog lists every harness tool with input and output schemas") {
+  const std::set<std::string> expected = {
+      "harness_start_session", "harness_list_sessions", "harness_get_output", "harness_wait_for_state",
+      "harness_respond", "harness_get_pending", "harness_get_project_state", "harness_end_session",
+      "harness_sync_state", "harness_set_state", "harness_get_state", "harness_mark_phase_verified",
+      "harness_worker_get_task", "harness_worker_report", "harness_worker_await"};
+  std::set<std::string> names;
+  for (const Tool& tool : harness_tool_catalog()) {
+    names.insert(tool.name);
+    CHECK(tool.input_schema.at("type") == "object");
+    CHECK(tool.output_schema.at("type") == "object");
+    CHECK(tool.description.size() < 100);  // every description costs model context
+  }
+  CHECK(names == expected);
+}
+
+TEST_CASE("options select the role, project, tool subset and reject unknown flags") {
+  auto o = parse_options({"--worker", "--project", "/p", "--tools=a,b"});
+  REQUIRE(o.has_value());
+  CHECK(o->role == Role::worker);
+  CHECK(o->project == "/p");
+  CHECK(o->tools == std::vector<std::string>{"a", "b"});
+  CHECK_FALSE(parse_options({"--bogus"}).has_value());
+  CHECK_FALSE(parse_options({"--project"}).has_value());
+  CHECK(parse_options({"--conformance-fixture"})->role == Role::conformance_fixture);
+}
+
+TEST_CASE("--tools exposes only the named tools") {
+  TempProject p;
+  McpOptions o = project_options(p.root, Role::orchestrator);
+  o.tools = {"harness_get_state", "harness_set_state"};
+  const Server server = build_server(o, {});
+  REQUIRE(server.tools().size() == 2);
+  CHECK(server.tools()[0].name == "harness_set_state");
+}
+
+TEST_CASE("a worker without a session identity still lists tools but its calls fail clearly") {
+  TempProject p;
+  const Server server = build_server(project_options(p.root, Role::worker), {});
+  PipeSession s(server);
+  CHECK(s.call(1, "initialize", {{"protocolVersion", "2025-11-25"}}).contains("result"));
+  CHECK(s.call(2, "tools/list").at("result").at("tools").as_array().size() == 3);
+  auto r = call_tool(s, 3, "harness_worker_get_task");
+  CHECK(is_error(r));
+  CHECK(text_of(r).find("HARNESS_SESSION_ID") != std::string::npos);
+  CHECK_FALSE(fs::exists(p.root / ".orchestration"));  // nothing written for a refused call
+}
+
+TEST_CASE("a worker with a wrong token is refused") {
+  TempProject p;
+  ToolStore store(p.root);
+  REQUIRE(store.create_session("s1", "secret", json::object{{"plan", "01-01"}}));
+  const Server server = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "wrong"});
+  PipeSession s(server);
+  auto r = call_tool(s, 1, "harness_worker_report", {{"type", "task_started"}});
+  CHECK(is_error(r));
+  CHECK(text_of(r).find("does not match") != std::string::npos);
+}
+
+TEST_CASE("orchestrator tools that need the run loop say it is not running") {
+  TempProject p;
+  const Server server = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession s(server);
+  auto r = call_tool(s, 1, "harness_start_session", {{"plan_id", "01-01"}});
+  CHECK(is_error(r));
+  CHECK(text_of(r).find("orchestrator not running") != std::string::npos);
+  CHECK(is_error(call_tool(s, 2, "harness_end_session", {{"session_id", "x"}})));
+}
+
+TEST_CASE("state, phases and the projection round-trip through the store") {
+  TempProject p;
+  const Server server = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession s(server);
+  CHECK(call_tool(s, 1, "harness_get_state").at("structuredContent").at("state").as_object().empty());
+  CHECK_FALSE(fs::exists(p.root / ".orchestration"));  // reads create nothing
+  CHECK_FALSE(is_error(call_tool(s, 2, "harness_set_state", {{"key", "phase"}, {"value", json::object{{"n", 2}}}})));
+  CHECK(call_tool(s, 3, "harness_get_state", {{"key", "phase"}}).at("structuredContent").at("state").at("phase").at("n") == 2);
+  CHECK(is_error(call_tool(s, 4, "harness_get_state", {{"key", "nope"}})));
+  CHECK_FALSE(is_error(call_tool(s, 5, "harness_mark_phase_verified", {{"phase", "02"}, {"note", "ok"}})));
+  auto state = call_tool(s, 6, "harness_get_project_state").at("structuredContent").as_object();
+  CHECK(state.at("verified_phases").at(0).at("phase") == "02");
+  CHECK_FALSE(is_error(call_tool(s, 7, "harness_sync_state")));
+  CHECK(fs::exists(p.root / ".orchestration" / "state.json"));
+}
+
+TEST_CASE("a worker report is answered by the orchestrator and its await returns the answer") {
+  TempProject p;
+  ToolStore seed(p.root);
+  REQUIRE(seed.create_session("s1", "tok", json::object{{"plan", "01-02"}}));
+  const Server worker = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "tok"});
+  const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession w(worker);
+  PipeSession o(orchestrator);
+  auto task = call_tool(w, 1, "harness_worker_get_task").at("structuredContent").as_object();
+  CHECK(task.at("task").at("plan") == "01-02");
+  auto report = call_tool(w, 2, "harness_worker_report",
+                          {{"type", "decision_needed"}, {"payload", json::object{{"question", "A or B?"}}}});
+  REQUIRE_FALSE(is_error(report));
+  const std::int64_t message = report.at("structuredContent").at("message_id").as_int64();
+  CHECK(report.at("structuredContent").at("status") == "waiting");
+  // The worker blocks; meanwhile the orchestrator sees and answers the question.
+  w.send(json::object{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
+                      {"params", json::object{{"name", "harness_worker_await"}, {"arguments", json::object{{"timeout_seconds", 20}}}}}});
+  auto pending = call_tool(o, 1, "harness_get_pending").at("structuredContent").at("messages").as_array();
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].at("payload").at("question") == "A or B?");
+  auto sessions = call_tool(o, 2, "harness_list_sessions").at("structuredContent").at("sessions").as_array();
+  CHECK(sessions.at(0).at("status") == "waiting");
+  CHECK_FALSE(is_error(call_tool(o, 3, "harness_respond",
+                                 {{"message_id", message}, {"response", json::object{{"type", "decision_made"}, {"choice", "B"}}}})));
+  CHECK(is_error(call_tool(o, 4, "harness_respond", {{"message_id", message}, {"response", json::object{}}})));
+  auto answer = w.read_message(10000ms);
+  CHECK(answer.at("id") == 3);
+  CHECK(answer.at("result").at("structuredContent").at("response").at("choice") == "B");
+}
+
+TEST_CASE("harness_wait_for_state returns when the status changes and times out otherwise") {
+  TempProject p;
+  ToolStore seed(p.root);
+  REQUIRE(seed.create_session("s1", "tok", json::object{}));
+  const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession o(orchestrator);
+  auto timed_out = call_tool(o, 1, "harness_wait_for_state", {{"session_id", "s1"}, {"timeout_seconds", 0.2}});
+  CHECK(timed_out.at("structuredContent").at("changed") == false);
+  o.send(json::object{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
+                      {"params", json::object{{"name", "harness_wait_for_state"},
+                                              {"arguments", json::object{{"session_id", "s1"}, {"timeout_seconds", 20}}}}}});
+  CHECK(o.call(3, "ping").contains("result"));  // the wait does not block the reader
+  REQUIRE(seed.set_status("s1", "running"));
+  auto changed = o.read_message(10000ms);
+  CHECK(changed.at("id") == 2);
+  CHECK(changed.at("result").at("structuredContent").at("status") == "running");
+  CHECK(is_error(call_tool(o, 4, "harness_wait_for_state", {{"session_id", "nope"}})));
+}
