@@ -29,7 +29,8 @@ boost::json::object to_json(const SimResult& r) {
     tasks.push_back({{"id", t.id}, {"kind", to_string(t.kind)}, {"slot", t.slot}, {"start", t.start}, {"end", t.end}});
   for (const auto& b : r.blocked) blocked.push_back(boost::json::value(b));
   return {{"policy", to_string(r.policy)}, {"slots", r.slots}, {"makespan", r.makespan},
-          {"lower_bound", r.lower_bound}, {"critical_path", r.critical_path}, {"total_work", r.total_work},
+          {"lower_bound", r.lower_bound}, {"critical_path", r.critical_path},
+          {"gated_critical_path", r.gated_critical_path}, {"total_work", r.total_work},
           {"utilization", std::move(util)}, {"complete", r.complete}, {"blocked", std::move(blocked)},
           {"tasks", std::move(tasks)}};
 }
@@ -41,6 +42,8 @@ std::string render_simulation(const SimResult& r, int width, std::size_t max_row
   out += fmt::format("lower bound  {:10.1f} min  (critical path {:.1f}, total work {:.1f} / {} slots)\n",
                      r.lower_bound, r.critical_path, r.total_work, r.slots);
   if (r.lower_bound > 0) out += fmt::format("ratio        {:10.3f}\n", r.makespan / r.lower_bound);
+  if (r.gated_critical_path > r.critical_path)
+    out += fmt::format("gated path   {:10.1f} min  (critical path with the phase gate's edges)\n", r.gated_critical_path);
   for (std::size_t i = 0; i < r.utilization.size(); ++i)
     out += fmt::format("slot {} busy  {:5.1f}%\n", i + 1, 100 * r.utilization[i]);
   for (const auto& b : r.blocked) out += "blocked: " + b + "\n";

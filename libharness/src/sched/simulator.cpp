@@ -31,48 +31,63 @@ struct Completion {
 };
 
 /// Longest chain through the tasks that ran: per phase research -> plan -> check, then the plan
-/// DAG (execute + verify-plan), verify-phase after its plans, final after every phase.
+/// DAG (execute + verify-plan), verify-phase after its plans, final after every phase. With a
+/// gate K, also the gate's edges: plans of phase P start after phases <= P-1-K are verified.
 /// `dur` holds the minutes of each task's last run, by task index.
-double critical_path(const Scheduler& s, const std::vector<double>& dur) {
+double critical_path(const Scheduler& s, const std::vector<double>& dur, std::optional<int> gate) {
   const auto& tasks = s.tasks();
   const std::size_t n = s.plans().size();
-  std::vector<double> own(n, 0);
-  std::map<int, double> planned, phase_end;
+  const std::size_t phases = tasks.empty() ? 0 : static_cast<std::size_t>(std::ranges::max(tasks, {}, &Task::phase).phase + 1);
+  std::vector<double> own(n, 0), planned(phases, 0), verify(phases, 0), phase_end(phases, 0);
+  std::vector<int> phase(n, 0);
+  double final_minutes = 0;
   for (std::size_t i = 0; i < tasks.size() && i < dur.size(); ++i) {
     const auto& t = tasks[i];
     if (t.plan >= 0 && (t.kind == TaskKind::execute || t.kind == TaskKind::verify_plan)) own[static_cast<std::size_t>(t.plan)] += dur[i];
-    if (t.kind == TaskKind::research || t.kind == TaskKind::plan || t.kind == TaskKind::check_plans) planned[t.phase] += dur[i];
+    if (t.kind == TaskKind::research || t.kind == TaskKind::plan || t.kind == TaskKind::check_plans) planned[static_cast<std::size_t>(t.phase)] += dur[i];
+    if (t.kind == TaskKind::verify_phase) verify[static_cast<std::size_t>(t.phase)] = dur[i];
+    if (t.kind == TaskKind::verify_final) final_minutes = dur[i];
   }
-  std::vector<int> indegree(n, 0), phase(n, 0);
   for (const auto& t : tasks)
     if (t.kind == TaskKind::execute) phase[static_cast<std::size_t>(t.plan)] = t.phase;
+  std::vector<int> indegree(n, 0);
   std::vector<std::vector<int>> out(n);
   for (std::size_t i = 0; i < n; ++i)
     for (int d : s.plan_deps(static_cast<int>(i))) {
       out[static_cast<std::size_t>(d)].push_back(static_cast<int>(i));
       ++indegree[i];
     }
-  std::vector<double> ready(n, 0);
-  for (std::size_t i = 0; i < n; ++i) ready[i] = planned[phase[i]];
   std::vector<int> order;
   for (std::size_t i = 0; i < n; ++i)
     if (indegree[i] == 0) order.push_back(static_cast<int>(i));
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    const auto i = static_cast<std::size_t>(order[k]);
-    const double finish = ready[i] + own[i];
-    auto& end = phase_end[phase[i]];
-    end = std::max(end, finish);
-    for (int j : out[i]) {
-      ready[static_cast<std::size_t>(j)] = std::max(ready[static_cast<std::size_t>(j)], finish);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    for (int j : out[static_cast<std::size_t>(order[k])])
       if (--indegree[static_cast<std::size_t>(j)] == 0) order.push_back(j);
+  if (gate) std::ranges::stable_sort(order, {}, [&](int p) { return phase[static_cast<std::size_t>(p)]; });
+  std::vector<double> ready(n, 0), verified(phases, 0); // verified[P]: end of verify-phase P
+  double verified_prefix = 0;                             // max over closed phases <= P-1-K
+  std::size_t closed = 0;                                 // phases whose verification is known
+  auto close_phases_before = [&](std::size_t upto) {
+    for (; closed < upto; ++closed) verified[closed] = std::max(phase_end[closed], planned[closed]) + verify[closed];
+  };
+  for (int pi : order) {
+    const auto p = static_cast<std::size_t>(pi);
+    const auto ph = static_cast<std::size_t>(phase[p]);
+    double start = std::max(ready[p], planned[ph]);
+    if (gate) {
+      close_phases_before(ph);
+      const int last = static_cast<int>(ph) - 1 - *gate;
+      verified_prefix = 0;
+      for (int q = 0; q <= last && q < static_cast<int>(closed); ++q) verified_prefix = std::max(verified_prefix, verified[static_cast<std::size_t>(q)]);
+      start = std::max(start, verified_prefix);
     }
+    const double finish = start + own[p];
+    phase_end[ph] = std::max(phase_end[ph], finish);
+    for (int j : out[p]) ready[static_cast<std::size_t>(j)] = std::max(ready[static_cast<std::size_t>(j)], finish);
   }
-  double last = 0, final_minutes = 0;
-  for (std::size_t i = 0; i < tasks.size() && i < dur.size(); ++i) {
-    if (tasks[i].kind == TaskKind::verify_phase)
-      last = std::max(last, std::max(phase_end[tasks[i].phase], planned[tasks[i].phase]) + dur[i]);
-    if (tasks[i].kind == TaskKind::verify_final) final_minutes = dur[i];
-  }
+  close_phases_before(phases);
+  double last = 0;
+  for (std::size_t i = 0; i < phases; ++i) last = std::max(last, verified[i]);
   return last + final_minutes;
 }
 
@@ -153,7 +168,8 @@ SimResult simulate(const Workload& workload, const SimOptions& options) {
     r.utilization[static_cast<std::size_t>(t.slot)] += t.end - t.start;
   }
   for (auto& u : r.utilization) u = r.makespan > 0 ? u / r.makespan : 0;
-  r.critical_path = critical_path(s, dur);
+  r.critical_path = critical_path(s, dur, std::nullopt);
+  r.gated_critical_path = s.config().gate_lookahead ? critical_path(s, dur, s.config().gate_lookahead) : r.critical_path;
   r.lower_bound = std::max(r.critical_path, r.total_work / r.slots);
   return r;
 }

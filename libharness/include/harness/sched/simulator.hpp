@@ -45,6 +45,7 @@ struct SimResult {
   double makespan = 0;
   double lower_bound = 0;   ///< max(critical_path, total_work / slots)
   double critical_path = 0; ///< longest dependency chain of the tasks that ran
+  double gated_critical_path = 0; ///< the same with the phase gate's edges added (>= critical_path)
   double total_work = 0;
   std::vector<double> utilization; ///< busy fraction per slot
   std::vector<SimTask> tasks;      ///< in start order
