@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# harness-mcp as a process: only JSON lines on stdout, prompt exit on EOF, SIGTERM and SIGINT,
+# usage errors exit 2, a worker without a session still answers initialize and tools/list.
+set -euo pipefail
+mcp=${HARNESS_MCP:?HARNESS_MCP must name the harness-mcp binary}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*"; exit 1; }
+
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}'
+list='{"jsonrpc":"2.0","id":2,"method":"tools/list"}'
+
+# EOF: answers everything, then exits 0; stdout holds exactly one JSON object per line.
+printf '%s\n%s\n' "$init" "$list" | "$mcp" --worker >out.txt 2>err.txt || fail "exit code $? on EOF"
+[[ $(wc -l <out.txt) -eq 2 ]] || fail "expected 2 lines, got: $(cat out.txt)"
+while IFS= read -r line; do
+  [[ $line == '{"jsonrpc":"2.0",'* && $line == *'}' ]] || fail "not a JSON-RPC line: $line"
+done <out.txt
+grep -q '"harness_worker_await"' out.txt || fail "worker tools not listed"
+[[ ! -d .orchestration ]] || fail "listing tools created .orchestration"
+
+# Signals: a server waiting on an open stdin exits promptly with 0.
+for sig in TERM INT; do
+  mkfifo "in.$sig"
+  "$mcp" <"in.$sig" >"out.$sig" 2>/dev/null &
+  pid=$!
+  exec {fd}>"in.$sig"
+  printf '%s\n' "$init" >&$fd
+  for _ in $(seq 50); do [[ -s "out.$sig" ]] && break; sleep 0.05; done
+  [[ -s "out.$sig" ]] || fail "no initialize answer before SIG$sig"
+  start=$(date +%s%N)
+  kill -s "$sig" "$pid"
+  rc=0
+  wait "$pid" || rc=$?
+  exec {fd}>&-
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  [[ $rc -eq 0 ]] || fail "exit code $rc after SIG$sig"
+  (( elapsed_ms < 2000 )) || fail "took ${elapsed_ms} ms to exit on SIG$sig"
+done
+
+# Usage errors.
+rc=0; "$mcp" --no-such-flag </dev/null >/dev/null 2>err.txt || rc=$?
+[[ $rc -eq 2 ]] || fail "unknown flag exit code $rc"
+grep -q "unknown option" err.txt || fail "no usage error on stderr"
+echo "ok"
