@@ -65,10 +65,13 @@ double critical_path(const Scheduler& s, const std::vector<double>& dur, std::op
       if (--indegree[static_cast<std::size_t>(j)] == 0) order.push_back(j);
   if (gate) std::ranges::stable_sort(order, {}, [&](int p) { return phase[static_cast<std::size_t>(p)]; });
   std::vector<double> ready(n, 0), verified(phases, 0); // verified[P]: end of verify-phase P
-  double verified_prefix = 0;                             // max over closed phases <= P-1-K
+  std::vector<double> prefix(phases, 0);                  // max of verified[0..P]
   std::size_t closed = 0;                                 // phases whose verification is known
   auto close_phases_before = [&](std::size_t upto) {
-    for (; closed < upto; ++closed) verified[closed] = std::max(phase_end[closed], planned[closed]) + verify[closed];
+    for (; closed < upto; ++closed) {
+      verified[closed] = std::max(phase_end[closed], planned[closed]) + verify[closed];
+      prefix[closed] = std::max(verified[closed], closed > 0 ? prefix[closed - 1] : 0.0);
+    }
   };
   for (int pi : order) {
     const auto p = static_cast<std::size_t>(pi);
@@ -76,10 +79,8 @@ double critical_path(const Scheduler& s, const std::vector<double>& dur, std::op
     double start = std::max(ready[p], planned[ph]);
     if (gate) {
       close_phases_before(ph);
-      const int last = static_cast<int>(ph) - 1 - *gate;
-      verified_prefix = 0;
-      for (int q = 0; q <= last && q < static_cast<int>(closed); ++q) verified_prefix = std::max(verified_prefix, verified[static_cast<std::size_t>(q)]);
-      start = std::max(start, verified_prefix);
+      const int last = std::min(static_cast<int>(ph) - 1 - *gate, static_cast<int>(closed) - 1);
+      if (last >= 0) start = std::max(start, prefix[static_cast<std::size_t>(last)]);
     }
     const double finish = start + own[p];
     phase_end[ph] = std::max(phase_end[ph], finish);
