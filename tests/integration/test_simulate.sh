@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# harness-cli simulate on the example spec: the JSON contract, the policies' order, the lower
+# bound, --durations and the exit codes.
+set -euo pipefail
+cli="${HARNESS_CLI:?}"
+spec="${HARNESS_SOURCE_DIR:?}/examples/specs/SPC-001-task-tracker"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+field() { node -e "const d=JSON.parse(require('fs').readFileSync(0,'utf8')); console.log(d['$1'])"; }
+
+for policy in graph waves serial; do
+  "$cli" simulate "$spec" --policy "$policy" --json > "$tmp/$policy.json"
+done
+node - "$tmp" <<'JS'
+const fs = require('fs');
+const dir = process.argv[2];
+const read = (p) => JSON.parse(fs.readFileSync(`${dir}/${p}.json`, 'utf8'));
+const g = read('graph'), w = read('waves'), s = read('serial');
+for (const key of ['policy', 'slots', 'makespan', 'lower_bound', 'critical_path', 'total_work', 'utilization', 'tasks'])
+  if (!(key in g)) throw new Error(`missing key ${key}`);
+if (g.policy !== 'graph' || g.slots !== 4 || g.utilization.length !== 4) throw new Error('wrong header');
+if (!g.complete) throw new Error('graph run did not complete');
+if (g.makespan < g.lower_bound - 1e-9) throw new Error('makespan below the lower bound');
+if (!(g.makespan <= w.makespan && g.makespan <= s.makespan)) throw new Error('graph slower than a baseline');
+for (const t of g.tasks) {
+  if (!t.id || !t.kind || t.slot < 0 || t.slot >= 4 || t.end < t.start) throw new Error(`bad task ${JSON.stringify(t)}`);
+}
+// No slot runs two tasks at once.
+const bySlot = {};
+for (const t of g.tasks) (bySlot[t.slot] ||= []).push(t);
+for (const list of Object.values(bySlot)) {
+  list.sort((a, b) => a.start - b.start);
+  for (let i = 1; i < list.length; ++i)
+    if (list[i].start < list[i - 1].end - 1e-9) throw new Error(`overlap in slot: ${list[i - 1].id} ${list[i].id}`);
+}
+JS
+
+# A longer execute stretches the makespan.
+base="$(field makespan < "$tmp/graph.json")"
+echo '{"01-01": 500}' > "$tmp/durations.json"
+longer="$("$cli" simulate "$spec" --durations "$tmp/durations.json" --json | field makespan)"
+node -e "if (!($longer > $base + 400)) { console.error('durations ignored: $base -> $longer'); process.exit(1) }"
+
+# The text output has the figures and a Gantt chart.
+"$cli" simulate "$spec" --slots 2 > "$tmp/text.txt"
+grep -q "makespan" "$tmp/text.txt"
+grep -q "lower bound" "$tmp/text.txt"
+grep -q "slot 2 busy" "$tmp/text.txt"
+grep -q "execute:01-01 .*|#" "$tmp/text.txt"
+
+# Invalid input: exit 2 with a message on stderr.
+echo '[1, 2]' > "$tmp/bad.json"
+set +e
+"$cli" simulate "$spec" --durations "$tmp/bad.json" > /dev/null 2> "$tmp/err.txt"
+code=$?
+"$cli" simulate "$tmp/no-such-spec" > /dev/null 2>&1
+code2=$?
+set -e
+[ "$code" -eq 2 ] || { echo "bad durations: exit $code"; exit 1; }
+grep -q "durations" "$tmp/err.txt"
+[ "$code2" -eq 2 ] || { echo "missing spec: exit $code2"; exit 1; }
+echo "simulate: ok"
