@@ -1,0 +1,329 @@
+// The SQLite store: open/migrate, sessions, worker messages, state, tasks, attempts, events.
+#include "harness/store/store.hpp"
+
+#include "harness/protocol/codec.hpp"
+#include "schema_internal.hpp"
+#include "store_impl.hpp"
+
+#include <fmt/format.h>
+
+namespace harness::store {
+using detail::DbError;
+using detail::Result;
+using detail::Stmt;
+using Mode = detail::Txn::Mode;
+namespace {
+
+std::string now() { return protocol::now_iso8601(); }
+
+constexpr const char* session_cols =
+    "id, slot, status, working_dir, current_command, started_at, ended_at, pid, exit_code, task_id, attempt, token, "
+    "adapter, pgid, pid_start_time, log_path, updated_at";
+
+SessionRecord read_session(const Stmt& s) {
+  SessionRecord r;
+  r.id = s.text(0);
+  r.slot = static_cast<int>(s.int64(1));
+  r.status = s.text(2);
+  r.working_dir = s.text(3);
+  r.current_command = s.opt_text(4);
+  r.started_at = s.opt_text(5);
+  r.ended_at = s.opt_text(6);
+  r.pid = s.opt_int64(7);
+  if (auto e = s.opt_int64(8)) r.exit_code = static_cast<int>(*e);
+  r.task_id = s.text(9);
+  r.attempt = static_cast<int>(s.int64(10));
+  r.token = s.text(11);
+  r.adapter = s.text(12);
+  r.pgid = s.opt_int64(13);
+  if (auto t = s.opt_int64(14)) r.pid_start_time = static_cast<std::uint64_t>(*t);
+  r.log_path = s.opt_text(15);
+  r.updated_at = s.text(16);
+  return r;
+}
+
+void bind_session(Stmt& s, const SessionRecord& r) {
+  s.bind_all(r.id, r.slot, r.status, r.working_dir, r.current_command, r.started_at, r.ended_at, r.pid, r.exit_code,
+             r.task_id, r.attempt, r.token, r.adapter, r.pgid, r.pid_start_time, r.log_path,
+             r.updated_at.empty() ? now() : r.updated_at);
+}
+
+constexpr const char* message_cols =
+    "seq, id, session_id, message_type, payload, status, created_at, responded_at, response";
+
+MessageRecord read_message(const Stmt& s) {
+  MessageRecord m;
+  m.seq = s.int64(0);
+  m.id = s.text(1);
+  m.session_id = s.text(2);
+  m.type = s.text(3);
+  m.payload = s.text(4);
+  m.status = s.text(5);
+  m.created_at = s.text(6);
+  m.responded_at = s.opt_text(7);
+  m.response = s.opt_text(8);
+  return m;
+}
+
+MessageRecord to_record(const protocol::Envelope& e) {
+  MessageRecord m;
+  m.id = e.id;
+  m.session_id = e.session_id;
+  m.type = std::string(protocol::to_string(e.type()));
+  m.payload = boost::json::serialize(protocol::payload_to_json(e.payload));
+  m.created_at = e.created_at;
+  return m;
+}
+
+constexpr const char* sql_insert_message =
+    "INSERT INTO worker_messages (id, session_id, message_type, payload, status, created_at) VALUES (?,?,?,?,?,?) "
+    "ON CONFLICT(id) DO NOTHING";
+
+Result<InsertOutcome> insert_one(Store::Impl& impl, const MessageRecord& m) {
+  auto s = impl.stmt(sql_insert_message);
+  if (!s) return std::unexpected(s.error());
+  (*s)->bind_all(m.id, m.session_id, m.type, m.payload, m.status, m.created_at);
+  if (auto r = (*s)->run("insert message " + m.id); !r) return std::unexpected(r.error());
+  return sqlite3_changes(impl.db.get()) > 0 ? InsertOutcome::inserted : InsertOutcome::duplicate;
+}
+
+/// Collects every row of a statement through `read`.
+template <class T, class F>
+Result<std::vector<T>> collect(Stmt& s, F read, std::string_view what) {
+  std::vector<T> out;
+  while (true) {
+    auto row = s.step(what);
+    if (!row) return std::unexpected(row.error());
+    if (!*row) return out;
+    out.push_back(read(s));
+  }
+}
+
+/// First row through `read`, or nullopt.
+template <class T, class F>
+Result<std::optional<T>> first(Stmt& s, F read, std::string_view what) {
+  auto row = s.step(what);
+  if (!row) return std::unexpected(row.error());
+  if (!*row) return std::optional<T>();
+  std::optional<T> out = read(s);
+  s.reset();
+  return out;
+}
+
+Result<bool> changed(Store::Impl& impl, Stmt& s, std::string_view what) {
+  if (auto r = s.run(what); !r) return std::unexpected(r.error());
+  return sqlite3_changes(impl.db.get()) > 0;
+}
+
+Result<void> configure(const detail::Db& db, const StoreOptions& o) {
+  sqlite3_busy_timeout(db.get(), static_cast<int>(std::min<std::int64_t>(o.busy_timeout.count(), 60'000)));
+  // journal_mode=WAL needs a brief exclusive lock the first time; retry while another process has it.
+  const auto deadline = std::chrono::steady_clock::now() + o.busy_timeout;
+  while (true) {
+    auto r = db.exec("PRAGMA journal_mode=WAL", "enable WAL");
+    if (r) break;
+    if (!r.error().busy() || std::chrono::steady_clock::now() >= deadline) return r;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const char* sync = o.synchronous == Synchronous::full ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL";
+  return db.exec(sync, "set synchronous");
+}
+
+}  // namespace
+
+std::filesystem::path default_db_path(const std::filesystem::path& project) {
+  return project / ".orchestration" / "harness.db";
+}
+
+Store::Store(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Store::Store(Store&&) noexcept = default;
+Store& Store::operator=(Store&&) noexcept = default;
+Store::~Store() = default;
+
+std::expected<Store, std::string> Store::open(const StoreOptions& options) {
+  if (options.db_path.empty()) return std::unexpected("store: no database path");
+  std::error_code ec;
+  if (options.db_path.has_parent_path()) std::filesystem::create_directories(options.db_path.parent_path(), ec);
+  if (ec) return std::unexpected(fmt::format("store: create {}: {}", options.db_path.parent_path().string(), ec.message()));
+  auto db = detail::Db::open(options.db_path, true);
+  if (!db) return std::unexpected(db.error().message);
+  if (auto r = configure(*db, options); !r) return std::unexpected(r.error().message);
+  const auto deadline = std::chrono::steady_clock::now() + options.busy_timeout;
+  while (true) {
+    auto r = detail::migrate(*db, schema_version);
+    if (r) break;
+    if (!r.error().busy() || std::chrono::steady_clock::now() >= deadline) return std::unexpected(r.error().message);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->db = std::move(*db);
+  return Store(std::move(impl));
+}
+
+std::expected<Store, std::string> Store::open_project(const std::filesystem::path& project) {
+  return open(StoreOptions{.db_path = default_db_path(project)});
+}
+
+const std::filesystem::path& Store::path() const { return m_impl->options.db_path; }
+
+std::expected<int, std::string> Store::user_version() {
+  return m_impl->transact(Mode::read, [&] { return detail::read_user_version(m_impl->db); });
+}
+
+// ---- sessions ----
+
+std::expected<void, std::string> Store::create_session(const SessionRecord& session) {
+  return m_impl->transact(Mode::write, [&]() -> Result<void> {
+    auto s = m_impl->stmt("INSERT INTO sessions (id, slot, status, working_dir, current_command, started_at, ended_at, "
+                          "pid, exit_code, task_id, attempt, token, adapter, pgid, pid_start_time, log_path, updated_at) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    if (!s) return std::unexpected(s.error());
+    bind_session(**s, session);
+    return (*s)->run("create session " + session.id);
+  });
+}
+
+std::expected<bool, std::string> Store::update_session(const SessionRecord& session) {
+  return m_impl->transact(Mode::write, [&]() -> Result<bool> {
+    auto s = m_impl->stmt("UPDATE sessions SET id=?1, slot=?2, status=?3, working_dir=?4, current_command=?5, "
+                          "started_at=?6, ended_at=?7, pid=?8, exit_code=?9, task_id=?10, attempt=?11, token=?12, "
+                          "adapter=?13, pgid=?14, pid_start_time=?15, log_path=?16, updated_at=?17 WHERE id=?1");
+    if (!s) return std::unexpected(s.error());
+    bind_session(**s, session);
+    return changed(*m_impl, **s, "update session " + session.id);
+  });
+}
+
+std::expected<bool, std::string> Store::set_session_status(const std::string& id, const std::string& status,
+                                                           std::optional<int> exit_code) {
+  return m_impl->transact(Mode::write, [&]() -> Result<bool> {
+    auto s = m_impl->stmt("UPDATE sessions SET status=?2, exit_code=COALESCE(?3, exit_code), updated_at=?4, "
+                          "ended_at=CASE WHEN ?2 IN ('completed','failed') THEN COALESCE(ended_at, ?4) ELSE ended_at END "
+                          "WHERE id=?1");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(id, status, exit_code, now());
+    return changed(*m_impl, **s, "set session status " + id);
+  });
+}
+
+std::expected<std::optional<SessionRecord>, std::string> Store::session(const std::string& id) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::optional<SessionRecord>> {
+    static const std::string sql = fmt::format("SELECT {} FROM sessions WHERE id=?", session_cols);
+    auto s = m_impl->stmt(sql.c_str());
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(id);
+    return first<SessionRecord>(**s, read_session, "read session");
+  });
+}
+
+std::expected<std::vector<SessionRecord>, std::string> Store::list_sessions() {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<SessionRecord>> {
+    static const std::string sql = fmt::format("SELECT {} FROM sessions ORDER BY id", session_cols);
+    auto s = m_impl->stmt(sql.c_str());
+    if (!s) return std::unexpected(s.error());
+    return collect<SessionRecord>(**s, read_session, "list sessions");
+  });
+}
+
+std::expected<bool, std::string> Store::check_token(const std::string& session_id, const std::string& token) {
+  auto s = session(session_id);
+  if (!s) return std::unexpected(s.error());
+  if (!*s || (*s)->token.empty()) return false;
+  const std::string& want = (*s)->token;
+  // Constant time in the token's content so a caller cannot learn a prefix by timing.
+  unsigned diff = static_cast<unsigned>(want.size() ^ token.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    diff |= static_cast<unsigned char>(want[i]) ^ static_cast<unsigned char>(i < token.size() ? token[i] : 0);
+  return diff == 0;
+}
+
+// ---- worker messages ----
+
+std::expected<InsertOutcome, std::string> Store::insert_message(const protocol::Envelope& message) {
+  return insert_message(to_record(message));
+}
+
+std::expected<InsertOutcome, std::string> Store::insert_message(const MessageRecord& message) {
+  return m_impl->transact(Mode::write, [&] { return insert_one(*m_impl, message); });
+}
+
+std::expected<std::size_t, std::string> Store::insert_messages(const std::vector<protocol::Envelope>& messages) {
+  std::vector<MessageRecord> records;
+  records.reserve(messages.size());
+  for (const auto& m : messages) records.push_back(to_record(m));
+  return m_impl->transact(Mode::write, [&]() -> Result<std::size_t> {
+    std::size_t inserted = 0;
+    for (const auto& m : records) {
+      auto r = insert_one(*m_impl, m);
+      if (!r) return std::unexpected(r.error());
+      inserted += *r == InsertOutcome::inserted;
+    }
+    return inserted;
+  });
+}
+
+std::expected<std::optional<MessageRecord>, std::string> Store::message(const std::string& id) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::optional<MessageRecord>> {
+    static const std::string sql = fmt::format("SELECT {} FROM worker_messages WHERE id=?", message_cols);
+    auto s = m_impl->stmt(sql.c_str());
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(id);
+    return first<MessageRecord>(**s, read_message, "read message");
+  });
+}
+
+std::expected<std::vector<MessageRecord>, std::string> Store::pending_messages(const std::optional<std::string>& session_id) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<MessageRecord>> {
+    static const std::string sql = fmt::format(
+        "SELECT {} FROM worker_messages WHERE status='pending' AND (?1 IS NULL OR session_id=?1) ORDER BY seq",
+        message_cols);
+    auto s = m_impl->stmt(sql.c_str());
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(session_id);
+    return collect<MessageRecord>(**s, read_message, "pending messages");
+  });
+}
+
+std::expected<std::vector<MessageRecord>, std::string> Store::messages_after(std::int64_t after_seq, std::size_t limit) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<MessageRecord>> {
+    static const std::string sql =
+        fmt::format("SELECT {} FROM worker_messages WHERE seq > ? ORDER BY seq LIMIT ?", message_cols);
+    auto s = m_impl->stmt(sql.c_str());
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(after_seq, static_cast<std::int64_t>(limit));
+    return collect<MessageRecord>(**s, read_message, "messages after");
+  });
+}
+
+std::expected<bool, std::string> Store::respond(const std::string& message_id, const std::string& response) {
+  return m_impl->transact(Mode::write, [&]() -> Result<bool> {
+    auto s = m_impl->stmt("UPDATE worker_messages SET status='responded', responded_at=?2, response=?3 "
+                          "WHERE id=?1 AND status='pending'");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(message_id, now(), response);
+    return changed(*m_impl, **s, "respond " + message_id);
+  });
+}
+
+std::expected<std::size_t, std::string> Store::expire_pending(const std::string& session_id) {
+  return m_impl->transact(Mode::write, [&]() -> Result<std::size_t> {
+    auto s = m_impl->stmt("UPDATE worker_messages SET status='expired' WHERE session_id=? AND status='pending'");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(session_id);
+    if (auto r = (*s)->run("expire messages"); !r) return std::unexpected(r.error());
+    return static_cast<std::size_t>(sqlite3_changes(m_impl->db.get()));
+  });
+}
+
+std::expected<std::int64_t, std::string> Store::message_count() {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::int64_t> {
+    auto s = m_impl->stmt("SELECT COUNT(*) FROM worker_messages");
+    if (!s) return std::unexpected(s.error());
+    auto r = first<std::int64_t>(**s, [](const Stmt& st) { return st.int64(0); }, "count messages");
+    if (!r) return std::unexpected(r.error());
+    return r->value_or(0);
+  });
+}
+
+}  // namespace harness::store

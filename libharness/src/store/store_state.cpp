@@ -1,0 +1,196 @@
+// The store's execution state, key/value state, tasks, attempts, scheduler events, maintenance.
+#include "harness/store/store.hpp"
+
+#include "store_impl.hpp"
+
+namespace harness::store {
+using detail::Result;
+using detail::Stmt;
+using Mode = detail::Txn::Mode;
+namespace {
+
+std::string now() { return protocol::now_iso8601(); }
+
+template <class T, class F>
+Result<std::vector<T>> rows(Stmt& s, F read, std::string_view what) {
+  std::vector<T> out;
+  while (true) {
+    auto row = s.step(what);
+    if (!row) return std::unexpected(row.error());
+    if (!*row) return out;
+    out.push_back(read(s));
+  }
+}
+
+template <class T, class F>
+Result<std::optional<T>> one(Stmt& s, F read, std::string_view what) {
+  auto r = rows<T>(s, read, what);
+  if (!r) return std::unexpected(r.error());
+  if (r->empty()) return std::optional<T>();
+  return std::optional<T>(std::move(r->front()));
+}
+
+ExecutionState read_state(const Stmt& s) {
+  ExecutionState e;
+  e.project_path = s.text(0);
+  e.highest_executed_phase = s.text(1);
+  e.highest_verified_phase = s.text(2);
+  e.pending_verify_phase = s.opt_text(3);
+  e.highest_executing_phase = s.opt_text(4);
+  e.highest_executing_plan = s.opt_text(5);
+  e.updated_at = s.text(6);
+  return e;
+}
+
+TaskRecord read_task(const Stmt& s) { return TaskRecord{s.text(0), s.text(1), s.text(2), s.text(3), s.text(4)}; }
+
+AttemptRecord read_attempt(const Stmt& s) {
+  return AttemptRecord{s.text(0), static_cast<int>(s.int64(1)), s.text(2), s.text(3), s.text(4), s.opt_text(5), s.opt_text(6)};
+}
+
+EventRecord read_event(const Stmt& s) { return EventRecord{s.int64(0), s.text(1), s.text(2), s.text(3)}; }
+
+}  // namespace
+
+std::expected<std::optional<ExecutionState>, std::string> Store::execution_state(const std::string& project_path) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::optional<ExecutionState>> {
+    auto s = m_impl->stmt("SELECT project_path, highest_executed_phase, highest_verified_phase, pending_verify_phase, "
+                          "highest_executing_phase, highest_executing_plan, COALESCE(updated_at,'') "
+                          "FROM execution_state WHERE project_path=?");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(project_path);
+    return one<ExecutionState>(**s, read_state, "read execution state");
+  });
+}
+
+std::expected<void, std::string> Store::set_execution_state(const ExecutionState& e) {
+  return m_impl->transact(Mode::write, [&]() -> Result<void> {
+    auto s = m_impl->stmt("INSERT OR REPLACE INTO execution_state (project_path, highest_executed_phase, "
+                          "highest_verified_phase, pending_verify_phase, highest_executing_phase, "
+                          "highest_executing_plan, updated_at) VALUES (?,?,?,?,?,?,?)");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(e.project_path, e.highest_executed_phase, e.highest_verified_phase, e.pending_verify_phase,
+                   e.highest_executing_phase, e.highest_executing_plan, now());
+    return (*s)->run("write execution state");
+  });
+}
+
+std::expected<void, std::string> Store::set_value(const std::string& key, const std::string& json_value) {
+  return m_impl->transact(Mode::write, [&]() -> Result<void> {
+    auto s = m_impl->stmt("INSERT OR REPLACE INTO kv_state (key, value, updated_at) VALUES (?,?,?)");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(key, json_value, now());
+    return (*s)->run("set value " + key);
+  });
+}
+
+std::expected<std::vector<std::pair<std::string, std::string>>, std::string> Store::values() {
+  using Pair = std::pair<std::string, std::string>;
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<Pair>> {
+    auto s = m_impl->stmt("SELECT key, value FROM kv_state ORDER BY key");
+    if (!s) return std::unexpected(s.error());
+    return rows<Pair>(**s, [](const Stmt& st) { return Pair{st.text(0), st.text(1)}; }, "read values");
+  });
+}
+
+std::expected<void, std::string> Store::upsert_task(const TaskRecord& t) {
+  return m_impl->transact(Mode::write, [&]() -> Result<void> {
+    auto s = m_impl->stmt("INSERT OR REPLACE INTO tasks (id, kind, status, detail, updated_at) VALUES (?,?,?,?,?)");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(t.id, t.kind, t.status, t.detail, now());
+    return (*s)->run("write task " + t.id);
+  });
+}
+
+std::expected<std::optional<TaskRecord>, std::string> Store::task(const std::string& id) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::optional<TaskRecord>> {
+    auto s = m_impl->stmt("SELECT id, kind, status, detail, updated_at FROM tasks WHERE id=?");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(id);
+    return one<TaskRecord>(**s, read_task, "read task");
+  });
+}
+
+std::expected<std::vector<TaskRecord>, std::string> Store::list_tasks() {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<TaskRecord>> {
+    auto s = m_impl->stmt("SELECT id, kind, status, detail, updated_at FROM tasks ORDER BY id");
+    if (!s) return std::unexpected(s.error());
+    return rows<TaskRecord>(**s, read_task, "list tasks");
+  });
+}
+
+std::expected<void, std::string> Store::begin_attempt(const AttemptRecord& a) {
+  return m_impl->transact(Mode::write, [&]() -> Result<void> {
+    auto s = m_impl->stmt("INSERT INTO attempts (task_id, attempt, session_id, status, started_at, ended_at, error) "
+                          "VALUES (?,?,?,?,?,?,?)");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(a.task_id, a.attempt, a.session_id, a.status, a.started_at.empty() ? now() : a.started_at,
+                   a.ended_at, a.error);
+    return (*s)->run("begin attempt " + a.task_id);
+  });
+}
+
+std::expected<bool, std::string> Store::finish_attempt(const std::string& task_id, int attempt, const std::string& status,
+                                                       const std::optional<std::string>& error) {
+  return m_impl->transact(Mode::write, [&]() -> Result<bool> {
+    auto s = m_impl->stmt("UPDATE attempts SET status=?3, ended_at=?4, error=?5 WHERE task_id=?1 AND attempt=?2");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(task_id, attempt, status, now(), error);
+    if (auto r = (*s)->run("finish attempt " + task_id); !r) return std::unexpected(r.error());
+    return sqlite3_changes(m_impl->db.get()) > 0;
+  });
+}
+
+std::expected<std::vector<AttemptRecord>, std::string> Store::attempts(const std::string& task_id) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<AttemptRecord>> {
+    auto s = m_impl->stmt("SELECT task_id, attempt, session_id, status, started_at, ended_at, error FROM attempts "
+                          "WHERE task_id=? ORDER BY attempt");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(task_id);
+    return rows<AttemptRecord>(**s, read_attempt, "list attempts");
+  });
+}
+
+std::expected<std::int64_t, std::string> Store::append_event(const std::string& kind, const std::string& body) {
+  return m_impl->transact(Mode::write, [&]() -> Result<std::int64_t> {
+    auto s = m_impl->stmt("INSERT INTO events (created_at, kind, body) VALUES (?,?,?)");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(now(), kind, body);
+    if (auto r = (*s)->run("append event"); !r) return std::unexpected(r.error());
+    return static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_impl->db.get()));
+  });
+}
+
+std::expected<std::vector<EventRecord>, std::string> Store::events_after(std::int64_t after_seq) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<EventRecord>> {
+    auto s = m_impl->stmt("SELECT seq, created_at, kind, body FROM events WHERE seq > ? ORDER BY seq");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(after_seq);
+    return rows<EventRecord>(**s, read_event, "read events");
+  });
+}
+
+std::expected<std::string, std::string> Store::integrity_check() {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::string> {
+    auto s = m_impl->stmt("PRAGMA integrity_check");
+    if (!s) return std::unexpected(s.error());
+    auto lines = rows<std::string>(**s, [](const Stmt& st) { return st.text(0); }, "integrity check");
+    if (!lines) return std::unexpected(lines.error());
+    std::string out;
+    for (const auto& l : *lines) out += (out.empty() ? "" : "\n") + l;
+    return out;
+  });
+}
+
+std::expected<std::int64_t, std::string> Store::data_version() {
+  std::lock_guard lock(m_impl->mutex);
+  auto s = m_impl->stmt("PRAGMA data_version");
+  if (!s) return std::unexpected(s.error().message);
+  auto row = (*s)->step("data_version");
+  if (!row) return std::unexpected(row.error().message);
+  const auto v = (*s)->int64(0);
+  (*s)->reset();
+  return v;
+}
+
+}  // namespace harness::store

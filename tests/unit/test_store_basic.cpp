@@ -1,0 +1,167 @@
+// Store CRUD: sessions, tokens, idempotent messages, responses, state, tasks, attempts, events.
+#include "harness/protocol/codec.hpp"
+#include "harness/store/schema.hpp"
+
+#include <sqlite3.h>
+#include "test_store_support.hpp"
+
+using namespace harness;
+using namespace harness::store;
+using store_test::TempDir;
+
+TEST_CASE("A new store is created at the project's default path with the newest schema", "[store]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  CHECK(std::filesystem::exists(dir.path / ".orchestration" / "harness.db"));
+  CHECK(s.user_version() == schema_version);
+  CHECK(s.integrity_check() == "ok");
+}
+
+TEST_CASE("Sessions are created, read, updated and authenticated by token", "[store]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  auto rec = store_test::session("s1");
+  rec.pid = 123;
+  rec.pid_start_time = 99;
+  rec.log_path = "logs/s1.log";
+  REQUIRE(s.create_session(rec));
+  CHECK_FALSE(s.create_session(rec).has_value());  // duplicate id
+  auto got = s.session("s1");
+  REQUIRE(got);
+  REQUIRE(got->has_value());
+  CHECK((*got)->pid == 123);
+  CHECK((*got)->pid_start_time == 99u);
+  CHECK((*got)->log_path == "logs/s1.log");
+  CHECK((*got)->task_id == "01-01");
+  CHECK(s.check_token("s1", "tok-s1") == true);
+  CHECK(s.check_token("s1", "tok-s") == false);
+  CHECK(s.check_token("s1", "tok-s1x") == false);
+  CHECK(s.check_token("nope", "tok-s1") == false);
+  CHECK(s.set_session_status("s1", "completed", 0) == true);
+  got = s.session("s1");
+  CHECK((*got)->status == "completed");
+  CHECK((*got)->exit_code == 0);
+  CHECK((*got)->ended_at.has_value());
+  CHECK(s.set_session_status("nope", "failed") == false);
+  rec.adapter = "claude";
+  CHECK(s.update_session(rec) == true);
+  CHECK((*s.session("s1"))->adapter == "claude");
+  REQUIRE(s.create_session(store_test::session("s0")));
+  auto all = s.list_sessions();
+  REQUIRE(all->size() == 2);
+  CHECK((*all)[0].id == "s0");
+}
+
+TEST_CASE("Inserting the same message id twice stores it once", "[store]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  REQUIRE(s.create_session(store_test::session("s1")));
+  auto m = protocol::make_envelope("s1", protocol::DecisionNeeded{"Which?", {"a", "b"}, std::nullopt});
+  CHECK(s.insert_message(m) == InsertOutcome::inserted);
+  CHECK(s.insert_message(m) == InsertOutcome::duplicate);
+  CHECK(s.message_count() == 1);
+  auto got = s.message(m.id);
+  REQUIRE(got->has_value());
+  CHECK((*got)->type == "decision_needed");
+  auto payload = protocol::payload_from_json((*got)->type, boost::json::parse((*got)->payload));
+  REQUIRE(payload);
+  CHECK(std::get<protocol::DecisionNeeded>(*payload).options.size() == 2);
+  std::vector<protocol::Envelope> batch{m, protocol::make_envelope("s1", protocol::AbortTask{"x"}),
+                                        protocol::make_envelope("s1", protocol::AbortTask{"y"})};
+  CHECK(s.insert_messages(batch) == 2u);
+  CHECK(s.message_count() == 3);
+}
+
+TEST_CASE("Messages for an unknown session are refused", "[store]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  auto r = s.insert_message(protocol::make_envelope("ghost", protocol::AbortTask{"x"}));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().find("FOREIGN KEY") != std::string::npos);
+}
+
+TEST_CASE("Pending messages are listed in arrival order until answered", "[store]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  REQUIRE(s.create_session(store_test::session("a")));
+  REQUIRE(s.create_session(store_test::session("b")));
+  auto m1 = protocol::make_envelope("a", protocol::ActionNeeded{"login", "browser"});
+  auto m2 = protocol::make_envelope("b", protocol::DecisionNeeded{"q", {"x"}, std::nullopt});
+  auto m3 = protocol::make_envelope("a", protocol::ProgressUpdate{"p", 1, 2});
+  REQUIRE(s.insert_message(m1));
+  REQUIRE(s.insert_message(m2));
+  REQUIRE(s.insert_message(m3));
+  auto all = s.pending_messages();
+  REQUIRE(all->size() == 3);
+  CHECK((*all)[0].id == m1.id);
+  CHECK((*all)[1].id == m2.id);
+  CHECK((*all)[0].seq < (*all)[1].seq);
+  CHECK(s.pending_messages("b")->size() == 1);
+  CHECK(s.respond(m2.id, R"({"choice":"x"})") == true);
+  CHECK(s.respond(m2.id, R"({"choice":"x"})") == false);  // already answered
+  CHECK(s.respond("unknown", "{}") == false);
+  auto answered = s.message(m2.id);
+  CHECK((*answered)->status == "responded");
+  CHECK((*answered)->response == R"({"choice":"x"})");
+  CHECK(s.pending_messages("b")->empty());
+  CHECK(s.expire_pending("a") == 2u);
+  CHECK(s.pending_messages()->empty());
+  auto after = s.messages_after((*all)[0].seq);
+  REQUIRE(after->size() == 2);
+  CHECK((*after)[0].id == m2.id);
+}
+
+TEST_CASE("Execution state, values, tasks, attempts and events persist across reopen", "[store]") {
+  TempDir dir;
+  {
+    auto s = store_test::open_store(dir.path);
+    ExecutionState e;
+    e.project_path = "/p";
+    e.highest_executed_phase = "02.1";
+    e.highest_executing_plan = "03-02";
+    REQUIRE(s.set_execution_state(e));
+    REQUIRE(s.set_value("k", R"({"a":1})"));
+    REQUIRE(s.upsert_task({"01-01", "execute", "running", R"({"x":1})", ""}));
+    REQUIRE(s.begin_attempt({"01-01", 1, "s1", "running", "", std::nullopt, std::nullopt}));
+    CHECK_FALSE(s.begin_attempt({"01-01", 1, "s1", "running", "", std::nullopt, std::nullopt}).has_value());
+    CHECK(s.finish_attempt("01-01", 1, "failed", "boom") == true);
+    CHECK(s.finish_attempt("01-01", 7, "failed") == false);
+    CHECK(s.append_event("task_started", R"({"task":"01-01"})") == 1);
+    CHECK(s.append_event("task_done", R"({"task":"01-01"})") == 2);
+  }
+  auto s = store_test::open_store(dir.path);
+  auto e = s.execution_state("/p");
+  REQUIRE(e->has_value());
+  CHECK((*e)->highest_executed_phase == "02.1");
+  CHECK((*e)->highest_executing_plan == "03-02");
+  CHECK((*e)->pending_verify_phase == std::nullopt);
+  CHECK(s.execution_state("/q")->has_value() == false);
+  CHECK(s.values()->at(0).second == R"({"a":1})");
+  CHECK((*s.task("01-01"))->detail == R"({"x":1})");
+  CHECK(s.list_tasks()->size() == 1);
+  auto a = s.attempts("01-01");
+  REQUIRE(a->size() == 1);
+  CHECK((*a)[0].status == "failed");
+  CHECK((*a)[0].error == "boom");
+  auto ev = s.events_after(1);
+  REQUIRE(ev->size() == 1);
+  CHECK((*ev)[0].kind == "task_done");
+}
+
+TEST_CASE("A database from a newer build is refused rather than misread", "[store]") {
+  TempDir dir;
+  { auto s = store_test::open_store(dir.path); }
+  {
+    auto db = store::Store::open({.db_path = default_db_path(dir.path)});
+    REQUIRE(db);
+  }
+  // Bump the version behind the store's back.
+  REQUIRE(create_schema_at(dir.path / "x.db", 1));
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open((dir.path / "x.db").c_str(), &raw) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(raw, "PRAGMA user_version=99", nullptr, nullptr, nullptr) == SQLITE_OK);
+  sqlite3_close(raw);
+  auto r = Store::open({.db_path = dir.path / "x.db"});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().find("newer than this build") != std::string::npos);
+}
