@@ -1,0 +1,171 @@
+// Migrations from every earlier schema version, recovery of dead sessions, the change watcher.
+#include "harness/protocol/codec.hpp"
+#include "harness/store/recovery.hpp"
+#include "harness/store/schema.hpp"
+#include "harness/store/watch.hpp"
+#include "test_store_support.hpp"
+
+#include <sqlite3.h>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace harness;
+using namespace harness::store;
+using store_test::TempDir;
+
+namespace {
+
+void exec(const std::filesystem::path& db, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &err);
+  INFO((err ? err : ""));
+  sqlite3_free(err);
+  sqlite3_close(raw);
+  REQUIRE(rc == SQLITE_OK);
+}
+
+}  // namespace
+
+TEST_CASE("Every earlier schema version migrates forward keeping its rows", "[store][migrate]") {
+  for (int from = 1; from < schema_version; ++from) {
+    INFO("from version " << from);
+    TempDir dir;
+    const auto db = dir.path / "old.db";
+    REQUIRE(create_schema_at(db, from));
+    exec(db, "INSERT INTO sessions (id, slot, status, working_dir, pid) VALUES ('s1', 1, 'running', '/w', 42);"
+             "INSERT INTO worker_messages (id, session_id, message_type, payload, created_at) "
+             "VALUES ('m2', 's1', 'decision_needed', '{\"question\":\"q\",\"options\":[\"a\"]}', 't1');"
+             "INSERT INTO worker_messages (id, session_id, message_type, payload, status, created_at, response) "
+             "VALUES ('m1', 's1', 'abort_task', '{\"reason\":\"r\"}', 'responded', 't2', '{}');"
+             "INSERT INTO execution_state (project_path, highest_executed_phase, highest_verified_phase) "
+             "VALUES ('/p', 3, 2);");
+    if (from >= 2) exec(db, "UPDATE sessions SET token='tok', task_id='01-01'; INSERT INTO events (created_at, kind, body) VALUES ('t','k','{}');");
+    auto s = Store::open({.db_path = db});
+    REQUIRE(s);
+    CHECK(s->user_version() == schema_version);
+    CHECK(s->integrity_check() == "ok");
+    auto all = s->messages_after(0);
+    REQUIRE(all->size() == 2);
+    CHECK((*all)[0].id == "m2");  // original insertion order kept
+    CHECK((*all)[1].status == "responded");
+    auto pending = s->pending_messages("s1");
+    REQUIRE(pending->size() == 1);
+    CHECK(pending->front().status == "pending");
+    auto e = s->execution_state("/p");
+    REQUIRE(e->has_value());
+    CHECK((*e)->highest_executed_phase == "3");
+    CHECK((*e)->highest_verified_phase == "2");
+    auto sess = s->session("s1");
+    CHECK((*sess)->pid == 42);
+    CHECK((*sess)->token == (from >= 2 ? "tok" : ""));
+    CHECK(s->events_after(0)->size() == (from >= 2 ? 1u : 0u));
+    // Migrated schema accepts new writes like a fresh one.
+    CHECK(s->insert_message(protocol::make_envelope("s1", protocol::AbortTask{"x"})) == InsertOutcome::inserted);
+    CHECK(s->append_event("k", "{}").has_value());
+    CHECK(migration_sql(from - 1) != nullptr);
+  }
+  CHECK(migration_sql(schema_version) == nullptr);
+}
+
+TEST_CASE("Process start time distinguishes a live process from a reused pid", "[store][recovery]") {
+  const auto self = static_cast<std::int64_t>(::getpid());
+  auto start = process_start_time(self);
+  REQUIRE(start.has_value());
+  CHECK(process_alive(self, start));
+  CHECK(process_alive(self, std::nullopt));
+  CHECK_FALSE(process_alive(self, *start + 1));
+  CHECK_FALSE(process_start_time(-5).has_value());
+}
+
+TEST_CASE("Recovery fails sessions whose process is gone and surfaces pending checkpoints", "[store][recovery]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  // A child that has exited and been reaped: its pid no longer runs.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);
+  auto dead = store_test::session("dead", "01-01");
+  dead.pid = child;
+  auto reused = store_test::session("reused", "01-02");
+  reused.pid = ::getpid();  // our pid, but "started" at another time: a reused pid
+  reused.pid_start_time = *process_start_time(::getpid()) + 1;
+  auto live = store_test::session("live", "01-03");
+  live.pid = ::getpid();
+  live.pid_start_time = process_start_time(::getpid());
+  auto done = store_test::session("done", "01-04");
+  done.status = "completed";
+  for (const auto& r : {dead, reused, live, done}) {
+    REQUIRE(s.create_session(r));
+    REQUIRE(s.begin_attempt({r.task_id, 1, r.id, "running", "", std::nullopt, std::nullopt}));
+  }
+  auto q_dead = protocol::make_envelope("dead", protocol::DecisionNeeded{"q", {"a"}, std::nullopt});
+  auto q_live = protocol::make_envelope("live", protocol::VerificationNeeded{"ui", {"look"}, std::nullopt});
+  REQUIRE(s.insert_message(q_dead));
+  REQUIRE(s.insert_message(q_live));
+  REQUIRE(s.insert_message(protocol::make_envelope("live", protocol::ProgressUpdate{"p", {}, {}})));
+  REQUIRE(s.append_event("plan_started", R"({"plan":"01-01"})"));
+
+  auto report = recover(s);
+  REQUIRE(report);
+  CHECK(report->failed_sessions == std::vector<std::string>{"dead", "reused"});
+  CHECK(report->live_sessions == std::vector<std::string>{"live"});
+  REQUIRE(report->pending_checkpoints.size() == 1);
+  CHECK(report->pending_checkpoints[0].id == q_live.id);
+  REQUIRE(report->events.size() == 1);
+  CHECK(report->events[0].kind == "plan_started");
+  CHECK((*s.session("dead"))->status == "failed");
+  CHECK((*s.session("done"))->status == "completed");
+  CHECK(s.attempts("01-01")->front().status == "failed");
+  CHECK(s.attempts("01-01")->front().error == "worker process gone");
+  CHECK(s.attempts("01-03")->front().status == "running");
+  CHECK((*s.message(q_dead.id))->status == "expired");
+  // A second pass finds nothing new to fail.
+  auto again = recover(s);
+  CHECK(again->failed_sessions.empty());
+}
+
+TEST_CASE("The change watcher wakes on another connection's commit, times out and cancels", "[store][watch]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  REQUIRE(s.create_session(store_test::session("s1")));
+  auto w = ChangeWatcher::open(s.path());
+  REQUIRE(w);
+  CHECK(w->wait_for_change(std::chrono::milliseconds(30)) == WaitResult::timeout);
+  std::thread writer([&] {
+    auto other = store_test::open_store(dir.path);
+    (void)other.insert_message(protocol::make_envelope("s1", protocol::AbortTask{"x"}));
+  });
+  CHECK(w->wait_for_change(std::chrono::seconds(10)) == WaitResult::changed);
+  writer.join();
+  CHECK_FALSE(w->changed());
+  std::thread canceller([&] { w->cancel(); });
+  CHECK(w->wait_for_change(std::chrono::seconds(10)) == WaitResult::cancelled);
+  canceller.join();
+  w->reset_cancel();
+  CHECK(w->wait_for_change(std::chrono::milliseconds(10)) == WaitResult::timeout);
+  CHECK(w->native_handle() >= 0);
+}
+
+TEST_CASE("The change watcher sees a commit made by another process", "[store][watch]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  REQUIRE(s.create_session(store_test::session("s1")));
+  auto w = ChangeWatcher::open(s.path());
+  REQUIRE(w);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    auto st = Store::open({.db_path = default_db_path(dir.path)});
+    const bool ok = st && st->insert_message(protocol::make_envelope("s1", protocol::AbortTask{"x"})).has_value();
+    ::_exit(ok ? 0 : 1);
+  }
+  CHECK(w->wait_for_change(std::chrono::seconds(10)) == WaitResult::changed);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(s.message_count() == 1);
+}
