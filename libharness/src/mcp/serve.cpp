@@ -2,9 +2,13 @@
 // the session's synchronous line writer.
 #include "session.hpp"
 
+// GCC 12 at -O2/-O3 reports a false "potential null pointer dereference" inside Asio's headers.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/signal_set.hpp>
+#pragma GCC diagnostic pop
 
 #include <array>
 #include <cerrno>
