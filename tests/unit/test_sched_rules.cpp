@@ -197,3 +197,36 @@ TEST_CASE("human_needed waits for an answer without holding a slot", "[sched]") 
   d.run_all();
   CHECK(d.finished_with("complete"));
 }
+
+TEST_CASE("The waves baseline holds a wave until the previous wave of its phase is verified", "[sched]") {
+  auto plans = std::vector<WorkPlan>{plan("01-01"), plan("01-02", {"01-01"}), plan("01-03", {}, {}, 100)};
+  for (auto policy : {Policy::graph, Policy::waves}) {
+    Config c;
+    c.policy = policy;
+    Driver d(workload(1, plans), c);
+    d.begin();
+    d.succeed("execute:01-01");
+    d.succeed("verify-plan:01-01");
+    REQUIRE(d.is_running("execute:01-03"));
+    CHECK(d.is_running("execute:01-02") == (policy == Policy::graph));
+  }
+}
+
+TEST_CASE("Deviations already in a SUMMARY at load time reconcile the next plan first", "[sched]") {
+  auto w = workload(1, {plan("01-01"), plan("01-02")});
+  w.plans[0].executed = w.plans[0].verified = w.plans[0].has_deviations = true;
+  Driver d(w);
+  d.begin();
+  CHECK(d.is_running("reconcile:01-02"));
+  CHECK(d.state("execute:01-02") == "pending");
+  d.succeed("reconcile:01-02");
+  CHECK(d.is_running("execute:01-02"));
+}
+
+TEST_CASE("The serial baseline runs one execute at a time", "[sched]") {
+  Config c;
+  c.policy = Policy::serial;
+  Driver d(workload(1, {plan("01-01"), plan("01-02"), plan("01-03")}), c);
+  d.begin();
+  CHECK(d.running().size() == 1);
+}
