@@ -37,7 +37,7 @@ struct OrchestrationConfig {
   const std::string& adapter_for(const std::string& kind) const;
 };
 
-/// Parses config.yaml text; diagnostics carry `file:line:col` and codes S001-S003.
+/// Parses config.yaml text; diagnostics carry `file:line:col` and codes H201-H203 (syntax, bad value, unknown key).
 std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> parse_config(const std::string& text,
                                                                                 const std::string& file_name);
 /// Reads and parses a config file; a missing file yields the defaults.

@@ -1,0 +1,131 @@
+// `.orchestration/`: config.yaml, projections, and the file transport ingested like MCP messages.
+#include "harness/protocol/codec.hpp"
+#include "harness/store/state_dir.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "test_store_support.hpp"
+
+using namespace harness;
+using namespace harness::store;
+using store_test::TempDir;
+namespace json = boost::json;
+
+TEST_CASE("config.yaml round-trips and missing keys keep their defaults", "[store][config]") {
+  OrchestrationConfig c;
+  c.slots = 4;
+  c.lookahead = 1;
+  c.task_timeout = std::chrono::seconds(120);
+  c.adapters["executor"] = "codex";
+  auto back = parse_config(render_config(c), "config.yaml");
+  REQUIRE(back);
+  CHECK(back->slots == 4);
+  CHECK(back->lookahead == 1);
+  CHECK(back->task_timeout == std::chrono::seconds(120));
+  CHECK(back->adapter_for("executor") == "codex");
+  CHECK(back->adapter_for("planner") == "claude");
+  auto partial = parse_config("slots: 3\n", "config.yaml");
+  REQUIRE(partial);
+  CHECK(partial->slots == 3);
+  CHECK(partial->max_attempts == 3);
+  CHECK(parse_config("", "config.yaml").has_value());
+}
+
+TEST_CASE("config.yaml errors carry file, line, column and code", "[store][config]") {
+  auto r = parse_config("slots: 2\nlookahed: 1\nmax_attempts: lots\nadapters:\n  wizard: x\n", "cfg.yaml");
+  REQUIRE_FALSE(r.has_value());
+  REQUIRE(r.error().size() == 3);
+  CHECK(r.error()[0].line == 2);
+  CHECK(r.error()[0].code == "H203");
+  CHECK(r.error()[0].message.find("lookahed") != std::string::npos);
+  CHECK(r.error()[1].line == 3);
+  CHECK(r.error()[1].col == 15);
+  CHECK(r.error()[1].code == "H202");
+  CHECK(r.error()[2].line == 5);
+  CHECK(spec::render(r.error()[1]).starts_with("cfg.yaml:3:15: error[H202]: `max_attempts` must be an integer"));
+  auto syntax = parse_config("slots: [1,\n", "c.yaml");
+  REQUIRE_FALSE(syntax.has_value());
+  CHECK(syntax.error()[0].code == "H201");
+  auto range = parse_config("slots: 0\n", "c.yaml");
+  REQUIRE_FALSE(range.has_value());
+  CHECK(range.error()[0].message == "`slots` must be between 1 and 64");
+}
+
+TEST_CASE("The state directory writes its projections atomically as readable files", "[store][state_dir]") {
+  TempDir dir;
+  auto sd = StateDir::for_project(dir.path);
+  REQUIRE(sd.write_config(OrchestrationConfig{}));
+  CHECK(sd.read_config()->slots == 2);
+  REQUIRE(sd.write_dependency_graph(json::object{{"nodes", json::array{"01-01"}}}));
+  REQUIRE(sd.write_active_files(json::object{{"s1", json::array{"src/a.cpp"}}}));
+  WorkerStatus st{"s1", "2026-01-01T00:00:00.000Z", "running", "01", "01-02", 1, 3, "Task 1/3"};
+  REQUIRE(sd.write_status(st));
+  auto back = sd.read_status("s1");
+  REQUIRE(back);
+  REQUIRE(back->has_value());
+  CHECK((*back)->plan == "01-02");
+  CHECK((*back)->message == "Task 1/3");
+  CHECK(sd.read_status("nobody")->has_value() == false);
+  auto q = protocol::make_envelope("s1", protocol::DecisionNeeded{"q", {"a"}, std::nullopt});
+  REQUIRE(sd.write_checkpoint(q));
+  REQUIRE(sd.write_checkpoint_response(protocol::make_envelope("s1", protocol::DecisionMade{"a", std::nullopt})));
+  auto text = util::read_file(sd.session_dir("s1") / "checkpoint_response.json");
+  REQUIRE(text);
+  CHECK(protocol::parse_envelope(*text)->type() == protocol::MessageType::decision_made);
+  CHECK(util::read_file(dir.path / ".orchestration" / "dependency-graph.json").value() == "{\"nodes\":[\"01-01\"]}\n");
+}
+
+TEST_CASE("A file-transport worker is heard like an MCP worker, exactly once", "[store][state_dir]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  REQUIRE(s.create_session(store_test::session("s1")));
+  auto sd = StateDir::for_project(dir.path);
+  // The script worker's own formats (seed 000 camelCase).
+  REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "status.json",
+      R"({"sessionId":"s1","timestamp":"2026-01-01T00:00:01Z","state":"running","phase":"01","plan":"01-01",)"
+      R"("currentTask":2,"totalTasks":3,"message":"Task 2/3: build"})"));
+  auto checkpoint = protocol::make_envelope("s1", protocol::ActionNeeded{"log in", "needs a browser"});
+  REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "checkpoint.json", protocol::serialize(checkpoint)));
+  REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "result.json",
+      R"({"sessionId":"s1","timestamp":"2026-01-01T00:00:09Z","status":"completed","summaryPath":"p/01-01-SUMMARY.md",)"
+      R"("commits":["abc","def"],"filesTouched":["src/a.cpp"],"tasksRun":3,"tasksSkipped":0})"));
+  auto r1 = sd.ingest(s);
+  REQUIRE(r1);
+  CHECK(r1->errors.empty());
+  CHECK(r1->inserted == 3);
+  auto r2 = sd.ingest(s);
+  CHECK(r2->inserted == 0);
+  CHECK(r2->duplicates == 3);
+  auto all = s.messages_after(0);
+  REQUIRE(all->size() == 3);
+  CHECK((*all)[0].type == "progress_update");
+  CHECK((*all)[1].id == checkpoint.id);
+  CHECK((*all)[2].type == "task_completed");
+  auto done = protocol::payload_from_json((*all)[2].type, json::parse((*all)[2].payload));
+  REQUIRE(done);
+  CHECK(std::get<protocol::TaskCompleted>(*done).commits == std::vector<std::string>{"abc", "def"});
+  CHECK(s.pending_messages("s1")->size() == 3);
+  // A new status content is a new message.
+  REQUIRE(sd.write_status({"s1", "2026-01-01T00:00:02Z", "running", "01", "01-01", 3, 3, std::nullopt}));
+  CHECK(sd.ingest(s)->inserted == 1);
+}
+
+TEST_CASE("Bad transport files are reported and skipped, not fatal", "[store][state_dir]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  REQUIRE(s.create_session(store_test::session("s1")));
+  auto sd = StateDir::for_project(dir.path);
+  REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "status.json", "{broken"));
+  REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "result.json",
+                                  R"({"sessionId":"s1","timestamp":"t","status":"failed"})"));
+  REQUIRE(util::write_file_atomic(sd.session_dir("ghost") / "result.json",
+                                  R"({"sessionId":"ghost","timestamp":"t","status":"failed","error":"x"})"));
+  REQUIRE(util::write_file_atomic(sd.session_dir("s2") / "result.json",
+                                  R"({"sessionId":"s1","timestamp":"t","status":"failed","error":"x"})"));
+  auto r = sd.ingest(s);
+  REQUIRE(r);
+  CHECK(r->inserted == 0);
+  REQUIRE(r->errors.size() == 4);
+  CHECK(r->errors[0].find("FOREIGN KEY") != std::string::npos);  // ghost: unknown session
+  CHECK(r->errors[1].find("invalid JSON") != std::string::npos);
+  CHECK(r->errors[2].find("error: missing required field") != std::string::npos);
+  CHECK(r->errors[3].find("does not match its directory") != std::string::npos);
+}
