@@ -2,11 +2,10 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/worker/git.hpp"
 #include "harness/worker/script_plan.hpp"
 
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/readable_pipe.hpp>
 #include <boost/json.hpp>
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/process.hpp>
@@ -18,9 +17,7 @@
 #include <expected>
 #include <chrono>
 #include <ctime>
-#include <fcntl.h>
 #include <set>
-#include <sys/file.h>
 #include <unistd.h>
 
 namespace harness::worker {
@@ -29,59 +26,6 @@ namespace {
 namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 namespace fs = std::filesystem;
-
-struct Run {
-  int exit_code = -1;
-  std::string out;
-};
-
-/// Runs argv[0] (looked up on PATH) in `cwd`; stdout captured when `capture`, else inherited.
-Run run(const std::vector<std::string>& argv, const fs::path& cwd, bool capture) {
-  asio::io_context ctx;
-  Run r;
-  auto exe = bp::environment::find_executable(argv[0]);
-  if (exe.empty()) {
-    r.out = argv[0] + ": not found on PATH";
-    return r;
-  }
-  std::vector<std::string> args(argv.begin() + 1, argv.end());
-  boost::system::error_code ec;
-  if (capture) {
-    asio::readable_pipe pipe(ctx);
-    // stderr joins stdout so a failure message reaches the caller.
-    bp::process proc(ctx, exe, args, bp::process_stdio{nullptr, pipe, pipe}, bp::process_start_dir(cwd.string()));
-    asio::read(pipe, asio::dynamic_buffer(r.out), ec);
-    r.exit_code = proc.wait();
-  } else {
-    bp::process proc(ctx, exe, args, bp::process_stdio{nullptr, {}, {}}, bp::process_start_dir(cwd.string()));
-    r.exit_code = proc.wait();
-  }
-  return r;
-}
-
-/// Serializes git index work of concurrent workers in one repository.
-class GitLock {
-public:
-  explicit GitLock(const fs::path& lock_file) {
-    std::error_code ec;
-    fs::create_directories(lock_file.parent_path(), ec);
-    // The state directory ignores itself, so `git status` and `git add -A` never pick it up.
-    if (!fs::exists(lock_file.parent_path() / ".gitignore", ec))
-      (void)util::write_file_atomic(lock_file.parent_path() / ".gitignore", "*\n");
-    m_fd = ::open(lock_file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-    if (m_fd >= 0)
-      while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
-      }
-  }
-  ~GitLock() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-  GitLock(const GitLock&) = delete;
-  GitLock& operator=(const GitLock&) = delete;
-
-private:
-  int m_fd = -1;
-};
 
 void write_json(const fs::path& session_dir, const char* name, const boost::json::object& o) {
   if (session_dir.empty()) return;
@@ -97,86 +41,54 @@ std::string now_iso() {
   return buf;
 }
 
-std::vector<std::string> git(std::vector<std::string> args) {
-  args.insert(args.begin(), "git");
-  return args;
-}
-
-struct Change {
-  bool untracked = false;
-  std::string path;
-};
-
-/// Paths that differ from HEAD (tracked changes and untracked files), from `git status -z`.
-std::vector<Change> changed_paths(const fs::path& root) {
-  auto r = run(git({"status", "--porcelain=v1", "-z", "--untracked-files=all"}), root, true);
-  std::vector<Change> out;
-  size_t pos = 0;
-  while (pos + 3 < r.out.size()) {
-    size_t end = r.out.find('\0', pos);
-    if (end == std::string::npos) end = r.out.size();
-    const std::string entry = r.out.substr(pos, end - pos);
-    pos = end + 1;
-    if (entry.size() < 4) continue;
-    out.push_back({entry[0] == '?', entry.substr(3)});
-    if (entry[0] == 'R' || entry[0] == 'C') pos = r.out.find('\0', pos) + 1; // skip the rename source
-  }
-  return out;
-}
-
 bool declared(const spec::Plan& plan, const std::string& path) {
   return std::any_of(plan.files_modified.begin(), plan.files_modified.end(),
                      [&](const std::string& g) { return util::glob_match(g, path); });
 }
 
-/// Puts the declared files back to HEAD and removes untracked ones: what an interrupted attempt
-/// left behind must not leak into the retry.
-void reset_declared_files(const fs::path& root, const spec::Plan& plan) {
-  std::vector<std::string> tracked;
-  for (const auto& c : changed_paths(root)) {
-    if (!declared(plan, c.path)) continue;
-    if (c.untracked) {
-      std::error_code ec;
-      fs::remove(root / c.path, ec);
-    } else {
-      tracked.push_back(c.path);
-    }
-  }
-  if (tracked.empty()) return;
-  auto checkout = git({"checkout", "HEAD", "--"});
-  checkout.insert(checkout.end(), tracked.begin(), tracked.end());
-  run(checkout, root, true);
+/// Runs a shell block in `root` with this process's stdout/stderr (the session log).
+int run_block(const fs::path& root, const std::string& script) {
+  asio::io_context ctx;
+  static const auto bash = bp::environment::find_executable("bash");
+  if (bash.empty()) return 127;
+  bp::process proc(ctx, bash, {"-e", "-o", "pipefail", "-c", script}, bp::process_stdio{nullptr, {}, {}},
+                   bp::process_start_dir(root.string()));
+  return proc.wait();
 }
 
-/// Commits the changed declared files (and `extra` paths) if there are any. Returns the new
-/// commit hash, empty when there was nothing to commit, or git's complaint.
+/// Puts the declared files back to HEAD and removes untracked ones: what an interrupted attempt
+/// left behind must not leak into the retry.
+void reset_declared_files(const fs::path& root, const fs::path& lock, const spec::Plan& plan) {
+  with_git_lock(lock, [&] {
+    std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
+    for (const auto& c : changed_paths(root)) {
+      if (!declared(plan, c.path)) continue;
+      std::error_code ec;
+      if (c.untracked) fs::remove(root / c.path, ec);
+      else checkout.push_back(c.path);
+    }
+    if (checkout.size() > 3) run_git(root, checkout);
+  });
+}
+
+/// Commits the changed declared files (and `extra` paths). Returns the hash, empty when nothing
+/// changed, or git's complaint.
 std::expected<std::string, std::string> commit_task(const fs::path& root, const fs::path& lock, const spec::Plan& plan,
-                        const std::vector<std::string>& extra, const std::string& message,
-                        std::set<std::string>& touched) {
-  GitLock guard(lock);
+                                                    const std::vector<std::string>& extra, const std::string& message,
+                                                    std::set<std::string>& touched) {
   std::vector<std::string> names;
   for (const auto& c : changed_paths(root))
     if (declared(plan, c.path) || std::find(extra.begin(), extra.end(), c.path) != extra.end()) names.push_back(c.path);
-  if (names.empty()) return {};
-  auto add = git({"add", "-A", "--"});
-  add.insert(add.end(), names.begin(), names.end());
-  if (auto r = run(add, root, true); r.exit_code != 0) return std::unexpected("git add failed: " + r.out);
-  for (const auto& n : names) touched.insert(n);
-  // Commit only these paths: other workers may have staged their own files meanwhile.
-  auto commit = git({"commit", "-q", "--no-verify", "-m", message, "--"});
-  commit.insert(commit.end(), names.begin(), names.end());
-  if (auto r = run(commit, root, true); r.exit_code != 0)
-    return std::unexpected(fmt::format("git commit failed (exit {}); is user.name/user.email configured? {}", r.exit_code, r.out));
-  auto head = run(git({"rev-parse", "HEAD"}), root, true).out;
-  while (!head.empty() && head.back() == '\n') head.pop_back();
-  return head;
+  auto hash = commit_paths(root, lock, names, message);
+  if (hash && !hash->empty())
+    for (const auto& n : names) touched.insert(n);
+  return hash;
 }
 
 } // namespace
 
 std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project_root, const std::string& plan_id) {
-  auto log = run(git({"log", "--format=%H%x1f%B%x1e", "--grep", fmt::format("Plan: {},", plan_id), "--fixed-strings"}),
-                 project_root, true);
+  auto log = run_git(project_root, {"log", "--format=%H%x1f%B%x1e", "--grep", fmt::format("Plan: {},", plan_id), "--fixed-strings"});
   std::vector<std::pair<int, std::string>> out;
   const std::string needle = fmt::format("Plan: {}, Task: ", plan_id);
   size_t pos = 0;
@@ -236,10 +148,10 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
       continue;
     }
     status("running", task.index, label);
-    reset_declared_files(root, *plan);
+    reset_declared_files(root, lock, *plan);
     for (const auto& script : task.scripts) {
-      auto r = run({"bash", "-e", "-o", "pipefail", "-c", script}, root, false);
-      if (r.exit_code != 0) return fail(fmt::format("{} failed: a shell block exited {}", label, r.exit_code));
+      if (int code = run_block(root, script); code != 0)
+        return fail(fmt::format("{} failed: a shell block exited {}", label, code));
     }
     ++result.tasks_run;
     auto hash = commit_task(root, lock, *plan, {}, task_commit_message(*plan, task, total, spec->layout.spec_name), touched);

@@ -1,0 +1,47 @@
+#pragma once
+// The run loop of `harness-cli orchestrate`: one Asio thread feeds the scheduler's actions to
+// worker processes and the verification pool, and feeds worker exits, worker reports, human
+// answers and timers back to the scheduler as events. The spec directory's files are the record
+// of finished work, so a killed run restarts from them: executed plans are not executed again,
+// and the script worker's per-task commits make even a half-finished plan resume exactly once.
+
+#include "harness/orchestrator/run_event.hpp"
+#include "harness/orchestrator/run_options.hpp"
+#include "harness/orchestrator/verifier.hpp"
+
+#include <memory>
+
+namespace harness::orchestrator {
+
+class Orchestrator {
+public:
+  Orchestrator(RunOptions options, Verifier& verifier, Observer& observer);
+  ~Orchestrator();
+  Orchestrator(const Orchestrator&) = delete;
+  Orchestrator& operator=(const Orchestrator&) = delete;
+
+  /// Runs until the spec is complete, blocked, waiting for a human with nothing else to do, or
+  /// interrupted (SIGINT/SIGTERM: the first drains, the second stops). Fails before starting
+  /// anything when the spec does not load or validate.
+  std::expected<RunSummary, std::string> run();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+/// `.orchestration/sessions/<id>/checkpoint.json` files still waiting for an answer.
+struct PendingCheckpoint {
+  std::string id;        ///< what `harness-cli respond` takes
+  std::string task;
+  std::string question;
+  std::filesystem::path file;
+};
+std::vector<PendingCheckpoint> pending_checkpoints(const std::filesystem::path& state_dir);
+
+/// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is
+/// approve | refuse (or yes | no). Fails for an unknown id or answer.
+std::expected<void, std::string> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
+                                                    const std::string& answer, const std::string& note);
+
+} // namespace harness::orchestrator

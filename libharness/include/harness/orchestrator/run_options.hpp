@@ -1,0 +1,47 @@
+#pragma once
+// Settings of one `orchestrate` run (flags and .orchestration/config.yaml merged by the caller).
+
+#include "harness/sched/types.hpp"
+#include "harness/worker/adapter.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+namespace harness::orchestrator {
+
+/// What the first Ctrl-C does to running workers (the second always stops them).
+enum class InterruptMode { finish_running, stop_running };
+
+struct RunOptions {
+  std::filesystem::path spec_dir;
+  sched::Config sched;                         ///< slots, caps, gate lookahead, attempts, loops
+  worker::AdapterKind adapter = worker::AdapterKind::claude;
+  std::map<sched::TaskKind, worker::AdapterKind> adapter_by_kind; ///< overrides per task kind
+  worker::AdapterSettings adapter_settings;
+  std::filesystem::path worker_prompt_template; ///< skills/templates/worker-prompt.md
+  std::filesystem::path harness_cli;            ///< absolute paths the workers need
+  std::filesystem::path harness_mcp;
+  bool auto_yes = false;                        ///< approve verification checkpoints whose checks passed
+  bool interactive = false;                     ///< ask checkpoints on the terminal
+  std::optional<double> max_cost_usd;
+  std::chrono::seconds task_timeout{3600};
+  std::chrono::seconds idle_timeout{900};
+  std::chrono::seconds stop_grace{10};
+  std::chrono::milliseconds stagger{0};         ///< delay between two agent starts
+  InterruptMode interrupt = InterruptMode::finish_running;
+  int verify_threads = 2;
+};
+
+/// How a run ended. exit_code: 0 complete, 1 blocked or failed, 3 waiting for a human, 130 interrupted.
+struct RunSummary {
+  std::string outcome; ///< complete | blocked | waiting_for_human | interrupted | cost_limit
+  int exit_code = 1;
+  std::vector<std::string> blocked;
+  int attempts = 0;
+  double cost_usd = 0;
+  double elapsed_seconds = 0;
+};
+
+} // namespace harness::orchestrator

@@ -1,0 +1,26 @@
+#pragma once
+// What the run loop needs from verification: plan, phase and final gates. Called on a thread of
+// the verification pool, never on the loop's thread; implementations write VERIFICATION files.
+
+#include "harness/sched/types.hpp"
+#include "harness/spec/spec.hpp"
+
+#include <string>
+
+namespace harness::orchestrator {
+
+struct VerifyOutcome {
+  sched::Verdict verdict = sched::Verdict::passed; ///< passed | gaps_found | human_needed
+  bool failed = false;   ///< plan level: a check failed (the execute is retried)
+  std::string message;   ///< one line for the display
+};
+
+class Verifier {
+public:
+  virtual ~Verifier() = default;
+  virtual VerifyOutcome verify_plan(const spec::Spec& spec, const spec::Plan& plan) = 0;
+  virtual VerifyOutcome verify_phase(const spec::Spec& spec, spec::PhaseNumber phase) = 0;
+  virtual VerifyOutcome verify_final(const spec::Spec& spec) = 0;
+};
+
+} // namespace harness::orchestrator

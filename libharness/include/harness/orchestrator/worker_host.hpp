@@ -1,0 +1,73 @@
+#pragma once
+// Supervising worker processes on an Asio io_context: each in its own process group, output
+// appended to the session's log (and a bounded in-memory tail), stop = TERM the group, a grace
+// period, then KILL. Everything runs on the io_context's thread.
+
+#include "harness/worker/adapter.hpp"
+#include "harness/worker/output_log.hpp"
+
+#include <boost/asio/io_context.hpp>
+
+#include <chrono>
+#include <expected>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+namespace harness::orchestrator {
+
+/// How a worker process ended.
+struct WorkerExit {
+  int exit_code = -1;       ///< -1 when killed by a signal
+  int signal = 0;
+  bool stopped = false;     ///< we stopped it (timeout, idle, shutdown)
+  std::string stop_reason;  ///< "timed out", "idle", "shutdown"
+};
+
+class WorkerHost {
+public:
+  using LineHandler = std::function<void(const std::string& session, std::string_view line)>;
+  using ExitHandler = std::function<void(const std::string& session, const WorkerExit& exit)>;
+
+  WorkerHost(boost::asio::io_context& ctx, LineHandler on_line, ExitHandler on_exit);
+  ~WorkerHost();
+  WorkerHost(const WorkerHost&) = delete;
+  WorkerHost& operator=(const WorkerHost&) = delete;
+
+  /// Starts `spec` for `session`; output goes to `log_path`. The task timeout stops it after
+  /// `timeout`, the idle timeout after `idle` without any output. Returns the pid.
+  std::expected<int, std::string> start(const std::string& session, const worker::LaunchSpec& spec,
+                                        const std::filesystem::path& log_path, std::chrono::seconds timeout,
+                                        std::chrono::seconds idle);
+  /// TERM the session's process group, KILL after `grace`. The exit handler still runs.
+  void stop(const std::string& session, const std::string& reason, std::chrono::seconds grace);
+  /// Stops every process (shutdown).
+  void stop_all(const std::string& reason, std::chrono::seconds grace);
+  /// Idle-timeout clock reset from outside (a worker message counts as activity).
+  void touch(const std::string& session);
+  /// Last lines of a session's output (in memory).
+  std::string tail(const std::string& session, size_t lines) const;
+  size_t running() const { return m_procs.size(); }
+
+private:
+  struct Proc;
+  void read_more(const std::shared_ptr<Proc>& p);
+  void arm_timers(const std::shared_ptr<Proc>& p);
+  void finish(const std::shared_ptr<Proc>& p, int native_status);
+
+  boost::asio::io_context& m_ctx;
+  LineHandler m_on_line;
+  ExitHandler m_on_exit;
+  std::map<std::string, std::shared_ptr<Proc>> m_procs;
+};
+
+/// True when `pid` is alive and started at `start_ticks` (field 22 of /proc/<pid>/stat), so a
+/// reused pid is not mistaken for an old worker.
+bool process_alive(int pid, unsigned long long start_ticks);
+/// Start time of `pid` in clock ticks since boot, or 0.
+unsigned long long process_start_ticks(int pid);
+/// TERM the group, wait up to `grace`, then KILL. Blocking; for recovery before the loop runs.
+void kill_process_group(int pgid, std::chrono::milliseconds grace);
+
+} // namespace harness::orchestrator

@@ -1,0 +1,600 @@
+#include "harness/orchestrator/orchestrator.hpp"
+
+#include "harness/graph/plan_graph.hpp"
+#include "harness/orchestrator/worker_host.hpp"
+#include "harness/orchestrator/writeback.hpp"
+#include "harness/sched/scheduler.hpp"
+#include "harness/sched/spec_workload.hpp"
+#include "harness/spec/document_parsers.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "harness/worker/agent_events.hpp"
+#include "harness/worker/git.hpp"
+#include "harness/worker/prompt.hpp"
+#include "harness/worker/script_worker.hpp"
+#include "session_files.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <deque>
+#include <iostream>
+#include <random>
+#include <thread>
+
+extern char** environ;
+
+namespace harness::orchestrator {
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using sched::ActionType;
+using sched::EventType;
+using sched::TaskKind;
+
+namespace {
+
+std::string random_hex(size_t bytes) {
+  std::random_device rd;
+  std::string out;
+  for (size_t i = 0; i < bytes; ++i) out += fmt::format("{:02x}", rd() & 0xff);
+  return out;
+}
+
+bool is_verify(TaskKind k) {
+  return k == TaskKind::verify_plan || k == TaskKind::verify_phase || k == TaskKind::verify_final;
+}
+
+} // namespace
+
+struct Orchestrator::Impl {
+  /// One running attempt of a task.
+  struct Session {
+    std::string id;
+    sched::Action action;
+    worker::AdapterKind adapter = worker::AdapterKind::script;
+    std::chrono::steady_clock::time_point started;
+    fs::path dir;
+    worker::ClaudeStreamReader claude;
+    worker::CodexEventReader codex;
+    std::string last_progress;
+  };
+
+  RunOptions opt;
+  Verifier& verifier;
+  Observer& observer;
+  asio::io_context ctx;
+  asio::signal_set signals{ctx, SIGINT, SIGTERM};
+  std::unique_ptr<asio::thread_pool> verify_pool;
+  std::unique_ptr<WorkerHost> host;
+  std::unique_ptr<sched::Scheduler> scheduler;
+  spec::Spec spec;
+  fs::path state_dir;
+  std::string run_id = random_hex(3);
+  std::map<std::string, Session> sessions;          ///< by session id
+  std::map<std::string, std::string> task_session;  ///< task id -> session id
+  std::map<int, std::string> slot_task;
+  std::map<std::string, PendingCheckpoint> checkpoints; ///< by checkpoint id
+  asio::steady_timer checkpoint_poll{ctx};
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  RunSummary summary;
+  double execute_minutes = 0;
+  int interrupts = 0;
+  bool draining = false;
+  bool done = false;
+  std::deque<sched::Event> deferred_events;
+
+  Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
+
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+
+  RunView view() const {
+    RunView v;
+    v.elapsed_seconds = elapsed();
+    for (int s = 0; s < opt.sched.slots; ++s) {
+      SlotView sv{s, "", 0, ""};
+      if (auto it = slot_task.find(s); it != slot_task.end()) {
+        sv.task_id = it->second;
+        if (auto ts = task_session.find(it->second); ts != task_session.end()) {
+          const auto& sess = sessions.at(ts->second);
+          sv.started_at = std::chrono::duration<double>(sess.started - t0).count();
+          sv.last_progress = sess.last_progress;
+        }
+      }
+      v.slots.push_back(sv);
+    }
+    for (const auto& t : scheduler->tasks())
+      if (t.kind == TaskKind::verify_plan) {
+        ++v.plans_total;
+        v.plans_verified += t.state == sched::TaskState::done;
+      }
+    v.waiting_checkpoints = static_cast<int>(checkpoints.size());
+    v.cost_usd = summary.cost_usd;
+    return v;
+  }
+
+  void emit(RunEventKind kind, const std::string& task, int slot, int attempt, std::string message) {
+    observer.on_event({kind, elapsed(), task, slot, attempt, std::move(message)}, view());
+  }
+
+  // ---- events into the scheduler -------------------------------------------------------------
+
+  void feed(const sched::Event& e) {
+    deferred_events.push_back(e);
+    if (deferred_events.size() > 1) return; // re-entrant call: the outer loop drains the queue
+    while (!deferred_events.empty()) {
+      auto actions = scheduler->handle(deferred_events.front());
+      for (const auto& a : actions) apply(a);
+      deferred_events.pop_front();
+    }
+  }
+
+  void succeed(const std::string& task, sched::Verdict verdict = sched::Verdict::passed, bool deviations = false) {
+    auto e = sched::make_event(EventType::succeeded, task);
+    e.verdict = verdict;
+    e.has_deviations = deviations;
+    feed(e);
+  }
+
+  void fail(const std::string& task, sched::FailureClass why, std::string detail) {
+    auto e = sched::make_event(EventType::failed, task);
+    e.failure = why;
+    e.detail = std::move(detail);
+    feed(e);
+  }
+
+  // ---- actions out of the scheduler ----------------------------------------------------------
+
+  void apply(const sched::Action& a) {
+    switch (a.type) {
+    case ActionType::start: start_task(a); break;
+    case ActionType::resume:
+      emit(RunEventKind::checkpoint_answered, a.task, a.slot, a.attempt, "approved; continuing");
+      if (is_verify(a.kind)) asio::post(ctx, [this, t = a.task] { succeed(t); });
+      break;
+    case ActionType::ask_human: ask_human(a); break;
+    case ActionType::defer: {
+      emit(RunEventKind::task_failed, a.task, a.slot, a.attempt, "rate-limited; retrying later");
+      auto timer = std::make_shared<asio::steady_timer>(ctx, std::chrono::seconds(30));
+      timer->async_wait([this, timer, t = a.task](boost::system::error_code e) {
+        if (!e) feed(sched::make_event(EventType::retry_due, t));
+      });
+      break;
+    }
+    case ActionType::blocked:
+      summary.blocked.push_back(fmt::format("{}: {}", a.task, a.reason));
+      emit(RunEventKind::task_blocked, a.task, -1, 0, a.reason);
+      break;
+    case ActionType::finished:
+      summary.outcome = a.reason;
+      summary.exit_code = a.reason == "complete" ? 0 : 1;
+      finish_run();
+      break;
+    case ActionType::rejected: emit(RunEventKind::note, a.task, -1, 0, "scheduler ignored an event: " + a.reason); break;
+    }
+  }
+
+  worker::AdapterKind adapter_for(TaskKind k) const {
+    auto it = opt.adapter_by_kind.find(k);
+    return it != opt.adapter_by_kind.end() ? it->second : opt.adapter;
+  }
+
+  void start_task(const sched::Action& a) {
+    if (draining) return; // nothing new after the first Ctrl-C; the next run resumes it
+    ++summary.attempts;
+    slot_task[a.slot] = a.task;
+    Session s;
+    s.id = fmt::format("{}-a{}-{}", a.task, a.attempt, run_id);
+    std::replace(s.id.begin(), s.id.end(), ':', '-');
+    s.action = a;
+    s.started = std::chrono::steady_clock::now();
+    s.dir = state_dir / "sessions" / s.id;
+    s.adapter = adapter_for(a.kind);
+    task_session[a.task] = s.id;
+    const std::string sid = s.id;
+    sessions.emplace(sid, std::move(s));
+    emit(RunEventKind::task_started, a.task, a.slot, a.attempt, a.continuation ? "continuation" : "");
+    if (a.kind == TaskKind::verify_plan && a.continuation) {
+      // The checks passed before the checkpoint and a human approved: nothing to run again.
+      asio::post(ctx, [this, sid, t = a.task] {
+        end_session(sid, "approved");
+        succeed(t);
+      });
+      return;
+    }
+    if (is_verify(a.kind)) return run_verification(sessions.at(sid));
+    if (a.kind != TaskKind::execute && sessions.at(sid).adapter == worker::AdapterKind::script) {
+      // The script worker has no agent for research, planning or reconciling: the engine's part
+      // is done by the harness (plans must already exist), and the run says so.
+      asio::post(ctx, [this, sid] {
+        auto& sess = sessions.at(sid);
+        const auto task = sess.action.task;
+        end_session(sid, "script worker: nothing mechanical to do for " + std::string(sched::to_string(sess.action.kind)));
+        succeed(task);
+      });
+      return;
+    }
+    launch_worker(sessions.at(sid));
+  }
+
+  void end_session(const std::string& sid, const std::string& message, bool ok = true) {
+    auto it = sessions.find(sid);
+    if (it == sessions.end()) return;
+    const auto& a = it->second.action;
+    slot_task.erase(a.slot);
+    task_session.erase(a.task);
+    emit(ok ? RunEventKind::task_succeeded : RunEventKind::task_failed, a.task, a.slot, a.attempt, message);
+    sessions.erase(it);
+  }
+
+  const spec::Plan* plan_of(const sched::Action& a) const { return spec.find_plan(a.subject); }
+
+  std::string render_prompt(const Session& s) {
+    boost::json::object task{{"task", s.action.task}, {"kind", sched::to_string(s.action.kind)},
+                             {"subject", s.action.subject}, {"attempt", s.action.attempt},
+                             {"spec_dir", spec.layout.spec_dir.string()}};
+    if (const auto* p = plan_of(s.action)) task["plan_file"] = (spec.layout.spec_dir / p->file).string();
+    auto tmpl = util::read_file(opt.worker_prompt_template);
+    const std::string task_json = boost::json::serialize(task);
+    if (!tmpl) return "You are a harness worker. Task: " + task_json;
+    auto r = worker::render_template(*tmpl, {{"session_id", s.id}, {"task_id", s.action.task}, {"task_json", task_json},
+                                             {"task_kind", std::string(sched::to_string(s.action.kind))},
+                                             {"spec_dir", spec.layout.spec_dir.string()}, {"subject", s.action.subject}});
+    return r ? *r : "You are a harness worker. Task: " + task_json;
+  }
+
+  void launch_worker(Session& s) {
+    worker::LaunchRequest req;
+    req.session_id = s.id;
+    req.token = random_hex(16);
+    req.task_id = s.action.task;
+    req.task_kind = std::string(sched::to_string(s.action.kind));
+    req.project_root = spec.layout.project_root;
+    req.spec_dir = spec.layout.spec_dir;
+    if (const auto* p = plan_of(s.action)) req.plan_file = spec.layout.spec_dir / p->file;
+    req.state_dir = state_dir;
+    req.session_dir = s.dir;
+    req.db_path = state_dir / "harness.db";
+    req.harness_mcp = opt.harness_mcp;
+    req.harness_cli = opt.harness_cli;
+    for (char** e = environ; *e; ++e) {
+      std::string_view kv(*e);
+      const auto eq = kv.find('=');
+      if (eq != std::string_view::npos) req.inherited_env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    if (s.adapter != worker::AdapterKind::script) req.prompt = render_prompt(s);
+    auto launch = worker::build_launch(s.adapter, req, opt.adapter_settings);
+    const std::string sid = s.id, task = s.action.task;
+    if (!launch) {
+      asio::post(ctx, [this, sid, task, why = launch.error()] {
+        end_session(sid, why, false);
+        fail(task, sched::FailureClass::crashed, why);
+      });
+      return;
+    }
+    auto pid = host->start(s.id, *launch, s.dir / "output.log", opt.task_timeout, opt.idle_timeout);
+    if (!pid) {
+      asio::post(ctx, [this, sid, task, why = pid.error()] {
+        end_session(sid, why, false);
+        fail(task, sched::FailureClass::crashed, why);
+      });
+      return;
+    }
+    write_worker_record(s.dir, {*pid, process_start_ticks(*pid), task, s.id});
+  }
+
+  void on_line(const std::string& sid, std::string_view line) {
+    auto it = sessions.find(sid);
+    if (it == sessions.end()) return;
+    auto& s = it->second;
+    if (s.adapter == worker::AdapterKind::claude) s.claude.feed_line(line);
+    else if (s.adapter == worker::AdapterKind::codex) s.codex.feed_line(line);
+    else if (!line.empty()) s.last_progress = std::string(line.substr(0, 120));
+  }
+
+  void on_exit(const std::string& sid, const WorkerExit& x) {
+    auto it = sessions.find(sid);
+    if (it == sessions.end()) return;
+    Session& s = it->second;
+    const std::string task = s.action.task;
+    if (s.action.kind == TaskKind::execute)
+      execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
+    const worker::AgentRunFacts* facts = s.adapter == worker::AdapterKind::claude  ? &s.claude.facts()
+                                         : s.adapter == worker::AdapterKind::codex ? &s.codex.facts()
+                                                                                   : nullptr;
+    if (facts) summary.cost_usd += facts->cost_usd;
+    if (x.stopped && x.stop_reason == "shutdown") {
+      end_session(sid, "stopped", false);
+      return; // the next run resumes it
+    }
+    if (x.stopped) {
+      end_session(sid, x.stop_reason, false);
+      return fail(task, sched::FailureClass::timed_out, x.stop_reason);
+    }
+    if (facts && facts->rate_limited) {
+      end_session(sid, "rate-limited", false);
+      return fail(task, sched::FailureClass::rate_limited, facts->error_message);
+    }
+    std::string why;
+    if (x.exit_code != 0) why = x.signal ? fmt::format("killed by signal {}", x.signal) : fmt::format("exited {}", x.exit_code);
+    else if (facts) why = worker::agent_failure(*facts).value_or("");
+    bool deviations = false;
+    if (why.empty() && s.action.kind == TaskKind::execute) why = check_artifacts(s, deviations);
+    if (!why.empty()) {
+      end_session(sid, why, false);
+      return fail(task, sched::FailureClass::crashed, why);
+    }
+    record_commits(s);
+    end_session(sid, deviations ? "done (with deviations)" : "done");
+    succeed(task, sched::Verdict::passed, deviations);
+    check_cost();
+  }
+
+  /// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.
+  std::string check_artifacts(const Session& s, bool& deviations) {
+    const auto* plan = plan_of(s.action);
+    const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+    if (!plan || !phase) return "unknown plan " + s.action.subject;
+    const fs::path summary_file = spec.layout.summary_file(*phase, plan->id);
+    auto text = util::read_file(summary_file);
+    if (!text) return "task reported done but wrote no SUMMARY (" + spec.layout.relative(summary_file) + ")";
+    std::vector<spec::Diagnostic> diags;
+    auto sum = spec::parse_summary(*text, spec.layout.relative(summary_file), diags);
+    deviations = sum.has_deviations;
+    if (worker::find_commit(spec.layout.project_root, "Plan: " + plan->id).empty())
+      return "task reported done but no commit carries 'Plan: " + plan->id + "'";
+    return {};
+  }
+
+  void record_commits(const Session& s) {
+    auto text = util::read_file(s.dir / "result.json");
+    if (!text) return;
+    boost::system::error_code ec;
+    auto j = boost::json::parse(*text, ec);
+    if (ec || !j.is_object() || !j.as_object().contains("commits")) return;
+    std::vector<std::string> lines;
+    for (const auto& c : j.at("commits").as_array())
+      if (c.is_string()) lines.push_back(fmt::format("{} {} {}", c.as_string().c_str(), s.action.subject, s.id));
+    (void)append_commits_log(spec.layout.commits_log, lines);
+  }
+
+  void check_cost() {
+    if (opt.max_cost_usd && summary.cost_usd >= *opt.max_cost_usd && !draining) {
+      emit(RunEventKind::note, "", -1, 0, fmt::format("cost ${:.2f} reached --max-cost; no new tasks", summary.cost_usd));
+      summary.outcome = "cost_limit";
+      begin_drain();
+    }
+  }
+
+  // ---- verification (on the pool, results posted back) ---------------------------------------
+
+  void run_verification(Session& s) {
+    const auto a = s.action;
+    const std::string sid = s.id;
+    spec::Spec snapshot = spec; // the pool reads its own copy; the loop may reload meanwhile
+    asio::post(*verify_pool, [this, a, sid, snapshot = std::move(snapshot)] {
+      VerifyOutcome out;
+      if (a.kind == TaskKind::verify_plan) {
+        if (const auto* p = snapshot.find_plan(a.subject)) out = verifier.verify_plan(snapshot, *p);
+        else out = {sched::Verdict::passed, true, "unknown plan " + a.subject};
+      } else if (a.kind == TaskKind::verify_phase) {
+        out = verifier.verify_phase(snapshot, *spec::parse_phase_number(a.subject));
+      } else {
+        out = verifier.verify_final(snapshot);
+      }
+      asio::post(ctx, [this, a, sid, out] { on_verified(a, sid, out); });
+    });
+  }
+
+  void on_verified(const sched::Action& a, const std::string& sid, const VerifyOutcome& out) {
+    if (out.failed) {
+      end_session(sid, out.message, false);
+      return fail(a.task, sched::FailureClass::verification_failed, out.message);
+    }
+    if (a.kind == TaskKind::verify_plan) {
+      const auto* plan = plan_of(a);
+      if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr)
+        (void)mark_summary_verification(spec.layout.summary_file(*phase, plan->id), "passed");
+      // A continuation is the approved checkpoint coming back: it must not ask again.
+      if (plan && !a.continuation &&
+          std::find(plan->checkpoints.begin(), plan->checkpoints.end(), "verification") != plan->checkpoints.end()) {
+        // The plan asked for a human look after its checks: the slot is not needed meanwhile.
+        sessions.at(sid).last_progress = "waiting for a verification checkpoint";
+        auto e = sched::make_event(EventType::checkpoint, a.task);
+        e.worker_alive = false;
+        e.detail = fmt::format("verification of {}: automated checks passed ({})", a.subject, out.message);
+        end_session(sid, "checks passed; checkpoint opened");
+        return feed(e);
+      }
+    }
+    const bool gate = a.kind == TaskKind::verify_phase || a.kind == TaskKind::verify_final;
+    if (gate) {
+      reload_spec();
+      if (out.verdict == sched::Verdict::passed && a.kind == TaskKind::verify_phase)
+        emit(RunEventKind::phase_verified, a.task, a.slot, a.attempt, out.message);
+    }
+    end_session(sid, out.message.empty() ? std::string(sched::to_string(out.verdict)) : out.message);
+    if (gate) {
+      write_progress(true);
+      commit_writeback(fmt::format("{} {}", a.kind == TaskKind::verify_phase ? "verify phase" : "final verification",
+                                   a.subject));
+    }
+    succeed(a.task, out.verdict);
+  }
+
+  // ---- checkpoints ----------------------------------------------------------------------------
+
+  void ask_human(const sched::Action& a) {
+    const bool checks_passed = a.kind == TaskKind::verify_plan && a.reason.find("automated checks passed") != std::string::npos;
+    if (opt.auto_yes && checks_passed) {
+      emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, a.reason);
+      asio::post(ctx, [this, t = a.task] {
+        emit(RunEventKind::checkpoint_answered, t, -1, 0, "approved automatically (--yes; checks passed)");
+        auto e = sched::make_event(EventType::answered, t);
+        e.answer = sched::Answer::approved;
+        feed(e);
+      });
+      return;
+    }
+    PendingCheckpoint cp{fmt::format("cp-{}-{}", std::string(a.task).replace(a.task.find(':'), 1, "-"), run_id), a.task,
+                         a.reason, state_dir / "checkpoints"};
+    cp.file = write_checkpoint(state_dir, cp.id, a.task, a.reason);
+    checkpoints[cp.id] = cp;
+    emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt,
+         fmt::format("{} -- answer with: harness-cli respond {} approve|refuse", a.reason, cp.id));
+    if (opt.interactive) prompt_on_terminal(cp);
+    poll_checkpoints();
+  }
+
+  void prompt_on_terminal(const PendingCheckpoint& cp) {
+    // A blocking read would stop the other slots: the terminal is read on its own thread and the
+    // answer is posted back to the loop.
+    std::thread([this, cp] {
+      std::cerr << fmt::format("\n? {} [{}]\n  approve (y) / refuse (n): ", cp.question, cp.task) << std::flush;
+      std::string line;
+      if (!std::getline(std::cin, line)) return;
+      const bool yes = !line.empty() && (line[0] == 'y' || line[0] == 'Y' || line[0] == 'a');
+      asio::post(ctx, [this, cp, yes] { answer_checkpoint(cp.id, yes, "answered on the terminal"); });
+    }).detach();
+  }
+
+  void poll_checkpoints() {
+    checkpoint_poll.expires_after(std::chrono::milliseconds(200));
+    checkpoint_poll.async_wait([this](boost::system::error_code e) {
+      if (e || checkpoints.empty()) return;
+      std::vector<std::pair<std::string, std::pair<bool, std::string>>> answered;
+      for (const auto& [id, cp] : checkpoints)
+        if (auto r = read_checkpoint_response(state_dir, id)) answered.push_back({id, *r});
+      for (const auto& [id, r] : answered) answer_checkpoint(id, r.first, r.second);
+      if (!checkpoints.empty()) poll_checkpoints();
+    });
+  }
+
+  void answer_checkpoint(const std::string& id, bool approved, const std::string& note) {
+    auto it = checkpoints.find(id);
+    if (it == checkpoints.end()) return;
+    const auto task = it->second.task;
+    checkpoints.erase(it);
+    close_checkpoint(state_dir, id);
+    emit(RunEventKind::checkpoint_answered, task, -1, 0, (approved ? "approved" : "refused") + (note.empty() ? "" : ": " + note));
+    auto e = sched::make_event(EventType::answered, task);
+    e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
+    e.detail = note;
+    feed(e);
+  }
+
+  // ---- run lifecycle -------------------------------------------------------------------------
+
+  void reload_spec() {
+    if (auto s = spec::load_spec(opt.spec_dir)) spec = std::move(*s);
+  }
+
+  /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
+  /// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too.
+  void commit_writeback(const std::string& what) {
+    const auto root = spec.layout.project_root;
+    std::error_code ec;
+    const std::string spec_rel = fs::relative(spec.layout.spec_dir, root, ec).string();
+    std::vector<std::string> paths;
+    for (const auto& c : worker::changed_paths(root))
+      if (c.path.starts_with(spec_rel + "/")) paths.push_back(c.path);
+    auto r = worker::commit_paths(root, state_dir / "git.lock", paths,
+                                  fmt::format("docs({}): {}\n\nSpec: {}\n", spec.layout.spec_name, what, spec.layout.spec_name));
+    if (!r) emit(RunEventKind::note, "", -1, 0, "could not commit the spec directory: " + r.error());
+  }
+
+  void write_progress(bool running) {
+    const auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead.value_or(1000));
+    (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, running ? "Running" : summary.outcome));
+    (void)update_roadmap(spec, progress, execute_minutes, running);
+  }
+
+  void begin_drain() {
+    draining = true;
+    if (opt.interrupt == InterruptMode::stop_running) host->stop_all("shutdown", opt.stop_grace);
+    maybe_stop_after_drain();
+  }
+
+  void maybe_stop_after_drain() {
+    if (!draining) return;
+    if (host->running() > 0) return;
+    bool verifying = false;
+    for (const auto& [id, s] : sessions) verifying |= is_verify(s.action.kind);
+    if (verifying) return;
+    if (summary.outcome.empty()) summary.outcome = "interrupted";
+    summary.exit_code = summary.outcome == "cost_limit" ? 1 : 130;
+    finish_run();
+  }
+
+  void finish_run() {
+    if (done) return;
+    done = true;
+    reload_spec();
+    if (summary.outcome == "blocked" && !checkpoints.empty()) {
+      summary.outcome = "waiting_for_human";
+      summary.exit_code = 3;
+    }
+    write_progress(false);
+    commit_writeback("orchestrate: " + summary.outcome);
+    summary.elapsed_seconds = elapsed();
+    emit(RunEventKind::run_finished, "", -1, 0,
+         fmt::format("{} after {:.1f}s, {} attempts", summary.outcome, summary.elapsed_seconds, summary.attempts));
+    checkpoint_poll.cancel();
+    signals.cancel();
+    ctx.stop();
+  }
+
+  void watch_signals() {
+    signals.async_wait([this](boost::system::error_code e, int) {
+      if (e) return;
+      if (++interrupts == 1) {
+        emit(RunEventKind::note, "", -1, 0, "interrupt: no new tasks; running ones finish (Ctrl-C again to stop them)");
+        begin_drain();
+      } else {
+        emit(RunEventKind::note, "", -1, 0, "second interrupt: stopping every worker");
+        host->stop_all("shutdown", std::chrono::seconds(2));
+        summary.outcome = "interrupted";
+      }
+      watch_signals();
+    });
+  }
+
+  std::expected<RunSummary, std::string> run() {
+    auto loaded = spec::load_spec(opt.spec_dir);
+    if (!loaded) return std::unexpected(loaded.error());
+    if (!loaded->valid()) return std::unexpected("the spec does not validate; run harness-cli validate " + opt.spec_dir.string());
+    spec = std::move(*loaded);
+    state_dir = spec.layout.project_root / ".orchestration";
+    std::error_code ec;
+    fs::create_directories(state_dir / "sessions", ec);
+    if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
+    for (const auto& stale : reap_stale_workers(state_dir))
+      observer.on_event({RunEventKind::note, 0, stale, -1, 0, "stopped a worker left running by an earlier run"}, {});
+    verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
+    host = std::make_unique<WorkerHost>(
+        ctx, [this](const std::string& s, std::string_view l) { on_line(s, l); },
+        [this](const std::string& s, const WorkerExit& x) {
+          on_exit(s, x);
+          maybe_stop_after_drain();
+        });
+    scheduler = std::make_unique<sched::Scheduler>(sched::workload_from_spec(spec), opt.sched);
+    emit(RunEventKind::run_started, "", -1, 0,
+         fmt::format("{}: {} plans, {} slots, {} worker", spec.layout.spec_name, spec.plans.size(), opt.sched.slots,
+                     worker::to_string(opt.adapter)));
+    watch_signals();
+    asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });
+    ctx.run();
+    verify_pool->join();
+    if (summary.outcome.empty()) summary.outcome = "interrupted";
+    return summary;
+  }
+};
+
+Orchestrator::Orchestrator(RunOptions options, Verifier& verifier, Observer& observer)
+    : m_impl(std::make_unique<Impl>(std::move(options), verifier, observer)) {}
+Orchestrator::~Orchestrator() = default;
+std::expected<RunSummary, std::string> Orchestrator::run() { return m_impl->run(); }
+
+} // namespace harness::orchestrator

@@ -1,0 +1,101 @@
+#include "session_files.hpp"
+
+#include "harness/orchestrator/orchestrator.hpp"
+#include "harness/orchestrator/worker_host.hpp"
+#include "harness/util/atomic_file.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace harness::orchestrator {
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+std::optional<json::object> read_json(const fs::path& p) {
+  auto text = util::read_file(p);
+  if (!text) return std::nullopt;
+  boost::system::error_code ec;
+  auto v = json::parse(*text, ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  return v.as_object();
+}
+
+std::string str(const json::object& o, std::string_view k) {
+  auto it = o.find(k);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
+}
+
+} // namespace
+
+void write_worker_record(const fs::path& session_dir, const WorkerRecord& r) {
+  json::object o{{"pid", r.pid}, {"start_ticks", r.start_ticks}, {"task", r.task}, {"session", r.session}};
+  (void)util::write_file_atomic(session_dir / "worker.json", json::serialize(o) + "\n");
+}
+
+std::vector<std::string> reap_stale_workers(const fs::path& state_dir) {
+  std::vector<std::string> reaped;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(state_dir / "sessions", ec)) {
+    auto rec = read_json(e.path() / "worker.json");
+    if (!rec) continue;
+    const int pid = static_cast<int>(rec->at("pid").to_number<long long>());
+    const auto ticks = rec->at("start_ticks").to_number<unsigned long long>();
+    if (process_alive(pid, ticks)) {
+      kill_process_group(pid, std::chrono::seconds(5));
+      reaped.push_back(str(*rec, "task"));
+    }
+    fs::rename(e.path() / "worker.json", e.path() / "worker.ended.json", ec);
+  }
+  return reaped;
+}
+
+fs::path write_checkpoint(const fs::path& state_dir, const std::string& id, const std::string& task,
+                          const std::string& question) {
+  const fs::path file = state_dir / "sessions" / id / "checkpoint.json";
+  json::object o{{"id", id}, {"task", task}, {"type", "verification_needed"}, {"question", question},
+                 {"options", json::array{"approve", "refuse"}}};
+  (void)util::write_file_atomic(file, json::serialize(o) + "\n");
+  return file;
+}
+
+std::optional<std::pair<bool, std::string>> read_checkpoint_response(const fs::path& state_dir, const std::string& id) {
+  auto o = read_json(state_dir / "sessions" / id / "checkpoint_response.json");
+  if (!o) return std::nullopt;
+  return std::pair{str(*o, "answer") == "approve", str(*o, "note")};
+}
+
+void close_checkpoint(const fs::path& state_dir, const std::string& id) {
+  std::error_code ec;
+  fs::rename(state_dir / "sessions" / id / "checkpoint.json", state_dir / "sessions" / id / "checkpoint.answered.json", ec);
+}
+
+std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {
+  std::vector<PendingCheckpoint> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(state_dir / "sessions", ec)) {
+    auto cp = read_json(e.path() / "checkpoint.json");
+    if (!cp || fs::exists(e.path() / "checkpoint_response.json")) continue;
+    out.push_back({str(*cp, "id"), str(*cp, "task"), str(*cp, "question"), e.path() / "checkpoint.json"});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+std::expected<void, std::string> respond_checkpoint(const fs::path& state_dir, const std::string& id,
+                                                    const std::string& answer, const std::string& note) {
+  std::string normalized;
+  if (answer == "approve" || answer == "yes" || answer == "y" || answer == "approved") normalized = "approve";
+  else if (answer == "refuse" || answer == "no" || answer == "n" || answer == "refused") normalized = "refuse";
+  else return std::unexpected(fmt::format("answer '{}' is not approve or refuse", answer));
+  const fs::path dir = state_dir / "sessions" / id;
+  if (!fs::exists(dir / "checkpoint.json"))
+    return std::unexpected(fmt::format("no pending checkpoint '{}' (harness-cli respond --list shows them)", id));
+  json::object o{{"id", id}, {"answer", normalized}, {"note", note}};
+  return util::write_file_atomic(dir / "checkpoint_response.json", json::serialize(o) + "\n");
+}
+
+} // namespace harness::orchestrator

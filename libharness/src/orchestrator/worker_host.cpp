@@ -1,0 +1,229 @@
+#include "harness/orchestrator/worker_host.hpp"
+
+#include "harness/util/atomic_file.hpp"
+#include "harness/worker/merged_pipe.hpp"
+
+#include <boost/asio/readable_pipe.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/process/v2/environment.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/start_dir.hpp>
+#include <boost/process/v2/stdio.hpp>
+#include <fmt/format.h>
+
+#include <csignal>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace harness::orchestrator {
+namespace asio = boost::asio;
+namespace bp = boost::process::v2;
+
+namespace {
+
+/// Puts the child in a process group of its own before exec, so a stop reaches its children.
+struct NewProcessGroup {
+  template <typename Launcher>
+  boost::system::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
+    if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
+    return {};
+  }
+};
+
+/// The child's complete environment. Boost 1.81's header-only process_environment lacks its
+/// on_setup definition, so the launcher's envp is set directly.
+struct ChildEnvironment {
+  std::vector<std::string> strings;
+  std::vector<const char*> pointers;
+  explicit ChildEnvironment(const std::map<std::string, std::string>& env) {
+    for (const auto& [k, v] : env) strings.push_back(k + "=" + v);
+    for (const auto& s : strings) pointers.push_back(s.c_str());
+    pointers.push_back(nullptr);
+  }
+  template <typename Launcher>
+  boost::system::error_code on_setup(Launcher& launcher, const bp::filesystem::path&, const char* const*) {
+    launcher.env = pointers.data();
+    return {};
+  }
+};
+
+} // namespace
+
+struct WorkerHost::Proc {
+  std::string session;
+  std::unique_ptr<worker::MergedPipe> out;
+  std::unique_ptr<bp::process> process;
+  asio::steady_timer deadline;
+  asio::steady_timer idle_timer;
+  asio::steady_timer kill_timer;
+  std::chrono::seconds idle{0};
+  worker::OutputLog log;
+  std::string partial_line;
+  std::array<char, 16384> buf{};
+  int pid = -1;
+  bool stopped = false;
+  std::string stop_reason;
+  bool pipe_done = false;
+  bool exited = false;
+  int status = 0;
+  Proc(asio::io_context& ctx, std::string s, const std::filesystem::path& log_path)
+      : session(std::move(s)), deadline(ctx), idle_timer(ctx), kill_timer(ctx), log(log_path) {}
+};
+
+WorkerHost::WorkerHost(asio::io_context& ctx, LineHandler on_line, ExitHandler on_exit)
+    : m_ctx(ctx), m_on_line(std::move(on_line)), m_on_exit(std::move(on_exit)) {}
+
+WorkerHost::~WorkerHost() {
+  for (auto& [s, p] : m_procs)
+    if (p->pid > 0) ::kill(-p->pid, SIGKILL);
+}
+
+std::expected<int, std::string> WorkerHost::start(const std::string& session, const worker::LaunchSpec& spec,
+                                                  const std::filesystem::path& log_path, std::chrono::seconds timeout,
+                                                  std::chrono::seconds idle) {
+  if (spec.argv.empty()) return std::unexpected("empty command");
+  for (const auto& f : spec.files)
+    if (auto w = util::write_file_atomic(f.path, f.content); !w) return std::unexpected(w.error());
+  auto exe = spec.argv[0].find('/') == std::string::npos ? bp::environment::find_executable(spec.argv[0])
+                                                         : bp::filesystem::path(spec.argv[0]);
+  if (exe.empty()) return std::unexpected(fmt::format("{}: not found on PATH", spec.argv[0]));
+  auto p = std::make_shared<Proc>(m_ctx, session, log_path);
+  auto pipe = worker::make_merged_pipe(m_ctx);
+  if (!pipe) return std::unexpected(pipe.error());
+  p->out = std::move(*pipe);
+  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
+  ChildEnvironment env(spec.env);
+  boost::system::error_code ec;
+  p->process = std::make_unique<bp::process>(
+      bp::default_process_launcher()(m_ctx, ec, exe, args, bp::process_stdio{nullptr, p->out->write_end, p->out->write_end},
+                                     bp::process_start_dir(spec.cwd.string()), env,
+                                     NewProcessGroup{}));
+  p->out->close_write_end(); // the child has its copies; EOF comes when it and its children exit
+  if (ec) return std::unexpected(fmt::format("cannot start {}: {}", spec.argv[0], ec.message()));
+  p->pid = p->process->id();
+  p->idle = idle;
+  m_procs[session] = p;
+  p->deadline.expires_after(timeout);
+  p->deadline.async_wait([this, p](boost::system::error_code e) {
+    if (!e && !p->exited) stop(p->session, "timed out", std::chrono::seconds(10));
+  });
+  arm_timers(p);
+  read_more(p);
+  p->process->async_wait([this, p](boost::system::error_code, int) {
+    p->exited = true;
+    p->status = p->process->native_exit_code();
+    if (p->pipe_done) finish(p, p->status);
+  });
+  return p->pid;
+}
+
+void WorkerHost::arm_timers(const std::shared_ptr<Proc>& p) {
+  if (p->idle.count() <= 0) return;
+  p->idle_timer.expires_after(p->idle);
+  p->idle_timer.async_wait([this, p](boost::system::error_code e) {
+    if (!e && !p->exited) stop(p->session, "idle (no output and no message)", std::chrono::seconds(10));
+  });
+}
+
+void WorkerHost::touch(const std::string& session) {
+  if (auto it = m_procs.find(session); it != m_procs.end()) arm_timers(it->second);
+}
+
+void WorkerHost::read_more(const std::shared_ptr<Proc>& p) {
+  p->out->read_end.async_read_some(asio::buffer(p->buf), [this, p](boost::system::error_code e, size_t n) {
+    if (n > 0) {
+      std::string_view chunk(p->buf.data(), n);
+      p->log.append(chunk);
+      arm_timers(p);
+      p->partial_line.append(chunk);
+      size_t start = 0, nl;
+      while ((nl = p->partial_line.find('\n', start)) != std::string::npos) {
+        m_on_line(p->session, std::string_view(p->partial_line).substr(start, nl - start));
+        start = nl + 1;
+      }
+      p->partial_line.erase(0, start);
+    }
+    if (e) {
+      if (!p->partial_line.empty()) m_on_line(p->session, p->partial_line);
+      p->pipe_done = true;
+      if (p->exited) finish(p, p->status);
+      return;
+    }
+    read_more(p);
+  });
+}
+
+void WorkerHost::finish(const std::shared_ptr<Proc>& p, int status) {
+  if (!m_procs.count(p->session)) return;
+  p->deadline.cancel();
+  p->idle_timer.cancel();
+  p->kill_timer.cancel();
+  // Whatever the worker left running in its group goes with it.
+  ::kill(-p->pid, SIGKILL);
+  WorkerExit x;
+  if (WIFEXITED(status)) x.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) x.signal = WTERMSIG(status);
+  x.stopped = p->stopped;
+  x.stop_reason = p->stop_reason;
+  m_procs.erase(p->session);
+  m_on_exit(p->session, x);
+}
+
+void WorkerHost::stop(const std::string& session, const std::string& reason, std::chrono::seconds grace) {
+  auto it = m_procs.find(session);
+  if (it == m_procs.end()) return;
+  auto p = it->second;
+  if (p->stopped) return;
+  p->stopped = true;
+  p->stop_reason = reason;
+  ::kill(-p->pid, SIGTERM);
+  p->kill_timer.expires_after(grace);
+  p->kill_timer.async_wait([p](boost::system::error_code e) {
+    if (!e && !p->exited) ::kill(-p->pid, SIGKILL);
+  });
+}
+
+void WorkerHost::stop_all(const std::string& reason, std::chrono::seconds grace) {
+  std::vector<std::string> sessions;
+  for (const auto& [s, p] : m_procs) sessions.push_back(s);
+  for (const auto& s : sessions) stop(s, reason, grace);
+}
+
+std::string WorkerHost::tail(const std::string& session, size_t lines) const {
+  auto it = m_procs.find(session);
+  return it == m_procs.end() ? std::string() : it->second->log.tail(lines);
+}
+
+unsigned long long process_start_ticks(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i)
+    if (i == 22) return std::stoull(field);
+  return 0;
+}
+
+bool process_alive(int pid, unsigned long long start_ticks) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  return start_ticks == 0 || process_start_ticks(pid) == start_ticks;
+}
+
+void kill_process_group(int pgid, std::chrono::milliseconds grace) {
+  if (pgid <= 0) return;
+  ::kill(-pgid, SIGTERM);
+  const auto until = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < until) {
+    if (::kill(-pgid, 0) != 0) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(-pgid, SIGKILL);
+}
+
+} // namespace harness::orchestrator

@@ -1,0 +1,87 @@
+#include "harness/orchestrator/writeback.hpp"
+
+#include "harness/spec/frontmatter_writer.hpp"
+#include "harness/util/atomic_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace harness::orchestrator {
+
+std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status) {
+  auto text = util::read_file(summary);
+  if (!text) return std::unexpected(text.error());
+  auto updated = spec::update_frontmatter(*text, {{"verification", std::string(status)}});
+  if (!updated) return std::unexpected(summary.string() + ": " + updated.error());
+  return util::write_file_atomic(summary, *updated);
+}
+
+std::string render_status_md(const graph::Progress& p, std::string_view run_state) {
+  std::string out = fmt::format("# Status: {}\n\n", p.spec_name);
+  out += fmt::format("**{}** — {}/{} plans verified ({:.0f}%), {} executed.\n\n", run_state, p.plans_verified,
+                     p.plans_total, p.percent, p.plans_executed);
+  out += "| phase | name | state | executed | verified |\n|---|---|---|---|---|\n";
+  for (const auto& ph : p.phases)
+    out += fmt::format("| {} | {} | {} | {}/{} | {}/{} |\n", spec::to_string(ph.number), ph.name, ph.state, ph.executed,
+                       ph.plans, ph.verified, ph.plans);
+  out += "\n| plan | title | state |\n|---|---|---|\n";
+  for (const auto& pl : p.plans) out += fmt::format("| {} | {} | {} |\n", pl.id, pl.title, graph::to_string(pl.state));
+  out += "\n## Ready now\n";
+  if (p.ready.empty()) out += "Nothing.\n";
+  for (const auto& r : p.ready) out += fmt::format("- {}\n", r);
+  out += "\n## Blockers\n";
+  if (p.blockers.empty()) out += "None.\n";
+  for (const auto& b : p.blockers) out += fmt::format("- {}\n", b);
+  out += "\n_Written by harness-cli orchestrate; `harness-cli status` shows the same from the files._\n";
+  return out;
+}
+
+std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p, double run_minutes,
+                                                bool running) {
+  if (!spec.roadmap || !spec.roadmap->has_frontmatter) return {};
+  const auto& fm = spec.roadmap->frontmatter;
+  auto text = util::read_file(spec.layout.roadmap_md);
+  if (!text) return std::unexpected(text.error());
+  int completed_phases = 0;
+  std::string current = p.phases.empty() ? "" : spec::to_string(p.phases.back().number);
+  bool found_current = false;
+  for (const auto& ph : p.phases) {
+    if (ph.state == "verified") ++completed_phases;
+    else if (!found_current) current = spec::to_string(ph.number), found_current = true;
+  }
+  const double minutes = fm.velocity_total_execution_minutes.value_or(0) + run_minutes;
+  const int done = p.plans_verified;
+  const std::string status = p.complete ? "complete" : !p.blockers.empty() ? "blocked" : running ? "executing" : "verifying";
+  std::vector<spec::FrontmatterUpdate> updates = {
+      {"current_phase", current.empty() ? "1" : "'" + current + "'"},
+      {"status", status},
+      {"total_phases", std::to_string(p.phases.size())},
+      {"completed_phases", std::to_string(completed_phases)},
+      {"total_plans", std::to_string(p.plans_total)},
+      {"completed_plans", std::to_string(done)},
+      {"velocity.total_plans_completed", std::to_string(done)},
+      {"velocity.total_execution_minutes", fmt::format("{:.1f}", minutes)},
+      {"velocity.average_minutes_per_plan", fmt::format("{:.1f}", done > 0 ? minutes / done : 0.0)},
+  };
+  auto updated = spec::update_frontmatter(*text, updates);
+  if (!updated) return std::unexpected(updated.error());
+  if (*updated == *text) return {};
+  return util::write_file_atomic(spec.layout.roadmap_md, *updated);
+}
+
+std::expected<void, std::string> append_commits_log(const std::filesystem::path& log, const std::vector<std::string>& lines) {
+  if (lines.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(log.parent_path(), ec);
+  std::FILE* f = std::fopen(log.c_str(), "a");
+  if (!f) return std::unexpected("cannot append to " + log.string());
+  for (const auto& l : lines) std::fprintf(f, "%s\n", l.c_str());
+  const bool ok = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  std::fclose(f);
+  if (!ok) return std::unexpected("cannot write " + log.string());
+  return {};
+}
+
+} // namespace harness::orchestrator

@@ -1,0 +1,142 @@
+// The run loop end to end: the example spec in a temporary git repository, real `script` worker
+// processes (harness-cli script-worker), real commits. Verification here is a test verifier that
+// checks the plan's file_exists checks and the SUMMARY, so these tests exercise the loop, not the
+// engine (the engine has its own tests, and the CLI integration test runs both together).
+#include "harness/orchestrator/display.hpp"
+#include "harness/orchestrator/orchestrator.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string sh(const fs::path& cwd, const std::string& cmd) {
+  std::string full = "cd '" + cwd.string() + "' && " + cmd + " 2>&1";
+  std::string out;
+  FILE* p = ::popen(full.c_str(), "r");
+  char buf[4096];
+  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+class FileVerifier final : public orchestrator::Verifier {
+public:
+  orchestrator::VerifyOutcome verify_plan(const spec::Spec& s, const spec::Plan& p) override {
+    for (const auto& c : p.must_pass)
+      if (c.type == spec::CheckType::file_exists && !fs::exists(s.layout.project_root / c.path))
+        return {sched::Verdict::passed, true, c.path + " missing"};
+    ++plans;
+    return {sched::Verdict::passed, false, "files present"};
+  }
+  orchestrator::VerifyOutcome verify_phase(const spec::Spec&, spec::PhaseNumber) override {
+    ++phases;
+    return {sched::Verdict::passed, false, "phase ok"};
+  }
+  orchestrator::VerifyOutcome verify_final(const spec::Spec&) override { return {sched::Verdict::passed, false, "final ok"}; }
+  std::atomic<int> plans{0}, phases{0};
+};
+
+class Recorder final : public orchestrator::Observer {
+public:
+  void on_event(const orchestrator::RunEvent& e, const orchestrator::RunView& v) override {
+    events.push_back(e);
+    int busy = 0;
+    for (const auto& s : v.slots) busy += !s.task_id.empty();
+    max_busy = std::max(max_busy, busy);
+  }
+  std::vector<orchestrator::RunEvent> events;
+  int max_busy = 0;
+};
+
+struct Project {
+  test::TempDir dir;
+  fs::path spec;
+  Project() {
+    ::setenv("GIT_AUTHOR_NAME", "t", 1);
+    ::setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
+    ::setenv("GIT_COMMITTER_NAME", "t", 1);
+    ::setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
+    spec = dir.path / "docs/specs/SPC-001-task-tracker";
+    fs::create_directories(spec.parent_path());
+    fs::copy(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker", spec, fs::copy_options::recursive);
+    sh(dir.path, "git init -q && git add -A && git commit -qm init");
+  }
+  orchestrator::RunOptions options() const {
+    orchestrator::RunOptions o;
+    o.spec_dir = spec;
+    o.adapter = worker::AdapterKind::script;
+    o.harness_cli = HARNESS_BINARY_DIR "/bin/harness-cli";
+    o.auto_yes = true;
+    o.task_timeout = std::chrono::seconds(120);
+    return o;
+  }
+};
+
+} // namespace
+
+TEST_CASE("orchestrate runs the example spec to completion with script workers in parallel slots") {
+  Project proj;
+  FileVerifier v;
+  Recorder rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  auto r = o.run();
+  REQUIRE(r);
+  INFO([&] { std::string s; for (const auto& e : rec.events) s += orchestrator::format_event_line(e) + "\n"; return s; }());
+  CHECK(r->outcome == "complete");
+  CHECK(r->exit_code == 0);
+  CHECK(v.plans == 12);
+  CHECK(v.phases == 4);
+  CHECK(rec.max_busy >= 2); // independent plans ran side by side
+  // every plan executed once: one SUMMARY commit per plan, tasks committed with trailers
+  CHECK(std::stoi(sh(proj.dir.path, "git log --oneline --grep '^docs(0' | wc -l")) == 12);
+  CHECK(sh(proj.dir.path, "git status --porcelain").empty());
+  CHECK(sh(proj.dir.path, "python3 -m unittest discover -s tests/app -t . 2>&1 | tail -1") == "OK\n");
+  // the verification checkpoint of 02-03 was opened and answered automatically
+  bool opened = false, answered = false;
+  for (const auto& e : rec.events) {
+    opened |= e.kind == orchestrator::RunEventKind::checkpoint_opened && e.task_id == "verify-plan:02-03";
+    answered |= e.kind == orchestrator::RunEventKind::checkpoint_answered && e.task_id == "verify-plan:02-03";
+  }
+  CHECK(opened);
+  CHECK(answered);
+  // write-back: STATUS, ROADMAP frontmatter, commits.log, verification marks in SUMMARY files
+  std::ifstream status(proj.spec / "STATUS.md");
+  std::stringstream ss;
+  ss << status.rdbuf();
+  CHECK(ss.str().find("12/12 plans verified") != std::string::npos);
+  auto roadmap = sh(proj.spec, "head -15 ROADMAP.md");
+  CHECK(roadmap.find("completed_plans: 12") != std::string::npos);
+  CHECK(roadmap.find("status: complete") == std::string::npos); // final verification file is the engine's job
+  CHECK(fs::exists(proj.spec / "execution/commits.log"));
+  CHECK(sh(proj.spec, "grep -l 'verification: passed' execution/phases/*/*-SUMMARY.md | wc -l") == "12\n");
+}
+
+TEST_CASE("a second run after completion starts nothing and a run resumes from the files") {
+  Project proj;
+  FileVerifier v;
+  Recorder rec;
+  {
+    orchestrator::Orchestrator o(proj.options(), v, rec);
+    REQUIRE(o.run()->outcome == "complete");
+  }
+  const auto commits = sh(proj.dir.path, "git log --oneline --grep '^feat(' | wc -l");
+  Recorder again;
+  FileVerifier v2;
+  orchestrator::Orchestrator o2(proj.options(), v2, again);
+  auto r = o2.run();
+  REQUIRE(r);
+  int starts = 0;
+  for (const auto& e : again.events) starts += e.kind == orchestrator::RunEventKind::task_started && e.task_id.starts_with("execute:");
+  CHECK(starts == 0);
+  CHECK(sh(proj.dir.path, "git log --oneline --grep '^feat(' | wc -l") == commits); // no task ran again
+}
