@@ -97,7 +97,7 @@ TEST_CASE("a worker without a session identity still lists tools but its calls f
 TEST_CASE("a worker with a wrong token is refused") {
   TempProject p;
   ToolStore store(p.root);
-  REQUIRE(store.create_session("s1", "secret", json::object{{"plan", "01-01"}}));
+  REQUIRE(store.create_session("s1", "secret", "01-01"));
   const Server server = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "wrong"});
   PipeSession s(server);
   auto r = call_tool(s, 1, "harness_worker_report", {{"type", "task_started"}});
@@ -134,18 +134,21 @@ TEST_CASE("state, phases and the projection round-trip through the store") {
 TEST_CASE("a worker report is answered by the orchestrator and its await returns the answer") {
   TempProject p;
   ToolStore seed(p.root);
-  REQUIRE(seed.create_session("s1", "tok", json::object{{"plan", "01-02"}}));
+  REQUIRE(seed.create_session("s1", "tok", "01-02"));
   const Server worker = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "tok"});
   const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
   PipeSession w(worker);
   PipeSession o(orchestrator);
   auto task = call_tool(w, 1, "harness_worker_get_task").at("structuredContent").as_object();
-  CHECK(task.at("task").at("plan") == "01-02");
+  CHECK(task.at("task").at("task_id") == "01-02");
+  auto invalid = call_tool(w, 2, "harness_worker_report", {{"type", "decision_needed"}, {"payload", json::object{}}});
+  CHECK(is_error(invalid));
+  CHECK(text_of(invalid).find("question") != std::string::npos);  // the protocol codec names the field
   auto report = call_tool(w, 2, "harness_worker_report",
-                          {{"type", "decision_needed"}, {"payload", json::object{{"question", "A or B?"}}}});
+                          {{"type", "decision_needed"},
+                           {"payload", json::object{{"question", "A or B?"}, {"options", json::array{"A", "B"}}}}});
   REQUIRE_FALSE(is_error(report));
-  const std::int64_t message = report.at("structuredContent").at("message_id").as_int64();
-  CHECK(report.at("structuredContent").at("status") == "waiting");
+  const std::string message(report.at("structuredContent").at("message_id").as_string());
   // The worker blocks; meanwhile the orchestrator sees and answers the question.
   w.send(json::object{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"},
                       {"params", json::object{{"name", "harness_worker_await"}, {"arguments", json::object{{"timeout_seconds", 20}}}}}});
@@ -153,11 +156,12 @@ TEST_CASE("a worker report is answered by the orchestrator and its await returns
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].at("payload").at("question") == "A or B?");
   auto sessions = call_tool(o, 2, "harness_list_sessions").at("structuredContent").at("sessions").as_array();
-  CHECK(sessions.at(0).at("status") == "waiting");
+  CHECK(sessions.at(0).at("pending") == 1);
   CHECK_FALSE(is_error(call_tool(o, 3, "harness_respond",
                                  {{"message_id", message}, {"response", json::object{{"type", "decision_made"}, {"choice", "B"}}}})));
   CHECK(is_error(call_tool(o, 4, "harness_respond", {{"message_id", message}, {"response", json::object{}}})));
   auto answer = w.read_message(10000ms);
+  INFO(json::serialize(answer));
   CHECK(answer.at("id") == 3);
   CHECK(answer.at("result").at("structuredContent").at("response").at("choice") == "B");
 }
@@ -165,18 +169,19 @@ TEST_CASE("a worker report is answered by the orchestrator and its await returns
 TEST_CASE("harness_wait_for_state returns when the status changes and times out otherwise") {
   TempProject p;
   ToolStore seed(p.root);
-  REQUIRE(seed.create_session("s1", "tok", json::object{}));
+  REQUIRE(seed.create_session("s1", "tok", "01-01"));
   const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
   PipeSession o(orchestrator);
   auto timed_out = call_tool(o, 1, "harness_wait_for_state", {{"session_id", "s1"}, {"timeout_seconds", 0.2}});
   CHECK(timed_out.at("structuredContent").at("changed") == false);
   o.send(json::object{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/call"},
                       {"params", json::object{{"name", "harness_wait_for_state"},
-                                              {"arguments", json::object{{"session_id", "s1"}, {"timeout_seconds", 20}}}}}});
+                                              {"arguments", json::object{{"session_id", "s1"}, {"from_status", "running"}, {"timeout_seconds", 20}}}}}});
   CHECK(o.call(3, "ping").contains("result"));  // the wait does not block the reader
-  REQUIRE(seed.set_status("s1", "running"));
+  REQUIRE(seed.set_status("s1", "completed"));
   auto changed = o.read_message(10000ms);
+  INFO(json::serialize(changed));
   CHECK(changed.at("id") == 2);
-  CHECK(changed.at("result").at("structuredContent").at("status") == "running");
+  CHECK(changed.at("result").at("structuredContent").at("status") == "completed");
   CHECK(is_error(call_tool(o, 4, "harness_wait_for_state", {{"session_id", "nope"}})));
 }

@@ -104,14 +104,14 @@ void add_messaging(Server& s, const StorePtr& store) {
              return structured_result(json::object{{"messages", std::move(*messages)}});
            });
   add_tool(s, "harness_respond", "Answer a pending worker message.",
-           object_schema({{"message_id", typed("integer")}, {"response", typed("object", "e.g. {\"type\":\"decision_made\",...}")}},
+           object_schema({{"message_id", typed("string")}, {"response", typed("object", "e.g. {\"choice\":\"B\"}")}},
                          {"message_id", "response"}),
-           object_schema({{"message_id", typed("integer")}, {"responded", typed("boolean")}}, {"message_id", "responded"}),
+           object_schema({{"message_id", typed("string")}, {"responded", typed("boolean")}}, {"message_id", "responded"}),
            [store](const json::object& args, CallContext&) {
-             const std::int64_t id = args.at("message_id").to_number<std::int64_t>();
+             const std::string id = string_arg(args, "message_id");
              auto done = store->respond(id, args.at("response"));
              if (!done) return store_failure(done.error());
-             if (!*done) return error_result("message " + std::to_string(id) + " is unknown or already answered");
+             if (!*done) return error_result("message " + id + " is unknown or already answered");
              return structured_result(json::object{{"message_id", id}, {"responded", true}});
            });
 }

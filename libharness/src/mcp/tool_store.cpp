@@ -1,10 +1,11 @@
 #include "harness/mcp/tool_store.hpp"
 
-#include <sqlite3.h>
+#include "harness/protocol/codec.hpp"
+#include "harness/spec/phase_number.hpp"
 
-#include <chrono>
-#include <ctime>
-#include <functional>
+#include <algorithm>
+#include <map>
+#include <vector>
 #include <system_error>
 
 namespace harness::mcp {
@@ -13,56 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* k_schema = R"sql(
-PRAGMA journal_mode=WAL;
-CREATE TABLE IF NOT EXISTS sessions(id TEXT PRIMARY KEY, token TEXT NOT NULL, task TEXT NOT NULL,
-  status TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS messages(id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL,
-  type TEXT NOT NULL, payload TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL,
-  response TEXT, responded_at TEXT);
-CREATE TABLE IF NOT EXISTS state(key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS phase_verifications(phase TEXT PRIMARY KEY, note TEXT NOT NULL, verified_at TEXT NOT NULL);
-)sql";
-
-std::string now_utc() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-/// A prepared statement, finalised on scope exit.
-class Stmt {
- public:
-  Stmt(sqlite3* db, const char* sql) : m_db(db) { m_ok = sqlite3_prepare_v2(db, sql, -1, &m_stmt, nullptr) == SQLITE_OK; }
-  ~Stmt() { sqlite3_finalize(m_stmt); }
-  Stmt(const Stmt&) = delete;
-  Stmt& operator=(const Stmt&) = delete;
-  Stmt& bind(int i, const std::string& text) {
-    sqlite3_bind_text(m_stmt, i, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Stmt& bind(int i, std::int64_t v) {
-    sqlite3_bind_int64(m_stmt, i, v);
-    return *this;
-  }
-  /// SQLITE_ROW, SQLITE_DONE or an error code.
-  int step() { return m_ok ? sqlite3_step(m_stmt) : SQLITE_ERROR; }
-  std::string text(int col) const {
-    const auto* p = sqlite3_column_text(m_stmt, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(m_stmt, col))) : std::string();
-  }
-  std::int64_t integer(int col) const { return sqlite3_column_int64(m_stmt, col); }
-  bool is_null(int col) const { return sqlite3_column_type(m_stmt, col) == SQLITE_NULL; }
-  std::string error() const { return sqlite3_errmsg(m_db); }
-
- private:
-  sqlite3* m_db;
-  sqlite3_stmt* m_stmt = nullptr;
-  bool m_ok = false;
-};
+constexpr std::string_view k_verified_key = "verified_phases";
 
 json::value parse_or_string(const std::string& text) {
   json::error_code ec;
@@ -70,52 +22,52 @@ json::value parse_or_string(const std::string& text) {
   return ec ? json::value(json::string(text)) : v;
 }
 
-std::unexpected<std::string> db_error(const Stmt& s) { return std::unexpected("database error: " + s.error()); }
+json::object message_json(const store::MessageRecord& m) {
+  return json::object{{"message_id", m.id}, {"session_id", m.session_id}, {"type", m.type},
+                      {"payload", parse_or_string(m.payload)}, {"created_at", m.created_at}};
+}
+
+bool higher_phase(const std::string& candidate, const std::string& current) {
+  auto a = spec::parse_phase_number(candidate);
+  auto b = spec::parse_phase_number(current);
+  if (!a) return false;
+  return !b || *b < *a;
+}
 
 }  // namespace
 
 ToolStore::ToolStore(fs::path project) : m_project(std::move(project)) {}
 
-ToolStore::~ToolStore() { sqlite3_close(m_db); }
-
-std::expected<sqlite3*, std::string> ToolStore::open(CreateIfMissing create) {
-  if (m_db) return m_db;
-  const fs::path file = state_dir() / "mcp.db";
+std::expected<store::Store*, std::string> ToolStore::open(CreateIfMissing create) {
+  if (m_store) return &*m_store;
   std::error_code ec;
-  if (!fs::exists(file, ec)) {
-    if (create == CreateIfMissing::no) return nullptr;
-    fs::create_directories(state_dir(), ec);
-    if (ec) return std::unexpected("cannot create " + state_dir().string() + ": " + ec.message());
-  }
-  sqlite3* db = nullptr;
-  if (sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
-    std::string msg = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
-    return std::unexpected("cannot open " + file.string() + ": " + msg);
-  }
-  sqlite3_busy_timeout(db, 5000);  // other harness-mcp processes write the same file
-  char* err = nullptr;
-  if (sqlite3_exec(db, k_schema, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "schema failed";
-    sqlite3_free(err);
-    sqlite3_close(db);
-    return std::unexpected("cannot initialise " + file.string() + ": " + msg);
-  }
-  m_db = db;
-  return m_db;
+  if (create == CreateIfMissing::no && !fs::exists(store::default_db_path(m_project), ec)) return nullptr;
+  auto opened = store::Store::open_project(m_project);
+  if (!opened) return std::unexpected(opened.error());
+  m_store.emplace(std::move(*opened));
+  return &*m_store;
 }
 
 std::expected<void, std::string> ToolStore::create_session(const std::string& id, const std::string& token,
-                                                           const json::value& task) {
+                                                           const std::string& task_id) {
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::yes);
   if (!db) return std::unexpected(db.error());
-  const std::string now = now_utc();
-  Stmt s(*db, "INSERT INTO sessions(id, token, task, status, created_at, updated_at) VALUES(?,?,?,'pending',?,?) "
-              "ON CONFLICT(id) DO UPDATE SET token=excluded.token, task=excluded.task, updated_at=excluded.updated_at");
-  s.bind(1, id).bind(2, token).bind(3, json::serialize(task)).bind(4, now).bind(5, now);
-  if (s.step() != SQLITE_DONE) return db_error(s);
-  return {};
+  store::SessionRecord r;
+  r.id = id;
+  r.status = "running";
+  r.working_dir = fs::absolute(m_project).string();
+  r.task_id = task_id;
+  r.token = token;
+  return (*db)->create_session(r);
+}
+
+std::expected<bool, std::string> ToolStore::check_token(const std::string& id, const std::string& token) {
+  std::lock_guard lock(m_mutex);
+  auto db = open(CreateIfMissing::no);
+  if (!db) return std::unexpected(db.error());
+  if (*db == nullptr) return false;
+  return (*db)->check_token(id, token);
 }
 
 std::expected<std::optional<SessionRow>, std::string> ToolStore::session(const std::string& id) {
@@ -123,12 +75,17 @@ std::expected<std::optional<SessionRow>, std::string> ToolStore::session(const s
   auto db = open(CreateIfMissing::no);
   if (!db) return std::unexpected(db.error());
   if (*db == nullptr) return std::nullopt;
-  Stmt s(*db, "SELECT id, token, task, status, updated_at FROM sessions WHERE id=?");
-  s.bind(1, id);
-  const int rc = s.step();
-  if (rc == SQLITE_DONE) return std::nullopt;
-  if (rc != SQLITE_ROW) return db_error(s);
-  return SessionRow{s.text(0), s.text(1), parse_or_string(s.text(2)), s.text(3), s.text(4)};
+  auto r = (*db)->session(id);
+  if (!r) return std::unexpected(r.error());
+  if (!*r) return std::nullopt;
+  const store::SessionRecord& s = **r;
+  json::object task{{"task_id", s.task_id}, {"attempt", s.attempt}, {"adapter", s.adapter}, {"working_dir", s.working_dir}};
+  if (auto t = (*db)->task(s.task_id); t && *t) {
+    task["kind"] = (*t)->kind;
+    task["status"] = (*t)->status;
+    task["detail"] = parse_or_string((*t)->detail);
+  }
+  return SessionRow{s.id, std::move(task), s.status, s.updated_at};
 }
 
 std::expected<json::array, std::string> ToolStore::list_sessions() {
@@ -137,13 +94,16 @@ std::expected<json::array, std::string> ToolStore::list_sessions() {
   if (!db) return std::unexpected(db.error());
   json::array out;
   if (*db == nullptr) return out;
-  Stmt s(*db, "SELECT id, status, updated_at, (SELECT count(*) FROM messages m WHERE m.session_id=sessions.id AND m.status='pending') "
-              "FROM sessions ORDER BY id");
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) {
-    out.push_back(json::object{{"session_id", s.text(0)}, {"status", s.text(1)}, {"updated_at", s.text(2)}, {"pending", s.integer(3)}});
+  auto sessions = (*db)->list_sessions();
+  if (!sessions) return std::unexpected(sessions.error());
+  auto pending = (*db)->pending_messages();
+  if (!pending) return std::unexpected(pending.error());
+  std::map<std::string, std::int64_t> counts;
+  for (const auto& m : *pending) counts[m.session_id]++;
+  for (const auto& s : *sessions) {
+    out.push_back(json::object{{"session_id", s.id}, {"task_id", s.task_id}, {"status", s.status},
+                               {"updated_at", s.updated_at}, {"pending", counts[s.id]}});
   }
-  if (rc != SQLITE_DONE) return db_error(s);
   return out;
 }
 
@@ -151,21 +111,26 @@ std::expected<void, std::string> ToolStore::set_status(const std::string& id, co
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::yes);
   if (!db) return std::unexpected(db.error());
-  Stmt s(*db, "UPDATE sessions SET status=?, updated_at=? WHERE id=?");
-  s.bind(1, status).bind(2, now_utc()).bind(3, id);
-  if (s.step() != SQLITE_DONE) return db_error(s);
+  auto done = (*db)->set_session_status(id, status);
+  if (!done) return std::unexpected(done.error());
+  if (!*done) return std::unexpected("unknown session " + id);
   return {};
 }
 
-std::expected<std::int64_t, std::string> ToolStore::add_message(const std::string& session, const std::string& type,
-                                                                const json::value& payload) {
+std::expected<std::string, std::string> ToolStore::add_message(const std::string& session, const std::string& type,
+                                                               const json::value& payload) {
+  auto decoded = protocol::payload_from_json(type, payload);
+  if (!decoded) return std::unexpected("invalid report: " + decoded.error());
+  if (protocol::direction_of(protocol::type_of(*decoded)) != protocol::Direction::worker_to_orchestrator) {
+    return std::unexpected("invalid report: " + type + " is sent by the orchestrator, not a worker");
+  }
+  protocol::Envelope envelope = protocol::make_envelope(session, std::move(*decoded));
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::yes);
   if (!db) return std::unexpected(db.error());
-  Stmt s(*db, "INSERT INTO messages(session_id, type, payload, status, created_at) VALUES(?,?,?,'pending',?)");
-  s.bind(1, session).bind(2, type).bind(3, json::serialize(payload)).bind(4, now_utc());
-  if (s.step() != SQLITE_DONE) return db_error(s);
-  return sqlite3_last_insert_rowid(*db);
+  auto inserted = (*db)->insert_message(envelope);
+  if (!inserted) return std::unexpected(inserted.error());
+  return envelope.id;
 }
 
 std::expected<json::array, std::string> ToolStore::pending(const std::string& session) {
@@ -174,62 +139,62 @@ std::expected<json::array, std::string> ToolStore::pending(const std::string& se
   if (!db) return std::unexpected(db.error());
   json::array out;
   if (*db == nullptr) return out;
-  Stmt s(*db, "SELECT id, session_id, type, payload, created_at FROM messages WHERE status='pending' AND (?1='' OR session_id=?1) ORDER BY id");
-  s.bind(1, session);
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) {
-    out.push_back(json::object{{"message_id", s.integer(0)}, {"session_id", s.text(1)}, {"type", s.text(2)},
-                               {"payload", parse_or_string(s.text(3))}, {"created_at", s.text(4)}});
-  }
-  if (rc != SQLITE_DONE) return db_error(s);
+  auto messages = (*db)->pending_messages(session.empty() ? std::nullopt : std::optional<std::string>(session));
+  if (!messages) return std::unexpected(messages.error());
+  for (const auto& m : *messages) out.push_back(message_json(m));
   return out;
 }
 
-std::expected<bool, std::string> ToolStore::respond(std::int64_t message_id, const json::value& response) {
+std::expected<bool, std::string> ToolStore::respond(const std::string& message_id, const json::value& response) {
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::no);
   if (!db) return std::unexpected(db.error());
   if (*db == nullptr) return false;
-  Stmt s(*db, "UPDATE messages SET status='responded', response=?, responded_at=? WHERE id=? AND status='pending'");
-  s.bind(1, json::serialize(response)).bind(2, now_utc()).bind(3, message_id);
-  if (s.step() != SQLITE_DONE) return db_error(s);
-  return sqlite3_changes(*db) == 1;
+  return (*db)->respond(message_id, json::serialize(response));
 }
 
-std::expected<std::int64_t, std::string> ToolStore::latest_message(const std::string& session) {
+std::expected<std::string, std::string> ToolStore::latest_awaitable(const std::string& session) {
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::no);
   if (!db) return std::unexpected(db.error());
-  if (*db == nullptr) return 0;
-  Stmt s(*db, "SELECT max(id) FROM messages WHERE session_id=?");
-  s.bind(1, session);
-  if (s.step() != SQLITE_ROW) return db_error(s);
-  return s.is_null(0) ? 0 : s.integer(0);
+  if (*db == nullptr) return std::string();
+  // Answered questions count too: the orchestrator may answer before the worker starts waiting.
+  // The store has no per-session cursor, so this scans the message log in pages.
+  std::string newest;
+  std::int64_t after = 0;
+  for (;;) {
+    auto page = (*db)->messages_after(after, 1000);
+    if (!page) return std::unexpected(page.error());
+    for (const auto& m : *page) {
+      auto type = protocol::parse_message_type(m.type);
+      if (m.session_id == session && type && protocol::expects_response(*type) && m.status != store::message_expired) {
+        newest = m.id;
+      }
+    }
+    if (page->size() < 1000) return newest;
+    after = page->back().seq;
+  }
 }
 
 std::expected<std::optional<json::value>, std::string> ToolStore::response_of(const std::string& session,
-                                                                              std::int64_t message_id) {
+                                                                              const std::string& message_id) {
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::no);
   if (!db) return std::unexpected(db.error());
-  if (*db == nullptr) return std::unexpected(std::string("unknown message"));
-  Stmt s(*db, "SELECT status, response FROM messages WHERE id=? AND session_id=?");
-  s.bind(1, message_id).bind(2, session);
-  const int rc = s.step();
-  if (rc == SQLITE_DONE) return std::unexpected("message " + std::to_string(message_id) + " is not one of this session's");
-  if (rc != SQLITE_ROW) return db_error(s);
-  if (s.text(0) != "responded") return std::nullopt;
-  return parse_or_string(s.text(1));
+  if (*db == nullptr) return std::unexpected("unknown message " + message_id);
+  auto m = (*db)->message(message_id);
+  if (!m) return std::unexpected(m.error());
+  if (!*m || (*m)->session_id != session) return std::unexpected("message " + message_id + " is not one of this session's");
+  if ((*m)->status == store::message_expired) return std::unexpected("message " + message_id + " expired unanswered");
+  if ((*m)->status != store::message_responded || !(*m)->response) return std::nullopt;
+  return parse_or_string(*(*m)->response);
 }
 
 std::expected<void, std::string> ToolStore::set_state(const std::string& key, const json::value& value) {
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::yes);
   if (!db) return std::unexpected(db.error());
-  Stmt s(*db, "INSERT INTO state(key, value, updated_at) VALUES(?,?,?) ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at");
-  s.bind(1, key).bind(2, json::serialize(value)).bind(3, now_utc());
-  if (s.step() != SQLITE_DONE) return db_error(s);
-  return {};
+  return (*db)->set_value(key, json::serialize(value));
 }
 
 std::expected<json::object, std::string> ToolStore::get_state() {
@@ -238,10 +203,11 @@ std::expected<json::object, std::string> ToolStore::get_state() {
   if (!db) return std::unexpected(db.error());
   json::object out;
   if (*db == nullptr) return out;
-  Stmt s(*db, "SELECT key, value FROM state ORDER BY key");
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) out[s.text(0)] = parse_or_string(s.text(1));
-  if (rc != SQLITE_DONE) return db_error(s);
+  auto values = (*db)->values();
+  if (!values) return std::unexpected(values.error());
+  for (const auto& [key, value] : *values) {
+    if (key != k_verified_key) out[key] = parse_or_string(value);
+  }
   return out;
 }
 
@@ -249,9 +215,25 @@ std::expected<void, std::string> ToolStore::mark_phase_verified(const std::strin
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::yes);
   if (!db) return std::unexpected(db.error());
-  Stmt s(*db, "INSERT INTO phase_verifications(phase, note, verified_at) VALUES(?,?,?) ON CONFLICT(phase) DO UPDATE SET note=excluded.note, verified_at=excluded.verified_at");
-  s.bind(1, phase).bind(2, note).bind(3, now_utc());
-  if (s.step() != SQLITE_DONE) return db_error(s);
+  auto values = (*db)->values();
+  if (!values) return std::unexpected(values.error());
+  json::object verified;
+  for (const auto& [key, value] : *values) {
+    if (key == k_verified_key) {
+      if (auto v = parse_or_string(value); v.is_object()) verified = v.as_object();
+    }
+  }
+  verified[phase] = json::object{{"note", note}, {"verified_at", protocol::now_iso8601()}};
+  if (auto done = (*db)->set_value(std::string(k_verified_key), json::serialize(verified)); !done) return done;
+  const std::string project = fs::absolute(m_project).lexically_normal().string();
+  auto state = (*db)->execution_state(project);
+  if (!state) return std::unexpected(state.error());
+  store::ExecutionState row = state->value_or(store::ExecutionState{});
+  row.project_path = project;
+  if (higher_phase(phase, row.highest_verified_phase)) {
+    row.highest_verified_phase = phase;
+    return (*db)->set_execution_state(row);
+  }
   return {};
 }
 
@@ -261,12 +243,27 @@ std::expected<json::array, std::string> ToolStore::verified_phases() {
   if (!db) return std::unexpected(db.error());
   json::array out;
   if (*db == nullptr) return out;
-  Stmt s(*db, "SELECT phase, note, verified_at FROM phase_verifications ORDER BY phase");
-  int rc;
-  while ((rc = s.step()) == SQLITE_ROW) {
-    out.push_back(json::object{{"phase", s.text(0)}, {"note", s.text(1)}, {"verified_at", s.text(2)}});
+  auto values = (*db)->values();
+  if (!values) return std::unexpected(values.error());
+  std::vector<std::pair<std::string, json::object>> phases;
+  for (const auto& [key, value] : *values) {
+    if (key != k_verified_key) continue;
+    if (auto v = parse_or_string(value); v.is_object()) {
+      for (const auto& [phase, info] : v.as_object()) {
+        if (info.is_object()) phases.emplace_back(std::string(phase), info.as_object());
+      }
+    }
   }
-  if (rc != SQLITE_DONE) return db_error(s);
+  std::sort(phases.begin(), phases.end(), [](const auto& a, const auto& b) {
+    auto pa = spec::parse_phase_number(a.first);
+    auto pb = spec::parse_phase_number(b.first);
+    if (pa && pb) return *pa < *pb;
+    return a.first < b.first;
+  });
+  for (auto& [phase, info] : phases) {
+    info["phase"] = phase;
+    out.push_back(std::move(info));
+  }
   return out;
 }
 

@@ -38,19 +38,23 @@ r = await orch.callTool({ name: 'harness_respond', arguments: { message_id: 'x' 
 assert.equal(r.isError, true, 'invalid arguments are a tool error');
 await assert.rejects(orch.callTool({ name: 'no_such_tool', arguments: {} }), (e) => e.code === -32602);
 
-// The orchestrator registers sessions when it launches workers; here the test does it.
-const db = new DatabaseSync(path.join(project, '.orchestration', 'mcp.db'));
-db.prepare(`INSERT INTO sessions(id, token, task, status, created_at, updated_at)
-            VALUES ('s1', 'tok', '{"plan":"01-02"}', 'pending', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')`).run();
+// The orchestrator registers sessions in the store (harness.db) when it launches workers; here
+// the test does it, with the store's schema.
+const db = new DatabaseSync(path.join(project, '.orchestration', 'harness.db'));
+db.prepare(`INSERT INTO sessions(id, slot, status, working_dir, task_id, token)
+            VALUES ('s1', 1, 'running', ?, '01-02', 'tok')`).run(project);
 db.close();
 
 const worker = await connect(['--worker', '--project', project], { HARNESS_SESSION_ID: 's1', HARNESS_TOKEN: 'tok' });
 assert.equal((await worker.listTools()).tools.length, 3);
 r = await worker.callTool({ name: 'harness_worker_get_task', arguments: {} });
-assert.equal(r.structuredContent.task.plan, '01-02');
+assert.equal(r.structuredContent.task.task_id, '01-02');
 r = await worker.callTool({ name: 'harness_worker_report',
-  arguments: { type: 'decision_needed', payload: { question: 'A or B?' } } });
+  arguments: { type: 'decision_needed', payload: { question: 'A or B?', options: ['A', 'B'] } } });
 const messageId = r.structuredContent.message_id;
+assert.equal(typeof messageId, 'string');
+r = await worker.callTool({ name: 'harness_worker_report', arguments: { type: 'decision_needed', payload: {} } });
+assert.equal(r.isError, true, 'a payload the protocol rejects is a tool error');
 
 // Cancelling a blocked await: the SDK sends notifications/cancelled; the server keeps serving.
 const controller = new AbortController();
