@@ -17,5 +17,8 @@ void add_graph(CLI::App& app, ExitCode& exit);
 void add_status(CLI::App& app, ExitCode& exit);
 void add_simulate(CLI::App& app, ExitCode& exit);
 void add_script_worker(CLI::App& app, ExitCode& exit);
+void add_verify(CLI::App& app, ExitCode& exit);
+void add_orchestrate(CLI::App& app, ExitCode& exit);
+void add_respond(CLI::App& app, ExitCode& exit);
 
 } // namespace harness::cli

@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   add_status(app, exit);
   add_simulate(app, exit);
   add_script_worker(app, exit);
+  add_verify(app, exit);
+  add_orchestrate(app, exit);
+  add_respond(app, exit);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,146 @@
+// harness-cli orchestrate SPEC_DIR: runs the spec's tasks in N slots until complete.
+#include "commands.hpp"
+
+#include "harness/orchestrator/display.hpp"
+#include "harness/orchestrator/engine_verifier.hpp"
+#include "harness/orchestrator/orchestrator.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <unistd.h>
+
+namespace harness::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path self_dir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::current_path() : p.parent_path();
+}
+
+/// skills/ beside an installed binary (<prefix>/share/harness/skills) or in the source tree.
+fs::path skills_dir() {
+  for (auto p : {self_dir() / ".." / "share" / "harness" / "skills", fs::path(HARNESS_SOURCE_DIR) / "skills"})
+    if (fs::exists(p / "templates" / "worker-prompt.md")) return fs::weakly_canonical(p);
+  return fs::path(HARNESS_SOURCE_DIR) / "skills";
+}
+
+} // namespace
+
+void add_orchestrate(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string spec_dir;
+    int slots = 4;
+    std::string worker = "claude";
+    std::string lookahead = "1";
+    int attempts = 2;
+    bool yes = false;
+    bool json = false;
+    bool stop_on_interrupt = false;
+    double max_cost = 0;
+    int timeout_min = 60;
+    int idle_min = 15;
+    std::string command;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("orchestrate", "Run the spec: fill N slots from the dependency graph, verify, write back");
+  cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
+  cmd->add_option("--slots", opt->slots, "parallel workers (default 4)")->check(CLI::Range(1, 256));
+  cmd->add_option("--worker", opt->worker, "claude | codex | command | script (default claude)")
+      ->check(CLI::IsMember({"claude", "codex", "command", "script"}));
+  cmd->add_option("--command", opt->command, "command template for --worker command, e.g. 'my-agent {prompt_file}'");
+  cmd->add_option("--lookahead", opt->lookahead, "phase gate: 0 strict, 1 default, 'unlimited'");
+  cmd->add_option("--attempts", opt->attempts, "attempts per task (default 2)")->check(CLI::Range(1, 20));
+  cmd->add_flag("--yes", opt->yes, "approve verification checkpoints whose automated checks passed");
+  cmd->add_flag("--json", opt->json, "one JSON object per event on stdout");
+  cmd->add_flag("--stop-on-interrupt", opt->stop_on_interrupt, "first Ctrl-C stops running workers too");
+  cmd->add_option("--max-cost", opt->max_cost, "stop dispatching when workers' summed cost reaches USD");
+  cmd->add_option("--timeout", opt->timeout_min, "minutes before a task is stopped (default 60)");
+  cmd->add_option("--idle-timeout", opt->idle_min, "minutes without output before a worker counts as stalled (default 15)");
+  cmd->callback([opt, &exit] {
+    orchestrator::RunOptions ro;
+    ro.spec_dir = opt->spec_dir;
+    ro.sched.slots = opt->slots;
+    ro.sched.max_attempts = opt->attempts;
+    if (opt->lookahead == "unlimited") ro.sched.gate_lookahead = std::nullopt;
+    else {
+      try {
+        ro.sched.gate_lookahead = std::stoi(opt->lookahead);
+      } catch (...) {
+        std::cerr << "harness-cli: error: --lookahead takes a number or 'unlimited'\n";
+        exit.value = 2;
+        return;
+      }
+    }
+    ro.adapter = *worker::parse_adapter_kind(opt->worker);
+    ro.adapter_settings.command_template = opt->command;
+    ro.auto_yes = opt->yes;
+    ro.interactive = ::isatty(STDIN_FILENO) && ::isatty(STDERR_FILENO) && !opt->json;
+    if (opt->max_cost > 0) ro.max_cost_usd = opt->max_cost;
+    ro.task_timeout = std::chrono::minutes(opt->timeout_min);
+    ro.idle_timeout = std::chrono::minutes(opt->idle_min);
+    ro.interrupt = opt->stop_on_interrupt ? orchestrator::InterruptMode::stop_running : orchestrator::InterruptMode::finish_running;
+    ro.harness_cli = self_dir() / "harness-cli";
+    ro.harness_mcp = self_dir() / "harness-mcp";
+    ro.worker_prompt_template = skills_dir() / "templates" / "worker-prompt.md";
+    const auto style = opt->json ? orchestrator::DisplayStyle::json
+                       : ::isatty(STDOUT_FILENO) ? orchestrator::DisplayStyle::live_table
+                                                 : orchestrator::DisplayStyle::lines;
+    auto display = orchestrator::make_display(style, stdout);
+    auto verifier = orchestrator::make_engine_verifier();
+    orchestrator::Orchestrator o(std::move(ro), *verifier, *display);
+    auto result = o.run();
+    if (!result) {
+      std::cerr << "harness-cli: error: " << result.error() << "\n";
+      exit.value = 2;
+      return;
+    }
+    for (const auto& b : result->blocked) std::cerr << "blocked: " << b << "\n";
+    exit.value = result->exit_code;
+  });
+}
+
+void add_respond(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string id;
+    std::string answer;
+    std::string note;
+    std::string project = ".";
+    bool list = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("respond", "Answer a checkpoint a running orchestrate waits on");
+  cmd->add_option("ID", opt->id, "checkpoint id (from the orchestrate output or --list)");
+  cmd->add_option("ANSWER", opt->answer, "approve | refuse");
+  cmd->add_option("--note", opt->note, "a note kept with the answer");
+  cmd->add_option("--project", opt->project, "project root (default: current directory)");
+  cmd->add_flag("--list", opt->list, "list the checkpoints waiting for an answer");
+  cmd->callback([opt, &exit] {
+    const fs::path state = fs::path(opt->project) / ".orchestration";
+    if (opt->list || opt->id.empty()) {
+      for (const auto& cp : orchestrator::pending_checkpoints(state))
+        std::cout << cp.id << "  " << cp.task << "  " << cp.question << "\n";
+      exit.value = 0;
+      return;
+    }
+    if (opt->answer.empty()) {
+      std::cerr << "harness-cli: error: respond needs ID and ANSWER (approve | refuse)\n";
+      exit.value = 2;
+      return;
+    }
+    auto r = orchestrator::respond_checkpoint(state, opt->id, opt->answer, opt->note);
+    if (!r) {
+      std::cerr << "harness-cli: error: " << r.error() << "\n";
+      exit.value = 2;
+      return;
+    }
+    std::cout << "answered " << opt->id << ": " << opt->answer << "\n";
+    exit.value = 0;
+  });
+}
+
+} // namespace harness::cli

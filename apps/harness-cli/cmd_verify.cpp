@@ -1,0 +1,86 @@
+// harness-cli verify SPEC_DIR [PLAN_ID | --phase N | --final] [--json]
+// Exit 0 passed, 1 gaps found, 3 waiting for a human, 2 invalid input.
+#include "commands.hpp"
+
+#include "harness/spec/report.hpp"
+#include "harness/spec/spec.hpp"
+#include "harness/verify/engine.hpp"
+
+#include <iostream>
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace harness::cli {
+
+void add_verify(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string spec_dir;
+    std::string plan;
+    std::string phase;
+    bool final = false;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("verify", "Run a plan's, a phase's or every check and write VERIFICATION.md");
+  cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
+  cmd->add_option("PLAN_ID", opt->plan, "verify one plan (e.g. 02-01)");
+  cmd->add_option("--phase", opt->phase, "verify a phase and write its VERIFICATION.md");
+  cmd->add_flag("--final", opt->final, "verify every phase and write FINAL-VERIFICATION.md");
+  cmd->add_flag("--json", opt->json, "print the report as JSON");
+  cmd->callback([opt, &exit] {
+    auto spec = spec::load_spec(opt->spec_dir);
+    if (!spec || !spec->valid()) {
+      std::cerr << (spec ? spec::validation_text(*spec) : "harness-cli: error: " + spec.error() + "\n");
+      exit.value = 2;
+      return;
+    }
+    if ((!opt->plan.empty()) + (!opt->phase.empty()) + opt->final != 1) {
+      std::cerr << "harness-cli: error: give exactly one of PLAN_ID, --phase N, --final\n";
+      exit.value = 2;
+      return;
+    }
+    verify::Report report;
+    std::string written;
+    if (!opt->plan.empty()) {
+      const auto* plan = spec->find_plan(opt->plan);
+      if (!plan) {
+        std::cerr << "harness-cli: error: no plan " << opt->plan << "\n";
+        exit.value = 2;
+        return;
+      }
+      report = verify::verify_plan(*spec, *plan);
+    } else {
+      std::optional<spec::PhaseNumber> phase;
+      if (!opt->final) {
+        phase = spec::parse_phase_number(opt->phase);
+        if (!phase || !spec->layout.find_phase(*phase)) {
+          std::cerr << "harness-cli: error: no phase " << opt->phase << "\n";
+          exit.value = 2;
+          return;
+        }
+      }
+      report = phase ? verify::verify_phase(*spec, *phase) : verify::verify_final(*spec);
+      auto file = verify::write_report(*spec, phase, report);
+      if (!file) {
+        std::cerr << "harness-cli: error: " << file.error() << "\n";
+        exit.value = 1;
+        return;
+      }
+      written = spec->layout.relative(*file);
+    }
+    if (opt->json) std::cout << verify::report_json(report);
+    else {
+      for (const auto& r : report.results)
+        std::cout << fmt::format("{:<8} {:<7} {:<24} {}\n", verify::to_string(r.status), r.plan, r.id,
+                                 r.message.empty() ? r.evidence.substr(0, 100) : r.message);
+      std::cout << fmt::format("{}: {} ({}/{} passed){}\n", report.level, spec::to_string(report.status), report.passed(),
+                               report.total(), written.empty() ? "" : ", wrote " + written);
+    }
+    exit.value = report.status == spec::VerificationStatus::passed        ? 0
+                 : report.status == spec::VerificationStatus::human_needed ? 3
+                                                                           : 1;
+  });
+}
+
+} // namespace harness::cli

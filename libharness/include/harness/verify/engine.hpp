@@ -1,0 +1,46 @@
+#pragma once
+// The verification engine: runs `must_pass` checks, GSD `must_haves` and the commit-trailer check
+// against the project, at plan, phase and final level. Commands run with argv (a shell only when
+// the check says `shell: true`), in the project root, each in its own process group with a
+// timeout (default 10 minutes) that kills the group.
+
+#include "harness/spec/spec.hpp"
+#include "harness/verify/result.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+namespace harness::verify {
+
+struct VerifyOptions {
+  std::chrono::seconds default_timeout{600};
+  size_t max_output = 16 * 1024;     ///< evidence cap per check
+  bool check_commits = true;          ///< plan level: trailer commits must exist
+};
+
+/// Runs one check in `project_root`.
+CheckResult run_check(const spec::Check& check, const std::filesystem::path& project_root, const VerifyOptions& opt);
+
+/// Plan level: its must_pass checks, must_haves, and its trailer commits.
+Report verify_plan(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt = {});
+/// Phase level: every plan of the phase again (the phase as integrated) plus the ROADMAP's
+/// success criteria as informational items.
+Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const VerifyOptions& opt = {});
+/// Final: every plan of every phase.
+Report verify_final(const spec::Spec& spec, const VerifyOptions& opt = {});
+
+/// Writes the phase's VERIFICATION.md (or FINAL-VERIFICATION.md for `phase` = nullopt) atomically.
+std::expected<std::filesystem::path, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase,
+                                                               const Report& report);
+
+/// Counts a test runner printed ("N passed", ctest, Catch2, unittest), if any.
+struct TestCounts {
+  int passed = 0;
+  int failed = 0;
+  bool found = false;
+};
+TestCounts parse_test_counts(std::string_view output);
+
+} // namespace harness::verify

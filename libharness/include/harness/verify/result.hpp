@@ -1,0 +1,47 @@
+#pragma once
+// Structured verification results and reports.
+
+#include "harness/spec/documents.hpp"
+
+#include <string>
+#include <vector>
+
+namespace harness::verify {
+
+enum class CheckStatus { passed, failed, error, skipped, human };
+std::string_view to_string(CheckStatus s);
+
+/// One check's outcome. `evidence` is what was observed (capped command output, counts, the
+/// HTTP status); `message` says in one line why it failed or what a human must look at.
+struct CheckResult {
+  std::string plan;   ///< plan id, empty for phase-level items
+  std::string id;
+  std::string type;   ///< must_pass type, "artifact", "key_link", "commits", "criterion"
+  CheckStatus status = CheckStatus::passed;
+  double seconds = 0;
+  std::string evidence;
+  std::string message;
+  int line = 0;       ///< line in the PLAN file, when it comes from one
+  std::string file;   ///< PLAN file relative to the spec directory
+};
+
+/// A plan, phase or final verification.
+struct Report {
+  std::string level;   ///< "plan 02-01", "phase 02", "final"
+  std::string spec_name;
+  spec::VerificationStatus status = spec::VerificationStatus::passed;
+  std::vector<CheckResult> results;
+  int passed() const;
+  int total() const;
+};
+
+/// gaps_found when any check failed or errored, else human_needed when any needs a human,
+/// else passed. Skipped and informational items do not change the status.
+spec::VerificationStatus overall_status(const std::vector<CheckResult>& results);
+
+/// VERIFICATION.md: frontmatter (status, level, score, verified_at), a table, the gaps listed with
+/// where they come from so a gap-closure planner can act on them, and what needs a human.
+std::string render_verification_md(const Report& report, std::string_view when);
+std::string report_json(const Report& report);
+
+} // namespace harness::verify

@@ -1,0 +1,54 @@
+#include "harness/orchestrator/engine_verifier.hpp"
+
+#include "harness/verify/engine.hpp"
+
+#include <fmt/format.h>
+
+namespace harness::orchestrator {
+namespace {
+
+sched::Verdict verdict_of(spec::VerificationStatus s) {
+  switch (s) {
+  case spec::VerificationStatus::passed: return sched::Verdict::passed;
+  case spec::VerificationStatus::gaps_found: return sched::Verdict::gaps_found;
+  case spec::VerificationStatus::human_needed: return sched::Verdict::human_needed;
+  }
+  return sched::Verdict::gaps_found;
+}
+
+std::string first_gap(const verify::Report& r) {
+  for (const auto& c : r.results)
+    if (c.status == verify::CheckStatus::failed || c.status == verify::CheckStatus::error)
+      return fmt::format("{} {}: {}", c.plan, c.id, c.message);
+  return {};
+}
+
+class EngineVerifier final : public Verifier {
+public:
+  VerifyOutcome verify_plan(const spec::Spec& spec, const spec::Plan& plan) override {
+    auto r = verify::verify_plan(spec, plan);
+    if (r.status == spec::VerificationStatus::gaps_found) return {sched::Verdict::passed, true, first_gap(r)};
+    // A check only a human can judge does not hold the plan: the phase gate asks for it.
+    return {sched::Verdict::passed, false, fmt::format("{}/{} checks passed", r.passed(), r.total())};
+  }
+  VerifyOutcome verify_phase(const spec::Spec& spec, spec::PhaseNumber phase) override {
+    auto r = verify::verify_phase(spec, phase);
+    auto file = verify::write_report(spec, phase, r);
+    return {verdict_of(r.status), false,
+            fmt::format("{} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),
+                        file ? "" : "; could not write VERIFICATION.md: " + file.error())};
+  }
+  VerifyOutcome verify_final(const spec::Spec& spec) override {
+    auto r = verify::verify_final(spec);
+    auto file = verify::write_report(spec, std::nullopt, r);
+    return {verdict_of(r.status), false,
+            fmt::format("final {} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),
+                        file ? "" : "; could not write FINAL-VERIFICATION.md: " + file.error())};
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Verifier> make_engine_verifier() { return std::make_unique<EngineVerifier>(); }
+
+} // namespace harness::orchestrator

@@ -1,0 +1,138 @@
+#include "harness/verify/engine.hpp"
+
+#include "harness/util/atomic_file.hpp"
+#include "harness/worker/run_command.hpp"
+#include "http_check.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <regex>
+
+extern char** environ;
+
+namespace harness::verify {
+namespace fs = std::filesystem;
+
+namespace {
+
+CheckResult fail(CheckStatus s, std::string message, std::string evidence = {}) {
+  CheckResult r;
+  r.status = s;
+  r.message = std::move(message);
+  r.evidence = std::move(evidence);
+  return r;
+}
+
+/// Occurrences of `pattern` (regex, or literal text) in `text`; nullopt with `error` set for a bad regex.
+std::optional<int> count_matches(const std::string& text, const std::string& pattern, bool literal, std::string& error) {
+  int n = 0;
+  if (literal) {
+    for (size_t pos = 0; !pattern.empty() && (pos = text.find(pattern, pos)) != std::string::npos; pos += pattern.size()) ++n;
+    return n;
+  }
+  try {
+    const std::regex re(pattern, std::regex::ECMAScript | std::regex::multiline);
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) ++n;
+    return n;
+  } catch (const std::regex_error& e) {
+    error = fmt::format("invalid regex /{}/: {}", pattern, e.what());
+    return std::nullopt;
+  }
+}
+
+CheckResult file_contains(const spec::Check& c, const fs::path& root) {
+  auto text = util::read_file(root / c.path);
+  if (!text) return fail(CheckStatus::failed, fmt::format("{} does not exist", c.path));
+  std::string error;
+  auto n = count_matches(*text, c.pattern, c.literal, error);
+  if (!n) return fail(CheckStatus::error, error);
+  const std::string what = c.literal ? "'" + c.pattern + "'" : "/" + c.pattern + "/";
+  if (c.count ? *n != *c.count : *n == 0)
+    return fail(CheckStatus::failed,
+                c.count ? fmt::format("{} found {} times in {} (expected {})", what, *n, c.path, *c.count)
+                        : fmt::format("{} not found in {}", what, c.path));
+  CheckResult r;
+  r.evidence = fmt::format("{} matches of {} in {}", *n, what, c.path);
+  return r;
+}
+
+CheckResult command_check(const spec::Check& c, const fs::path& root, const VerifyOptions& opt) {
+  worker::CommandRequest req;
+  req.argv = c.command.argv;
+  req.cwd = root;
+  req.timeout = std::chrono::milliseconds(static_cast<long>(1000 * c.timeout_seconds.value_or(static_cast<double>(opt.default_timeout.count()))));
+  req.max_output = opt.max_output;
+  if (!c.env.empty()) {
+    std::map<std::string, std::string> env;
+    for (char** e = environ; *e; ++e) {
+      std::string_view kv(*e);
+      if (auto eq = kv.find('='); eq != std::string_view::npos) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+    }
+    for (const auto& [k, v] : c.env) env[k] = v;
+    req.env = std::move(env);
+  }
+  auto res = worker::run_command(req);
+  if (!res.started) return fail(CheckStatus::error, res.error);
+  CheckResult r;
+  r.evidence = res.output;
+  if (res.timed_out) return fail(CheckStatus::failed, fmt::format("timed out after {:.0f}s (process group killed)", res.seconds), res.output);
+  const int want = c.expects.exit_code.value_or(0);
+  if (res.exit_code != want)
+    return fail(CheckStatus::failed,
+                res.signal ? fmt::format("killed by signal {}", res.signal) : fmt::format("exit code {} (expected {})", res.exit_code, want),
+                res.output);
+  // stdout and stderr arrive interleaved in one stream; both patterns search it.
+  for (const auto* re : {&c.expects.stdout_re, &c.expects.stderr_re}) {
+    if (!*re) continue;
+    std::string error;
+    auto n = count_matches(res.output, **re, false, error);
+    if (!n) return fail(CheckStatus::error, error);
+    if (*n == 0) return fail(CheckStatus::failed, fmt::format("output does not match /{}/", **re), res.output);
+  }
+  if (c.type == spec::CheckType::tests_pass) {
+    auto counts = parse_test_counts(res.output);
+    if (counts.found && counts.failed > 0)
+      return fail(CheckStatus::failed, fmt::format("{} passed, {} failed", counts.passed, counts.failed), res.output);
+    r.message = counts.found ? fmt::format("{} passed, {} failed", counts.passed, counts.failed) : "exit code 0";
+  } else {
+    r.message = fmt::format("exit code {}", res.exit_code);
+  }
+  return r;
+}
+
+} // namespace
+
+CheckResult run_check(const spec::Check& c, const fs::path& root, const VerifyOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckResult r;
+  switch (c.type) {
+  case spec::CheckType::file_exists: {
+    std::error_code ec;
+    r = fs::exists(root / c.path, ec) ? CheckResult{} : fail(CheckStatus::failed, fmt::format("{} does not exist", c.path));
+    if (r.status == CheckStatus::passed) r.evidence = c.path + " exists";
+    break;
+  }
+  case spec::CheckType::file_contains: r = file_contains(c, root); break;
+  case spec::CheckType::command_output:
+  case spec::CheckType::build_succeeds:
+  case spec::CheckType::tests_pass: r = command_check(c, root, opt); break;
+  case spec::CheckType::api_response: r = detail::run_api_response(c, root, opt); break;
+  case spec::CheckType::ui_element_exists:
+  case spec::CheckType::ui_navigation:
+    // No browser driver in this build: a person checks it, and the result says exactly what.
+    r = fail(CheckStatus::human, fmt::format("open {} and check {}{} (browser checks are not automated in this build)",
+                                             c.url, c.selector.empty() ? "the navigation steps" : "that " + c.selector,
+                                             c.selector.empty() ? "" : " exists"));
+    break;
+  case spec::CheckType::visual_quality:
+  case spec::CheckType::ux_flow: r = fail(CheckStatus::human, c.description); break;
+  }
+  r.id = c.id;
+  r.type = std::string(spec::to_string(c.type));
+  r.line = c.line;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+} // namespace harness::verify

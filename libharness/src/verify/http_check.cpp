@@ -1,0 +1,229 @@
+#include "http_check.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+#include <boost/process/v2/environment.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/start_dir.hpp>
+#include <boost/process/v2/stdio.hpp>
+#include <fmt/format.h>
+
+#include <csignal>
+#include <regex>
+#include <thread>
+#include <unistd.h>
+
+namespace harness::verify::detail {
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace bp = boost::process::v2;
+namespace json = boost::json;
+
+namespace {
+
+struct Url {
+  std::string host;
+  std::string port = "80";
+  std::string target = "/";
+};
+
+std::optional<Url> parse_url(std::string_view url) {
+  if (!url.starts_with("http://")) return std::nullopt; // https needs TLS, out of scope for local checks
+  url.remove_prefix(7);
+  Url u;
+  const auto slash = url.find('/');
+  std::string_view hostport = url.substr(0, slash);
+  if (slash != std::string_view::npos) u.target = std::string(url.substr(slash));
+  const auto colon = hostport.rfind(':');
+  u.host = std::string(hostport.substr(0, colon));
+  if (colon != std::string_view::npos) u.port = std::string(hostport.substr(colon + 1));
+  return u;
+}
+
+struct Response {
+  int status = 0;
+  std::string body;
+  std::string error;
+};
+
+Response request(const Url& u, const std::string& method, const std::map<std::string, std::string>& headers,
+                 const std::string& body, std::chrono::seconds timeout) {
+  Response r;
+  try {
+    asio::io_context ctx;
+    asio::ip::tcp::resolver resolver(ctx);
+    beast::tcp_stream stream(ctx);
+    stream.expires_after(timeout);
+    stream.connect(resolver.resolve(u.host, u.port));
+    http::request<http::string_body> req{http::string_to_verb(method), u.target, 11};
+    req.set(http::field::host, u.host);
+    req.set(http::field::user_agent, "harness-verify");
+    for (const auto& [k, v] : headers) req.set(k, v);
+    if (!body.empty()) {
+      req.body() = body;
+      if (!headers.count("Content-Type")) req.set(http::field::content_type, "application/json");
+      req.prepare_payload();
+    }
+    http::write(stream, req);
+    beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    http::read(stream, buffer, res);
+    r.status = static_cast<int>(res.result_int());
+    r.body = res.body();
+    beast::error_code ec;
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return r;
+}
+
+bool subset(const json::value& p, const json::value& a) {
+  if (p.is_object()) {
+    if (!a.is_object()) return false;
+    for (const auto& [k, v] : p.as_object()) {
+      auto it = a.as_object().find(k);
+      if (it == a.as_object().end() || !subset(v, it->value())) return false;
+    }
+    return true;
+  }
+  if (p.is_array()) {
+    if (!a.is_array() || a.as_array().size() < p.as_array().size()) return false;
+    for (size_t i = 0; i < p.as_array().size(); ++i)
+      if (!subset(p.as_array()[i], a.as_array()[i])) return false;
+    return true;
+  }
+  if (p.is_number() && a.is_number()) return p.to_number<double>() == a.to_number<double>();
+  return p == a;
+}
+
+/// A server the check starts; its process group is killed when this goes away.
+class Server {
+public:
+  Server(const spec::Command& cmd, const std::filesystem::path& root) {
+    auto exe = cmd.argv[0].find('/') == std::string::npos ? bp::environment::find_executable(cmd.argv[0])
+                                                          : bp::filesystem::path(cmd.argv[0]);
+    if (exe.empty()) {
+      error = cmd.argv[0] + ": not found on PATH";
+      return;
+    }
+    boost::system::error_code ec;
+    std::vector<std::string> args(cmd.argv.begin() + 1, cmd.argv.end());
+    m_proc.emplace(bp::default_process_launcher()(m_ctx, ec, exe, args, bp::process_stdio{nullptr, nullptr, nullptr},
+                                                  bp::process_start_dir(root.string()), Group{}));
+    if (ec) error = ec.message();
+  }
+  ~Server() {
+    if (m_proc && m_proc->running()) {
+      ::kill(-m_proc->id(), SIGTERM);
+      for (int i = 0; i < 50 && m_proc->running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      ::kill(-m_proc->id(), SIGKILL);
+      boost::system::error_code ec;
+      m_proc->wait(ec);
+    }
+  }
+  bool running() { return m_proc && m_proc->running(); }
+  std::string error;
+
+private:
+  struct Group {
+    template <typename L>
+    boost::system::error_code on_exec_setup(L&, const bp::filesystem::path&, const char* const*) {
+      if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
+      return {};
+    }
+  };
+  asio::io_context m_ctx;
+  std::optional<bp::process> m_proc;
+};
+
+} // namespace
+
+bool json_subset(std::string_view pattern, std::string_view actual) {
+  boost::system::error_code ec1, ec2;
+  auto p = json::parse(pattern, ec1);
+  auto a = json::parse(actual, ec2);
+  return !ec1 && !ec2 && subset(p, a);
+}
+
+CheckResult run_api_response(const spec::Check& c, const std::filesystem::path& root, const VerifyOptions& opt) {
+  CheckResult r;
+  std::string full = c.url;
+  if (!c.endpoint.empty() && !c.endpoint.starts_with("http")) full += c.endpoint;
+  else if (!c.endpoint.empty()) full = c.endpoint;
+  auto url = parse_url(full);
+  if (!url) {
+    r.status = CheckStatus::error;
+    r.message = fmt::format("'{}' is not an http:// URL (set url: and endpoint:)", full);
+    return r;
+  }
+  const auto timeout = std::chrono::seconds(static_cast<long>(c.timeout_seconds.value_or(static_cast<double>(opt.default_timeout.count()))));
+  std::optional<Server> server;
+  if (!c.start.empty()) {
+    server.emplace(c.start, root);
+    if (!server->error.empty()) {
+      r.status = CheckStatus::error;
+      r.message = "start: " + server->error;
+      return r;
+    }
+  }
+  // Wait until the server answers (any HTTP status), within the check's timeout.
+  auto ready = parse_url(c.ready_url.value_or(full)).value_or(*url);
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  Response res;
+  for (;;) {
+    res = request(ready, "GET", {}, "", std::chrono::seconds(2));
+    if (res.error.empty() || std::chrono::steady_clock::now() > until) break;
+    if (server && !server->running()) {
+      r.status = CheckStatus::error;
+      r.message = "the server started by `start` exited before answering";
+      return r;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (!res.error.empty()) {
+    r.status = CheckStatus::failed;
+    r.message = fmt::format("no answer from {}: {}", full, res.error);
+    return r;
+  }
+  res = request(*url, c.method.empty() ? "GET" : c.method, c.headers, c.body, timeout);
+  r.evidence = fmt::format("{} {} -> {} {}", c.method, full, res.status, res.body.substr(0, 300));
+  if (!res.error.empty()) {
+    r.status = CheckStatus::failed;
+    r.message = res.error;
+    return r;
+  }
+  const int want = c.expects.status.value_or(200);
+  if (res.status != want) {
+    r.status = CheckStatus::failed;
+    r.message = fmt::format("status {} (expected {})", res.status, want);
+    return r;
+  }
+  if (c.expects.body_json && !json_subset(*c.expects.body_json, res.body)) {
+    r.status = CheckStatus::failed;
+    r.message = fmt::format("body does not contain {}", *c.expects.body_json);
+    return r;
+  }
+  if (c.expects.body_re) {
+    try {
+      if (!std::regex_search(res.body, std::regex(*c.expects.body_re))) {
+        r.status = CheckStatus::failed;
+        r.message = fmt::format("body does not match /{}/", *c.expects.body_re);
+        return r;
+      }
+    } catch (const std::regex_error& e) {
+      r.status = CheckStatus::error;
+      r.message = fmt::format("invalid regex /{}/: {}", *c.expects.body_re, e.what());
+      return r;
+    }
+  }
+  r.message = fmt::format("status {}", res.status);
+  return r;
+}
+
+} // namespace harness::verify::detail

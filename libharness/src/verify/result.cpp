@@ -1,0 +1,95 @@
+#include "harness/verify/result.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+namespace harness::verify {
+
+std::string_view to_string(CheckStatus s) {
+  switch (s) {
+  case CheckStatus::passed: return "passed";
+  case CheckStatus::failed: return "failed";
+  case CheckStatus::error: return "error";
+  case CheckStatus::skipped: return "skipped";
+  case CheckStatus::human: return "human";
+  }
+  return "error";
+}
+
+int Report::passed() const {
+  int n = 0;
+  for (const auto& r : results) n += r.status == CheckStatus::passed;
+  return n;
+}
+
+int Report::total() const {
+  int n = 0;
+  for (const auto& r : results) n += r.status != CheckStatus::skipped;
+  return n;
+}
+
+spec::VerificationStatus overall_status(const std::vector<CheckResult>& results) {
+  bool human = false;
+  for (const auto& r : results) {
+    if (r.status == CheckStatus::failed || r.status == CheckStatus::error) return spec::VerificationStatus::gaps_found;
+    human |= r.status == CheckStatus::human;
+  }
+  return human ? spec::VerificationStatus::human_needed : spec::VerificationStatus::passed;
+}
+
+namespace {
+
+std::string cell(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '|') c = ' ';
+  if (s.size() > 120) s = s.substr(0, 117) + "...";
+  return s;
+}
+
+} // namespace
+
+std::string render_verification_md(const Report& r, std::string_view when) {
+  std::string out = "---\n";
+  out += fmt::format("status: {}\nlevel: '{}'\nscore: {}/{}\nverified_at: '{}'\n---\n", spec::to_string(r.status), r.level,
+                     r.passed(), r.total(), when);
+  out += fmt::format("# Verification: {} ({})\n\n**{}**: {} of {} checks passed.\n\n", r.spec_name, r.level,
+                     spec::to_string(r.status), r.passed(), r.total());
+  out += "| plan | check | type | status | seconds | evidence |\n|---|---|---|---|---|---|\n";
+  for (const auto& c : r.results)
+    out += fmt::format("| {} | {} | {} | {} | {:.2f} | {} |\n", c.plan.empty() ? "-" : c.plan, c.id, c.type,
+                       to_string(c.status), c.seconds, cell(c.message.empty() ? c.evidence : c.message));
+  out += "\n## Gaps\n";
+  bool any = false;
+  for (const auto& c : r.results) {
+    if (c.status != CheckStatus::failed && c.status != CheckStatus::error) continue;
+    any = true;
+    out += fmt::format("- **{}{}** ({}{}): {}\n", c.plan.empty() ? "" : c.plan + " / ", c.id, c.type,
+                       c.file.empty() ? "" : fmt::format(", {}:{}", c.file, c.line), c.message);
+    if (!c.evidence.empty()) out += fmt::format("  ```\n  {}\n  ```\n", cell(c.evidence));
+  }
+  if (!any) out += "None.\n";
+  out += "\n## Needs a human\n";
+  any = false;
+  for (const auto& c : r.results)
+    if (c.status == CheckStatus::human) {
+      any = true;
+      out += fmt::format("- {}{}: {}\n", c.plan.empty() ? "" : c.plan + " / ", c.id, c.message);
+    }
+  if (!any) out += "Nothing.\n";
+  return out;
+}
+
+std::string report_json(const Report& r) {
+  boost::json::array results;
+  for (const auto& c : r.results)
+    results.push_back(boost::json::object{{"plan", c.plan},       {"id", c.id},
+                                          {"type", c.type},       {"status", to_string(c.status)},
+                                          {"seconds", c.seconds}, {"evidence", c.evidence},
+                                          {"message", c.message}, {"file", c.file},
+                                          {"line", c.line}});
+  boost::json::object o{{"level", r.level}, {"status", spec::to_string(r.status)}, {"passed", r.passed()},
+                        {"total", r.total()}, {"results", std::move(results)}};
+  return boost::json::serialize(o) + "\n";
+}
+
+} // namespace harness::verify

@@ -1,0 +1,136 @@
+#include "harness/worker/run_command.hpp"
+
+#include "harness/worker/merged_pipe.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/process/v2/environment.hpp>
+#include <boost/process/v2/process.hpp>
+#include <boost/process/v2/start_dir.hpp>
+#include <boost/process/v2/stdio.hpp>
+#include <fmt/format.h>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace harness::worker {
+namespace asio = boost::asio;
+namespace bp = boost::process::v2;
+
+namespace {
+
+struct GroupAndEnv {
+  const char* const* envp = nullptr;
+  template <typename Launcher>
+  boost::system::error_code on_setup(Launcher& launcher, const bp::filesystem::path&, const char* const*) {
+    if (envp) launcher.env = envp;
+    return {};
+  }
+  template <typename Launcher>
+  boost::system::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
+    if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
+    return {};
+  }
+};
+
+/// Keeps the first and the last half of `cap` bytes.
+void append_capped(std::string& out, std::string_view chunk, size_t cap, std::string& tail, bool& truncated) {
+  if (out.size() < cap / 2) {
+    const size_t take = std::min(chunk.size(), cap / 2 - out.size());
+    out.append(chunk.substr(0, take));
+    chunk.remove_prefix(take);
+  }
+  if (chunk.empty()) return;
+  truncated = true;
+  tail.append(chunk);
+  if (tail.size() > cap / 2) tail.erase(0, tail.size() - cap / 2);
+}
+
+} // namespace
+
+CommandResult run_command(const CommandRequest& req) {
+  CommandResult r;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (req.argv.empty()) {
+    r.error = "empty command";
+    return r;
+  }
+  auto exe = req.argv[0].find('/') == std::string::npos ? bp::environment::find_executable(req.argv[0])
+                                                        : bp::filesystem::path(req.argv[0]);
+  if (exe.empty()) {
+    r.error = fmt::format("{}: not found on PATH", req.argv[0]);
+    return r;
+  }
+  asio::io_context ctx;
+  auto pipe = make_merged_pipe(ctx);
+  if (!pipe) {
+    r.error = pipe.error();
+    return r;
+  }
+  std::vector<std::string> env_strings;
+  std::vector<const char*> envp;
+  GroupAndEnv init;
+  if (req.env) {
+    for (const auto& [k, v] : *req.env) env_strings.push_back(k + "=" + v);
+    for (const auto& s : env_strings) envp.push_back(s.c_str());
+    envp.push_back(nullptr);
+    init.envp = envp.data();
+  }
+  boost::system::error_code ec;
+  std::vector<std::string> args(req.argv.begin() + 1, req.argv.end());
+  bp::process proc = bp::default_process_launcher()(
+      ctx, ec, exe, args, bp::process_stdio{nullptr, (*pipe)->write_end, (*pipe)->write_end},
+      bp::process_start_dir(req.cwd.empty() ? std::string(".") : req.cwd.string()), init);
+  (*pipe)->close_write_end();
+  if (ec) {
+    r.error = fmt::format("cannot start {}: {}", req.argv[0], ec.message());
+    return r;
+  }
+  r.started = true;
+  const int pgid = proc.id();
+  std::string tail;
+  std::array<char, 8192> buf{};
+  asio::steady_timer deadline(ctx), kill_timer(ctx);
+  bool pipe_done = false, exited = false;
+  int status = 0;
+  deadline.expires_after(req.timeout);
+  deadline.async_wait([&](boost::system::error_code e) {
+    if (e || exited) return;
+    r.timed_out = true;
+    ::kill(-pgid, SIGTERM);
+    kill_timer.expires_after(req.grace);
+    kill_timer.async_wait([&](boost::system::error_code e2) {
+      if (!e2) ::kill(-pgid, SIGKILL);
+    });
+  });
+  std::function<void()> read = [&] {
+    (*pipe)->read_end.async_read_some(asio::buffer(buf), [&](boost::system::error_code e, size_t n) {
+      append_capped(r.output, std::string_view(buf.data(), n), req.max_output, tail, r.truncated);
+      if (e) {
+        pipe_done = true;
+        if (exited) ctx.stop();
+        return;
+      }
+      read();
+    });
+  };
+  read();
+  proc.async_wait([&](boost::system::error_code, int) {
+    exited = true;
+    status = proc.native_exit_code();
+    // Children that keep the pipe open would hold us forever: the group goes with its leader.
+    ::kill(-pgid, SIGKILL);
+    deadline.cancel();
+    kill_timer.cancel();
+    if (pipe_done) ctx.stop();
+  });
+  ctx.run();
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  if (r.truncated) r.output += "\n[... output truncated ...]\n" + tail;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+} // namespace harness::worker
