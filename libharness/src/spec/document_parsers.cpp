@@ -23,7 +23,10 @@ YAML::Node load_frontmatter(const FrontmatterSplit& split, YamlReader& r) {
   }
   try {
     YAML::Node n = YAML::Load(std::string(split.yaml));
-    if (n.IsMap()) return n;
+    if (n.IsMap()) {
+      r.check_unique_keys(n);
+      return n;
+    }
     if (!n.IsNull()) r.add_at(split.yaml_first_line, 1, Severity::error, "H001", "the frontmatter must be a YAML map of keys");
   } catch (const YAML::Exception& e) {
     r.add_at(e.mark.line >= 0 ? e.mark.line + split.yaml_first_line : 1, e.mark.column >= 0 ? e.mark.column + 1 : 0,

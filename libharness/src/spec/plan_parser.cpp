@@ -220,6 +220,7 @@ std::optional<Plan> parse_plan(std::string_view text, const std::string& display
     r.add_at(split.yaml_first_line, 1, Severity::error, "H001", "the frontmatter must be a YAML map of keys");
     return std::nullopt;
   }
+  r.check_unique_keys(root);
   Plan p;
   p.file = display_path;
   p.body_line = split.body_first_line;

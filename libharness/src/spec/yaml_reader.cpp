@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <map>
 
 namespace harness::spec::detail {
 namespace {
@@ -139,6 +140,23 @@ std::optional<double> YamlReader::duration(const YAML::Node& n, std::string_view
   }
   error(n, "H004", fmt::format("{} must be a duration in seconds or like 30s, 5m, 1h", what));
   return std::nullopt;
+}
+
+void YamlReader::check_unique_keys(const YAML::Node& n) {
+  if (n.IsSequence()) {
+    for (const auto& item : n) check_unique_keys(item);
+    return;
+  }
+  if (!n.IsMap()) return;
+  std::map<std::string, int, std::less<>> first_line;
+  for (const auto& kv : n) {
+    if (kv.first.IsScalar()) {
+      auto [it, inserted] = first_line.emplace(kv.first.Scalar(), line_of(kv.first));
+      if (!inserted)
+        error(kv.first, "H024", fmt::format("duplicate key '{}' (first on line {}); YAML keys must be unique", it->first, it->second));
+    }
+    check_unique_keys(kv.second);
+  }
 }
 
 std::string yaml_to_json(const YAML::Node& n) { return boost::json::serialize(to_json_value(n)); }

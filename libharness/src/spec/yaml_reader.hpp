@@ -36,6 +36,9 @@ public:
   std::optional<std::vector<std::string>> string_list(const YAML::Node& n, std::string_view what);
   /// Seconds from a number or "30s", "5m", "1h", "500ms".
   std::optional<double> duration(const YAML::Node& n, std::string_view what);
+  /// H024 for every key that repeats an earlier key of the same map, at any depth. yaml-cpp keeps
+  /// both entries, and `node[key]` would silently read the first while a loop reads both.
+  void check_unique_keys(const YAML::Node& n);
 
   const std::string& file() const { return m_file; }
 
