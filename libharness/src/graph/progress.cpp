@@ -66,7 +66,8 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lo
   }
   for (auto& [n, ph] : phases) {
     auto v = spec.verifications.find(n);
-    if (v != spec.verifications.end() && v->second.status) ph.state = std::string(spec::to_string(*v->second.status));
+    if (v != spec.verifications.end() && v->second.status)
+      ph.state = *v->second.status == VerificationStatus::passed ? "verified" : std::string(spec::to_string(*v->second.status));
     else if (ph.plans > 0 && ph.verified == ph.plans) ph.state = "verified";
     else if (ph.plans > 0 && ph.executed == ph.plans) ph.state = "executed";
     else if (ph.executed > 0) ph.state = "executing";

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# harness-cli orchestrate end to end with the script worker: real processes, real git commits in a
+# temporary repository, the real verification engine (including HTTP checks against a server the
+# plan starts), write-back into the spec directory, a checkpoint answered with `respond`, and a run
+# killed with SIGKILL at random moments that resumes with every task applied exactly once.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+tmp=$(mktemp -d)
+trap 'pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+spec=docs/specs/SPC-001-task-tracker
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+
+new_project() { # dir
+  mkdir -p "$1/docs/specs"
+  cp -r "$src/examples/specs/SPC-001-task-tracker" "$1/docs/specs/"
+  (cd "$1" && git init -q && git add -A && git commit -qm init)
+}
+
+# 1. A whole run: complete, every document written back, one commit per task.
+p=$tmp/run
+new_project "$p"
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes --json >"$tmp/events.jsonl") || fail "orchestrate exited $?"
+python3 - "$tmp/events.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [e["event"] for e in ev]
+assert kinds[-1] == "run_finished" and ev[-1]["message"].startswith("complete"), ev[-1]
+running, peak = set(), 0
+for e in ev:
+    if e["event"] == "task_started": running.add(e["task"])
+    if e["event"] in ("task_succeeded", "task_failed"): running.discard(e["task"])
+    peak = max(peak, len(running))
+assert peak >= 2, "no two tasks ever ran together"
+assert any(e["event"] == "checkpoint_answered" and e.get("task") == "verify-plan:02-03" for e in ev)
+starts = [e["task"] for e in ev if e["event"] == "task_started" and e.get("task", "").startswith("execute:")]
+assert len(starts) == 12 and len(set(starts)) == 12, starts
+# the held conflict: 02-01 and 02-02 write the same file and never overlap
+spans = {}
+for e in ev:
+    if e.get("task") in ("execute:02-01", "execute:02-02"):
+        spans.setdefault(e["task"], []).append((e["event"], e["elapsed"]))
+a = dict(spans["execute:02-01"]); b = dict(spans["execute:02-02"])
+assert a["task_succeeded"] <= b["task_started"] or b["task_succeeded"] <= a["task_started"], spans
+PY
+cd "$p"
+[[ $(git log --oneline --grep '^feat(' | wc -l) -eq 14 ]] || fail "expected 14 task commits, got $(git log --oneline --grep '^feat(' | wc -l)"
+git log --format=%B | grep -q "^Plan: 02-01, Task: 1/1$" || fail "trailers missing"
+[[ -z $(git status --porcelain) ]] || fail "work tree not clean: $(git status --porcelain)"
+grep -q "^status: passed" "$spec/execution/FINAL-VERIFICATION.md" || fail "final verification"
+grep -q "^status: passed" "$spec/execution/phases/03-http-api/VERIFICATION.md" || fail "phase 3 verification"
+grep -q "^completed_plans: 12" "$spec/ROADMAP.md" || fail "roadmap progress: $(head -12 "$spec/ROADMAP.md")"
+grep -q "12/12 plans verified" "$spec/STATUS.md" || fail "STATUS.md"
+[[ $(wc -l <"$spec/execution/commits.log") -ge 14 ]] || fail "commits.log"
+"$cli" status "$spec" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["complete"], j'
+cd - >/dev/null
+
+# 2. Without --yes and without a terminal the checkpoint waits for `harness-cli respond`.
+p=$tmp/respond
+new_project "$p"
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --json >"$tmp/respond.jsonl" 2>&1) &
+orch=$!
+for _ in $(seq 1 300); do
+  ids=$(cd "$p" && "$cli" respond --list | awk '{print $1}')
+  [[ -n "$ids" ]] && break
+  sleep 0.1
+done
+[[ -n "$ids" ]] || fail "no checkpoint appeared"
+(cd "$p" && "$cli" respond "$ids" approve --note "looks right") | grep -q "answered" || fail "respond"
+wait $orch || fail "orchestrate after respond exited $?"
+grep -q '"checkpoint_answered".*looks right' "$tmp/respond.jsonl" || fail "answer not seen"
+set +e
+(cd "$p" && "$cli" respond nope approve 2>/dev/null); [[ $? -eq 2 ]] || fail "unknown checkpoint should exit 2"
+set -e
+
+# 3. SIGKILL the orchestrator at random moments; restart each time; every task exactly once.
+p=$tmp/crash
+new_project "$p"
+for i in 1 2 3 4 5 6; do
+  (cd "$p" && exec "$cli" orchestrate "$spec" --worker script --yes >/dev/null 2>&1) &
+  pid=$!
+  sleep "0.$((RANDOM % 9 + 1))"
+  kill -KILL $pid 2>/dev/null || true
+  wait $pid 2>/dev/null || true
+done
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes >/dev/null) || fail "final resume exited $?"
+cd "$p"
+for plan in 01-01 01-02 01-03 01-04 02-01 02-02 02-03 03-01 03-02 03-03 04-01 04-02; do
+  dup=$(git log --format=%B | grep "^Plan: $plan, Task:" | sort | uniq -d)
+  [[ -z "$dup" ]] || fail "task committed twice after crashes: $dup"
+done
+[[ $(git log --oneline --grep '^feat(' | wc -l) -eq 14 ]] || fail "expected 14 task commits after crashes"
+[[ $(grep -c '@command("add")' app/tasks/cli.py) -eq 1 ]] || fail "a side effect happened twice"
+grep -q "^status: passed" "$spec/execution/FINAL-VERIFICATION.md" || fail "final verification after crashes"
+python3 -m unittest discover -s tests/app -t . >/dev/null 2>&1 || fail "the built app's tests fail after crashes"
+echo "orchestrate: all checks passed"
