@@ -185,3 +185,18 @@ TEST_CASE("harness_wait_for_state returns when the status changes and times out 
   CHECK(changed.at("result").at("structuredContent").at("status") == "completed");
   CHECK(is_error(call_tool(o, 4, "harness_wait_for_state", {{"session_id", "nope"}})));
 }
+
+TEST_CASE("harness_get_project_state summarises the specs under docs/specs") {
+  TempProject p;
+  fs::create_directories(p.root / "docs" / "specs");
+  fs::copy(fs::path(HARNESS_SOURCE_DIR) / "examples" / "specs" / "SPC-001-task-tracker",
+           p.root / "docs" / "specs" / "SPC-001-task-tracker", fs::copy_options::recursive);
+  const Server server = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession s(server);
+  auto state = call_tool(s, 1, "harness_get_project_state").at("structuredContent").as_object();
+  const auto& spec = state.at("specs").at(0).as_object();
+  CHECK(spec.at("name") == "SPC-001-task-tracker");
+  CHECK(spec.at("plans").as_int64() > 0);
+  CHECK(spec.at("errors") == 0);
+  CHECK_FALSE(fs::exists(p.root / ".orchestration"));
+}

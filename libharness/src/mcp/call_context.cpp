@@ -103,7 +103,7 @@ std::expected<json::value, std::string> CallContext::request_client(std::string_
   return pending.result;
 }
 
-const json::object& CallContext::client_capabilities() const {
+json::object CallContext::client_capabilities() const {
   std::lock_guard lock(m_state->shared->caps_mutex);
   return m_state->shared->client_capabilities;
 }

@@ -1,4 +1,5 @@
 // Orchestrator-side harness_* tools.
+#include "harness/spec/spec.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/output_log.hpp"
 #include "tool_support.hpp"
@@ -116,6 +117,23 @@ void add_messaging(Server& s, const StorePtr& store) {
            });
 }
 
+/// Plan counts of one spec directory; parsed only when this tool runs, never at start-up.
+json::object spec_overview(const fs::path& dir, const std::string& name) {
+  json::object out{{"name", name}};
+  auto loaded = spec::load_spec(dir, dir.parent_path());
+  if (!loaded) {
+    out["error"] = loaded.error();
+    return out;
+  }
+  std::int64_t errors = 0;
+  for (const auto& d : loaded->diagnostics) errors += d.severity == spec::Severity::error ? 1 : 0;
+  out["plans"] = static_cast<std::int64_t>(loaded->plans.size());
+  out["plans_with_summary"] = static_cast<std::int64_t>(loaded->summaries.size());
+  out["phases_with_verification"] = static_cast<std::int64_t>(loaded->verifications.size());
+  out["errors"] = errors;
+  return out;
+}
+
 json::object project_state(ToolStore& store, const fs::path& project, std::string& error) {
   std::string root = fs::absolute(project).lexically_normal().string();
   if (root.size() > 1 && root.back() == '/') root.pop_back();
@@ -139,7 +157,7 @@ json::object project_state(ToolStore& store, const fs::path& project, std::strin
     if (it->is_directory(ec)) names.push_back(it->path().filename().string());
   }
   std::sort(names.begin(), names.end());  // stable output, not directory order
-  for (auto& n : names) specs.push_back(json::string(n));
+  for (auto& n : names) specs.push_back(spec_overview(project / "docs" / "specs" / n, n));
   out["specs"] = std::move(specs);
   out["sessions"] = json::object{{"total", static_cast<std::int64_t>(sessions->size())}, {"by_status", std::move(counts)}};
   out["pending_messages"] = static_cast<std::int64_t>(pending->size());

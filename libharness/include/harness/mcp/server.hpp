@@ -64,8 +64,8 @@ class CallContext {
   /// its answer; an error string on a JSON-RPC error, timeout or cancellation.
   std::expected<boost::json::value, std::string> request_client(
       std::string_view method, boost::json::object params, std::chrono::milliseconds timeout) const;
-  /// The capabilities the client declared in initialize.
-  const boost::json::object& client_capabilities() const;
+  /// The capabilities the client declared in initialize (a copy: a later initialize may replace them).
+  boost::json::object client_capabilities() const;
 
  private:
   std::shared_ptr<CallState> m_state;
