@@ -7,6 +7,7 @@
 #include "mcp_pipe_session.hpp"
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 
 using namespace harness::mcp;
@@ -199,4 +200,20 @@ TEST_CASE("harness_get_project_state summarises the specs under docs/specs") {
   CHECK(spec.at("plans").as_int64() > 0);
   CHECK(spec.at("errors") == 0);
   CHECK_FALSE(fs::exists(p.root / ".orchestration"));
+}
+
+TEST_CASE("harness_get_output returns the tail of a session's output log") {
+  TempProject p;
+  const fs::path dir = p.root / ".orchestration" / "sessions" / "s1";
+  fs::create_directories(dir);
+  std::ofstream(dir / "output.log") << "one\ntwo\nthree\n";
+  const Server server = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession s(server);
+  auto r = call_tool(s, 1, "harness_get_output", {{"session_id", "s1"}, {"lines", 2}});
+  REQUIRE_FALSE(is_error(r));
+  const std::string output(r.at("structuredContent").at("output").as_string());
+  CHECK(output.find("three") != std::string::npos);
+  CHECK(output.find("one") == std::string::npos);
+  CHECK(is_error(call_tool(s, 2, "harness_get_output", {{"session_id", "../x"}})));
+  CHECK(is_error(call_tool(s, 3, "harness_get_output", {{"session_id", "s2"}})));
 }

@@ -47,10 +47,17 @@ void add_session_reads(Server& s, const StorePtr& store, const fs::path& project
   add_tool(s, "harness_get_output", "Tail of a session's output log.",
            object_schema({{"session_id", typed("string")}, {"lines", lines}}, {"session_id"}),
            object_schema({{"session_id", typed("string")}, {"output", typed("string")}}, {"session_id", "output"}),
-           [project](const json::object& args, CallContext&) {
+           [store, project](const json::object& args, CallContext&) {
              const std::string id = string_arg(args, "session_id");
              if (id.empty() || id.find('/') != std::string::npos || id.starts_with(".")) return error_result("invalid session_id");
-             const fs::path log = project / ".orchestration" / "sessions" / id / "output.log";
+             auto row = store->session(id);
+             if (!row) return store_failure(row.error());
+             // The store's log_path when the orchestrator recorded one, else the conventional place.
+             fs::path log = project / ".orchestration" / "sessions" / id / "output.log";
+             if (*row && !(*row)->log_path.empty()) {
+               log = (*row)->log_path;
+               if (log.is_relative()) log = project / log;
+             }
              std::error_code ec;
              if (!fs::exists(log, ec)) return error_result("no output log for session " + id);
              const auto n = static_cast<std::size_t>(number_arg(args, "lines", 50, 1, 10000));

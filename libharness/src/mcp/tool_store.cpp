@@ -85,7 +85,7 @@ std::expected<std::optional<SessionRow>, std::string> ToolStore::session(const s
     task["status"] = (*t)->status;
     task["detail"] = parse_or_string((*t)->detail);
   }
-  return SessionRow{s.id, std::move(task), s.status, s.updated_at};
+  return SessionRow{s.id, std::move(task), s.status, s.updated_at, s.log_path.value_or("")};
 }
 
 std::expected<json::array, std::string> ToolStore::list_sessions() {

@@ -22,6 +22,7 @@ struct SessionRow {
   boost::json::object task;  ///< task_id, attempt, adapter, working_dir (+ kind/status/detail when the task is stored)
   std::string status;
   std::string updated_at;
+  std::string log_path;  ///< the worker's output log when the orchestrator recorded one
 };
 
 /// Whether an operation may create `.orchestration/harness.db` (reads never do).
