@@ -53,10 +53,10 @@ set +e
 set -e
 
 # graph in every format
-"$cli" graph "$example" | grep -q "critical path: 01-01 -> 01-02 -> 03-01 -> 03-02 -> 03-03" || fail "graph text"
+grep -q "critical path: 01-01 -> 01-02 -> 03-01 -> 03-02 -> 03-03" <<<"$("$cli" graph "$example")" || fail "graph text"
 "$cli" graph "$example" --format json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert ["02-01","02-02"] in j["conflicts"], j["conflicts"]'
-"$cli" graph "$example" --format dot | grep -q '"01-01" -> "01-02";' || fail "graph dot"
-"$cli" graph "$example" --format mermaid | grep -q '^graph LR' || fail "graph mermaid"
+grep -q '"01-01" -> "01-02";' <<<"$("$cli" graph "$example" --format dot)" || fail "graph dot"
+grep -q '^graph LR' <<<"$("$cli" graph "$example" --format mermaid)" || fail "graph mermaid"
 
 # status on a copy whose first plan has a SUMMARY
 cp -r "$example" "$tmp/spec"

@@ -46,7 +46,7 @@ assert a["task_succeeded"] <= b["task_started"] or b["task_succeeded"] <= a["tas
 PY
 cd "$p"
 [[ $(git log --oneline --grep '^feat(' | wc -l) -eq 14 ]] || fail "expected 14 task commits, got $(git log --oneline --grep '^feat(' | wc -l)"
-git log --format=%B | grep -q "^Plan: 02-01, Task: 1/1$" || fail "trailers missing"
+grep -q "^Plan: 02-01, Task: 1/1$" <<<"$(git log --format=%B)" || fail "trailers missing"
 [[ -z $(git status --porcelain) ]] || fail "work tree not clean: $(git status --porcelain)"
 grep -q "^status: passed" "$spec/execution/FINAL-VERIFICATION.md" || fail "final verification"
 grep -q "^status: passed" "$spec/execution/phases/03-http-api/VERIFICATION.md" || fail "phase 3 verification"
@@ -67,7 +67,8 @@ for _ in $(seq 1 300); do
   sleep 0.1
 done
 [[ -n "$ids" ]] || fail "no checkpoint appeared"
-(cd "$p" && "$cli" respond "$ids" approve --note "looks right") | grep -q "answered" || fail "respond"
+out=$(cd "$p" && "$cli" respond "$ids" approve --note "looks right") || fail "respond exited $?"
+grep -q "answered" <<<"$out" || fail "respond: $out"
 wait $orch || fail "orchestrate after respond exited $?"
 grep -q '"checkpoint_answered".*looks right' "$tmp/respond.jsonl" || fail "answer not seen"
 set +e

@@ -6,6 +6,8 @@
 #include "harness/sched/scheduler.hpp"
 #include "harness/sched/spec_workload.hpp"
 #include "harness/spec/document_parsers.hpp"
+#include "harness/store/store.hpp"
+#include "harness/store/watch.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/agent_events.hpp"
 #include "harness/worker/git.hpp"
@@ -60,6 +62,8 @@ struct Orchestrator::Impl {
     worker::ClaudeStreamReader claude;
     worker::CodexEventReader codex;
     std::string last_progress;
+    bool reported_completed = false; ///< a task_completed message arrived (agent workers)
+    std::string reported_failure;    ///< a task_failed message's error
   };
 
   RunOptions opt;
@@ -77,6 +81,7 @@ struct Orchestrator::Impl {
   std::map<std::string, std::string> task_session;  ///< task id -> session id
   std::map<int, std::string> slot_task;
   std::map<std::string, PendingCheckpoint> checkpoints; ///< by checkpoint id
+  std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
   asio::steady_timer checkpoint_poll{ctx};
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   RunSummary summary;
@@ -85,6 +90,11 @@ struct Orchestrator::Impl {
   bool draining = false;
   bool done = false;
   std::deque<sched::Event> deferred_events;
+  std::optional<store::Store> db;                 ///< <project>/.orchestration/harness.db
+  std::optional<store::ChangeWatcher> watcher;    ///< wakes the pump when a worker writes
+  asio::steady_timer pump_timer{ctx};
+  std::int64_t last_seq = 0;
+  std::map<std::string, std::string> worker_question; ///< task id -> message id awaiting an answer
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -274,6 +284,17 @@ struct Orchestrator::Impl {
       });
       return;
     }
+    if (db) {
+      store::SessionRecord pre;
+      pre.id = s.id;
+      pre.slot = s.action.slot;
+      pre.working_dir = spec.layout.project_root.string();
+      pre.task_id = task;
+      pre.attempt = s.action.attempt;
+      pre.token = req.token;
+      pre.adapter = std::string(worker::to_string(s.adapter));
+      if (auto r = db->create_session(pre); !r) emit(RunEventKind::note, task, -1, 0, "store: " + r.error());
+    }
     auto pid = host->start(s.id, *launch, s.dir / "output.log", opt.task_timeout, opt.idle_timeout);
     if (!pid) {
       asio::post(ctx, [this, sid, task, why = pid.error()] {
@@ -283,6 +304,23 @@ struct Orchestrator::Impl {
       return;
     }
     write_worker_record(s.dir, {*pid, process_start_ticks(*pid), task, s.id});
+    if (db) {
+      // harness-mcp --worker accepts the worker's calls only for a session with this token.
+      store::SessionRecord rec;
+      rec.id = s.id;
+      rec.slot = s.action.slot;
+      rec.working_dir = spec.layout.project_root.string();
+      rec.current_command = launch->argv.front();
+      rec.pid = *pid;
+      rec.pgid = *pid;
+      rec.pid_start_time = process_start_ticks(*pid);
+      rec.task_id = task;
+      rec.attempt = s.action.attempt;
+      rec.token = req.token;
+      rec.adapter = std::string(worker::to_string(s.adapter));
+      rec.log_path = (s.dir / "output.log").string();
+      if (auto r = db->update_session(rec); !r) emit(RunEventKind::note, task, -1, 0, "store: " + r.error());
+    }
   }
 
   void on_line(const std::string& sid, std::string_view line) {
@@ -299,6 +337,8 @@ struct Orchestrator::Impl {
     if (it == sessions.end()) return;
     Session& s = it->second;
     const std::string task = s.action.task;
+    pump_messages(); // reports written just before the exit count
+    if (db) (void)db->set_session_status(sid, x.exit_code == 0 && !x.stopped ? "completed" : "failed", x.exit_code);
     if (s.action.kind == TaskKind::execute)
       execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
     const worker::AgentRunFacts* facts = s.adapter == worker::AdapterKind::claude  ? &s.claude.facts()
@@ -320,6 +360,9 @@ struct Orchestrator::Impl {
     std::string why;
     if (x.exit_code != 0) why = x.signal ? fmt::format("killed by signal {}", x.signal) : fmt::format("exited {}", x.exit_code);
     else if (facts) why = worker::agent_failure(*facts).value_or("");
+    if (why.empty() && !s.reported_failure.empty()) why = "the worker reported task_failed: " + s.reported_failure;
+    if (why.empty() && s.adapter != worker::AdapterKind::script && !s.reported_completed)
+      why = "the worker exited without reporting task_completed";
     bool deviations = false;
     if (why.empty() && s.action.kind == TaskKind::execute) why = check_artifacts(s, deviations);
     if (!why.empty()) {
@@ -366,6 +409,76 @@ struct Orchestrator::Impl {
       summary.outcome = "cost_limit";
       begin_drain();
     }
+  }
+
+  // ---- worker messages (written by harness-mcp --worker into the store) -----------------------
+
+  void schedule_pump() {
+    pump_timer.expires_after(std::chrono::milliseconds(10));
+    pump_timer.async_wait([this](boost::system::error_code e) {
+      if (e || done) return;
+      if (watcher && watcher->changed()) pump_messages();
+      schedule_pump();
+    });
+  }
+
+  void pump_messages() {
+    if (!db) return;
+    for (;;) {
+      auto batch = db->messages_after(last_seq, 256);
+      if (!batch || batch->empty()) return;
+      for (const auto& m : *batch) {
+        last_seq = m.seq;
+        handle_message(m);
+      }
+    }
+  }
+
+  static std::string field(const boost::json::object& o, std::string_view key) {
+    auto it = o.find(key);
+    if (it == o.end()) return {};
+    return it->value().is_string() ? std::string(it->value().as_string()) : boost::json::serialize(it->value());
+  }
+
+  void handle_message(const store::MessageRecord& m) {
+    auto it = sessions.find(m.session_id);
+    if (it == sessions.end()) return; // another run's or a finished session's message
+    Session& s = it->second;
+    host->touch(s.id); // a message is activity: the idle timeout starts again
+    boost::system::error_code ec;
+    auto parsed = boost::json::parse(m.payload, ec);
+    const boost::json::object payload = !ec && parsed.is_object() ? parsed.as_object() : boost::json::object{};
+    const auto& a = s.action;
+    if (m.type == "progress_update") {
+      s.last_progress = field(payload, "message");
+      emit(RunEventKind::task_progress, a.task, a.slot, a.attempt, s.last_progress);
+    } else if (m.type == "task_completed") {
+      s.reported_completed = true;
+    } else if (m.type == "task_failed") {
+      s.reported_failure = field(payload, "error");
+    } else if (m.type == "verification_needed" || m.type == "decision_needed" || m.type == "action_needed") {
+      std::string question = m.type == "decision_needed" ? field(payload, "question")
+                             : m.type == "action_needed" ? field(payload, "action") + " (" + field(payload, "reason") + ")"
+                                                         : field(payload, "what_built") + ": " + field(payload, "how_to_verify");
+      worker_question[a.task] = m.id;
+      auto e = sched::make_event(EventType::checkpoint, a.task);
+      e.worker_alive = true; // the worker waits in harness_worker_await, holding its slot
+      e.detail = fmt::format("{}: {}", m.type, question);
+      feed(e);
+    }
+  }
+
+  /// Answers the worker's question in the store; its harness_worker_await returns with it.
+  void answer_worker(const std::string& message_id, bool approved, const std::string& note) {
+    if (!db) return;
+    auto msg = db->message(message_id);
+    std::string type = msg && *msg ? (*msg)->type : "";
+    boost::json::object response;
+    if (type == "verification_needed") response = {{"verdict", approved ? "approved" : "rejected"}, {"feedback", note}};
+    else if (type == "decision_needed") response = {{"choice", approved ? (note.empty() ? "approve" : note) : "refuse"}, {"note", note}};
+    else response = {{"outcome", approved ? (note.empty() ? "done" : note) : "refused"}};
+    if (auto r = db->respond(message_id, boost::json::serialize(response)); !r)
+      emit(RunEventKind::note, "", -1, 0, "store: " + r.error());
   }
 
   // ---- verification (on the pool, results posted back) ---------------------------------------
@@ -442,6 +555,10 @@ struct Orchestrator::Impl {
                          a.reason, state_dir / "checkpoints"};
     cp.file = write_checkpoint(state_dir, cp.id, a.task, a.reason);
     checkpoints[cp.id] = cp;
+    if (auto q = worker_question.find(a.task); q != worker_question.end()) {
+      checkpoint_message[cp.id] = q->second;
+      worker_question.erase(q);
+    }
     emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt,
          fmt::format("{} -- answer with: harness-cli respond {} approve|refuse", a.reason, cp.id));
     if (opt.interactive) prompt_on_terminal(cp);
@@ -478,6 +595,10 @@ struct Orchestrator::Impl {
     const auto task = it->second.task;
     checkpoints.erase(it);
     close_checkpoint(state_dir, id);
+    if (auto m = checkpoint_message.find(id); m != checkpoint_message.end()) {
+      answer_worker(m->second, approved, note);
+      checkpoint_message.erase(m);
+    }
     emit(RunEventKind::checkpoint_answered, task, -1, 0, (approved ? "approved" : "refused") + (note.empty() ? "" : ": " + note));
     auto e = sched::make_event(EventType::answered, task);
     e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
@@ -542,6 +663,7 @@ struct Orchestrator::Impl {
     emit(RunEventKind::run_finished, "", -1, 0,
          fmt::format("{} after {:.1f}s, {} attempts", summary.outcome, summary.elapsed_seconds, summary.attempts));
     checkpoint_poll.cancel();
+    pump_timer.cancel();
     signals.cancel();
     ctx.stop();
   }
@@ -572,6 +694,11 @@ struct Orchestrator::Impl {
     if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
     for (const auto& stale : reap_stale_workers(state_dir))
       observer.on_event({RunEventKind::note, 0, stale, -1, 0, "stopped a worker left running by an earlier run"}, {});
+    auto opened = store::Store::open_project(spec.layout.project_root);
+    if (!opened) return std::unexpected("cannot open the state database: " + opened.error());
+    db.emplace(std::move(*opened));
+    if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
+    if (auto old = db->messages_after(0, 1'000'000); old && !old->empty()) last_seq = old->back().seq;
     verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
     host = std::make_unique<WorkerHost>(
         ctx, [this](const std::string& s, std::string_view l) { on_line(s, l); },
@@ -584,6 +711,7 @@ struct Orchestrator::Impl {
          fmt::format("{}: {} plans, {} slots, {} worker", spec.layout.spec_name, spec.plans.size(), opt.sched.slots,
                      worker::to_string(opt.adapter)));
     watch_signals();
+    schedule_pump();
     asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });
     ctx.run();
     verify_pool->join();
