@@ -64,7 +64,11 @@ std::string render_verification_md(const Report& r, std::string_view when) {
     if (c.status != CheckStatus::failed && c.status != CheckStatus::error) continue;
     any = true;
     out += fmt::format("- **{}{}** ({}{}): {}\n", c.plan.empty() ? "" : c.plan + " / ", c.id, c.type,
-                       c.file.empty() ? "" : fmt::format(", {}:{}", c.file, c.line), c.message);
+                       // Line 0 means plan-wide (e.g. the commits check): name the file only.
+                       c.file.empty()  ? ""
+                       : c.line > 0    ? fmt::format(", {}:{}", c.file, c.line)
+                                       : ", " + c.file,
+                       c.message);
     if (!c.evidence.empty()) out += fmt::format("  ```\n  {}\n  ```\n", cell(c.evidence));
   }
   if (!any) out += "None.\n";
