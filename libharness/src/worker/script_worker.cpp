@@ -1,6 +1,7 @@
 #include "harness/worker/script_worker.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/spec/plan_parser.hpp"
 #include "harness/util/glob.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/script_plan.hpp"
@@ -85,6 +86,29 @@ std::expected<std::string, std::string> commit_task(const fs::path& root, const 
   return hash;
 }
 
+/// Finds and parses `<plans>/<NN-slug>/<id>-PLAN.md`.
+std::expected<spec::Plan, std::string> load_one_plan(const spec::Layout& layout, const std::string& plan_id) {
+  const auto dash = plan_id.rfind('-');
+  auto phase = spec::parse_phase_number(plan_id.substr(0, dash == std::string::npos ? 0 : dash));
+  const auto* dir = phase ? layout.find_phase(*phase) : nullptr;
+  if (!dir) return std::unexpected(fmt::format("plan {} not found in {}", plan_id, layout.spec_dir.string()));
+  const auto file = layout.plan_file(*dir, plan_id);
+  auto text = util::read_file(file);
+  if (!text) return std::unexpected(fmt::format("plan {} not found: {}", plan_id, text.error()));
+  std::vector<spec::Diagnostic> diags;
+  auto plan = spec::parse_plan(*text, layout.relative(file),
+                               layout.kind == spec::LayoutKind::legacy_gsd ? spec::PlanDialect::gsd : spec::PlanDialect::harness, diags);
+  if (!plan || spec::has_errors(diags)) {
+    std::string why;
+    for (const auto& d : diags) why += spec::render(d);
+    return std::unexpected(fmt::format("plan {} does not validate:\n{}", plan_id, why));
+  }
+  plan->id = plan_id;
+  plan->phase = *phase;
+  plan->phase_slug = dir->slug;
+  return *plan;
+}
+
 } // namespace
 
 std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project_root, const std::string& plan_id) {
@@ -117,11 +141,14 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
                {{"sessionId", req.session_id}, {"timestamp", now_iso()}, {"status", "failed"}, {"error", result.error}});
     return result;
   };
-  auto spec = spec::load_spec(req.spec_dir);
-  if (!spec) return fail(spec.error());
-  const spec::Plan* plan = spec->find_plan(req.plan_id);
-  if (!plan) return fail(fmt::format("plan {} not found in {}", req.plan_id, req.spec_dir.string()));
-  const fs::path root = spec->layout.project_root;
+  // Only this plan's file is read: a worker of a 2,000-plan spec must not parse all of them.
+  auto layout = spec::discover_layout(req.spec_dir, fs::current_path());
+  if (!layout) return fail(layout.error());
+  auto loaded = load_one_plan(*layout, req.plan_id);
+  if (!loaded) return fail(loaded.error());
+  const spec::Plan* plan = &*loaded;
+  const spec::Layout* lay = &*layout;
+  const fs::path root = lay->project_root;
   const fs::path lock = root / ".orchestration" / "git.lock";
   const auto tasks = script_tasks(*plan);
   const int total = static_cast<int>(tasks.size());
@@ -154,7 +181,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
         return fail(fmt::format("{} failed: a shell block exited {}", label, code));
     }
     ++result.tasks_run;
-    auto hash = commit_task(root, lock, *plan, {}, task_commit_message(*plan, task, total, spec->layout.spec_name), touched);
+    auto hash = commit_task(root, lock, *plan, {}, task_commit_message(*plan, task, total, lay->spec_name), touched);
     if (!hash) return fail(fmt::format("{}: {}", label, hash.error()));
     if (!hash->empty()) result.commits.push_back(*hash);
   }
@@ -165,12 +192,12 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   record.tasks_run = result.tasks_run + result.tasks_skipped;
   record.task_count = total;
   record.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  const auto* phase = spec->layout.find_phase(plan->phase);
-  result.summary = spec->layout.summary_file(*phase, plan->id);
+  const auto* phase = lay->find_phase(plan->phase);
+  result.summary = lay->summary_file(*phase, plan->id);
   if (auto w = util::write_file_atomic(result.summary, script_summary(*plan, record)); !w) return fail(w.error());
   std::error_code ec;
   const std::string summary_rel = fs::relative(result.summary, root, ec).string();
-  const std::string msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", plan->id, plan->id, spec->layout.spec_name);
+  const std::string msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", plan->id, plan->id, lay->spec_name);
   auto hash = commit_task(root, lock, spec::Plan{}, {summary_rel}, msg, touched);
   if (!hash) return fail("summary: " + hash.error());
   if (!hash->empty()) result.commits.push_back(*hash);

@@ -1,0 +1,96 @@
+// Orchestrator throughput (issue 7), Release build:
+//   1,000 plans of 0-second `script` tasks (each writes one file) through 16 slots, including
+//   worker process spawn, per-task git commits, SUMMARY, and plan verification; tasks/s.
+//   The same with 64 slots, reporting the orchestrator's peak RSS.
+// Usage: bench_orchestrate [plans] [harness-cli]
+#include "harness/orchestrator/display.hpp"
+#include "harness/orchestrator/engine_verifier.hpp"
+#include "harness/orchestrator/orchestrator.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class Quiet final : public harness::orchestrator::Observer {
+public:
+  void on_event(const harness::orchestrator::RunEvent& e, const harness::orchestrator::RunView& v) override {
+    if (e.kind == harness::orchestrator::RunEventKind::task_blocked) fmt::print(stderr, "blocked: {} {}\n", e.task_id, e.message);
+    int busy = 0;
+    for (const auto& s : v.slots) busy += !s.task_id.empty();
+    peak = std::max(peak, busy);
+  }
+  int peak = 0;
+};
+
+fs::path make_project(const fs::path& root, int plans) {
+  const fs::path spec = root / "docs/specs/SPC-900-bench";
+  fs::create_directories(spec);
+  std::ofstream(spec / "SPEC.md") << "# bench\n";
+  const int per_phase = 100;
+  for (int i = 0; i < plans; ++i) {
+    const int ph = i / per_phase + 1, n = i % per_phase + 1;
+    const std::string id = fmt::format("{:02}-{:02}", ph, n);
+    const fs::path dir = spec / "planning/plans" / fmt::format("{:02}-p", ph);
+    fs::create_directories(dir);
+    std::ofstream(dir / (id + "-PLAN.md"))
+        << fmt::format("---\nplan_id: '{0}'\ndepends_on: []\nfiles_modified: ['out/{0}.txt']\nmust_pass:\n"
+                       "  - id: written\n    type: file_exists\n    path: out/{0}.txt\n---\n# {0}\n\n### Task 1: write\n\n"
+                       "```bash\nmkdir -p out && echo {0} > out/{0}.txt\n```\n",
+                       id);
+  }
+  const std::string cmd = fmt::format("cd '{}' && git init -q && git add -A && git -c user.name=b -c user.email=b@b commit -qm init", root.string());
+  if (std::system(cmd.c_str()) != 0) std::exit(1);
+  return spec;
+}
+
+void run(int plans, int slots, const fs::path& cli) {
+  const fs::path root = fs::temp_directory_path() / fmt::format("harness-bench-orch-{}-{}", ::getpid(), slots);
+  fs::remove_all(root);
+  const fs::path spec = make_project(root, plans);
+  harness::orchestrator::RunOptions o;
+  o.spec_dir = spec;
+  o.sched.slots = slots;
+  o.sched.gate_lookahead = std::nullopt; // throughput, not gating
+  o.adapter = harness::worker::AdapterKind::script;
+  o.harness_cli = cli;
+  o.auto_yes = true;
+  Quiet quiet;
+  auto verifier = harness::orchestrator::make_engine_verifier();
+  harness::orchestrator::Orchestrator orch(o, *verifier, quiet);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = orch.run();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  if (!r) {
+    fmt::print(stderr, "run failed: {}\n", r.error());
+    std::exit(1);
+  }
+  fmt::print("{} plans, {} slots: {} in {:.1f} s = {:.1f} plans/s (execute + verify-plan each), peak busy slots {}, "
+             "orchestrator peak RSS {:.1f} MB\n",
+             plans, slots, r->outcome, s, plans / s, quiet.peak, self.ru_maxrss / 1024.0);
+  fs::remove_all(root);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const int plans = argc > 1 ? std::atoi(argv[1]) : 1000;
+  const fs::path cli = argc > 2 ? fs::path(argv[2]) : fs::canonical("/proc/self/exe").parent_path().parent_path() / "bin" / "harness-cli";
+  ::setenv("GIT_AUTHOR_NAME", "bench", 1);
+  ::setenv("GIT_AUTHOR_EMAIL", "bench@example.com", 1);
+  ::setenv("GIT_COMMITTER_NAME", "bench", 1);
+  ::setenv("GIT_COMMITTER_EMAIL", "bench@example.com", 1);
+  run(plans, 16, cli); // target: >= 100 tasks/s
+  run(std::min(plans, 256), 64, cli); // target: orchestrator RSS <= 50 MB with 64 concurrent sessions
+  return 0;
+}
