@@ -1,5 +1,6 @@
 // harness-cli graph SPEC_DIR [--format text|json|dot|mermaid]
 #include "commands.hpp"
+#include "load_valid_spec.hpp"
 
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/render.hpp"
@@ -22,17 +23,8 @@ void add_graph(CLI::App& app, ExitCode& exit) {
   cmd->add_option("--format", opt->format, "text, json, dot or mermaid")
       ->check(CLI::IsMember({"text", "json", "dot", "mermaid"}));
   cmd->callback([opt, &exit] {
-    auto spec = spec::load_spec(opt->spec_dir);
-    if (!spec) {
-      std::cerr << "harness-cli: error: " << spec.error() << "\n";
-      exit.value = 2;
-      return;
-    }
-    if (!spec->valid()) {
-      std::cerr << spec::validation_text(*spec);
-      exit.value = 2;
-      return;
-    }
+    auto spec = load_valid_spec(opt->spec_dir, exit);
+    if (!spec) return;
     const auto graph = graph::build_plan_graph(spec->plans);
     std::cout << graph::render_graph(graph, *graph::parse_graph_format(opt->format));
     exit.value = 0;

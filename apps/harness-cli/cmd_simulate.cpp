@@ -1,6 +1,7 @@
 // harness-cli simulate SPEC_DIR [--slots N] [--policy graph|waves|serial] [--seed S]
 //                               [--durations FILE] [--json]
 #include "commands.hpp"
+#include "load_valid_spec.hpp"
 
 #include "harness/sched/simulator.hpp"
 #include "harness/sched/spec_workload.hpp"
@@ -36,17 +37,8 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
   cmd->add_option("--gate", opt->gate, "phase gate lookahead K: 0 strict, 1 default, 'unlimited'");
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->callback([opt, &exit] {
-    auto spec = spec::load_spec(opt->spec_dir);
-    if (!spec) {
-      std::cerr << "harness-cli: error: " << spec.error() << "\n";
-      exit.value = 2;
-      return;
-    }
-    if (!spec->valid()) {
-      std::cerr << spec::validation_text(*spec);
-      exit.value = 2;
-      return;
-    }
+    auto spec = load_valid_spec(opt->spec_dir, exit);
+    if (!spec) return;
     sched::SimOptions o;
     o.config.slots = opt->slots;
     o.config.policy = *sched::parse_policy(opt->policy);

@@ -1,5 +1,6 @@
 // harness-cli status SPEC_DIR [--json]: progress derived from the files of the spec directory.
 #include "commands.hpp"
+#include "load_valid_spec.hpp"
 
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
@@ -23,17 +24,8 @@ void add_status(CLI::App& app, ExitCode& exit) {
   cmd->add_flag("--json", opt->json, "print the result as JSON");
   cmd->add_option("--lookahead", opt->lookahead, "phase gate lookahead used for 'ready now' (default 1)");
   cmd->callback([opt, &exit] {
-    auto spec = spec::load_spec(opt->spec_dir);
-    if (!spec) {
-      std::cerr << "harness-cli: error: " << spec.error() << "\n";
-      exit.value = 2;
-      return;
-    }
-    if (!spec->valid()) {
-      std::cerr << spec::validation_text(*spec);
-      exit.value = 2;
-      return;
-    }
+    auto spec = load_valid_spec(opt->spec_dir, exit);
+    if (!spec) return;
     const auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), opt->lookahead);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;

@@ -1,6 +1,7 @@
 // harness-cli verify SPEC_DIR [PLAN_ID | --phase N | --final] [--json]
 // Exit 0 passed, 1 gaps found, 3 waiting for a human, 2 invalid input.
 #include "commands.hpp"
+#include "load_valid_spec.hpp"
 
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
@@ -29,12 +30,8 @@ void add_verify(CLI::App& app, ExitCode& exit) {
   cmd->add_flag("--final", opt->final, "verify every phase and write FINAL-VERIFICATION.md");
   cmd->add_flag("--json", opt->json, "print the report as JSON");
   cmd->callback([opt, &exit] {
-    auto spec = spec::load_spec(opt->spec_dir);
-    if (!spec || !spec->valid()) {
-      std::cerr << (spec ? spec::validation_text(*spec) : "harness-cli: error: " + spec.error() + "\n");
-      exit.value = 2;
-      return;
-    }
+    auto spec = load_valid_spec(opt->spec_dir, exit);
+    if (!spec) return;
     if ((!opt->plan.empty()) + (!opt->phase.empty()) + opt->final != 1) {
       std::cerr << "harness-cli: error: give exactly one of PLAN_ID, --phase N, --final\n";
       exit.value = 2;

@@ -2,11 +2,24 @@
 // Shared by the spec and graph unit tests: a temporary directory and file writing.
 
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <unistd.h>
 
 namespace harness::test {
+
+/// Runs `cmd` with /bin/sh in `cwd` and returns its stdout and stderr (tests only).
+inline std::string sh(const std::filesystem::path& cwd, const std::string& cmd) {
+  std::string full = "cd '" + cwd.string() + "' && " + cmd + " 2>&1";
+  std::string out;
+  if (FILE* p = ::popen(full.c_str(), "r")) {
+    char buf[4096];
+    while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    ::pclose(p);
+  }
+  return out;
+}
 
 struct TempDir {
   std::filesystem::path path;

@@ -14,15 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string sh(const fs::path& cwd, const std::string& cmd) {
-  std::string full = "cd '" + cwd.string() + "' && " + cmd + " 2>&1";
-  std::string out;
-  FILE* p = ::popen(full.c_str(), "r");
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
+using test::sh;
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);

@@ -1,0 +1,31 @@
+#pragma once
+// The first step of every command that needs a valid spec: load it, or print why not and set
+// exit code 2 (invalid input).
+
+#include "commands.hpp"
+
+#include "harness/spec/report.hpp"
+#include "harness/spec/spec.hpp"
+
+#include <iostream>
+#include <optional>
+#include <string>
+
+namespace harness::cli {
+
+inline std::optional<spec::Spec> load_valid_spec(const std::string& dir, ExitCode& exit) {
+  auto spec = spec::load_spec(dir);
+  if (!spec) {
+    std::cerr << "harness-cli: error: " << spec.error() << "\n";
+    exit.value = 2;
+    return std::nullopt;
+  }
+  if (!spec->valid()) {
+    std::cerr << spec::validation_text(*spec);
+    exit.value = 2;
+    return std::nullopt;
+  }
+  return std::move(*spec);
+}
+
+} // namespace harness::cli
