@@ -7,10 +7,11 @@ packages=(
   g++ cmake ninja-build git pkg-config
   libboost1.81-dev libboost-json1.81-dev libboost-filesystem1.81-dev
   libsqlite3-dev libfmt-dev libyaml-cpp-dev libmd4c-dev libcli11-dev catch2
+  python3 # the example project the demo builds is a small Python app
 )
 if [[ "${1:-}" == "--test" ]]; then
   # Test-only tools: sqlite3 shell for inspection, Node/npm for the MCP clients, Chromium for UI checks.
-  packages+=(sqlite3 nodejs npm chromium iproute2 procps python3)
+  packages+=(sqlite3 nodejs npm chromium iproute2 procps)
 fi
 
 missing=()
