@@ -75,16 +75,18 @@ set +e
 (cd "$p" && "$cli" respond nope approve 2>/dev/null); [[ $? -eq 2 ]] || fail "unknown checkpoint should exit 2"
 set -e
 
-# 3. SIGKILL the orchestrator at random moments; restart each time; every task exactly once.
+# 3. SIGKILL the orchestrator at 30 random moments; restart each time; every task exactly once.
 p=$tmp/crash
 new_project "$p"
-for i in 1 2 3 4 5 6; do
+kills=0
+for i in $(seq 1 30); do
   (cd "$p" && exec "$cli" orchestrate "$spec" --worker script --yes >/dev/null 2>&1) &
   pid=$!
-  sleep "0.$((RANDOM % 9 + 1))"
-  kill -KILL $pid 2>/dev/null || true
+  sleep "0.$((RANDOM % 40 + 5))" # 0.05 s to 0.44 s into each restart
+  kill -KILL $pid 2>/dev/null && kills=$((kills + 1))
   wait $pid 2>/dev/null || true
 done
+echo "orchestrator killed $kills times"
 (cd "$p" && "$cli" orchestrate "$spec" --worker script --yes >/dev/null) || fail "final resume exited $?"
 cd "$p"
 for plan in 01-01 01-02 01-03 01-04 02-01 02-02 02-03 03-01 03-02 03-03 04-01 04-02; do
