@@ -2,6 +2,8 @@
 
 #include "harness/sched/scheduler.hpp"
 
+#include "rng.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -10,18 +12,7 @@
 namespace harness::sched {
 namespace {
 
-/// splitmix64: tiny, portable, same stream on every platform (std distributions are not).
-struct Rng {
-  std::uint64_t state;
-  std::uint64_t next() {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return (static_cast<double>(next() >> 11) + 0.5) / 9007199254740992.0; }
-  double normal() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform()); }
-};
+using detail::Rng;
 
 struct Completion {
   double time;

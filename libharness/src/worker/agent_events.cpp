@@ -52,16 +52,20 @@ void read_claude_result(const json::object& ev, AgentRunFacts& f) {
   }
 }
 
+/// The JSON object of one event line, or nullptr for a blank line (ignored) or garbage (counted).
+const json::object* event_of(std::string_view line, json::value& holder, AgentRunFacts& facts) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return nullptr;
+  const json::object* ev = parse_object(line, holder);
+  if (!ev) ++facts.non_json_lines;
+  return ev;
+}
+
 } // namespace
 
 void ClaudeStreamReader::feed_line(std::string_view line) {
-  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
   json::value holder;
-  const json::object* ev = parse_object(line, holder);
-  if (!ev) {
-    ++m_facts.non_json_lines;
-    return;
-  }
+  const json::object* ev = event_of(line, holder, m_facts);
+  if (!ev) return;
   const std::string type = str(*ev, "type");
   if (type == "system" && str(*ev, "subtype") == "init") {
     m_facts.saw_init = true;
@@ -77,13 +81,9 @@ void ClaudeStreamReader::feed_line(std::string_view line) {
 }
 
 void CodexEventReader::feed_line(std::string_view line) {
-  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return;
   json::value holder;
-  const json::object* ev = parse_object(line, holder);
-  if (!ev) {
-    ++m_facts.non_json_lines;
-    return;
-  }
+  const json::object* ev = event_of(line, holder, m_facts);
+  if (!ev) return;
   const std::string type = str(*ev, "type");
   if (type == "thread.started") {
     m_facts.saw_init = true;
