@@ -4,6 +4,8 @@
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/engine_verifier.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
+#include "harness/orchestrator/run_config.hpp"
+#include "harness/spec/diagnostic.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -58,31 +60,43 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
   cmd->add_flag("--yes", opt->yes, "approve verification checkpoints whose automated checks passed");
   cmd->add_flag("--json", opt->json, "one JSON object per event on stdout");
   cmd->add_flag("--stop-on-interrupt", opt->stop_on_interrupt, "first Ctrl-C stops running workers too");
-  cmd->add_option("--max-cost", opt->max_cost, "stop dispatching when workers' summed cost reaches USD");
+  cmd->add_option("--max-cost", opt->max_cost, "stop dispatching when workers' summed cost reaches USD")->check(CLI::PositiveNumber);
   cmd->add_option("--timeout", opt->timeout_min, "minutes before a task is stopped (default 60)");
   cmd->add_option("--idle-timeout", opt->idle_min, "minutes without output before a worker counts as stalled (default 15)");
-  cmd->callback([opt, &exit] {
+  cmd->callback([opt, cmd, &exit] {
     orchestrator::RunOptions ro;
     ro.spec_dir = opt->spec_dir;
-    ro.sched.slots = opt->slots;
-    ro.sched.max_attempts = opt->attempts;
-    if (opt->lookahead == "unlimited") ro.sched.gate_lookahead = std::nullopt;
-    else {
-      try {
-        ro.sched.gate_lookahead = std::stoi(opt->lookahead);
-      } catch (...) {
-        std::cerr << "harness-cli: error: --lookahead takes a number or 'unlimited'\n";
-        exit.value = 2;
-        return;
+    // Precedence: built-in defaults, then .orchestration/config.yaml, then the flags typed here.
+    if (auto applied = orchestrator::apply_project_config(ro); !applied) {
+      for (const auto& d : applied.error()) std::cerr << spec::render(d) << "\n";
+      exit.value = 2;
+      return;
+    }
+    auto given = [cmd](const char* flag) { return cmd->count(flag) > 0; };
+    if (given("--slots")) ro.sched.slots = opt->slots;
+    if (given("--attempts")) ro.sched.max_attempts = opt->attempts;
+    if (given("--lookahead")) {
+      if (opt->lookahead == "unlimited") ro.sched.gate_lookahead = std::nullopt;
+      else {
+        try {
+          ro.sched.gate_lookahead = std::stoi(opt->lookahead);
+        } catch (...) {
+          std::cerr << "harness-cli: error: --lookahead takes a number or 'unlimited'\n";
+          exit.value = 2;
+          return;
+        }
       }
     }
-    ro.adapter = *worker::parse_adapter_kind(opt->worker);
-    ro.adapter_settings.command_template = opt->command;
+    if (given("--worker")) {
+      ro.adapter = *worker::parse_adapter_kind(opt->worker);
+      ro.adapter_by_kind.clear(); // one worker kind for every task, as the flag says
+    }
+    if (given("--command")) ro.adapter_settings.command_template = opt->command;
     ro.auto_yes = opt->yes;
     ro.interactive = ::isatty(STDIN_FILENO) && ::isatty(STDERR_FILENO) && !opt->json;
-    if (opt->max_cost > 0) ro.max_cost_usd = opt->max_cost;
-    ro.task_timeout = std::chrono::minutes(opt->timeout_min);
-    ro.idle_timeout = std::chrono::minutes(opt->idle_min);
+    if (given("--max-cost")) ro.max_cost_usd = opt->max_cost;
+    if (given("--timeout")) ro.task_timeout = std::chrono::minutes(opt->timeout_min);
+    if (given("--idle-timeout")) ro.idle_timeout = std::chrono::minutes(opt->idle_min);
     ro.interrupt = opt->stop_on_interrupt ? orchestrator::InterruptMode::stop_running : orchestrator::InterruptMode::finish_running;
     ro.harness_cli = self_dir() / "harness-cli";
     ro.harness_mcp = self_dir() / "harness-mcp";

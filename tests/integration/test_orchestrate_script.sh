@@ -56,10 +56,19 @@ grep -q "12/12 plans verified" "$spec/STATUS.md" || fail "STATUS.md"
 "$cli" status "$spec" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["complete"], j'
 cd - >/dev/null
 
-# 2. Without --yes and without a terminal the checkpoint waits for `harness-cli respond`.
+# 2. Without --yes and without a terminal the checkpoint waits for `harness-cli respond`. The
+# worker kind and one slot come from .orchestration/config.yaml, not from flags.
 p=$tmp/respond
 new_project "$p"
-(cd "$p" && "$cli" orchestrate "$spec" --worker script --json >"$tmp/respond.jsonl" 2>&1) &
+mkdir -p "$p/.orchestration"
+printf 'slots: 1\nadapters:\n  default: cluade\n' >"$p/.orchestration/config.yaml"
+set +e
+err=$(cd "$p" && "$cli" orchestrate "$spec" 2>&1 >/dev/null); rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "a malformed config.yaml should exit 2, got $rc"
+[[ "$err" == *"config.yaml:3:12: error[H202]: \`adapters.default\` must be one of"* ]] || fail "config diagnostic: $err"
+printf 'slots: 1\nadapters:\n  default: script\n' >"$p/.orchestration/config.yaml"
+(cd "$p" && "$cli" orchestrate "$spec" --json >"$tmp/respond.jsonl" 2>&1) &
 orch=$!
 for _ in $(seq 1 300); do
   ids=$(cd "$p" && "$cli" respond --list | awk '{print $1}')
@@ -71,6 +80,17 @@ out=$(cd "$p" && "$cli" respond "$ids" approve --note "looks right") || fail "re
 grep -q "answered" <<<"$out" || fail "respond: $out"
 wait $orch || fail "orchestrate after respond exited $?"
 grep -q '"checkpoint_answered".*looks right' "$tmp/respond.jsonl" || fail "answer not seen"
+python3 - "$tmp/respond.jsonl" <<'PY' || fail "config.yaml slots: 1 not applied"
+import json, sys
+running, peak = set(), 0
+for line in open(sys.argv[1]):
+    if not line.startswith("{"): continue
+    e = json.loads(line)
+    if e["event"] == "task_started": running.add(e["task"])
+    if e["event"] in ("task_succeeded", "task_failed", "checkpoint_opened"): running.discard(e["task"])
+    peak = max(peak, len(running))
+assert peak == 1, peak
+PY
 set +e
 (cd "$p" && "$cli" respond nope approve 2>/dev/null); [[ $? -eq 2 ]] || fail "unknown checkpoint should exit 2"
 set -e

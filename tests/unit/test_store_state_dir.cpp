@@ -9,24 +9,29 @@ using namespace harness::store;
 using store_test::TempDir;
 namespace json = boost::json;
 
-TEST_CASE("config.yaml round-trips and missing keys keep their defaults", "[store][config]") {
+TEST_CASE("config.yaml round-trips and absent keys stay absent", "[store][config]") {
   OrchestrationConfig c;
   c.slots = 4;
-  c.lookahead = 1;
+  c.lookahead = "unlimited";
+  c.max_cost_usd = 2.5;
   c.task_timeout = std::chrono::seconds(120);
-  c.adapters["executor"] = "codex";
+  c.stagger = std::chrono::milliseconds(250);
+  c.default_adapter = "codex";
+  c.adapters["executor"] = "claude";
+  c.claude.binary = "/opt/claude/bin/claude";
+  c.claude.allowed_tools = std::vector<std::string>{"Read", "Bash(git commit:*)"};
+  c.codex.base_url = "http://127.0.0.1:9/v1";
+  c.codex.env_key = "STUB_KEY";
+  c.command = "my-agent --prompt '{prompt_file}'";
   auto back = parse_config(render_config(c), "config.yaml");
   REQUIRE(back);
-  CHECK(back->slots == 4);
-  CHECK(back->lookahead == 1);
-  CHECK(back->task_timeout == std::chrono::seconds(120));
-  CHECK(back->adapter_for("executor") == "codex");
-  CHECK(back->adapter_for("planner") == "claude");
+  CHECK(*back == c);
   auto partial = parse_config("slots: 3\n", "config.yaml");
   REQUIRE(partial);
   CHECK(partial->slots == 3);
-  CHECK(partial->max_attempts == 3);
-  CHECK(parse_config("", "config.yaml").has_value());
+  CHECK_FALSE(partial->max_attempts.has_value());
+  CHECK(parse_config("", "config.yaml").value() == OrchestrationConfig{});
+  CHECK(parse_config(render_config(OrchestrationConfig{}), "config.yaml").value() == OrchestrationConfig{});
 }
 
 TEST_CASE("config.yaml errors carry file, line, column and code", "[store][config]") {
@@ -46,13 +51,29 @@ TEST_CASE("config.yaml errors carry file, line, column and code", "[store][confi
   CHECK(syntax.error()[0].code == "H201");
   auto range = parse_config("slots: 0\n", "c.yaml");
   REQUIRE_FALSE(range.has_value());
-  CHECK(range.error()[0].message == "`slots` must be between 1 and 64");
+  CHECK(range.error()[0].message == "`slots` must be between 1 and 256");
+  auto adapter = parse_config("adapters:\n  executor: gpt\n", "c.yaml");
+  REQUIRE_FALSE(adapter.has_value());
+  CHECK(adapter.error()[0].line == 2);
+  CHECK(adapter.error()[0].message == "`adapters.executor` must be one of claude, codex, command, script");
+  auto gate = parse_config("lookahead: -1\n", "c.yaml");
+  REQUIRE_FALSE(gate.has_value());
+  CHECK(gate.error()[0].code == "H202");
+  auto worker_key = parse_config("workers:\n  claude:\n    base_url: x\n", "c.yaml");
+  REQUIRE_FALSE(worker_key.has_value());
+  CHECK(worker_key.error()[0].code == "H203");
+  CHECK(worker_key.error()[0].line == 3);
+  auto tools = parse_config("workers:\n  claude:\n    allowed_tools: Bash\n", "c.yaml");
+  REQUIRE_FALSE(tools.has_value());
+  CHECK(tools.error()[0].message == "`workers.claude.allowed_tools` must be a list of tool names");
 }
 
 TEST_CASE("The state directory writes its projections atomically as readable files", "[store][state_dir]") {
   TempDir dir;
   auto sd = StateDir::for_project(dir.path);
-  REQUIRE(sd.write_config(OrchestrationConfig{}));
+  OrchestrationConfig config;
+  config.slots = 2;
+  REQUIRE(sd.write_config(config));
   CHECK(sd.read_config()->slots == 2);
   REQUIRE(sd.write_dependency_graph(json::object{{"nodes", json::array{"01-01"}}}));
   REQUIRE(sd.write_active_files(json::object{{"s1", json::array{"src/a.cpp"}}}));

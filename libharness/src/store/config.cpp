@@ -1,10 +1,14 @@
 // `.orchestration/config.yaml`: parse with file:line diagnostics, render back.
-#include "harness/store/state_dir.hpp"
+#include "harness/store/config.hpp"
 
 #include "harness/util/atomic_file.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <array>
+#include <functional>
 
 namespace harness::store {
 namespace {
@@ -13,6 +17,13 @@ constexpr const char* code_syntax = "H201";
 constexpr const char* code_value = "H202";
 constexpr const char* code_unknown = "H203";
 constexpr std::array<std::string_view, 5> task_kinds{"researcher", "planner", "plan_checker", "executor", "verifier"};
+constexpr std::array<std::string_view, 4> adapter_names{"claude", "codex", "command", "script"};
+
+template <class Range> std::string joined(const Range& r) {
+  std::string out;
+  for (const auto& s : r) out += (out.empty() ? "" : ", ") + std::string(s);
+  return out;
+}
 
 struct ConfigParser {
   const std::string& file;
@@ -28,60 +39,127 @@ struct ConfigParser {
     diags.push_back(std::move(d));
   }
 
-  /// An integer in [lo, hi] at `node`, or the previous value with a diagnostic.
-  void integer(const YAML::Node& node, const std::string& key, int lo, int hi, int& out) {
-    int v = 0;
+  /// An integer in [lo, hi] at `node`; nullopt (with a diagnostic) otherwise.
+  std::optional<long long> integer(const YAML::Node& node, const std::string& key, long long lo, long long hi) {
+    long long v = 0;
     try {
       if (!node.IsScalar()) throw YAML::Exception(node.Mark(), "");
-      v = node.as<int>();
+      v = node.as<long long>();
     } catch (const YAML::Exception&) {
       report(node.Mark(), code_value, fmt::format("`{}` must be an integer", key));
-      return;
+      return std::nullopt;
     }
-    if (v < lo || v > hi) return report(node.Mark(), code_value, fmt::format("`{}` must be between {} and {}", key, lo, hi));
-    out = v;
+    if (v < lo || v > hi) {
+      report(node.Mark(), code_value, fmt::format("`{}` must be between {} and {}", key, lo, hi));
+      return std::nullopt;
+    }
+    return v;
   }
 
-  void string(const YAML::Node& node, const std::string& key, std::string& out) {
-    if (!node.IsScalar() || node.Scalar().empty())
-      return report(node.Mark(), code_value, fmt::format("`{}` must be a non-empty string", key));
-    out = node.Scalar();
+  void int_key(const YAML::Node& node, const std::string& key, int lo, int hi, std::optional<int>& out) {
+    if (auto v = integer(node, key, lo, hi)) out = static_cast<int>(*v);
+  }
+
+  std::optional<std::string> string(const YAML::Node& node, const std::string& key) {
+    if (!node.IsScalar() || node.Scalar().empty()) {
+      report(node.Mark(), code_value, fmt::format("`{}` must be a non-empty string", key));
+      return std::nullopt;
+    }
+    return node.Scalar();
+  }
+
+  std::optional<std::string> adapter(const YAML::Node& node, const std::string& key) {
+    auto v = string(node, key);
+    if (v && std::find(adapter_names.begin(), adapter_names.end(), *v) == adapter_names.end()) {
+      report(node.Mark(), code_value, fmt::format("`{}` must be one of {}", key, joined(adapter_names)));
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  /// Walks a mapping, calling `on_key` per entry; reports a non-mapping once.
+  void mapping(const YAML::Node& node, const std::string& key,
+               const std::function<void(const std::string&, const YAML::Node&, const YAML::Node&)>& on_key) {
+    if (!node.IsMap()) return report(node.Mark(), code_value, fmt::format("`{}` must be a mapping", key));
+    for (const auto& kv : node) on_key(kv.first.Scalar(), kv.first, kv.second);
+  }
+
+  void unknown(const YAML::Node& key_node, const std::string& key, std::string_view expected) {
+    report(key_node.Mark(), code_unknown, fmt::format("unknown key `{}` (expected {})", key, expected));
   }
 
   void timeouts(const YAML::Node& node, OrchestrationConfig& c) {
-    if (!node.IsMap()) return report(node.Mark(), code_value, "`timeouts` must be a mapping");
-    for (const auto& kv : node) {
-      const auto key = kv.first.Scalar();
-      int secs = 0;
-      if (key == "task") {
-        secs = static_cast<int>(c.task_timeout.count());
-        integer(kv.second, "timeouts.task", 1, 7 * 86400, secs);
-        c.task_timeout = std::chrono::seconds(secs);
-      } else if (key == "checkpoint") {
-        secs = static_cast<int>(c.checkpoint_timeout.count());
-        integer(kv.second, "timeouts.checkpoint", 1, 30 * 86400, secs);
-        c.checkpoint_timeout = std::chrono::seconds(secs);
-      } else {
-        report(kv.first.Mark(), code_unknown, fmt::format("unknown key `timeouts.{}` (expected task, checkpoint)", key));
-      }
-    }
+    mapping(node, "timeouts", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+      const auto full = "timeouts." + key;
+      auto secs = [&](long long hi) -> std::optional<std::chrono::seconds> {
+        if (auto n = integer(v, full, 1, hi)) return std::chrono::seconds(*n);
+        return std::nullopt;
+      };
+      if (key == "task") c.task_timeout = secs(7 * 86400);
+      else if (key == "idle") c.idle_timeout = secs(7 * 86400);
+      else if (key == "stop_grace") c.stop_grace = secs(3600);
+      else unknown(k, full, "task, idle, stop_grace");
+    });
   }
 
   void adapters(const YAML::Node& node, OrchestrationConfig& c) {
-    if (!node.IsMap()) return report(node.Mark(), code_value, "`adapters` must be a mapping");
-    for (const auto& kv : node) {
-      const auto key = kv.first.Scalar();
+    mapping(node, "adapters", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
       if (key == "default") {
-        string(kv.second, "adapters.default", c.default_adapter);
+        c.default_adapter = adapter(v, "adapters.default");
       } else if (std::find(task_kinds.begin(), task_kinds.end(), key) != task_kinds.end()) {
-        std::string v;
-        string(kv.second, "adapters." + key, v);
-        if (!v.empty()) c.adapters[key] = v;
+        if (auto a = adapter(v, "adapters." + key)) c.adapters[key] = *a;
       } else {
-        report(kv.first.Mark(), code_unknown,
-               fmt::format("unknown key `adapters.{}` (expected default, researcher, planner, plan_checker, executor, "
-                           "verifier)", key));
+        unknown(k, "adapters." + key, "default, " + joined(task_kinds));
       }
+    });
+  }
+
+  void agent(const YAML::Node& node, const std::string& name, AgentWorkerConfig& w) {
+    const bool is_claude = name == "claude";
+    mapping(node, "workers." + name, [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+      const auto full = "workers." + name + "." + key;
+      if (key == "binary") w.binary = string(v, full);
+      else if (key == "model") w.model = string(v, full);
+      else if (is_claude && key == "permission_mode") w.permission_mode = string(v, full);
+      else if (is_claude && key == "allowed_tools") {
+        if (!v.IsSequence()) return report(v.Mark(), code_value, fmt::format("`{}` must be a list of tool names", full));
+        std::vector<std::string> tools;
+        for (const auto& t : v)
+          if (auto s = string(t, full)) tools.push_back(*s);
+        w.allowed_tools = std::move(tools);
+      } else if (!is_claude && key == "base_url") w.base_url = string(v, full);
+      else if (!is_claude && key == "env_key") w.env_key = string(v, full);
+      else unknown(k, full, is_claude ? "binary, model, permission_mode, allowed_tools" : "binary, model, base_url, env_key");
+    });
+  }
+
+  void workers(const YAML::Node& node, OrchestrationConfig& c) {
+    mapping(node, "workers", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+      if (key == "claude") agent(v, key, c.claude);
+      else if (key == "codex") agent(v, key, c.codex);
+      else if (key == "command") c.command = string(v, "workers.command");
+      else unknown(k, "workers." + key, "claude, codex, command");
+    });
+  }
+
+  void lookahead(const YAML::Node& v, OrchestrationConfig& c) {
+    if (v.IsScalar() && v.Scalar() == "unlimited") {
+      c.lookahead = "unlimited";
+      return;
+    }
+    if (!v.IsScalar() || !std::all_of(v.Scalar().begin(), v.Scalar().end(), ::isdigit) || v.Scalar().empty())
+      return report(v.Mark(), code_value, "`lookahead` must be an integer between 0 and 16 or `unlimited`");
+    if (auto n = integer(v, "lookahead", 0, 16)) c.lookahead = std::to_string(*n);
+  }
+
+  void max_cost(const YAML::Node& v, OrchestrationConfig& c) {
+    try {
+      if (!v.IsScalar()) throw YAML::Exception(v.Mark(), "");
+      const double d = v.as<double>();
+      if (!(d > 0)) throw YAML::Exception(v.Mark(), "");
+      c.max_cost_usd = d;
+    } catch (const YAML::Exception&) {
+      report(v.Mark(), code_value, "`max_cost_usd` must be a positive number");
     }
   }
 
@@ -91,27 +169,39 @@ struct ConfigParser {
     for (const auto& kv : root) {
       const auto key = kv.first.Scalar();
       const auto& v = kv.second;
-      if (key == "slots") integer(v, key, 1, 64, c.slots);
-      else if (key == "lookahead") integer(v, key, 0, 16, c.lookahead);
-      else if (key == "research_depth") integer(v, key, 0, 4, c.research_depth);
-      else if (key == "max_attempts") integer(v, key, 1, 20, c.max_attempts);
-      else if (key == "plan_check_iterations") integer(v, key, 1, 20, c.plan_check_iterations);
-      else if (key == "timeouts") timeouts(v, c);
+      if (key == "slots") int_key(v, key, 1, 256, c.slots);
+      else if (key == "lookahead") lookahead(v, c);
+      else if (key == "research_depth") int_key(v, key, 0, 4, c.research_depth);
+      else if (key == "max_attempts") int_key(v, key, 1, 20, c.max_attempts);
+      else if (key == "plan_check_iterations") int_key(v, key, 1, 20, c.plan_check_iterations);
+      else if (key == "gap_rounds") int_key(v, key, 0, 20, c.gap_rounds);
+      else if (key == "max_cost_usd") max_cost(v, c);
+      else if (key == "stagger_ms") {
+        if (auto n = integer(v, key, 0, 600000)) c.stagger = std::chrono::milliseconds(*n);
+      } else if (key == "timeouts") timeouts(v, c);
       else if (key == "adapters") adapters(v, c);
+      else if (key == "workers") workers(v, c);
       else
-        report(kv.first.Mark(), code_unknown,
-               fmt::format("unknown key `{}` (expected slots, lookahead, research_depth, max_attempts, "
-                           "plan_check_iterations, timeouts, adapters)", key));
+        unknown(kv.first, key,
+                "slots, lookahead, research_depth, max_attempts, plan_check_iterations, gap_rounds, "
+                "max_cost_usd, stagger_ms, timeouts, adapters, workers");
     }
   }
 };
 
-}  // namespace
-
-const std::string& OrchestrationConfig::adapter_for(const std::string& kind) const {
-  auto it = adapters.find(kind);
-  return it == adapters.end() ? default_adapter : it->second;
+void emit_agent(YAML::Emitter& out, const char* name, const AgentWorkerConfig& w) {
+  if (w == AgentWorkerConfig{}) return;
+  out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+  if (w.binary) out << YAML::Key << "binary" << YAML::Value << *w.binary;
+  if (w.model) out << YAML::Key << "model" << YAML::Value << *w.model;
+  if (w.permission_mode) out << YAML::Key << "permission_mode" << YAML::Value << *w.permission_mode;
+  if (w.allowed_tools) out << YAML::Key << "allowed_tools" << YAML::Value << YAML::Flow << *w.allowed_tools;
+  if (w.base_url) out << YAML::Key << "base_url" << YAML::Value << *w.base_url;
+  if (w.env_key) out << YAML::Key << "env_key" << YAML::Value << *w.env_key;
+  out << YAML::EndMap;
 }
+
+}  // namespace
 
 std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> parse_config(const std::string& text,
                                                                                 const std::string& file_name) {
@@ -141,14 +231,43 @@ std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> load_config(co
 }
 
 std::string render_config(const OrchestrationConfig& c) {
-  std::string out = fmt::format(
-      "# harness orchestration settings (see docs/readme/store.md)\n"
-      "slots: {}\nlookahead: {}\nresearch_depth: {}\nmax_attempts: {}\nplan_check_iterations: {}\n"
-      "timeouts:\n  task: {}\n  checkpoint: {}\nadapters:\n  default: {}\n",
-      c.slots, c.lookahead, c.research_depth, c.max_attempts, c.plan_check_iterations, c.task_timeout.count(),
-      c.checkpoint_timeout.count(), c.default_adapter);
-  for (const auto& [kind, adapter] : c.adapters) out += fmt::format("  {}: {}\n", kind, adapter);
-  return out;
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  auto opt = [&](const char* key, const auto& v) {
+    if (v) out << YAML::Key << key << YAML::Value << *v;
+  };
+  opt("slots", c.slots);
+  if (c.lookahead) out << YAML::Key << "lookahead" << YAML::Value << *c.lookahead;
+  opt("research_depth", c.research_depth);
+  opt("max_attempts", c.max_attempts);
+  opt("plan_check_iterations", c.plan_check_iterations);
+  opt("gap_rounds", c.gap_rounds);
+  opt("max_cost_usd", c.max_cost_usd);
+  if (c.stagger) out << YAML::Key << "stagger_ms" << YAML::Value << c.stagger->count();
+  if (c.task_timeout || c.idle_timeout || c.stop_grace) {
+    out << YAML::Key << "timeouts" << YAML::Value << YAML::BeginMap;
+    if (c.task_timeout) out << YAML::Key << "task" << YAML::Value << c.task_timeout->count();
+    if (c.idle_timeout) out << YAML::Key << "idle" << YAML::Value << c.idle_timeout->count();
+    if (c.stop_grace) out << YAML::Key << "stop_grace" << YAML::Value << c.stop_grace->count();
+    out << YAML::EndMap;
+  }
+  if (c.default_adapter || !c.adapters.empty()) {
+    out << YAML::Key << "adapters" << YAML::Value << YAML::BeginMap;
+    if (c.default_adapter) out << YAML::Key << "default" << YAML::Value << *c.default_adapter;
+    for (const auto& [kind, a] : c.adapters) out << YAML::Key << kind << YAML::Value << a;
+    out << YAML::EndMap;
+  }
+  if (c.claude != AgentWorkerConfig{} || c.codex != AgentWorkerConfig{} || c.command) {
+    out << YAML::Key << "workers" << YAML::Value << YAML::BeginMap;
+    emit_agent(out, "claude", c.claude);
+    emit_agent(out, "codex", c.codex);
+    if (c.command) out << YAML::Key << "command" << YAML::Value << *c.command;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  std::string text = "# harness orchestration settings (README: Configuration)\n";
+  if (c == OrchestrationConfig{}) return text + "{}\n";
+  return text + out.c_str() + "\n";
 }
 
 }  // namespace harness::store

@@ -6,6 +6,7 @@
 
 #include "harness/protocol/message.hpp"
 #include "harness/spec/diagnostic.hpp"
+#include "harness/store/config.hpp"
 #include "harness/store/store.hpp"
 
 #include <boost/json.hpp>
@@ -19,31 +20,6 @@
 #include <vector>
 
 namespace harness::store {
-
-/// `.orchestration/config.yaml`.
-struct OrchestrationConfig {
-  int slots = 2;                    ///< concurrent workers
-  int lookahead = 2;                ///< phases researched ahead of execution
-  int research_depth = 1;           ///< 0 = skip research
-  int max_attempts = 3;             ///< attempts per task before it fails for good
-  int plan_check_iterations = 3;    ///< planner/checker rounds before asking a human
-  std::chrono::seconds task_timeout{3600};
-  std::chrono::seconds checkpoint_timeout{86400};
-  std::string default_adapter = "claude";
-  /// Adapter per task kind (researcher, planner, plan_checker, executor, verifier).
-  std::map<std::string, std::string> adapters;
-
-  /// Adapter for a task kind (falls back to default_adapter).
-  const std::string& adapter_for(const std::string& kind) const;
-};
-
-/// Parses config.yaml text; diagnostics carry `file:line:col` and codes H201-H203 (syntax, bad value, unknown key).
-std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> parse_config(const std::string& text,
-                                                                                const std::string& file_name);
-/// Reads and parses a config file; a missing file yields the defaults.
-std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> load_config(const std::filesystem::path& path);
-/// YAML text of a config (parse_config(render_config(c)) == c).
-std::string render_config(const OrchestrationConfig& config);
 
 /// seed 000 status.json.
 struct WorkerStatus {

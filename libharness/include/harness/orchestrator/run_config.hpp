@@ -1,0 +1,23 @@
+#pragma once
+// How `.orchestration/config.yaml` turns into run settings. Precedence, lowest first: built-in
+// defaults (RunOptions), the project's config.yaml, then the flags the user typed (the caller
+// applies those after this).
+
+#include "harness/orchestrator/run_options.hpp"
+#include "harness/spec/diagnostic.hpp"
+#include "harness/store/config.hpp"
+
+#include <expected>
+#include <vector>
+
+namespace harness::orchestrator {
+
+/// Applies every key `config` sets onto `options`; keys it leaves out keep their value.
+void apply_config(const store::OrchestrationConfig& config, RunOptions& options);
+
+/// Reads `<project>/.orchestration/config.yaml` for `options.spec_dir` (project = nearest ancestor
+/// holding .git) and applies it. A missing file changes nothing; a malformed one is an error with
+/// file:line:col diagnostics.
+std::expected<void, std::vector<spec::Diagnostic>> apply_project_config(RunOptions& options);
+
+} // namespace harness::orchestrator

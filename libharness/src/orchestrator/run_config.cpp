@@ -1,0 +1,71 @@
+// config.yaml → RunOptions.
+#include "harness/orchestrator/run_config.hpp"
+
+#include "harness/spec/layout.hpp"
+
+#include <string>
+
+namespace harness::orchestrator {
+namespace {
+
+using sched::TaskKind;
+
+/// The config's role names (the seeds' agent roles) for each scheduler task kind.
+constexpr std::pair<const char*, TaskKind> role_kinds[] = {
+    {"researcher", TaskKind::research},     {"planner", TaskKind::plan},
+    {"planner", TaskKind::plan_gaps},       {"plan_checker", TaskKind::check_plans},
+    {"executor", TaskKind::execute},        {"executor", TaskKind::reconcile},
+    {"verifier", TaskKind::verify_plan},    {"verifier", TaskKind::verify_phase},
+    {"verifier", TaskKind::verify_final},
+};
+
+void apply_agent(const store::AgentWorkerConfig& w, std::string& binary, std::optional<std::string>& model) {
+  if (w.binary) binary = *w.binary;
+  if (w.model) model = *w.model;
+}
+
+} // namespace
+
+void apply_config(const store::OrchestrationConfig& c, RunOptions& o) {
+  if (c.slots) o.sched.slots = *c.slots;
+  if (c.lookahead) {
+    if (*c.lookahead == "unlimited") o.sched.gate_lookahead = std::nullopt;
+    else o.sched.gate_lookahead = std::stoi(*c.lookahead); // the parser admitted digits only
+  }
+  if (c.research_depth) o.sched.research_depth = *c.research_depth;
+  if (c.max_attempts) o.sched.max_attempts = *c.max_attempts;
+  if (c.plan_check_iterations) o.sched.max_revisions = *c.plan_check_iterations;
+  if (c.gap_rounds) o.sched.max_gap_rounds = *c.gap_rounds;
+  if (c.max_cost_usd) o.max_cost_usd = *c.max_cost_usd;
+  if (c.task_timeout) o.task_timeout = *c.task_timeout;
+  if (c.idle_timeout) o.idle_timeout = *c.idle_timeout;
+  if (c.stop_grace) o.stop_grace = *c.stop_grace;
+  if (c.stagger) o.stagger = *c.stagger;
+  if (c.default_adapter)
+    if (auto k = worker::parse_adapter_kind(*c.default_adapter)) o.adapter = *k;
+  for (const auto& [role, kind] : role_kinds) {
+    auto it = c.adapters.find(role);
+    if (it == c.adapters.end()) continue;
+    if (auto k = worker::parse_adapter_kind(it->second)) o.adapter_by_kind[kind] = *k;
+  }
+  auto& s = o.adapter_settings;
+  apply_agent(c.claude, s.claude_binary, s.claude_model);
+  if (c.claude.allowed_tools) s.claude_allowed_tools = *c.claude.allowed_tools;
+  if (c.claude.permission_mode) s.claude_permission_mode = *c.claude.permission_mode;
+  apply_agent(c.codex, s.codex_binary, s.codex_model);
+  if (c.codex.base_url) s.codex_base_url = *c.codex.base_url;
+  if (c.codex.env_key) s.codex_env_key = *c.codex.env_key;
+  if (c.command) s.command_template = *c.command;
+}
+
+std::expected<void, std::vector<spec::Diagnostic>> apply_project_config(RunOptions& options) {
+  std::error_code ec;
+  auto layout = spec::discover_layout(options.spec_dir, std::filesystem::current_path(ec));
+  if (!layout) return {}; // the run reports an unusable spec directory itself
+  auto config = store::load_config(layout->project_root / ".orchestration" / "config.yaml");
+  if (!config) return std::unexpected(config.error());
+  apply_config(*config, options);
+  return {};
+}
+
+} // namespace harness::orchestrator

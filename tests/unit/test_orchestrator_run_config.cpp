@@ -1,0 +1,89 @@
+// config.yaml → RunOptions: every key the file sets lands in the run, absent keys keep defaults.
+#include "harness/orchestrator/run_config.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+TEST_CASE("A project's config.yaml sets the run's slots, gate, adapters and agent settings", "[orchestrator][config]") {
+  auto config = store::parse_config(R"(slots: 6
+lookahead: unlimited
+research_depth: 0
+max_attempts: 4
+plan_check_iterations: 2
+gap_rounds: 1
+max_cost_usd: 3.5
+stagger_ms: 500
+timeouts: {task: 600, idle: 60, stop_grace: 3}
+adapters:
+  default: codex
+  executor: claude
+  verifier: script
+workers:
+  claude: {binary: /opt/claude, allowed_tools: [Read], permission_mode: default, model: m1}
+  codex: {binary: /opt/codex, base_url: "http://127.0.0.1:1/v1", env_key: K}
+  command: "agent {prompt_file}"
+)", "config.yaml");
+  REQUIRE(config);
+  orchestrator::RunOptions o;
+  orchestrator::apply_config(*config, o);
+  CHECK(o.sched.slots == 6);
+  CHECK_FALSE(o.sched.gate_lookahead.has_value());
+  CHECK(o.sched.research_depth == 0);
+  CHECK(o.sched.max_attempts == 4);
+  CHECK(o.sched.max_revisions == 2);
+  CHECK(o.sched.max_gap_rounds == 1);
+  CHECK(o.max_cost_usd == 3.5);
+  CHECK(o.stagger == std::chrono::milliseconds(500));
+  CHECK(o.task_timeout == std::chrono::seconds(600));
+  CHECK(o.idle_timeout == std::chrono::seconds(60));
+  CHECK(o.stop_grace == std::chrono::seconds(3));
+  CHECK(o.adapter == worker::AdapterKind::codex);
+  CHECK(o.adapter_by_kind.at(sched::TaskKind::execute) == worker::AdapterKind::claude);
+  CHECK(o.adapter_by_kind.at(sched::TaskKind::reconcile) == worker::AdapterKind::claude);
+  CHECK(o.adapter_by_kind.at(sched::TaskKind::verify_phase) == worker::AdapterKind::script);
+  CHECK(o.adapter_by_kind.count(sched::TaskKind::plan) == 0);
+  CHECK(o.adapter_settings.claude_binary == "/opt/claude");
+  CHECK(o.adapter_settings.claude_allowed_tools == std::vector<std::string>{"Read"});
+  CHECK(o.adapter_settings.claude_permission_mode == "default");
+  CHECK(o.adapter_settings.claude_model == "m1");
+  CHECK(o.adapter_settings.codex_binary == "/opt/codex");
+  CHECK(o.adapter_settings.codex_base_url == "http://127.0.0.1:1/v1");
+  CHECK(o.adapter_settings.codex_env_key == "K");
+  CHECK(o.adapter_settings.command_template == "agent {prompt_file}");
+}
+
+TEST_CASE("An empty config leaves every built-in default", "[orchestrator][config]") {
+  orchestrator::RunOptions o;
+  orchestrator::apply_config(store::OrchestrationConfig{}, o);
+  const orchestrator::RunOptions d;
+  CHECK(o.sched.slots == d.sched.slots);
+  CHECK(o.sched.gate_lookahead == d.sched.gate_lookahead);
+  CHECK(o.sched.max_attempts == d.sched.max_attempts);
+  CHECK(o.adapter == d.adapter);
+  CHECK(o.adapter_by_kind.empty());
+  CHECK_FALSE(o.max_cost_usd.has_value());
+  CHECK(o.adapter_settings.claude_binary == "claude");
+}
+
+TEST_CASE("apply_project_config reads the config of the spec's project and reports its errors", "[orchestrator][config]") {
+  test::TempDir dir;
+  test::sh(dir.path, "git init -q");
+  fs::create_directories(dir.path / "docs/specs/SPC-001-x");
+  orchestrator::RunOptions o;
+  o.spec_dir = dir.path / "docs/specs/SPC-001-x";
+  REQUIRE(orchestrator::apply_project_config(o)); // no config: nothing changes
+  CHECK(o.sched.slots == 4);
+  fs::create_directories(dir.path / ".orchestration");
+  REQUIRE(util::write_file_atomic(dir.path / ".orchestration/config.yaml", "slots: 2\n"));
+  REQUIRE(orchestrator::apply_project_config(o));
+  CHECK(o.sched.slots == 2);
+  REQUIRE(util::write_file_atomic(dir.path / ".orchestration/config.yaml", "slots: 2\nslot: 3\n"));
+  auto bad = orchestrator::apply_project_config(o);
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error()[0].line == 2);
+  CHECK(bad.error()[0].file.ends_with(".orchestration/config.yaml"));
+}
