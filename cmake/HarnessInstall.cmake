@@ -2,7 +2,7 @@ include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/libharness/include/harness DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(TARGETS ${HARNESS_LIBRARY_TARGETS} harness harness_settings
+install(TARGETS ${HARNESS_LIBRARY_TARGETS} harness harness_settings harness_yaml harness_sqlite3
   EXPORT harnessTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
