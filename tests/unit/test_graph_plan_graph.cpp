@@ -101,4 +101,11 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   CHECK(graph::progress_text(p).find("phase 01 verification: gaps_found") != std::string::npos);
   auto j = boost::json::parse(graph::progress_json(p));
   CHECK(j.at("plans_total").as_int64() == 4);
+  // Tasks the last orchestrate run blocked are read back from STATUS.md's frontmatter.
+  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:02-01\n    reason: \"worker crashed (exit 139)\"\n---\n# Status\n");
+  spec = spec::load_spec(dir.path);
+  REQUIRE(spec->valid());
+  p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(p.blockers.size() == 3);
+  CHECK(graph::progress_text(p).find("execute:02-01 blocked by the last run: worker crashed (exit 139)") != std::string::npos);
 }

@@ -123,3 +123,22 @@ TEST_CASE("the hand-written matchers accept the documented heading shapes") {
   CHECK(element_text("<task><name> A b </name></task>", "name") == "A b");
   CHECK(phase_numbers_in("Phase 1, Phase 02.1 and 3") == std::vector<PhaseNumber>{{1, 0}, {2, 1}, {3, 0}});
 }
+
+TEST_CASE("STATUS.md frontmatter gives the blocked tasks; a hand-written STATUS.md gives none") {
+  std::vector<Diagnostic> diags;
+  auto d = parse_status_document("---\nrun: blocked\nblocked:\n  - task: \"execute:01-02\"\n    reason: \"a \\\"quoted\\\"\\nreason\"\n"
+                                 "  - task: verify-phase:01\n---\n# Status\n",
+                                 "STATUS.md", diags);
+  CHECK(diags.empty());
+  REQUIRE(d.blocked.size() == 2);
+  CHECK(d.blocked[0].task == "execute:01-02");
+  CHECK(d.blocked[0].reason == "a \"quoted\"\nreason");
+  CHECK(d.blocked[1].reason.empty());
+  CHECK(parse_status_document("# Status\n\nAll good.\n", "STATUS.md", diags).blocked.empty());
+  CHECK(parse_status_document("---\nupdated: today\n---\n", "STATE.md", diags).blocked.empty());
+  CHECK(diags.empty());
+  parse_status_document("---\nblocked: execute:01-01\n---\n", "STATUS.md", diags);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "H004");
+  CHECK(diags[0].line == 2);
+}

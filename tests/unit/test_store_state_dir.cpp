@@ -127,6 +127,16 @@ TEST_CASE("A file-transport worker is heard like an MCP worker, exactly once", "
   // A new status content is a new message.
   REQUIRE(sd.write_status({"s1", "2026-01-01T00:00:02Z", "running", "01", "01-01", 3, 3, std::nullopt}));
   CHECK(sd.ingest(s)->inserted == 1);
+  // One session's directory alone, as the orchestrator reads it when that worker exits.
+  REQUIRE(s.create_session(store_test::session("s2")));
+  REQUIRE(sd.write_status({"s2", "2026-01-01T00:00:03Z", "running", "01", "01-02", 1, 1, std::nullopt}));
+  REQUIRE(sd.write_status({"s1", "2026-01-01T00:00:04Z", "running", "01", "01-01", 3, 3, "again"}));
+  auto one = sd.ingest_session(s, "s2");
+  CHECK(one.inserted == 1);
+  CHECK(one.duplicates == 0);
+  CHECK(s.pending_messages("s2")->size() == 1);
+  CHECK(sd.ingest_session(s, "s2").duplicates == 1);
+  CHECK(sd.ingest_session(s, "nobody").inserted == 0);
 }
 
 TEST_CASE("Bad transport files are reported and skipped, not fatal", "[store][state_dir]") {

@@ -96,6 +96,11 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lo
     pp.ready = deps_ok && gate_ok;
     if (pp.ready) out.ready.push_back(pp.id);
   }
+  // What the last orchestrate run gave up on lives in STATUS.md, not in the plan files.
+  if (spec.status)
+    for (const auto& b : spec.status->blocked)
+      out.blockers.push_back(b.reason.empty() ? fmt::format("{} blocked by the last run", b.task)
+                                              : fmt::format("{} blocked by the last run: {}", b.task, b.reason));
   out.percent = out.plans_total ? 100.0 * out.plans_verified / out.plans_total : 0;
   out.complete = out.plans_total > 0 && out.plans_verified == out.plans_total && spec.final_verification &&
                  spec.final_verification->status == VerificationStatus::passed;

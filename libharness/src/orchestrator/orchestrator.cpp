@@ -6,6 +6,7 @@
 #include "harness/sched/scheduler.hpp"
 #include "harness/sched/spec_workload.hpp"
 #include "harness/spec/document_parsers.hpp"
+#include "harness/store/state_dir.hpp"
 #include "harness/store/store.hpp"
 #include "harness/store/watch.hpp"
 #include "harness/util/atomic_file.hpp"
@@ -85,6 +86,7 @@ struct Orchestrator::Impl {
   asio::steady_timer checkpoint_poll{ctx};
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   RunSummary summary;
+  std::vector<spec::BlockedTask> blocked_tasks; ///< tasks this run gave up on, for STATUS.md
   double execute_minutes = 0;
   int interrupts = 0;
   bool draining = false;
@@ -175,6 +177,7 @@ struct Orchestrator::Impl {
     }
     case ActionType::blocked:
       summary.blocked.push_back(fmt::format("{}: {}", a.task, a.reason));
+      blocked_tasks.push_back({a.task, a.reason});
       emit(RunEventKind::task_blocked, a.task, -1, 0, a.reason);
       break;
     case ActionType::finished:
@@ -337,6 +340,8 @@ struct Orchestrator::Impl {
     if (it == sessions.end()) return;
     Session& s = it->second;
     const std::string task = s.action.task;
+    if (db) // a worker without MCP reports through files in its session directory
+      for (const auto& e : store::StateDir(state_dir).ingest_session(*db, sid).errors) emit(RunEventKind::note, task, -1, 0, e);
     pump_messages(); // reports written just before the exit count
     if (db) (void)db->set_session_status(sid, x.exit_code == 0 && !x.stopped ? "completed" : "failed", x.exit_code);
     if (s.action.kind == TaskKind::execute)
@@ -627,8 +632,11 @@ struct Orchestrator::Impl {
   }
 
   void write_progress(bool running) {
+    // This run's blocked tasks replace what the previous run left in STATUS.md.
+    spec.status = spec::StatusDocument{spec.layout.relative(spec.layout.status_md), blocked_tasks};
     const auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead.value_or(1000));
-    (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, running ? "Running" : summary.outcome));
+    const std::string state = running ? "running" : summary.outcome;
+    (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks));
     (void)update_roadmap(spec, progress, execute_minutes, running);
   }
 

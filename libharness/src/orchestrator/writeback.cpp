@@ -3,6 +3,7 @@
 #include "harness/spec/frontmatter_writer.hpp"
 #include "harness/util/atomic_file.hpp"
 
+#include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -18,8 +19,15 @@ std::expected<void, std::string> mark_summary_verification(const std::filesystem
   return util::write_file_atomic(summary, *updated);
 }
 
-std::string render_status_md(const graph::Progress& p, std::string_view run_state) {
-  std::string out = fmt::format("# Status: {}\n\n", p.spec_name);
+std::string render_status_md(const graph::Progress& p, std::string_view run_state,
+                             const std::vector<spec::BlockedTask>& blocked) {
+  // JSON strings are valid YAML double-quoted scalars, whatever a failure message contains.
+  auto quoted = [](std::string_view v) { return boost::json::serialize(boost::json::string(v)); };
+  std::string out = fmt::format("---\nrun: {}\n", quoted(run_state));
+  if (blocked.empty()) out += "blocked: []\n";
+  else out += "blocked:\n";
+  for (const auto& b : blocked) out += fmt::format("  - task: {}\n    reason: {}\n", quoted(b.task), quoted(b.reason));
+  out += fmt::format("---\n# Status: {}\n\n", p.spec_name);
   out += fmt::format("**{}** — {}/{} plans verified ({:.0f}%), {} executed.\n\n", run_state, p.plans_verified,
                      p.plans_total, p.percent, p.plans_executed);
   out += "| phase | name | state | executed | verified |\n|---|---|---|---|---|\n";

@@ -206,4 +206,31 @@ Verification parse_verification(std::string_view text, const std::string& displa
   return v;
 }
 
+StatusDocument parse_status_document(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
+  StatusDocument d;
+  d.file = display_path;
+  const auto split = split_frontmatter(text);
+  if (!split.present) return d;
+  YamlReader r(display_path, text, split.yaml_first_line, out);
+  YAML::Node fm = load_frontmatter(split, r);
+  if (!fm.IsMap()) return d;
+  const YAML::Node blocked = fm["blocked"];
+  if (!blocked) return d;
+  if (!blocked.IsSequence()) {
+    r.error(blocked, "H004", "'blocked' must be a list of {task, reason}");
+    return d;
+  }
+  for (const auto& b : blocked) {
+    if (!b.IsMap() || !b["task"]) {
+      r.error(b, "H004", "each 'blocked' entry needs a 'task'");
+      continue;
+    }
+    BlockedTask t;
+    t.task = r.string(b["task"], "blocked.task").value_or("");
+    if (b["reason"]) t.reason = r.string(b["reason"], "blocked.reason").value_or("");
+    d.blocked.push_back(std::move(t));
+  }
+  return d;
+}
+
 } // namespace harness::spec

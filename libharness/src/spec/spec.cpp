@@ -101,6 +101,8 @@ void load_results(Spec& spec) {
   }
   if (auto text = util::read_file(spec.layout.final_verification))
     spec.final_verification = parse_verification(*text, spec.layout.relative(spec.layout.final_verification), spec.diagnostics);
+  if (auto text = util::read_file(spec.layout.status_md))
+    spec.status = parse_status_document(*text, spec.layout.relative(spec.layout.status_md), spec.diagnostics);
 }
 
 } // namespace

@@ -204,6 +204,44 @@ std::expected<void, std::string> StateDir::write_result(const std::string& sessi
   return write_json(session_dir(session_id) / "result.json", result);
 }
 
+namespace {
+
+/// Turns one session directory's status/checkpoint/result files into messages.
+void ingest_dir(Store& store, const fs::path& dir, IngestReport& report) {
+  std::error_code ec;
+  auto take = [&](const fs::path& file, std::expected<protocol::Envelope, std::string> message) {
+    if (!message) return report.errors.push_back(file.string() + ": " + message.error());
+    if (message->session_id != file.parent_path().filename().string())
+      return report.errors.push_back(file.string() + ": session id does not match its directory");
+    auto r = store.insert_message(*message);
+    if (!r) return report.errors.push_back(file.string() + ": " + r.error());
+    ++(*r == InsertOutcome::inserted ? report.inserted : report.duplicates);
+  };
+  // Order matters for readers of arrival order: progress, then a checkpoint, then the result.
+  for (const char* name : {"status.json", "checkpoint.json", "result.json"}) {
+    const fs::path file = dir / name;
+    if (!fs::exists(file, ec)) continue;
+    auto v = read_json(file);
+    std::expected<protocol::Envelope, std::string> msg = std::unexpected(v ? std::string() : v.error());
+    if (v) {
+      if (std::string_view(name) == "status.json") {
+        auto s = worker_status_from_json(*v);
+        msg = s ? std::expected<protocol::Envelope, std::string>(status_message(*s)) : std::unexpected(s.error());
+      } else if (std::string_view(name) == "checkpoint.json") {
+        msg = protocol::envelope_from_json(*v);
+        // Only the worker's own checkpoint is heard here; our projection of an answer is not a message.
+        if (msg && protocol::direction_of(msg->type()) != protocol::Direction::worker_to_orchestrator)
+          msg = std::unexpected("expected a worker message type");
+      } else {
+        msg = result_message(*v);
+      }
+    }
+    take(file, std::move(msg));
+  }
+}
+
+}  // namespace
+
 std::expected<IngestReport, std::string> StateDir::ingest(Store& store) const {
   IngestReport report;
   const fs::path sessions = m_root / "sessions";
@@ -213,46 +251,13 @@ std::expected<IngestReport, std::string> StateDir::ingest(Store& store) const {
   for (const auto& entry : fs::directory_iterator(sessions, ec))
     if (entry.is_directory()) dirs.push_back(entry.path());
   std::sort(dirs.begin(), dirs.end());  // deterministic order
-  auto take = [&](const fs::path& file, std::expected<protocol::Envelope, std::string> message) -> std::expected<void, std::string> {
-    if (!message) {
-      report.errors.push_back(file.string() + ": " + message.error());
-      return {};
-    }
-    if (message->session_id != file.parent_path().filename().string()) {
-      report.errors.push_back(file.string() + ": session id does not match its directory");
-      return {};
-    }
-    auto r = store.insert_message(*message);
-    if (!r) {
-      report.errors.push_back(file.string() + ": " + r.error());
-      return {};
-    }
-    ++(*r == InsertOutcome::inserted ? report.inserted : report.duplicates);
-    return {};
-  };
-  for (const auto& dir : dirs) {
-    // Order matters for readers of arrival order: progress, then a checkpoint, then the result.
-    for (const char* name : {"status.json", "checkpoint.json", "result.json"}) {
-      const fs::path file = dir / name;
-      if (!fs::exists(file, ec)) continue;
-      auto v = read_json(file);
-      std::expected<protocol::Envelope, std::string> msg = std::unexpected(v ? std::string() : v.error());
-      if (v) {
-        if (std::string_view(name) == "status.json") {
-          auto s = worker_status_from_json(*v);
-          msg = s ? std::expected<protocol::Envelope, std::string>(status_message(*s)) : std::unexpected(s.error());
-        } else if (std::string_view(name) == "checkpoint.json") {
-          msg = protocol::envelope_from_json(*v);
-          // Only the worker's own checkpoint is heard here; our projection of an answer is not a message.
-          if (msg && protocol::direction_of(msg->type()) != protocol::Direction::worker_to_orchestrator)
-            msg = std::unexpected("expected a worker message type");
-        } else {
-          msg = result_message(*v);
-        }
-      }
-      if (auto r = take(file, std::move(msg)); !r) return std::unexpected(r.error());
-    }
-  }
+  for (const auto& dir : dirs) ingest_dir(store, dir, report);
+  return report;
+}
+
+IngestReport StateDir::ingest_session(Store& store, const std::string& session_id) const {
+  IngestReport report;
+  ingest_dir(store, session_dir(session_id), report);
   return report;
 }
 

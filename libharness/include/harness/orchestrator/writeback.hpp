@@ -15,8 +15,10 @@ namespace harness::orchestrator {
 /// Sets `verification: <status>` in the SUMMARY's frontmatter.
 std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status);
 
-/// STATUS.md as Markdown: progress per phase and plan, ready work, blockers.
-std::string render_status_md(const graph::Progress& progress, std::string_view run_state);
+/// STATUS.md: frontmatter for tools (run state, the tasks this run blocked, which `status` reads
+/// back), then Markdown for people: progress per phase and plan, ready work, blockers.
+std::string render_status_md(const graph::Progress& progress, std::string_view run_state,
+                             const std::vector<spec::BlockedTask>& blocked);
 
 /// Updates ROADMAP.md's frontmatter from the progress; `run_minutes` of execution are added to
 /// the velocity. A roadmap without frontmatter is left alone.

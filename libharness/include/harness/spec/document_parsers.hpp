@@ -19,4 +19,7 @@ Summary parse_summary(std::string_view text, const std::string& display_path, st
 /// VERIFICATION.md frontmatter (`status: passed | gaps_found | human_needed`).
 Verification parse_verification(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out);
 
+/// STATUS.md: reads the `blocked` list of its frontmatter, ignores everything else.
+StatusDocument parse_status_document(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out);
+
 } // namespace harness::spec

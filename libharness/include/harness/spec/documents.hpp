@@ -76,4 +76,17 @@ struct Verification {
   int score_total = 0;
 };
 
+/// A task the last `orchestrate` run gave up on (STATUS.md frontmatter `blocked:`).
+struct BlockedTask {
+  std::string task;   ///< "execute:01-02"
+  std::string reason; ///< why the last attempt failed
+};
+
+/// STATUS.md as the orchestrator writes it: the body is for people, the frontmatter for tools.
+/// Only `blocked` is read; a hand-written STATUS.md (or GSD's STATE.md) without it is fine.
+struct StatusDocument {
+  std::string file;
+  std::vector<BlockedTask> blocked;
+};
+
 } // namespace harness::spec

@@ -23,6 +23,7 @@ struct Spec {
   std::map<std::string, Summary> summaries;            ///< by plan id, for SUMMARY files present
   std::map<PhaseNumber, Verification> verifications;   ///< by phase, for VERIFICATION files present
   std::optional<Verification> final_verification;
+  std::optional<StatusDocument> status;                ///< STATUS.md, when present
   std::vector<Diagnostic> diagnostics;
 
   bool valid() const { return !has_errors(diagnostics); }

@@ -69,6 +69,8 @@ class StateDir {
   /// (progress_update / task_completed / task_failed) with ids derived from the file content, so
   /// re-reading the same file never duplicates.
   std::expected<IngestReport, std::string> ingest(Store& store) const;
+  /// The same for one session's directory only (what a worker left when it exited).
+  IngestReport ingest_session(Store& store, const std::string& session_id) const;
 
  private:
   std::filesystem::path m_root;

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# A deliberately broken worker for `orchestrate --worker command`: what it does depends on the plan
+# it is given and on how many times it has been started for that plan (counted in $FAULT_DIR).
+#   01-01 crash   : first attempt dies of SIGSEGV before reporting anything; then works
+#   01-02 hang    : first attempt starts a child and sleeps silently (idle timeout); then works
+#   01-03 garbage : binary noise and a 200 KB line without newline on stdout, then works
+#   01-04 liar    : reports task_completed (file transport) without SUMMARY or commits, every time
+# Working = `harness-cli script-worker`, the real script adapter.
+# argv: <harness-cli>
+set -u
+cli=$1
+plan=${HARNESS_TASK_ID#execute:}
+n=$(( $(cat "$FAULT_DIR/$plan" 2>/dev/null || echo 0) + 1 ))
+echo $n >"$FAULT_DIR/$plan"
+case "$plan:$n" in
+  01-01:1) kill -SEGV $$ ;;
+  01-02:1) sleep "$FAULT_SLEEP" & wait ;;
+  01-03:*) head -c 65536 /dev/urandom; printf '\n\377\376 not json {{{\n'; head -c 200000 /dev/zero | tr '\0' x ;;
+  01-04:*)
+    sessions=$HARNESS_STATE_DIR/sessions/$HARNESS_SESSION_ID
+    mkdir -p "$sessions"
+    printf '{"sessionId":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"completed","summaryPath":"nowhere/SUMMARY.md","commits":["0000000"],"filesTouched":[]}' \
+      "$HARNESS_SESSION_ID" >"$sessions/result.json.tmp"
+    mv "$sessions/result.json.tmp" "$sessions/result.json"
+    exit 0 ;;
+esac
+exec "$cli" script-worker

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Worker faults under `harness-cli orchestrate`: a worker that crashes, one that hangs without a
+# word (idle timeout), one that prints binary garbage, one that claims task_completed without its
+# artifacts, and an agent (claude adapter) whose stdout is not stream-json although it exits 0.
+# Each must be detected, retried per policy (2 attempts), and what stays blocked must show in
+# STATUS.md and `harness-cli status`. The process group of a killed worker must be gone.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+tmp=$(mktemp -d)
+export FAULT_SLEEP=$((900000 + RANDOM)) # a unique argument to find orphans by
+trap 'pkill -KILL -f "sleep $FAULT_SLEEP" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+spec=docs/specs/SPC-007-faults
+
+new_project() { # dir plans...
+  local p=$1; shift
+  local s=$p/$spec
+  mkdir -p "$s/planning/plans/01-core"
+  printf '# Faults\n\nFour independent plans, each writing one file.\n' >"$s/SPEC.md"
+  for id in "$@"; do
+    cat >"$s/planning/plans/01-core/$id-PLAN.md" <<PLAN
+---
+plan_id: '$id'
+depends_on: []
+files_modified: ['out/$id.txt']
+must_pass:
+  - id: written
+    type: file_exists
+    path: out/$id.txt
+---
+# $id
+
+### Task 1: write
+
+\`\`\`bash
+mkdir -p out && echo $id > out/$id.txt
+\`\`\`
+PLAN
+  done
+  (cd "$p" && git init -q && git add -A && git commit -qm init)
+  mkdir -p "$p/.orchestration"
+  printf 'timeouts: {idle: 3, stop_grace: 1}\nmax_attempts: 2\n' >"$p/.orchestration/config.yaml"
+}
+
+# 1. command workers: crash, hang, garbage, liar.
+p=$tmp/cmd
+export FAULT_DIR=$tmp/attempts
+mkdir -p "$FAULT_DIR"
+new_project "$p" 01-01 01-02 01-03 01-04
+set +e
+(cd "$p" && "$cli" orchestrate "$spec" --worker command --command "bash $src/tests/integration/faults/fault_worker.sh {harness_cli}" \
+   --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log")
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || { cat "$tmp/stderr.log"; fail "a run with a task blocked should exit 1, got $rc"; }
+python3 - "$tmp/events.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+def of(kind, task): return [e for e in ev if e["event"] == kind and e.get("task") == task]
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("blocked"), ev[-1]
+# crash: one failed attempt naming the signal, then success
+f = of("task_failed", "execute:01-01")
+assert len(f) == 1 and "signal" in f[0]["message"].lower(), f
+assert of("task_succeeded", "execute:01-01"), "crash not retried"
+# hang: stopped for silence, then success
+f = of("task_failed", "execute:01-02")
+assert len(f) == 1 and ("idle" in f[0]["message"] or "stalled" in f[0]["message"]), f
+assert of("task_succeeded", "execute:01-02"), "hang not retried"
+# garbage on stdout changes nothing for a command worker
+assert not of("task_failed", "execute:01-03") and of("task_succeeded", "execute:01-03")
+# the liar: both attempts fail on missing artifacts, then blocked
+f = of("task_failed", "execute:01-04")
+assert len(f) == 2 and all("SUMMARY" in e["message"] or "commit" in e["message"] for e in f), f
+assert of("task_blocked", "execute:01-04")
+PY
+[[ $(cat "$FAULT_DIR/01-04") -eq 2 ]] || fail "the liar should have had exactly 2 attempts"
+if pgrep -f "sleep $FAULT_SLEEP" >/dev/null; then fail "the hung worker's child survived its process group"; fi
+grep -q 'task: "execute:01-04"' "$p/$spec/STATUS.md" || fail "STATUS.md does not list the blocked task: $(head -8 "$p/$spec/STATUS.md")"
+out=$(cd "$p" && "$cli" status "$spec")
+[[ "$out" == *"execute:01-04 blocked by the last run"* ]] || fail "status does not surface the blocked task: $out"
+log=$(ls "$p"/.orchestration/sessions/execute-01-03-a1-*/output.log)
+[[ $(stat -c %s "$log") -gt 200000 ]] || fail "garbage output not logged"
+# The other three plans' side effects happened exactly once.
+for id in 01-01 01-02 01-03; do
+  [[ $(cd "$p" && git log --oneline --grep "Plan: $id, Task: 1/1" | wc -l) -eq 1 ]] || fail "$id task committed more or less than once"
+done
+
+# 2. An agent whose stdout is not stream-json fails its attempt even with exit code 0.
+p=$tmp/agent
+new_project "$p" 01-01
+cat >"$tmp/not-claude" <<'SH'
+#!/bin/sh
+echo "Sure! I did everything you asked."
+exit 0
+SH
+chmod +x "$tmp/not-claude"
+printf 'workers:\n  claude: {binary: %s}\n' "$tmp/not-claude" >>"$p/.orchestration/config.yaml"
+set +e
+(cd "$p" && "$cli" orchestrate "$spec" --worker claude --yes --json >"$tmp/agent.jsonl" 2>"$tmp/agent.err")
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || { cat "$tmp/agent.err"; fail "a lying agent should leave the run blocked (exit 1), got $rc"; }
+python3 - "$tmp/agent.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+f = [e for e in ev if e["event"] == "task_failed" and e.get("task") == "execute:01-01"]
+assert len(f) == 2, f
+assert all("result" in e["message"] or "stream" in e["message"] for e in f), f
+PY
+[[ ! -e "$p/out/01-01.txt" ]] || fail "nothing should have been written"
+echo "orchestrate worker faults: all checks passed"

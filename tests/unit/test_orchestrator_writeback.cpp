@@ -1,0 +1,27 @@
+// STATUS.md as the orchestrator writes it must read back through the spec parser unchanged.
+#include "harness/orchestrator/writeback.hpp"
+#include "harness/spec/document_parsers.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness;
+
+TEST_CASE("STATUS.md's blocked tasks round-trip through the spec parser, whatever the reason says", "[orchestrator][writeback]") {
+  graph::Progress p;
+  p.spec_name = "SPC-001-x";
+  std::vector<spec::BlockedTask> blocked{{"execute:01-02", "worker crashed: \"boom\"\n  at line 3: {x: [1]}"},
+                                         {"verify-phase:01", ""}};
+  const auto text = orchestrator::render_status_md(p, "blocked", blocked);
+  CHECK(text.starts_with("---\nrun: \"blocked\"\n"));
+  CHECK(text.find("# Status: SPC-001-x") != std::string::npos);
+  std::vector<spec::Diagnostic> diags;
+  auto back = spec::parse_status_document(text, "STATUS.md", diags);
+  CHECK(diags.empty());
+  REQUIRE(back.blocked.size() == 2);
+  CHECK(back.blocked[0].task == blocked[0].task);
+  CHECK(back.blocked[0].reason == blocked[0].reason);
+  CHECK(back.blocked[1].task == "verify-phase:01");
+  auto none = spec::parse_status_document(orchestrator::render_status_md(p, "complete", {}), "STATUS.md", diags);
+  CHECK(none.blocked.empty());
+  CHECK(diags.empty());
+}
