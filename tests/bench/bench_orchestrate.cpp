@@ -52,7 +52,8 @@ fs::path make_project(const fs::path& root, int plans) {
   return spec;
 }
 
-void run(int plans, int slots, const fs::path& cli) {
+void run(int plans, int slots, const fs::path& cli_arg) {
+  const fs::path cli = fs::absolute(cli_arg);
   const fs::path root = fs::temp_directory_path() / fmt::format("harness-bench-orch-{}-{}", ::getpid(), slots);
   fs::remove_all(root);
   const fs::path spec = make_project(root, plans);

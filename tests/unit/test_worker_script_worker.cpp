@@ -63,7 +63,7 @@ struct Repo {
 TEST_CASE("the script worker commits each task with trailers and writes a SUMMARY and result.json") {
   Repo repo;
   const fs::path session = repo.dir.path / ".orchestration" / "sessions" / "s1";
-  auto r = worker::run_script_worker({repo.spec, "01-01", session, "s1"});
+  auto r = worker::run_script_worker({repo.spec, "01-01", session, "s1", std::nullopt});
   INFO(r.error);
   REQUIRE(r.ok);
   CHECK(r.tasks_run == 2);
@@ -86,7 +86,7 @@ TEST_CASE("the script worker commits each task with trailers and writes a SUMMAR
 TEST_CASE("a retry skips committed tasks and discards what a failed attempt left behind") {
   Repo repo;
   ::setenv("FAIL_TASK_2", "1", 1);
-  auto first = worker::run_script_worker({repo.spec, "01-01", {}, ""});
+  auto first = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
   ::unsetenv("FAIL_TASK_2");
   REQUIRE_FALSE(first.ok);
   CHECK(first.error.find("Task 2/2") != std::string::npos);
@@ -95,7 +95,7 @@ TEST_CASE("a retry skips committed tasks and discards what a failed attempt left
   REQUIRE(done.size() == 1);
   CHECK(done[0].first == 1);
 
-  auto second = worker::run_script_worker({repo.spec, "01-01", {}, ""});
+  auto second = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
   INFO(second.error);
   REQUIRE(second.ok);
   CHECK(second.tasks_skipped == 1);
@@ -104,9 +104,25 @@ TEST_CASE("a retry skips committed tasks and discards what a failed attempt left
   CHECK(read(repo.dir.path / "out/b.txt") == "two\n"); // not "two\ntwo\n"
 }
 
+TEST_CASE("a worker told which tasks are done (HARNESS_DONE_TASKS) skips them") {
+  Repo repo;
+  ::setenv("FAIL_TASK_2", "1", 1);
+  auto first = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  ::unsetenv("FAIL_TASK_2");
+  REQUIRE_FALSE(first.ok);
+  auto done = worker::committed_tasks(repo.dir.path, "01-01");
+  REQUIRE(done.size() == 1);
+  // The orchestrator passes what its trailer index knows instead of the worker reading the log.
+  auto told = worker::run_script_worker({repo.spec, "01-01", {}, "", done});
+  REQUIRE(told.ok);
+  CHECK(told.tasks_skipped == 1);
+  CHECK(told.commits.front() == done[0].second);
+  CHECK(read(repo.dir.path / "out/a.txt") == "one\n");
+}
+
 TEST_CASE("an unknown plan fails with its id") {
   Repo repo;
-  auto r = worker::run_script_worker({repo.spec, "09-09", {}, ""});
+  auto r = worker::run_script_worker({repo.spec, "09-09", {}, "", std::nullopt});
   REQUIRE_FALSE(r.ok);
   CHECK(r.error.find("09-09") != std::string::npos);
 }

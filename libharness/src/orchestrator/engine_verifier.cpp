@@ -26,20 +26,26 @@ std::string first_gap(const verify::Report& r) {
 class EngineVerifier final : public Verifier {
 public:
   VerifyOutcome verify_plan(const spec::Spec& spec, const spec::Plan& plan) override {
-    auto r = verify::verify_plan(spec, plan);
+    verify::VerifyOptions opt;
+    opt.trailers = trailer_index();
+    auto r = verify::verify_plan(spec, plan, opt);
     if (r.status == spec::VerificationStatus::gaps_found) return {sched::Verdict::passed, true, first_gap(r)};
     // A check only a human can judge does not hold the plan: the phase gate asks for it.
     return {sched::Verdict::passed, false, fmt::format("{}/{} checks passed", r.passed(), r.total())};
   }
   VerifyOutcome verify_phase(const spec::Spec& spec, spec::PhaseNumber phase) override {
-    auto r = verify::verify_phase(spec, phase);
+    verify::VerifyOptions opt;
+    opt.trailers = trailer_index();
+    auto r = verify::verify_phase(spec, phase, opt);
     auto file = verify::write_report(spec, phase, r);
     return {verdict_of(r.status), false,
             fmt::format("{} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),
                         file ? "" : "; could not write VERIFICATION.md: " + file.error())};
   }
   VerifyOutcome verify_final(const spec::Spec& spec) override {
-    auto r = verify::verify_final(spec);
+    verify::VerifyOptions opt;
+    opt.trailers = trailer_index();
+    auto r = verify::verify_final(spec, opt);
     auto file = verify::write_report(spec, std::nullopt, r);
     return {verdict_of(r.status), false,
             fmt::format("final {} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),

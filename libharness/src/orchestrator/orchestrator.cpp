@@ -93,6 +93,7 @@ struct Orchestrator::Impl {
   bool done = false;
   std::deque<sched::Event> deferred_events;
   std::optional<store::Store> db;                 ///< <project>/.orchestration/harness.db
+  std::optional<worker::TrailerIndex> trailers;   ///< trailer commits of HEAD, read incrementally
   std::optional<store::ChangeWatcher> watcher;    ///< wakes the pump when a worker writes
   asio::steady_timer pump_timer{ctx};
   std::int64_t last_seq = 0;
@@ -278,6 +279,15 @@ struct Orchestrator::Impl {
       if (eq != std::string_view::npos) req.inherited_env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
     }
     if (s.adapter != worker::AdapterKind::script) req.prompt = render_prompt(s);
+    else if (const auto* p = plan_of(s.action); p && s.action.kind == TaskKind::execute) {
+      // The script worker skips tasks already committed; tell it which, so it need not walk the
+      // history. A retry within this run may follow an attempt that committed: look again.
+      if (s.action.attempt > 1) trailers->refresh();
+      std::vector<std::pair<int, std::string>> committed;
+      for (const auto& c : trailers->commits_for(p->id))
+        if (c.task > 0) committed.emplace_back(c.task, c.hash);
+      req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(committed);
+    }
     auto launch = worker::build_launch(s.adapter, req, opt.adapter_settings);
     const std::string sid = s.id, task = s.action.task;
     if (!launch) {
@@ -391,7 +401,8 @@ struct Orchestrator::Impl {
     std::vector<spec::Diagnostic> diags;
     auto sum = spec::parse_summary(*text, spec.layout.relative(summary_file), diags);
     deviations = sum.has_deviations;
-    if (worker::find_commit(spec.layout.project_root, "Plan: " + plan->id).empty())
+    trailers->refresh(); // the commits this worker made (and anyone else since the last look)
+    if (trailers->commits_for(plan->id).empty())
       return "task reported done but no commit carries 'Plan: " + plan->id + "'";
     return {};
   }
@@ -707,6 +718,10 @@ struct Orchestrator::Impl {
     db.emplace(std::move(*opened));
     if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
     if (auto old = db->messages_after(0, 1'000'000); old && !old->empty()) last_seq = old->back().seq;
+    // One walk of the history now; afterwards only the commits each finished execute added.
+    trailers.emplace(spec.layout.project_root);
+    trailers->refresh();
+    verifier.set_trailer_index(&*trailers);
     verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
     host = std::make_unique<WorkerHost>(
         ctx, [this](const std::string& s, std::string_view l) { on_line(s, l); },

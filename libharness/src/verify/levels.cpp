@@ -60,23 +60,23 @@ void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckR
 }
 
 /// Seed 000's atomic commits: the plan's work is in commits carrying `Plan: <id>` and `Spec:`.
-void commits(const spec::Spec& spec, const spec::Plan& plan, std::vector<CheckResult>& out) {
-  auto log = worker::run_git(spec.layout.project_root,
-                             {"log", "--format=%H%x1f%B%x1e", "--fixed-strings", "--grep", "Plan: " + plan.id});
-  int count = 0;
+void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {
+  std::vector<worker::TrailerCommit> found;
+  if (opt.trailers) {
+    found = opt.trailers->commits_for(plan.id);
+  } else {
+    auto log = worker::run_git(spec.layout.project_root,
+                               {"log", "--format=%H%x1f%B%x1e", "--fixed-strings", "--grep", "Plan: " + plan.id});
+    for (auto& c : worker::parse_trailer_log(log.out))
+      if (c.plan == plan.id) found.push_back(std::move(c));
+  }
   std::set<int> tasks;
   bool spec_trailer = false;
-  size_t pos = 0;
-  const std::string task_key = "Plan: " + plan.id + ", Task: ";
-  while ((pos = log.out.find('\x1f', pos)) != std::string::npos) {
-    const size_t end = log.out.find('\x1e', pos);
-    const std::string body = log.out.substr(pos + 1, end - pos - 1);
-    pos = end == std::string::npos ? log.out.size() : end;
-    if (body.find("Plan: " + plan.id) == std::string::npos) continue;
-    ++count;
-    spec_trailer |= body.find("Spec: " + spec.layout.spec_name) != std::string::npos;
-    if (auto t = body.find(task_key); t != std::string::npos) tasks.insert(std::atoi(body.c_str() + t + task_key.size()));
+  for (const auto& c : found) {
+    spec_trailer |= c.spec == spec.layout.spec_name;
+    if (c.task > 0) tasks.insert(c.task);
   }
+  const int count = static_cast<int>(found.size());
   const int total = static_cast<int>(plan.tasks.size());
   CheckStatus st = count > 0 && spec_trailer ? CheckStatus::passed : CheckStatus::failed;
   std::string msg = count == 0 ? fmt::format("no commit carries 'Plan: {}'", plan.id)
@@ -93,7 +93,7 @@ void plan_checks(const spec::Spec& spec, const spec::Plan& plan, const VerifyOpt
     out.push_back(std::move(r));
   }
   must_haves(plan, spec.layout.project_root, out);
-  if (opt.check_commits) commits(spec, plan, out);
+  if (opt.check_commits) commits(spec, plan, opt, out);
 }
 
 std::string now_iso() {

@@ -71,8 +71,15 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   return r;
 }
 
-std::vector<GitChange> changed_paths(const fs::path& root) {
-  auto r = run_git(root, {"--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all"});
+std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std::string>& globs) {
+  std::vector<std::string> args = {"--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all"};
+  if (!globs.empty()) {
+    args.push_back("--");
+    // A wildcard pattern needs glob magic; a plain path stays a plain pathspec, which also
+    // matches everything below it when it names a directory.
+    for (const auto& g : globs) args.push_back(g.find_first_of("*?[") == std::string::npos ? g : ":(glob)" + g);
+  }
+  auto r = run_git(root, std::move(args));
   std::vector<GitChange> out;
   size_t pos = 0;
   while (pos + 3 < r.out.size()) {
@@ -96,14 +103,22 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   if (auto r = run_git(root, add); r.exit_code != 0)
     return std::unexpected(fmt::format("git add failed (exit {}): {}", r.exit_code, r.out));
   // Commit only these paths: other workers may have staged their own files meanwhile.
-  std::vector<std::string> commit = {"commit", "-q", "--no-verify", "-m", message, "--"};
+  // core.abbrev=40 makes the summary line "[branch <full hash>] subject": no rev-parse needed.
+  std::vector<std::string> commit = {"-c", "core.abbrev=40", "commit", "--no-verify", "--no-status", "-m", message, "--"};
   commit.insert(commit.end(), paths.begin(), paths.end());
-  if (auto r = run_git(root, commit); r.exit_code != 0) {
+  auto r = run_git(root, commit);
+  if (r.exit_code != 0) {
     if (r.out.find("nothing to commit") != std::string::npos || r.out.find("no changes added") != std::string::npos)
       return std::string();
     return std::unexpected(fmt::format("git commit failed (exit {}); is user.name/user.email configured? {}", r.exit_code, r.out));
   }
-  auto head = run_git(root, {"rev-parse", "HEAD"}).out;
+  // "[main 0123...]" or "[main (root-commit) 0123...]": the 40 hex digits before the ']'.
+  const size_t close = r.out.find(']');
+  if (close != std::string::npos && close >= 40) {
+    std::string hash = r.out.substr(close - 40, 40);
+    if (hash.find_first_not_of("0123456789abcdef") == std::string::npos) return hash;
+  }
+  auto head = run_git(root, {"rev-parse", "HEAD"}).out; // an unusual git: ask
   while (!head.empty() && head.back() == '\n') head.pop_back();
   return head;
 }
@@ -117,6 +132,75 @@ std::string find_commit(const fs::path& root, const std::string& needle) {
   auto r = run_git(root, {"log", "-n", "1", "--format=%H", "--fixed-strings", "--grep", needle});
   while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
   return r.exit_code == 0 ? r.out : std::string();
+}
+
+std::vector<TrailerCommit> parse_trailer_log(std::string_view log) {
+  std::vector<TrailerCommit> out;
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t end = log.find('\x1e', pos);
+    if (end == std::string_view::npos) end = log.size();
+    std::string_view rec = log.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t sep = rec.find('\x1f');
+    if (sep == std::string_view::npos) continue;
+    TrailerCommit c;
+    c.hash = std::string(rec.substr(0, sep));
+    c.hash.erase(0, c.hash.find_first_not_of("\n"));
+    std::string_view body = rec.substr(sep + 1);
+    while (!body.empty()) {
+      const size_t nl = body.find('\n');
+      std::string_view line = body.substr(0, nl);
+      body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
+      if (line.starts_with("Plan: ")) {
+        line.remove_prefix(6);
+        const size_t comma = line.find(',');
+        c.plan = std::string(line.substr(0, comma));
+        while (!c.plan.empty() && c.plan.back() == ' ') c.plan.pop_back();
+        if (comma != std::string_view::npos) {
+          std::string_view rest = line.substr(comma + 1);
+          if (const size_t t = rest.find("Task: "); t != std::string_view::npos)
+            c.task = std::atoi(std::string(rest.substr(t + 6, 8)).c_str());
+        }
+      } else if (line.starts_with("Spec: ")) {
+        c.spec = std::string(line.substr(6));
+        while (!c.spec.empty() && (c.spec.back() == ' ' || c.spec.back() == '\r')) c.spec.pop_back();
+      }
+    }
+    if (!c.plan.empty()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+void TrailerIndex::add(std::vector<TrailerCommit> newest_first) {
+  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) m_by_plan[it->plan].push_back(std::move(*it));
+}
+
+void TrailerIndex::refresh() {
+  std::lock_guard lock(m_mutex);
+  const std::string format = "--format=%H%x1f%B%x1e";
+  if (!m_head.empty()) {
+    auto r = run_git(m_root, {"log", format, m_head + "..HEAD"});
+    if (r.exit_code == 0) {
+      if (r.out.empty()) return;
+      const std::string newest = r.out.substr(r.out.find_first_not_of('\n'), 40);
+      add(parse_trailer_log(r.out));
+      m_head = newest;
+      return;
+    }
+    m_by_plan.clear(); // the history was rewritten: read it all again
+  }
+  auto r = run_git(m_root, {"log", format, "HEAD"});
+  m_by_plan.clear();
+  if (r.exit_code != 0 || r.out.empty()) return m_head.clear(); // no commits yet
+  m_head = r.out.substr(r.out.find_first_not_of('\n'), 40);
+  add(parse_trailer_log(r.out));
+}
+
+std::vector<TrailerCommit> TrailerIndex::commits_for(const std::string& plan_id) const {
+  std::lock_guard lock(m_mutex);
+  auto it = m_by_plan.find(plan_id);
+  return it == m_by_plan.end() ? std::vector<TrailerCommit>{} : it->second;
 }
 
 } // namespace harness::worker

@@ -62,7 +62,7 @@ int run_block(const fs::path& root, const std::string& script) {
 void reset_declared_files(const fs::path& root, const fs::path& lock, const spec::Plan& plan) {
   with_git_lock(lock, [&] {
     std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
-    for (const auto& c : changed_paths(root)) {
+    for (const auto& c : changed_paths(root, plan.files_modified)) {
       if (!declared(plan, c.path)) continue;
       std::error_code ec;
       if (c.untracked) fs::remove(root / c.path, ec);
@@ -77,9 +77,10 @@ void reset_declared_files(const fs::path& root, const fs::path& lock, const spec
 std::expected<std::string, std::string> commit_task(const fs::path& root, const fs::path& lock, const spec::Plan& plan,
                                                     const std::vector<std::string>& extra, const std::string& message,
                                                     std::set<std::string>& touched) {
-  std::vector<std::string> names;
-  for (const auto& c : changed_paths(root))
-    if (declared(plan, c.path) || std::find(extra.begin(), extra.end(), c.path) != extra.end()) names.push_back(c.path);
+  std::vector<std::string> names = extra; // known paths: no need to ask git what changed
+  if (!plan.files_modified.empty())
+    for (const auto& c : changed_paths(root, plan.files_modified))
+      if (declared(plan, c.path) && std::find(names.begin(), names.end(), c.path) == names.end()) names.push_back(c.path);
   auto hash = commit_paths(root, lock, names, message);
   if (hash && !hash->empty())
     for (const auto& n : names) touched.insert(n);
@@ -114,20 +115,31 @@ std::expected<spec::Plan, std::string> load_one_plan(const spec::Layout& layout,
 std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project_root, const std::string& plan_id) {
   auto log = run_git(project_root, {"log", "--format=%H%x1f%B%x1e", "--grep", fmt::format("Plan: {},", plan_id), "--fixed-strings"});
   std::vector<std::pair<int, std::string>> out;
-  const std::string needle = fmt::format("Plan: {}, Task: ", plan_id);
-  size_t pos = 0;
-  while (pos < log.out.size()) {
-    size_t end = log.out.find('\x1e', pos);
-    if (end == std::string::npos) end = log.out.size();
-    std::string_view rec(log.out.data() + pos, end - pos);
-    const size_t sep = rec.find('\x1f');
-    if (sep != std::string_view::npos) {
-      std::string hash(rec.substr(0, sep));
-      hash.erase(0, hash.find_first_not_of("\n"));
-      const size_t at = rec.find(needle);
-      if (at != std::string_view::npos) out.emplace_back(std::atoi(std::string(rec.substr(at + needle.size(), 6)).c_str()), hash);
-    }
-    pos = end + 1;
+  for (auto& c : parse_trailer_log(log.out))
+    if (c.plan == plan_id && c.task > 0) out.emplace_back(c.task, std::move(c.hash));
+  std::reverse(out.begin(), out.end()); // git log is newest first
+  return out;
+}
+
+std::string format_done_tasks(const std::vector<std::pair<int, std::string>>& done) {
+  std::string out;
+  for (const auto& [index, hash] : done) out += fmt::format("{}{}={}", out.empty() ? "" : ",", index, hash);
+  return out;
+}
+
+std::optional<std::vector<std::pair<int, std::string>>> parse_done_tasks(std::string_view text) {
+  std::vector<std::pair<int, std::string>> out;
+  while (!text.empty()) {
+    const size_t comma = text.find(',');
+    std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0 || eq + 1 == item.size()) return std::nullopt;
+    const std::string index(item.substr(0, eq));
+    if (index.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    const std::string hash(item.substr(eq + 1));
+    if (hash.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+    out.emplace_back(std::atoi(index.c_str()), hash);
   }
   return out;
 }
@@ -162,11 +174,10 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
 
   std::set<int> done;
   std::set<std::string> touched;
-  for (const auto& [index, hash] : committed_tasks(root, plan->id)) {
+  for (const auto& [index, hash] : req.done_tasks ? *req.done_tasks : committed_tasks(root, plan->id)) {
     done.insert(index);
     result.commits.push_back(hash);
   }
-  std::reverse(result.commits.begin(), result.commits.end()); // git log is newest first
   for (const auto& task : tasks) {
     const std::string label = fmt::format("Task {}/{}: {}", task.index, total, task.name);
     if (done.count(task.index)) {

@@ -4,6 +4,7 @@
 
 #include "harness/sched/types.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/worker/git.hpp"
 
 #include <string>
 
@@ -18,9 +19,18 @@ struct VerifyOutcome {
 class Verifier {
 public:
   virtual ~Verifier() = default;
+  /// The run loop's trailer index (kept fresh before each gate), so plan checks need not walk
+  /// the whole history for every plan. Null: implementations read it themselves.
+  void set_trailer_index(const worker::TrailerIndex* trailers) { m_trailers = trailers; }
   virtual VerifyOutcome verify_plan(const spec::Spec& spec, const spec::Plan& plan) = 0;
   virtual VerifyOutcome verify_phase(const spec::Spec& spec, spec::PhaseNumber phase) = 0;
   virtual VerifyOutcome verify_final(const spec::Spec& spec) = 0;
+
+protected:
+  const worker::TrailerIndex* trailer_index() const { return m_trailers; }
+
+private:
+  const worker::TrailerIndex* m_trailers = nullptr;
 };
 
 } // namespace harness::orchestrator

@@ -6,6 +6,7 @@
 
 #include "harness/spec/spec.hpp"
 #include "harness/verify/result.hpp"
+#include "harness/worker/git.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -18,6 +19,8 @@ struct VerifyOptions {
   std::chrono::seconds default_timeout{600};
   size_t max_output = 16 * 1024;     ///< evidence cap per check
   bool check_commits = true;          ///< plan level: trailer commits must exist
+  /// Trailer commits already read (the orchestrator keeps one fresh); null: read the history.
+  const worker::TrailerIndex* trailers = nullptr;
 };
 
 /// Runs one check in `project_root`.

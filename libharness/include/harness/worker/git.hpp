@@ -6,7 +6,10 @@
 #include <expected>
 #include <filesystem>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::worker {
@@ -25,8 +28,9 @@ struct GitChange {
   std::string path; ///< relative to the repository root
 };
 
-/// `git status -z` as a list (untracked files listed one by one).
-std::vector<GitChange> changed_paths(const std::filesystem::path& root);
+/// `git status -z` as a list (untracked files listed one by one). With `globs`, only paths that
+/// match one of them are looked at (git walks just those parts of the tree).
+std::vector<GitChange> changed_paths(const std::filesystem::path& root, const std::vector<std::string>& globs = {});
 
 /// Stages and commits exactly `paths` (which may include deletions) under `lock_file`.
 /// Returns the new commit hash, empty when nothing changed, or git's complaint.
@@ -39,5 +43,37 @@ void with_git_lock(const std::filesystem::path& lock_file, const std::function<v
 
 /// The newest commit whose message contains `needle`, or empty.
 std::string find_commit(const std::filesystem::path& root, const std::string& needle);
+
+/// A commit whose message carries seed 000's trailers: `Plan: 01-02, Task: 1/3` (or just
+/// `Plan: 01-02`) and `Spec: SPC-...`.
+struct TrailerCommit {
+  std::string hash;
+  std::string plan;  ///< "01-02"
+  int task = 0;      ///< 1-based task index; 0 when the trailer names no task (a SUMMARY commit)
+  std::string spec;  ///< "SPC-001-x", empty when absent
+};
+
+/// Parses `git log --format=%H%x1f%B%x1e` output; commits without a `Plan:` trailer are left out.
+std::vector<TrailerCommit> parse_trailer_log(std::string_view log);
+
+/// The trailer commits of a repository's HEAD history, read once and then incrementally: each
+/// refresh() reads only the commits made since the previous one, so asking after every plan
+/// costs one small `git log`, not a walk of the whole history. Thread-safe.
+class TrailerIndex {
+public:
+  explicit TrailerIndex(std::filesystem::path root) : m_root(std::move(root)) {}
+  /// Reads commits new since the last refresh (everything on the first call, or after the
+  /// history was rewritten under us).
+  void refresh();
+  /// Commits carrying `Plan: <plan_id>`, oldest first.
+  std::vector<TrailerCommit> commits_for(const std::string& plan_id) const;
+
+private:
+  void add(std::vector<TrailerCommit> newest_first);
+  std::filesystem::path m_root;
+  mutable std::mutex m_mutex;
+  std::string m_head; ///< newest commit read so far
+  std::map<std::string, std::vector<TrailerCommit>> m_by_plan;
+};
 
 } // namespace harness::worker

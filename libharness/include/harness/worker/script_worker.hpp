@@ -11,6 +11,7 @@
 #include "harness/spec/spec.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct ScriptWorkerRequest {
   std::string plan_id;
   std::filesystem::path session_dir; ///< empty: no status/result files (manual runs)
   std::string session_id;
+  /// Tasks already committed (index, hash), when the caller knows them (the orchestrator keeps a
+  /// trailer index); otherwise the worker reads the history itself.
+  std::optional<std::vector<std::pair<int, std::string>>> done_tasks;
 };
 
 struct ScriptWorkerResult {
@@ -37,8 +41,13 @@ struct ScriptWorkerResult {
 ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req);
 
 /// Hashes of commits in HEAD's history whose message carries `Plan: <plan_id>, Task: i/n`,
-/// keyed by i. Used to skip finished tasks and by tests.
+/// oldest first. Used to skip finished tasks and by tests.
 std::vector<std::pair<int, std::string>> committed_tasks(const std::filesystem::path& project_root,
                                                          const std::string& plan_id);
+
+/// The HARNESS_DONE_TASKS value the orchestrator passes: "1=<hash>,2=<hash>" (empty: none).
+std::string format_done_tasks(const std::vector<std::pair<int, std::string>>& done);
+/// Parses it back; nullopt for a malformed value (the worker then reads the history itself).
+std::optional<std::vector<std::pair<int, std::string>>> parse_done_tasks(std::string_view text);
 
 } // namespace harness::worker

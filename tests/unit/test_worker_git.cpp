@@ -1,0 +1,116 @@
+// git helpers against a real repository: trailer parsing, the incremental trailer index,
+// path-limited status, and commits that report their full hash.
+#include "harness/worker/git.hpp"
+#include "harness/worker/script_worker.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct GitRepo {
+  test::TempDir dir;
+  GitRepo() {
+    ::setenv("GIT_AUTHOR_NAME", "t", 1);
+    ::setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
+    ::setenv("GIT_COMMITTER_NAME", "t", 1);
+    ::setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
+    test::sh(dir.path, "git init -q");
+  }
+  std::string commit(const std::string& file, const std::string& message) {
+    dir.write(file, message + "\n");
+    auto hash = worker::commit_paths(dir.path, dir.path / ".orchestration/git.lock", {file}, message);
+    REQUIRE(hash);
+    return *hash;
+  }
+};
+
+} // namespace
+
+TEST_CASE("Trailer log records give plan, task and spec; other commits are left out", "[worker][git]") {
+  const std::string log = "aaa\x1f" "feat(01-02): x\n\nPlan: 01-02, Task: 2/3\nSpec: SPC-001-a\n\x1e\n"
+                          "bbb\x1f" "docs(01-02): summary\n\nPlan: 01-02\nSpec: SPC-001-a\n\x1e\n"
+                          "ccc\x1f" "chore: unrelated, mentions Plan: 09-09 in the text\n\x1e\n"
+                          "ddd\x1f" "feat(01-10): y\n\nPlan: 01-10, Task: 1/1\n\x1e";
+  auto c = worker::parse_trailer_log(log);
+  REQUIRE(c.size() == 3);
+  CHECK(c[0].hash == "aaa");
+  CHECK(c[0].plan == "01-02");
+  CHECK(c[0].task == 2);
+  CHECK(c[0].spec == "SPC-001-a");
+  CHECK(c[1].task == 0);
+  CHECK(c[2].plan == "01-10"); // not confused with 01-1
+  CHECK(c[2].spec.empty());
+}
+
+TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][git]") {
+  GitRepo repo;
+  const auto hash = repo.commit("a.txt", "first\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a");
+  CHECK(hash.size() == 40);
+  CHECK(test::sh(repo.dir.path, "git rev-parse HEAD") == hash + "\n");
+  repo.commit("b.txt", "second");
+  CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "again").value() == "");
+}
+
+TEST_CASE("The trailer index reads the history once, then only what is new, and starts over after a rewrite", "[worker][git]") {
+  GitRepo repo;
+  worker::TrailerIndex index(repo.dir.path);
+  index.refresh(); // no commits yet: nothing, no error
+  CHECK(index.commits_for("01-01").empty());
+  const auto h1 = repo.commit("a.txt", "a\n\nPlan: 01-01, Task: 1/2\nSpec: SPC-001-a");
+  repo.commit("x.txt", "no trailers");
+  index.refresh();
+  REQUIRE(index.commits_for("01-01").size() == 1);
+  CHECK(index.commits_for("01-01")[0].hash == h1);
+  const auto h2 = repo.commit("b.txt", "b\n\nPlan: 01-01, Task: 2/2\nSpec: SPC-001-a");
+  const auto h3 = repo.commit("c.txt", "c\n\nPlan: 01-02, Task: 1/1\nSpec: SPC-001-a");
+  CHECK(index.commits_for("01-01").size() == 1); // not refreshed yet
+  index.refresh();
+  auto c = index.commits_for("01-01");
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].hash == h1); // oldest first
+  CHECK(c[1].hash == h2);
+  CHECK(index.commits_for("01-02").at(0).hash == h3);
+  // History rewritten: the commit index read last is gone; the index reads everything again.
+  test::sh(repo.dir.path, "git reset -q --hard HEAD~3 && git commit -q --allow-empty -m 'z' -m 'Plan: 01-03, Task: 1/1'");
+  test::sh(repo.dir.path, "git reflog expire --expire=now --all && git gc -q --prune=now");
+  index.refresh();
+  CHECK(index.commits_for("01-02").empty());
+  CHECK(index.commits_for("01-01").size() == 1);
+  CHECK(index.commits_for("01-03").size() == 1);
+}
+
+TEST_CASE("changed_paths limited to globs looks only at the matching paths", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("keep.txt", "k");
+  repo.dir.write("out/a.txt", "a\n");
+  repo.dir.write("out/deep/b.txt", "b\n");
+  repo.dir.write("other/c.txt", "c\n");
+  repo.dir.write("keep.txt", "changed\n");
+  auto names = [](const std::vector<worker::GitChange>& v) {
+    std::vector<std::string> out;
+    for (const auto& c : v) out.push_back(c.path);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  CHECK(names(worker::changed_paths(repo.dir.path)) ==
+        std::vector<std::string>{"keep.txt", "other/c.txt", "out/a.txt", "out/deep/b.txt"});
+  CHECK(names(worker::changed_paths(repo.dir.path, {"out/**"})) == std::vector<std::string>{"out/a.txt", "out/deep/b.txt"});
+  CHECK(names(worker::changed_paths(repo.dir.path, {"out/*.txt"})) == std::vector<std::string>{"out/a.txt"});
+  CHECK(names(worker::changed_paths(repo.dir.path, {"other", "keep.txt"})) == std::vector<std::string>{"keep.txt", "other/c.txt"});
+}
+
+TEST_CASE("HARNESS_DONE_TASKS round-trips and rejects malformed values", "[worker][git]") {
+  std::vector<std::pair<int, std::string>> done{{1, "0123abcd"}, {3, "ffff"}};
+  CHECK(worker::format_done_tasks(done) == "1=0123abcd,3=ffff");
+  CHECK(worker::parse_done_tasks("1=0123abcd,3=ffff") == done);
+  CHECK(worker::parse_done_tasks("")->empty());
+  CHECK_FALSE(worker::parse_done_tasks("1=").has_value());
+  CHECK_FALSE(worker::parse_done_tasks("x=abc").has_value());
+  CHECK_FALSE(worker::parse_done_tasks("1=abc;rm -rf").has_value());
+}
