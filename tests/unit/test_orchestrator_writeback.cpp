@@ -25,3 +25,10 @@ TEST_CASE("STATUS.md's blocked tasks round-trip through the spec parser, whateve
   CHECK(none.blocked.empty());
   CHECK(diags.empty());
 }
+
+TEST_CASE("commits.log gets each commit once, whoever reports it", "[orchestrator][writeback]") {
+  const std::string log = "aaa 01-01 s1\nbbb 01-01 s1\n";
+  auto lines = orchestrator::missing_commit_lines(log, {{"aaa", "01-01"}, {"ccc", "01-01"}, {"ccc", "01-01"}, {"ddd", "01-02"}}, "s2");
+  CHECK(lines == std::vector<std::string>{"ccc 01-01 s2", "ddd 01-02 s2"});
+  CHECK(orchestrator::missing_commit_lines("", {}, "s").empty());
+}

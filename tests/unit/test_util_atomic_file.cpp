@@ -61,3 +61,15 @@ TEST_CASE("read_file reports a missing file with its path") {
   REQUIRE_FALSE(r);
   CHECK(r.error().find("/nonexistent/harness/file") != std::string::npos);
 }
+
+TEST_CASE("stale temporary files of killed writers are removed, nothing else", "[util]") {
+  TempDir dir;
+  fs::create_directories(dir.path / "a/b");
+  for (const char* f : {"a/.SUMMARY.md.tmp-Ab12Cd", "a/b/.STATUS.md.tmp-zzzzzz", "a/SUMMARY.md", "a/.keep",
+                        "a/notes.tmp-123456", "a/.x.tmp-toolong1"})
+    std::ofstream(dir.path / f) << "x";
+  CHECK(harness::util::remove_stale_temp_files(dir.path) == 2);
+  CHECK_FALSE(fs::exists(dir.path / "a/.SUMMARY.md.tmp-Ab12Cd"));
+  CHECK_FALSE(fs::exists(dir.path / "a/b/.STATUS.md.tmp-zzzzzz"));
+  for (const char* f : {"a/SUMMARY.md", "a/.keep", "a/notes.tmp-123456", "a/.x.tmp-toolong1"}) CHECK(fs::exists(dir.path / f));
+}

@@ -1,12 +1,16 @@
 // git helpers against a real repository: trailer parsing, the incremental trailer index,
 // path-limited status, and commits that report their full hash.
+#include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <cstdlib>
+#include <memory>
+#include <thread>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -113,4 +117,25 @@ TEST_CASE("HARNESS_DONE_TASKS round-trips and rejects malformed values", "[worke
   CHECK_FALSE(worker::parse_done_tasks("1=").has_value());
   CHECK_FALSE(worker::parse_done_tasks("x=abc").has_value());
   CHECK_FALSE(worker::parse_done_tasks("1=abc;rm -rf").has_value());
+}
+
+TEST_CASE("A file lock held elsewhere is waited for, and says so", "[worker][lock]") {
+  test::TempDir dir;
+  const auto file = dir.path / "locks/01-01.lock";
+  {
+    worker::FileLock first(file);
+    CHECK_FALSE(first.waited());
+  }
+  std::atomic<bool> released{false};
+  auto holder = std::make_unique<worker::FileLock>(file);
+  std::thread t([&] {
+    worker::FileLock second(file); // a separate open file description: flock excludes it
+    CHECK(released.load());
+    CHECK(second.waited());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  released = true;
+  holder.reset();
+  t.join();
+  CHECK(fs::exists(dir.path / "locks/.gitignore"));
 }

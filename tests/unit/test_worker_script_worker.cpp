@@ -126,3 +126,15 @@ TEST_CASE("an unknown plan fails with its id") {
   REQUIRE_FALSE(r.ok);
   CHECK(r.error.find("09-09") != std::string::npos);
 }
+
+TEST_CASE("a retry also discards a new file that a killed attempt had already staged") {
+  Repo repo;
+  // What an attempt killed between `git add` and `git commit` leaves: task 1's line, staged.
+  repo.dir.write("out/a.txt", "one\n");
+  sh(repo.dir.path, "git add out/a.txt");
+  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(read(repo.dir.path / "out/a.txt") == "one\n"); // not "one\none\n"
+  CHECK(sh(repo.dir.path, "git status --porcelain -- out") == "");
+}

@@ -407,15 +407,59 @@ struct Orchestrator::Impl {
     return {};
   }
 
+  /// A worker killed between writing its SUMMARY and committing it left the plan executed (its
+  /// tasks are committed) but the SUMMARY uncommitted; the resumed run does not run the plan
+  /// again, so it makes the commit the worker would have made.
+  void commit_orphan_summaries() {
+    const auto root = spec.layout.project_root;
+    std::map<std::string, std::string> plan_of_summary; // relative path -> plan id
+    std::vector<std::string> globs;
+    std::error_code ec;
+    for (const auto& [id, sum] : spec.summaries) {
+      const auto* plan = spec.find_plan(id);
+      const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+      if (!phase) continue;
+      const auto rel = fs::relative(spec.layout.summary_file(*phase, id), root, ec).generic_string();
+      plan_of_summary[rel] = id;
+      globs.push_back(rel);
+    }
+    if (globs.empty()) return;
+    bool committed = false;
+    for (const auto& change : worker::changed_paths(root, globs)) {
+      if (!change.untracked && !change.added) continue; // a committed SUMMARY we marked verified: the docs commit takes it
+      auto it = plan_of_summary.find(change.path);
+      if (it == plan_of_summary.end() || trailers->commits_for(it->second).empty()) continue;
+      const auto msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", it->second, it->second, spec.layout.spec_name);
+      if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); r && !r->empty()) committed = true;
+    }
+    if (committed) trailers->refresh();
+  }
+
+  /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
+  void recover_commits_log() {
+    std::vector<std::pair<std::string, std::string>> commits;
+    for (const auto& p : spec.plans)
+      for (const auto& c : trailers->commits_for(p.id))
+        if (c.spec == spec.layout.spec_name) commits.emplace_back(c.hash, p.id);
+    if (commits.empty()) return;
+    const auto log = util::read_file(spec.layout.commits_log).value_or("");
+    const auto lines = missing_commit_lines(log, commits, "recovered");
+    if (auto r = append_commits_log(spec.layout.commits_log, lines); !r)
+      observer.on_event({RunEventKind::note, 0, "", -1, 0, r.error()}, {}); // before the loop exists
+  }
+
   void record_commits(const Session& s) {
     auto text = util::read_file(s.dir / "result.json");
     if (!text) return;
     boost::system::error_code ec;
     auto j = boost::json::parse(*text, ec);
     if (ec || !j.is_object() || !j.as_object().contains("commits")) return;
-    std::vector<std::string> lines;
+    // A retry reports the commits an earlier attempt made too: log each hash once.
+    std::vector<std::pair<std::string, std::string>> commits;
     for (const auto& c : j.at("commits").as_array())
-      if (c.is_string()) lines.push_back(fmt::format("{} {} {}", c.as_string().c_str(), s.action.subject, s.id));
+      if (c.is_string()) commits.emplace_back(c.as_string().c_str(), s.action.subject);
+    const auto log = util::read_file(spec.layout.commits_log).value_or("");
+    const auto lines = missing_commit_lines(log, commits, s.id);
     (void)append_commits_log(spec.layout.commits_log, lines);
   }
 
@@ -708,6 +752,7 @@ struct Orchestrator::Impl {
     if (!loaded->valid()) return std::unexpected("the spec does not validate; run harness-cli validate " + opt.spec_dir.string());
     spec = std::move(*loaded);
     state_dir = spec.layout.project_root / ".orchestration";
+    util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
     std::error_code ec;
     fs::create_directories(state_dir / "sessions", ec);
     if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
@@ -716,12 +761,17 @@ struct Orchestrator::Impl {
     auto opened = store::Store::open_project(spec.layout.project_root);
     if (!opened) return std::unexpected("cannot open the state database: " + opened.error());
     db.emplace(std::move(*opened));
+    // Reports workers left in files while no orchestrator was listening are not lost.
+    if (auto r = store::StateDir(state_dir).ingest(*db); r)
+      for (const auto& e : r->errors) observer.on_event({RunEventKind::note, 0, "", -1, 0, "ingest: " + e}, {});
     if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
     if (auto old = db->messages_after(0, 1'000'000); old && !old->empty()) last_seq = old->back().seq;
     // One walk of the history now; afterwards only the commits each finished execute added.
     trailers.emplace(spec.layout.project_root);
     trailers->refresh();
     verifier.set_trailer_index(&*trailers);
+    commit_orphan_summaries();
+    recover_commits_log();
     verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
     host = std::make_unique<WorkerHost>(
         ctx, [this](const std::string& s, std::string_view l) { on_line(s, l); },

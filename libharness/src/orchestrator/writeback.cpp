@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <set>
 #include <unistd.h>
 
 namespace harness::orchestrator {
@@ -90,6 +91,22 @@ std::expected<void, std::string> append_commits_log(const std::filesystem::path&
   std::fclose(f);
   if (!ok) return std::unexpected("cannot write " + log.string());
   return {};
+}
+
+std::vector<std::string> missing_commit_lines(std::string_view existing_log,
+                                              const std::vector<std::pair<std::string, std::string>>& commits,
+                                              std::string_view session) {
+  std::set<std::string_view> logged;
+  while (!existing_log.empty()) {
+    const size_t nl = existing_log.find('\n');
+    std::string_view line = existing_log.substr(0, nl);
+    existing_log = nl == std::string_view::npos ? std::string_view() : existing_log.substr(nl + 1);
+    logged.insert(line.substr(0, line.find(' ')));
+  }
+  std::vector<std::string> out;
+  for (const auto& [hash, plan] : commits)
+    if (logged.insert(hash).second) out.push_back(fmt::format("{} {} {}", hash, plan, session));
+  return out;
 }
 
 } // namespace harness::orchestrator

@@ -79,4 +79,21 @@ std::expected<std::string, std::string> read_file(const std::filesystem::path& p
   return ss.str();
 }
 
+int remove_stale_temp_files(const std::filesystem::path& dir) {
+  int removed = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec); !ec && it != std::filesystem::recursive_directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const size_t at = name.rfind(".tmp-");
+    // Exactly write_file_atomic's pattern: a leading dot, ".tmp-" and mkstemp's six characters.
+    if (name.size() > 1 && name[0] == '.' && at != std::string::npos && at > 1 && name.size() - at == 11 &&
+        it->is_regular_file(ec)) {
+      std::error_code rm;
+      if (std::filesystem::remove(it->path(), rm)) ++removed;
+    }
+  }
+  return removed;
+}
+
 } // namespace harness::util

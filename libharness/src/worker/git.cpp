@@ -1,6 +1,6 @@
 #include "harness/worker/git.hpp"
 
-#include "harness/util/atomic_file.hpp"
+#include "harness/worker/file_lock.hpp"
 #include "harness/worker/merged_pipe.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -12,42 +12,12 @@
 #include <boost/process/v2/stdio.hpp>
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 namespace harness::worker {
 namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 namespace fs = std::filesystem;
 
-namespace {
-
-/// An exclusive flock held for the object's lifetime. The lock's directory ignores itself in git.
-class LockFile {
-public:
-  explicit LockFile(const fs::path& file) {
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    if (!fs::exists(file.parent_path() / ".gitignore", ec))
-      (void)util::write_file_atomic(file.parent_path() / ".gitignore", "*\n");
-    m_fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-    if (m_fd >= 0)
-      while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
-      }
-  }
-  ~LockFile() {
-    if (m_fd >= 0) ::close(m_fd);
-  }
-  LockFile(const LockFile&) = delete;
-  LockFile& operator=(const LockFile&) = delete;
-
-private:
-  int m_fd = -1;
-};
-
-} // namespace
 
 GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   GitResult r;
@@ -88,7 +58,7 @@ std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std
     const std::string entry = r.out.substr(pos, end - pos);
     pos = end + 1;
     if (entry.size() < 4) continue;
-    out.push_back({entry[0] == '?', entry.substr(3)});
+    out.push_back({entry[0] == '?', entry[0] == 'A', entry.substr(3)});
     if (entry[0] == 'R' || entry[0] == 'C') pos = r.out.find('\0', pos) + 1; // skip the rename source
   }
   return out;
@@ -97,7 +67,7 @@ std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std
 std::expected<std::string, std::string> commit_paths(const fs::path& root, const fs::path& lock_file,
                                                      const std::vector<std::string>& paths, const std::string& message) {
   if (paths.empty()) return std::string();
-  LockFile lock(lock_file);
+  FileLock lock(lock_file);
   std::vector<std::string> add = {"add", "-A", "--"};
   add.insert(add.end(), paths.begin(), paths.end());
   if (auto r = run_git(root, add); r.exit_code != 0)
@@ -108,7 +78,8 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   commit.insert(commit.end(), paths.begin(), paths.end());
   auto r = run_git(root, commit);
   if (r.exit_code != 0) {
-    if (r.out.find("nothing to commit") != std::string::npos || r.out.find("no changes added") != std::string::npos)
+    if (r.out.find("nothing to commit") != std::string::npos || r.out.find("no changes added") != std::string::npos ||
+        r.out.find("nothing added to commit") != std::string::npos)
       return std::string();
     return std::unexpected(fmt::format("git commit failed (exit {}); is user.name/user.email configured? {}", r.exit_code, r.out));
   }
@@ -124,7 +95,7 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
 }
 
 void with_git_lock(const fs::path& lock_file, const std::function<void()>& fn) {
-  LockFile lock(lock_file);
+  FileLock lock(lock_file);
   fn();
 }
 

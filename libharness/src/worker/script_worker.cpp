@@ -1,8 +1,10 @@
 #include "harness/worker/script_worker.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/spec/document_parsers.hpp"
 #include "harness/spec/plan_parser.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/script_plan.hpp"
 
@@ -62,12 +64,17 @@ int run_block(const fs::path& root, const std::string& script) {
 void reset_declared_files(const fs::path& root, const fs::path& lock, const spec::Plan& plan) {
   with_git_lock(lock, [&] {
     std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
+    std::vector<std::string> unstage = {"reset", "-q", "--"};
+    std::vector<fs::path> remove;
     for (const auto& c : changed_paths(root, plan.files_modified)) {
       if (!declared(plan, c.path)) continue;
-      std::error_code ec;
-      if (c.untracked) fs::remove(root / c.path, ec);
+      if (c.added) unstage.push_back(c.path); // a killed attempt got as far as `git add`
+      if (c.untracked || c.added) remove.push_back(root / c.path);
       else checkout.push_back(c.path);
     }
+    if (unstage.size() > 3) run_git(root, unstage);
+    std::error_code ec;
+    for (const auto& f : remove) fs::remove(f, ec);
     if (checkout.size() > 3) run_git(root, checkout);
   });
 }
@@ -172,11 +179,28 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   };
   status("initializing", 0, "script worker ready");
 
+  // One worker per plan at a time. A worker orphaned by a killed orchestrator may still be running
+  // this plan: wait for it, and then believe only the history, not what we were told at launch.
+  FileLock plan_lock(root / ".orchestration" / "locks" / (plan->id + ".lock"));
+  const bool trust_caller = req.done_tasks && !plan_lock.waited();
   std::set<int> done;
   std::set<std::string> touched;
-  for (const auto& [index, hash] : req.done_tasks ? *req.done_tasks : committed_tasks(root, plan->id)) {
+  for (const auto& [index, hash] : trust_caller ? *req.done_tasks : committed_tasks(root, plan->id)) {
     done.insert(index);
     result.commits.push_back(hash);
+  }
+  if (!result.commits.empty()) {
+    // The files of tasks an earlier attempt committed belong in this SUMMARY too.
+    std::vector<std::string> show = {"show", "--name-only", "--format="};
+    show.insert(show.end(), result.commits.begin(), result.commits.end());
+    auto names = run_git(root, show);
+    for (size_t pos = 0; pos < names.out.size();) {
+      size_t nl = names.out.find('\n', pos);
+      if (nl == std::string::npos) nl = names.out.size();
+      std::string name = names.out.substr(pos, nl - pos);
+      pos = nl + 1;
+      if (!name.empty() && declared(*plan, name)) touched.insert(name);
+    }
   }
   for (const auto& task : tasks) {
     const std::string label = fmt::format("Task {}/{}: {}", task.index, total, task.name);
@@ -205,7 +229,16 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   record.duration_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   const auto* phase = lay->find_phase(plan->phase);
   result.summary = lay->summary_file(*phase, plan->id);
-  if (auto w = util::write_file_atomic(result.summary, script_summary(*plan, record)); !w) return fail(w.error());
+  // A retry that found every task committed keeps the SUMMARY an earlier attempt wrote: its
+  // content (duration, commits) would differ, and a resumed run must end as an uninterrupted one.
+  bool keep = false;
+  if (result.tasks_run == 0)
+    if (auto old = util::read_file(result.summary)) {
+      std::vector<spec::Diagnostic> ignored;
+      keep = spec::parse_summary(*old, result.summary.string(), ignored).status == "complete";
+    }
+  if (!keep)
+    if (auto w = util::write_file_atomic(result.summary, script_summary(*plan, record)); !w) return fail(w.error());
   std::error_code ec;
   const std::string summary_rel = fs::relative(result.summary, root, ec).string();
   const std::string msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", plan->id, plan->id, lay->spec_name);

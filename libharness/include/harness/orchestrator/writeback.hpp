@@ -28,4 +28,11 @@ std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const gr
 /// Appends lines to execution/commits.log (created if absent).
 std::expected<void, std::string> append_commits_log(const std::filesystem::path& log, const std::vector<std::string>& lines);
 
+/// The commits.log lines missing for `commits` (hash, plan): a run killed between a worker's
+/// exit and its log line leaves them out, and a retry reports its predecessor's commits again.
+/// Returns "<hash> <plan> <session>" for each hash the log does not mention yet, in order.
+std::vector<std::string> missing_commit_lines(std::string_view existing_log,
+                                              const std::vector<std::pair<std::string, std::string>>& commits,
+                                              std::string_view session);
+
 } // namespace harness::orchestrator

@@ -14,6 +14,10 @@ namespace harness::util {
 std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
                                                    std::string_view content);
 
+/// Removes the temporary files (`.<name>.tmp-XXXXXX`) that a process killed inside
+/// write_file_atomic left under `dir`, recursively. Returns how many were removed.
+int remove_stale_temp_files(const std::filesystem::path& dir);
+
 /// Reads a whole file; the error says why it could not be read.
 std::expected<std::string, std::string> read_file(const std::filesystem::path& path);
 

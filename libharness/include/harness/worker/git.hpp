@@ -25,6 +25,7 @@ GitResult run_git(const std::filesystem::path& root, std::vector<std::string> ar
 /// A path that differs from HEAD.
 struct GitChange {
   bool untracked = false;
+  bool added = false; ///< staged as a new file: in the index, not in HEAD
   std::string path; ///< relative to the repository root
 };
 

@@ -1,0 +1,29 @@
+#include "harness/worker/file_lock.hpp"
+
+#include "harness/util/atomic_file.hpp"
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+namespace harness::worker {
+
+FileLock::FileLock(const std::filesystem::path& file) {
+  std::error_code ec;
+  std::filesystem::create_directories(file.parent_path(), ec);
+  if (!std::filesystem::exists(file.parent_path() / ".gitignore", ec))
+    (void)util::write_file_atomic(file.parent_path() / ".gitignore", "*\n");
+  m_fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  if (m_fd < 0) return;
+  if (::flock(m_fd, LOCK_EX | LOCK_NB) == 0) return;
+  m_waited = true;
+  while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {
+  }
+}
+
+FileLock::~FileLock() {
+  if (m_fd >= 0) ::close(m_fd);
+}
+
+} // namespace harness::worker
