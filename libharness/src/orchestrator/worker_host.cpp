@@ -2,13 +2,12 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/merged_pipe.hpp"
+#include "harness/worker/spawn.hpp"
 
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/process.hpp>
-#include <boost/process/v2/start_dir.hpp>
-#include <boost/process/v2/stdio.hpp>
 #include <fmt/format.h>
 
 #include <csignal>
@@ -21,36 +20,6 @@
 namespace harness::orchestrator {
 namespace asio = boost::asio;
 namespace bp = boost::process::v2;
-
-namespace {
-
-/// Puts the child in a process group of its own before exec, so a stop reaches its children.
-struct NewProcessGroup {
-  template <typename Launcher>
-  boost::system::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
-    if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
-    return {};
-  }
-};
-
-/// The child's complete environment. Boost 1.81's header-only process_environment lacks its
-/// on_setup definition, so the launcher's envp is set directly.
-struct ChildEnvironment {
-  std::vector<std::string> strings;
-  std::vector<const char*> pointers;
-  explicit ChildEnvironment(const std::map<std::string, std::string>& env) {
-    for (const auto& [k, v] : env) strings.push_back(k + "=" + v);
-    for (const auto& s : strings) pointers.push_back(s.c_str());
-    pointers.push_back(nullptr);
-  }
-  template <typename Launcher>
-  boost::system::error_code on_setup(Launcher& launcher, const bp::filesystem::path&, const char* const*) {
-    launcher.env = pointers.data();
-    return {};
-  }
-};
-
-} // namespace
 
 struct WorkerHost::Proc {
   std::string session;
@@ -87,23 +56,18 @@ std::expected<int, std::string> WorkerHost::start(const std::string& session, co
   if (spec.argv.empty()) return std::unexpected("empty command");
   for (const auto& f : spec.files)
     if (auto w = util::write_file_atomic(f.path, f.content); !w) return std::unexpected(w.error());
-  auto exe = spec.argv[0].find('/') == std::string::npos ? bp::environment::find_executable(spec.argv[0])
-                                                         : bp::filesystem::path(spec.argv[0]);
+  const auto exe = worker::find_program(spec.argv[0]);
   if (exe.empty()) return std::unexpected(fmt::format("{}: not found on PATH", spec.argv[0]));
   auto p = std::make_shared<Proc>(m_ctx, session, log_path);
   auto pipe = worker::make_merged_pipe(m_ctx);
   if (!pipe) return std::unexpected(pipe.error());
   p->out = std::move(*pipe);
-  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
-  ChildEnvironment env(spec.env);
-  boost::system::error_code ec;
-  p->process = std::make_unique<bp::process>(
-      bp::default_process_launcher()(m_ctx, ec, exe, args, bp::process_stdio{nullptr, p->out->write_end, p->out->write_end},
-                                     bp::process_start_dir(spec.cwd.string()), env,
-                                     NewProcessGroup{}));
+  // A process group of its own, so a stop reaches everything the worker started.
+  auto pid = worker::spawn_process({exe, spec.argv, spec.env, spec.cwd, p->out->write_end, p->out->write_end, true});
   p->out->close_write_end(); // the child has its copies; EOF comes when it and its children exit
-  if (ec) return std::unexpected(fmt::format("cannot start {}: {}", spec.argv[0], ec.message()));
-  p->pid = p->process->id();
+  if (!pid) return std::unexpected(fmt::format("cannot start {}: {}", spec.argv[0], pid.error()));
+  p->process = std::make_unique<bp::process>(m_ctx.get_executor(), *pid);
+  p->pid = *pid;
   p->idle = idle;
   m_procs[session] = p;
   p->deadline.expires_after(timeout);

@@ -84,7 +84,7 @@ std::expected<void, std::string> append_commits_log(const std::filesystem::path&
   if (lines.empty()) return {};
   std::error_code ec;
   std::filesystem::create_directories(log.parent_path(), ec);
-  std::FILE* f = std::fopen(log.c_str(), "a");
+  std::FILE* f = std::fopen(log.c_str(), "ae"); // "e": close-on-exec, workers must not inherit it
   if (!f) return std::unexpected("cannot append to " + log.string());
   for (const auto& l : lines) std::fprintf(f, "%s\n", l.c_str());
   const bool ok = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;

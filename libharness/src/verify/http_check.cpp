@@ -1,18 +1,19 @@
 #include "http_check.hpp"
 
+#include "harness/worker/spawn.hpp"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
-#include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/process.hpp>
-#include <boost/process/v2/start_dir.hpp>
-#include <boost/process/v2/stdio.hpp>
+
 #include <fmt/format.h>
 
 #include <csignal>
+#include <fcntl.h>
 #include <regex>
 #include <thread>
 #include <unistd.h>
@@ -106,17 +107,20 @@ bool subset(const json::value& p, const json::value& a) {
 class Server {
 public:
   Server(const spec::Command& cmd, const std::filesystem::path& root) {
-    auto exe = cmd.argv[0].find('/') == std::string::npos ? bp::environment::find_executable(cmd.argv[0])
-                                                          : bp::filesystem::path(cmd.argv[0]);
+    const auto exe = worker::find_program(cmd.argv[0]);
     if (exe.empty()) {
       error = cmd.argv[0] + ": not found on PATH";
       return;
     }
-    boost::system::error_code ec;
-    std::vector<std::string> args(cmd.argv.begin() + 1, cmd.argv.end());
-    m_proc.emplace(bp::default_process_launcher()(m_ctx, ec, exe, args, bp::process_stdio{nullptr, nullptr, nullptr},
-                                                  bp::process_start_dir(root.string()), Group{}));
-    if (ec) error = ec.message();
+    // Output to /dev/null; a group of its own so that stopping it stops what it started.
+    const int devnull = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    auto pid = worker::spawn_process({exe, cmd.argv, std::nullopt, root, devnull, devnull, true});
+    if (devnull >= 0) ::close(devnull);
+    if (!pid) {
+      error = pid.error();
+      return;
+    }
+    m_proc.emplace(m_ctx.get_executor(), *pid);
   }
   ~Server() {
     if (m_proc && m_proc->running()) {
@@ -131,13 +135,6 @@ public:
   std::string error;
 
 private:
-  struct Group {
-    template <typename L>
-    boost::system::error_code on_exec_setup(L&, const bp::filesystem::path&, const char* const*) {
-      if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
-      return {};
-    }
-  };
   asio::io_context m_ctx;
   std::optional<bp::process> m_proc;
 };

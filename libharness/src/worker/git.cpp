@@ -2,14 +2,13 @@
 
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/merged_pipe.hpp"
+#include "harness/worker/spawn.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/readable_pipe.hpp>
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/process.hpp>
-#include <boost/process/v2/start_dir.hpp>
-#include <boost/process/v2/stdio.hpp>
 #include <fmt/format.h>
 
 
@@ -21,7 +20,7 @@ namespace fs = std::filesystem;
 
 GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   GitResult r;
-  static const auto git = bp::environment::find_executable("git");
+  static const auto git = find_program("git");
   if (git.empty()) {
     r.out = "git: not found on PATH";
     return r;
@@ -33,9 +32,15 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
     return r;
   }
   boost::system::error_code ec;
-  bp::process proc(ctx, git, args, bp::process_stdio{nullptr, (*pipe)->write_end, (*pipe)->write_end},
-                   bp::process_start_dir(root.string()));
+  args.insert(args.begin(), "git");
+  // Not in a process group of its own: a stop of the worker that runs git must reach git too.
+  auto pid = spawn_process({git, args, std::nullopt, root, (*pipe)->write_end, (*pipe)->write_end, false});
   (*pipe)->close_write_end();
+  if (!pid) {
+    r.out = "git: " + pid.error();
+    return r;
+  }
+  bp::process proc(ctx.get_executor(), *pid);
   asio::read((*pipe)->read_end, asio::dynamic_buffer(r.out), ec);
   r.exit_code = proc.wait();
   return r;

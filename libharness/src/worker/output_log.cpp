@@ -23,7 +23,7 @@ std::string last_lines(std::string_view text, size_t max_lines) {
 OutputLog::OutputLog(std::filesystem::path path, size_t keep_bytes) : m_path(std::move(path)), m_keep(keep_bytes) {
   std::error_code ec;
   if (m_path.has_parent_path()) std::filesystem::create_directories(m_path.parent_path(), ec);
-  m_file = std::fopen(m_path.c_str(), "ab");
+  m_file = std::fopen(m_path.c_str(), "abe"); // "e": close-on-exec, other workers must not inherit it
 }
 
 OutputLog::~OutputLog() {

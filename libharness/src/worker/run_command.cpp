@@ -1,13 +1,12 @@
 #include "harness/worker/run_command.hpp"
 
 #include "harness/worker/merged_pipe.hpp"
+#include "harness/worker/spawn.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/process.hpp>
-#include <boost/process/v2/start_dir.hpp>
-#include <boost/process/v2/stdio.hpp>
 #include <fmt/format.h>
 
 #include <csignal>
@@ -19,20 +18,6 @@ namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 
 namespace {
-
-struct GroupAndEnv {
-  const char* const* envp = nullptr;
-  template <typename Launcher>
-  boost::system::error_code on_setup(Launcher& launcher, const bp::filesystem::path&, const char* const*) {
-    if (envp) launcher.env = envp;
-    return {};
-  }
-  template <typename Launcher>
-  boost::system::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
-    if (::setpgid(0, 0) != 0) return {errno, boost::system::system_category()};
-    return {};
-  }
-};
 
 /// Keeps the first and the last half of `cap` bytes.
 void append_capped(std::string& out, std::string_view chunk, size_t cap, std::string& tail, bool& truncated) {
@@ -56,8 +41,7 @@ CommandResult run_command(const CommandRequest& req) {
     r.error = "empty command";
     return r;
   }
-  auto exe = req.argv[0].find('/') == std::string::npos ? bp::environment::find_executable(req.argv[0])
-                                                        : bp::filesystem::path(req.argv[0]);
+  const auto exe = find_program(req.argv[0]);
   if (exe.empty()) {
     r.error = fmt::format("{}: not found on PATH", req.argv[0]);
     return r;
@@ -68,25 +52,14 @@ CommandResult run_command(const CommandRequest& req) {
     r.error = pipe.error();
     return r;
   }
-  std::vector<std::string> env_strings;
-  std::vector<const char*> envp;
-  GroupAndEnv init;
-  if (req.env) {
-    for (const auto& [k, v] : *req.env) env_strings.push_back(k + "=" + v);
-    for (const auto& s : env_strings) envp.push_back(s.c_str());
-    envp.push_back(nullptr);
-    init.envp = envp.data();
-  }
-  boost::system::error_code ec;
-  std::vector<std::string> args(req.argv.begin() + 1, req.argv.end());
-  bp::process proc = bp::default_process_launcher()(
-      ctx, ec, exe, args, bp::process_stdio{nullptr, (*pipe)->write_end, (*pipe)->write_end},
-      bp::process_start_dir(req.cwd.empty() ? std::string(".") : req.cwd.string()), init);
+  SpawnRequest spawn{exe, req.argv, req.env, req.cwd, (*pipe)->write_end, (*pipe)->write_end, true};
+  auto pid = spawn_process(spawn);
   (*pipe)->close_write_end();
-  if (ec) {
-    r.error = fmt::format("cannot start {}: {}", req.argv[0], ec.message());
+  if (!pid) {
+    r.error = fmt::format("cannot start {}: {}", req.argv[0], pid.error());
     return r;
   }
+  bp::process proc(ctx.get_executor(), *pid);
   r.started = true;
   const int pgid = proc.id();
   std::string tail;

@@ -7,13 +7,12 @@
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/script_plan.hpp"
+#include "harness/worker/spawn.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
 #include <boost/process/v2/environment.hpp>
 #include <boost/process/v2/process.hpp>
-#include <boost/process/v2/start_dir.hpp>
-#include <boost/process/v2/stdio.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -52,10 +51,12 @@ bool declared(const spec::Plan& plan, const std::string& path) {
 /// Runs a shell block in `root` with this process's stdout/stderr (the session log).
 int run_block(const fs::path& root, const std::string& script) {
   asio::io_context ctx;
-  static const auto bash = bp::environment::find_executable("bash");
+  static const auto bash = find_program("bash");
   if (bash.empty()) return 127;
-  bp::process proc(ctx, bash, {"-e", "-o", "pipefail", "-c", script}, bp::process_stdio{nullptr, {}, {}},
-                   bp::process_start_dir(root.string()));
+  // Same group as this worker: a stop of the worker reaches the block it runs.
+  auto pid = spawn_process({bash, {"bash", "-e", "-o", "pipefail", "-c", script}, std::nullopt, root, -1, -1, false});
+  if (!pid) return 127;
+  bp::process proc(ctx.get_executor(), *pid);
   return proc.wait();
 }
 

@@ -1,0 +1,36 @@
+#pragma once
+// Starting a child process with posix_spawn(3). Boost.Process 1.81's launchers fork and then,
+// in the child, notify the io_context's services, which allocates memory: in a process whose
+// other threads may hold an allocator lock at that moment (the orchestrator's verification
+// pool), the child can deadlock before it ever reaches exec. It did, under ASan. posix_spawn runs
+// no code of ours in the child: process group, signal dispositions, working directory and
+// descriptors are set by libc, then exec. The pid is then handed to a bp::process for waiting.
+
+#include <expected>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace harness::worker {
+
+struct SpawnRequest {
+  std::filesystem::path exe;                 ///< absolute (or relative to the caller's cwd) path
+  std::vector<std::string> argv;             ///< argv[0] included
+  std::optional<std::map<std::string, std::string>> env; ///< complete environment; nullopt: inherit
+  std::filesystem::path cwd;                 ///< empty: the caller's
+  int stdout_fd = -1;                        ///< -1: inherit
+  int stderr_fd = -1;                        ///< -1: inherit
+  bool own_process_group = true;             ///< setpgid(0, 0): a stop reaches the whole tree
+};
+
+/// Spawns the child (stdin from /dev/null, signal mask cleared, every signal at its default).
+/// Returns its pid, or why it could not start (exec failures included).
+std::expected<pid_t, std::string> spawn_process(const SpawnRequest& req);
+
+/// The executable `name` resolves to: itself when it contains a '/', else the first match on PATH.
+std::filesystem::path find_program(const std::string& name);
+
+} // namespace harness::worker

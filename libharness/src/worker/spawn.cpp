@@ -1,0 +1,88 @@
+#include "harness/worker/spawn.hpp"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <spawn.h>
+#include <unistd.h>
+
+extern char** environ;
+
+namespace harness::worker {
+namespace {
+
+/// Frees posix_spawn's attribute objects on every path out.
+struct SpawnSetup {
+  posix_spawn_file_actions_t actions{};
+  posix_spawnattr_t attr{};
+  SpawnSetup() {
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+  }
+  ~SpawnSetup() {
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+  SpawnSetup(const SpawnSetup&) = delete;
+  SpawnSetup& operator=(const SpawnSetup&) = delete;
+};
+
+} // namespace
+
+std::filesystem::path find_program(const std::string& name) {
+  if (name.empty()) return {};
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t colon = dirs.find(':', start);
+    const std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    const std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / name;
+    if (::access(candidate.c_str(), X_OK) == 0 && !std::filesystem::is_directory(candidate)) return candidate;
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  return {};
+}
+
+std::expected<pid_t, std::string> spawn_process(const SpawnRequest& req) {
+  if (req.argv.empty()) return std::unexpected("empty command");
+  SpawnSetup s;
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  if (req.own_process_group) {
+    flags |= POSIX_SPAWN_SETPGROUP;
+    posix_spawnattr_setpgroup(&s.attr, 0);
+  }
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&s.attr, &none);
+  posix_spawnattr_setsigdefault(&s.attr, &all); // an ignored SIGINT or SIGPIPE must not be inherited
+  posix_spawnattr_setflags(&s.attr, flags);
+  posix_spawn_file_actions_addopen(&s.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (req.stdout_fd >= 0) posix_spawn_file_actions_adddup2(&s.actions, req.stdout_fd, STDOUT_FILENO);
+  if (req.stderr_fd >= 0) posix_spawn_file_actions_adddup2(&s.actions, req.stderr_fd, STDERR_FILENO);
+  if (!req.cwd.empty()) posix_spawn_file_actions_addchdir_np(&s.actions, req.cwd.c_str());
+
+  std::vector<char*> argv;
+  for (const auto& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<std::string> env_strings;
+  std::vector<char*> envp;
+  char** env = environ;
+  if (req.env) {
+    for (const auto& [k, v] : *req.env) env_strings.push_back(k + "=" + v);
+    for (auto& e : env_strings) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    env = envp.data();
+  }
+  pid_t pid = -1;
+  if (int rc = ::posix_spawn(&pid, req.exe.c_str(), &s.actions, &s.attr, argv.data(), env); rc != 0)
+    return std::unexpected(std::string(std::strerror(rc)));
+  return pid;
+}
+
+} // namespace harness::worker
