@@ -381,13 +381,25 @@ struct Orchestrator::Impl {
     bool deviations = false;
     if (why.empty() && s.action.kind == TaskKind::execute) why = check_artifacts(s, deviations);
     if (!why.empty()) {
+      if (facts && !facts->permission_denials.empty()) why += "; the agent was refused " + refused_tools(*facts);
       end_session(sid, why, false);
       return fail(task, sched::FailureClass::crashed, why);
     }
     record_commits(s);
-    end_session(sid, deviations ? "done (with deviations)" : "done");
+    std::string outcome = deviations ? "done (with deviations)" : "done";
+    if (facts) outcome += fmt::format(" ({} turns, ${:.4f})", facts->num_turns, facts->cost_usd); // from the agent's own events
+    end_session(sid, outcome);
     succeed(task, sched::Verdict::passed, deviations);
     check_cost();
+  }
+
+  /// "Bash (2x), Write": what an agent CLI refused to run, from its result event.
+  static std::string refused_tools(const worker::AgentRunFacts& facts) {
+    std::map<std::string, int> count;
+    for (const auto& t : facts.permission_denials) ++count[t];
+    std::string out;
+    for (const auto& [tool, n] : count) out += (out.empty() ? "" : ", ") + (n > 1 ? fmt::format("{} ({}x)", tool, n) : tool);
+    return out;
   }
 
   /// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# orchestrate with the REAL Claude Code CLI (npm, pinned in tests/node) as the execute worker.
+# No model runs here: tests/agents/anthropic_stub.mjs answers the CLI's Messages API calls from a
+# script (tests/agents/execute_plan.json), so the CLI really starts harness-mcp as its MCP
+# server, really calls harness_worker_report and its own Bash tool, and the orchestrator must hear
+# every report, read the stream-json events (turns, cost, permission denials), check the SUMMARY
+# and the trailer commits, verify and finish. Everything runs in a network namespace of its own
+# (`unshare -n`) when the machine allows it, so nothing can leave the machine.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+nodedir=$src/tests/node
+[[ -x "$nodedir/node_modules/.bin/claude" ]] || bash "$src/tests/setup.sh"
+claude=$nodedir/node_modules/.bin/claude
+[[ -x "$claude" ]] || { echo "FAIL: tests/setup.sh did not install the Claude Code CLI" >&2; exit 1; }
+
+if [[ -z "${HARNESS_IN_NETNS:-}" ]] && unshare -n true 2>/dev/null; then
+  export HARNESS_IN_NETNS=1
+  exec unshare -n bash -c 'ip link set lo up 2>/dev/null || true; exec bash "$0"' "$0"
+fi
+
+tmp=$(mktemp -d)
+trap 'kill $stub 2>/dev/null || true; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+spec=docs/specs/SPC-042-claude
+
+node "$src/tests/agents/anthropic_stub.mjs" "$src/tests/agents/execute_plan.json" "$tmp/port" "$tmp/requests.jsonl" &
+stub=$!
+for _ in $(seq 1 100); do [[ -s "$tmp/port" ]] && break; sleep 0.05; done
+[[ -s "$tmp/port" ]] || fail "the API stub did not start"
+export ANTHROPIC_BASE_URL=http://127.0.0.1:$(cat "$tmp/port") ANTHROPIC_API_KEY=stub-key
+
+new_project() { # dir [extra config lines]
+  local p=$1
+  mkdir -p "$p/$spec/planning/plans/01-core" "$p/.orchestration"
+  printf '# Claude\n\nOne plan, executed by Claude Code.\n' >"$p/$spec/SPEC.md"
+  cat >"$p/$spec/planning/plans/01-core/01-01-PLAN.md" <<'PLAN'
+---
+plan_id: '01-01'
+depends_on: []
+files_modified: ['out/01-01.txt']
+must_pass:
+  - id: written
+    type: file_contains
+    path: out/01-01.txt
+    pattern: '^hello$'
+---
+# 01-01: write a file
+
+### Task 1: write
+
+Write `out/01-01.txt` containing `hello`.
+PLAN
+  (cd "$p" && git init -q && git add -A && git commit -qm init)
+  # Claude Code runs the plans; the mechanical tasks (research, phase checks) stay with `script`.
+  printf 'adapters: {default: script, executor: claude}\nworkers:\n  claude: {binary: %s}\nmax_attempts: 1\ntimeouts: {task: 120, idle: 60}\n' \
+    "$claude" >"$p/.orchestration/config.yaml"
+  [[ -z "${2:-}" ]] || printf '%s\n' "$2" >>"$p/.orchestration/config.yaml"
+}
+
+# 1. The plan done by Claude Code, every report heard.
+p=$tmp/ok
+new_project "$p"
+(cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log") \
+  || { tail -5 "$tmp/events.jsonl"; cat "$tmp/stderr.log"; cat "$p"/.orchestration/sessions/execute-*/output.log | tail -20; fail "orchestrate exited $?"; }
+python3 - "$tmp/events.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("complete"), ev[-1]
+progress = [e.get("message", "") for e in ev if e["event"] == "task_progress" and e.get("task") == "execute:01-01"]
+assert any("wrote out/01-01.txt" in m for m in progress), progress
+done = [e for e in ev if e["event"] == "task_succeeded" and e.get("task") == "execute:01-01"]
+assert len(done) == 1 and done[0]["message"].startswith("done (7 turns, $0.0"), done  # from the stream-json result
+PY
+cd "$p"
+[[ "$(cat out/01-01.txt)" == hello ]] || fail "the file Claude Code's Bash tool wrote"
+git log --format=%B | grep -q '^Plan: 01-01, Task: 1/1$' || fail "trailer commit"
+grep -q "^status: passed" "$spec/execution/FINAL-VERIFICATION.md" || fail "final verification"
+types=$(sqlite3 .orchestration/harness.db "select group_concat(message_type) from (select message_type from worker_messages where session_id like 'execute-01-01%' order by seq)")
+[[ "$types" == "session_ready,task_started,progress_update,task_completed" ]] || fail "messages in the store: $types"
+log=$(ls .orchestration/sessions/execute-01-01-*/output.log)
+grep -q '"type":"system","subtype":"init"' "$log" || fail "no stream-json init event in the worker log"
+grep -q '"name":"harness","status":"connected"' "$log" || fail "harness-mcp did not connect to Claude Code"
+grep -q '"type":"result","subtype":"success"' "$log" || fail "no result event"
+[[ $(grep -c '"stream":true' "$tmp/requests.jsonl") -ge 7 ]] || fail "the CLI did not stream its turns from the stub"
+cd - >/dev/null
+
+# 2. A refused tool: Bash is not allowed, so the plan's work cannot be done; the CLI still exits 0
+#    with result/success, and only permission_denials tells. The attempt must fail.
+p=$tmp/refused
+new_project "$p" ""
+sed -i "s|  claude: {binary: $claude}|  claude: {binary: $claude, allowed_tools: [Read]}|" "$p/.orchestration/config.yaml"
+set +e
+(cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/refused.jsonl" 2>"$tmp/refused.err")
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || { cat "$tmp/refused.err"; fail "a run whose worker was refused its tools should be blocked (exit 1), got $rc"; }
+python3 - "$tmp/refused.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+f = [e for e in ev if e["event"] == "task_failed" and e.get("task") == "execute:01-01"]
+assert len(f) == 1, f
+assert "wrote no SUMMARY" in f[0]["message"] and "the agent was refused Bash (2x)" in f[0]["message"], f
+PY
+grep -q '"permission_denials":\[{"tool_name":"Bash"' "$p"/.orchestration/sessions/execute-01-01-*/output.log \
+  || fail "the refusal is not in the CLI's result event"
+[[ ! -e "$p/out/01-01.txt" ]] || fail "a refused Bash call wrote the file"
+echo "orchestrate with the real Claude Code CLI: all checks passed"
