@@ -80,6 +80,9 @@ TEST_CASE("the codex adapter writes a CODEX_HOME config with the harness MCP ser
   CHECK(toml.find("base_url = \"http://127.0.0.1:9999/v1\"") != std::string::npos);
   CHECK(toml.find("env_key = \"STUB_KEY\"") != std::string::npos);
   CHECK(toml.find("HARNESS_TOKEN = \"tok\"") != std::string::npos);
+  // Sandboxed, but the worker can commit: .git is the one writable root added.
+  CHECK(toml.find("sandbox_mode = \"workspace-write\"") != std::string::npos);
+  CHECK(toml.find("writable_roots = [\"" + (sample_request().project_root / ".git").string() + "\"]") != std::string::npos);
 }
 
 TEST_CASE("the command adapter expands placeholders after splitting, keeping values whole") {

@@ -71,6 +71,15 @@ TEST_CASE("Codex events give tool calls and turn completion") {
   CHECK(r.facts().num_turns == 1);
   CHECK_FALSE(agent_failure(r.facts()));
 
+  CodexEventReader retried; // a transient error the CLI recovered from is not a failure
+  retried.feed_line(R"({"type":"turn.started"})");
+  retried.feed_line(R"({"type":"error","message":"Reconnecting... 1/5, stream disconnected"})");
+  retried.feed_line(R"({"type":"turn.completed","usage":{}})");
+  CHECK_FALSE(agent_failure(retried.facts()));
+  CodexEventReader gave_up;
+  gave_up.feed_line(R"({"type":"error","message":"Reconnecting... 5/5"})");
+  CHECK(agent_failure(gave_up.facts()) == "the agent's event stream ended without a result");
+
   CodexEventReader bad;
   bad.feed_line(R"({"type":"turn.failed","error":{"message":"stream error: 429"}})");
   CHECK(bad.facts().rate_limited);

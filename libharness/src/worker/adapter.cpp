@@ -77,11 +77,15 @@ LaunchSpec build_codex(const LaunchRequest& req, const AdapterSettings& s) {
   std::string toml;
   if (s.codex_model) toml += fmt::format("model = {}\n", toml_string(*s.codex_model));
   toml += "approval_policy = \"never\"\ncheck_for_update_on_startup = false\n";
+  // Codex's workspace-write sandbox keeps .git read-only, and a worker must commit its tasks:
+  // the repository's .git is added as a writable root; everything outside the project stays shut.
+  toml += "sandbox_mode = \"workspace-write\"\n";
   if (s.codex_base_url) {
     toml += "model_provider = \"harness\"\n\n[model_providers.harness]\nname = \"harness\"\n";
     toml += fmt::format("base_url = {}\nwire_api = \"responses\"\n", toml_string(*s.codex_base_url));
     if (s.codex_env_key) toml += fmt::format("env_key = {}\n", toml_string(*s.codex_env_key));
   }
+  toml += fmt::format("\n[sandbox_workspace_write]\nwritable_roots = [{}]\n", toml_string((req.project_root / ".git").string()));
   toml += "\n[features]\nplugins = false\n\n[analytics]\nenabled = false\n";
   toml += "\n[mcp_servers.harness]\n";
   toml += fmt::format("command = {}\n", toml_string(req.harness_mcp.string()));

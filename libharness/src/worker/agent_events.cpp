@@ -99,7 +99,11 @@ void CodexEventReader::feed_line(std::string_view line) {
     }
   } else if (type == "turn.completed") {
     m_facts.saw_result = true;
-  } else if (type == "turn.failed" || type == "error") {
+  } else if (type == "error") {
+    // "Reconnecting... 2/5" and the like: remembered, but only a failed turn ends the run.
+    m_facts.error_message = str(*ev, "message");
+    m_facts.rate_limited = looks_rate_limited(m_facts.error_message);
+  } else if (type == "turn.failed") {
     m_facts.saw_result = true;
     m_facts.is_error = true;
     auto err = ev->find("error");
