@@ -1,10 +1,12 @@
 // harness-cli orchestrate SPEC_DIR: runs the spec's tasks in N slots until complete.
 #include "commands.hpp"
+#include "self_dir.hpp"
 
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/engine_verifier.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/orchestrator/run_config.hpp"
+#include "harness/verify/engine.hpp"
 #include "harness/spec/diagnostic.hpp"
 
 #include <cstdio>
@@ -17,12 +19,6 @@ namespace harness::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path self_dir() {
-  std::error_code ec;
-  auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::current_path() : p.parent_path();
-}
 
 /// skills/ beside an installed binary (<prefix>/share/harness/skills) or in the source tree.
 fs::path skills_dir() {
@@ -105,7 +101,9 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
                        : ::isatty(STDOUT_FILENO) ? orchestrator::DisplayStyle::live_table
                                                  : orchestrator::DisplayStyle::lines;
     auto display = orchestrator::make_display(style, stdout);
-    auto verifier = orchestrator::make_engine_verifier();
+    verify::VerifyOptions checks;
+    checks.ui_driver = verify::find_ui_driver(self_dir(), HARNESS_SOURCE_DIR);
+    auto verifier = orchestrator::make_engine_verifier(checks);
     orchestrator::Orchestrator o(std::move(ro), *verifier, *display);
     auto result = o.run();
     if (!result) {

@@ -1,6 +1,7 @@
 // harness-cli verify SPEC_DIR [PLAN_ID | --phase N | --final] [--json]
 // Exit 0 passed, 1 gaps found, 3 waiting for a human, 2 invalid input.
 #include "commands.hpp"
+#include "self_dir.hpp"
 #include "load_valid_spec.hpp"
 
 #include "harness/spec/report.hpp"
@@ -37,6 +38,8 @@ void add_verify(CLI::App& app, ExitCode& exit) {
       exit.value = 2;
       return;
     }
+    verify::VerifyOptions checks;
+    checks.ui_driver = verify::find_ui_driver(self_dir(), HARNESS_SOURCE_DIR);
     verify::Report report;
     std::string written;
     if (!opt->plan.empty()) {
@@ -46,7 +49,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
         exit.value = 2;
         return;
       }
-      report = verify::verify_plan(*spec, *plan);
+      report = verify::verify_plan(*spec, *plan, checks);
     } else {
       std::optional<spec::PhaseNumber> phase;
       if (!opt->final) {
@@ -57,7 +60,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
           return;
         }
       }
-      report = phase ? verify::verify_phase(*spec, *phase) : verify::verify_final(*spec);
+      report = phase ? verify::verify_phase(*spec, *phase, checks) : verify::verify_final(*spec, checks);
       auto file = verify::write_report(*spec, phase, report);
       if (!file) {
         std::cerr << "harness-cli: error: " << file.error() << "\n";

@@ -197,3 +197,27 @@ TEST_CASE("VERIFICATION.md has parseable frontmatter, a table and the gaps with 
   CHECK(md.find("- **02-01 / b** (file_exists, planning/plans/02-core/02-01-PLAN.md:12): src/x.py does not exist") !=
         std::string::npos);
 }
+
+TEST_CASE("A browser check without the driver is an error that says what is missing, never a pass", "[verify][ui]") {
+  test::TempDir dir;
+  spec::Check c;
+  c.id = "title";
+  c.type = spec::CheckType::ui_element_exists;
+  c.url = "http://127.0.0.1:9/";
+  c.selector = "#title";
+  verify::VerifyOptions opt; // no ui_driver
+  auto r = verify::run_check(c, dir.path, opt);
+  CHECK(r.status == verify::CheckStatus::error);
+  CHECK(r.message.find("ui_driver.cjs") != std::string::npos);
+  opt.ui_driver = dir.path / "nowhere.cjs";
+  CHECK(verify::run_check(c, dir.path, opt).status == verify::CheckStatus::error);
+}
+
+TEST_CASE("The browser driver is found in the source tree or beside an installed binary", "[verify][ui]") {
+  CHECK(verify::find_ui_driver("/nonexistent/bin", HARNESS_SOURCE_DIR).filename() == "ui_driver.cjs");
+  test::TempDir dir;
+  CHECK(verify::find_ui_driver(dir.path / "bin", dir.path).empty());
+  dir.write("share/harness/ui_driver.cjs", "// installed\n");
+  fs::create_directories(dir.path / "bin");
+  CHECK(verify::find_ui_driver(dir.path / "bin", "/nonexistent") == fs::canonical(dir.path / "share/harness/ui_driver.cjs"));
+}

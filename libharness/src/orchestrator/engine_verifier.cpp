@@ -25,8 +25,10 @@ std::string first_gap(const verify::Report& r) {
 
 class EngineVerifier final : public Verifier {
 public:
+  explicit EngineVerifier(verify::VerifyOptions checks) : m_checks(std::move(checks)) {}
+
   VerifyOutcome verify_plan(const spec::Spec& spec, const spec::Plan& plan) override {
-    verify::VerifyOptions opt;
+    verify::VerifyOptions opt = m_checks;
     opt.trailers = trailer_index();
     auto r = verify::verify_plan(spec, plan, opt);
     if (r.status == spec::VerificationStatus::gaps_found) return {sched::Verdict::passed, true, first_gap(r)};
@@ -34,7 +36,7 @@ public:
     return {sched::Verdict::passed, false, fmt::format("{}/{} checks passed", r.passed(), r.total())};
   }
   VerifyOutcome verify_phase(const spec::Spec& spec, spec::PhaseNumber phase) override {
-    verify::VerifyOptions opt;
+    verify::VerifyOptions opt = m_checks;
     opt.trailers = trailer_index();
     auto r = verify::verify_phase(spec, phase, opt);
     auto file = verify::write_report(spec, phase, r);
@@ -43,7 +45,7 @@ public:
                         file ? "" : "; could not write VERIFICATION.md: " + file.error())};
   }
   VerifyOutcome verify_final(const spec::Spec& spec) override {
-    verify::VerifyOptions opt;
+    verify::VerifyOptions opt = m_checks;
     opt.trailers = trailer_index();
     auto r = verify::verify_final(spec, opt);
     auto file = verify::write_report(spec, std::nullopt, r);
@@ -51,10 +53,13 @@ public:
             fmt::format("final {} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),
                         file ? "" : "; could not write FINAL-VERIFICATION.md: " + file.error())};
   }
+
+private:
+  verify::VerifyOptions m_checks;
 };
 
 } // namespace
 
-std::unique_ptr<Verifier> make_engine_verifier() { return std::make_unique<EngineVerifier>(); }
+std::unique_ptr<Verifier> make_engine_verifier(verify::VerifyOptions checks) { return std::make_unique<EngineVerifier>(std::move(checks)); }
 
 } // namespace harness::orchestrator

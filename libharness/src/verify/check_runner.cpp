@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/run_command.hpp"
 #include "http_check.hpp"
+#include "ui_check.hpp"
 
 #include <fmt/format.h>
 
@@ -119,12 +120,7 @@ CheckResult run_check(const spec::Check& c, const fs::path& root, const VerifyOp
   case spec::CheckType::tests_pass: r = command_check(c, root, opt); break;
   case spec::CheckType::api_response: r = detail::run_api_response(c, root, opt); break;
   case spec::CheckType::ui_element_exists:
-  case spec::CheckType::ui_navigation:
-    // No browser driver in this build: a person checks it, and the result says exactly what.
-    r = fail(CheckStatus::human, fmt::format("open {} and check {}{} (browser checks are not automated in this build)",
-                                             c.url, c.selector.empty() ? "the navigation steps" : "that " + c.selector,
-                                             c.selector.empty() ? "" : " exists"));
-    break;
+  case spec::CheckType::ui_navigation: r = detail::run_ui_check(c, root, opt); break;
   case spec::CheckType::visual_quality:
   case spec::CheckType::ux_flow: r = fail(CheckStatus::human, c.description); break;
   }
@@ -133,6 +129,13 @@ CheckResult run_check(const spec::Check& c, const fs::path& root, const VerifyOp
   r.line = c.line;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
+}
+
+std::filesystem::path find_ui_driver(const std::filesystem::path& exe_dir, const std::filesystem::path& source_dir) {
+  std::error_code ec;
+  for (const auto& p : {exe_dir / ".." / "share" / "harness" / "ui_driver.cjs", source_dir / "libharness" / "data" / "ui_driver.cjs"})
+    if (std::filesystem::exists(p, ec)) return std::filesystem::weakly_canonical(p, ec);
+  return {};
 }
 
 } // namespace harness::verify

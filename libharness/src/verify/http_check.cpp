@@ -103,6 +103,8 @@ bool subset(const json::value& p, const json::value& a) {
   return p == a;
 }
 
+} // namespace
+
 /// A server the check starts; its process group is killed when this goes away.
 class Server {
 public:
@@ -139,13 +141,32 @@ private:
   std::optional<bp::process> m_proc;
 };
 
-} // namespace
-
 bool json_subset(std::string_view pattern, std::string_view actual) {
   boost::system::error_code ec1, ec2;
   auto p = json::parse(pattern, ec1);
   auto a = json::parse(actual, ec2);
   return !ec1 && !ec2 && subset(p, a);
+}
+
+std::expected<std::shared_ptr<Server>, std::string> serve_and_wait(const spec::Check& c, const std::filesystem::path& root,
+                                                                   const std::string& full, std::chrono::seconds timeout) {
+  std::shared_ptr<Server> server;
+  if (!c.start.empty()) {
+    server = std::make_shared<Server>(c.start, root);
+    if (!server->error.empty()) return std::unexpected("start: " + server->error);
+  } else if (!c.ready_url) {
+    return server; // nothing started, nothing to wait for
+  }
+  auto ready = parse_url(c.ready_url.value_or(full));
+  if (!ready) return std::unexpected(fmt::format("'{}' is not an http:// URL", c.ready_url.value_or(full)));
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto res = request(*ready, "GET", {}, "", std::chrono::seconds(2));
+    if (res.error.empty()) return server;
+    if (std::chrono::steady_clock::now() > until) return std::unexpected(fmt::format("no answer from {}: {}", full, res.error));
+    if (server && !server->running()) return std::unexpected("the server started by `start` exited before answering");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
 }
 
 CheckResult run_api_response(const spec::Check& c, const std::filesystem::path& root, const VerifyOptions& opt) {
@@ -160,34 +181,13 @@ CheckResult run_api_response(const spec::Check& c, const std::filesystem::path& 
     return r;
   }
   const auto timeout = std::chrono::seconds(static_cast<long>(c.timeout_seconds.value_or(static_cast<double>(opt.default_timeout.count()))));
-  std::optional<Server> server;
-  if (!c.start.empty()) {
-    server.emplace(c.start, root);
-    if (!server->error.empty()) {
-      r.status = CheckStatus::error;
-      r.message = "start: " + server->error;
-      return r;
-    }
-  }
-  // Wait until the server answers (any HTTP status), within the check's timeout.
-  auto ready = parse_url(c.ready_url.value_or(full)).value_or(*url);
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  Response res;
-  for (;;) {
-    res = request(ready, "GET", {}, "", std::chrono::seconds(2));
-    if (res.error.empty() || std::chrono::steady_clock::now() > until) break;
-    if (server && !server->running()) {
-      r.status = CheckStatus::error;
-      r.message = "the server started by `start` exited before answering";
-      return r;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  if (!res.error.empty()) {
-    r.status = CheckStatus::failed;
-    r.message = fmt::format("no answer from {}: {}", full, res.error);
+  auto server = serve_and_wait(c, root, full, timeout);
+  if (!server) {
+    r.status = server.error().starts_with("no answer") ? CheckStatus::failed : CheckStatus::error;
+    r.message = server.error();
     return r;
   }
+  Response res;
   res = request(*url, c.method.empty() ? "GET" : c.method, c.headers, c.body, timeout);
   r.evidence = fmt::format("{} {} -> {} {}", c.method, full, res.status, res.body.substr(0, 300));
   if (!res.error.empty()) {

@@ -21,7 +21,14 @@ struct VerifyOptions {
   bool check_commits = true;          ///< plan level: trailer commits must exist
   /// Trailer commits already read (the orchestrator keeps one fresh); null: read the history.
   const worker::TrailerIndex* trailers = nullptr;
+  /// ui_element_exists / ui_navigation: the browser driver script (ui_driver.cjs, installed in
+  /// share/harness/); empty: those checks end in `error` saying so.
+  std::filesystem::path ui_driver;
 };
+
+/// Where ui_driver.cjs is for a program at `exe_dir`: <exe_dir>/../share/harness/ui_driver.cjs
+/// when installed, else `source_dir`/libharness/data/ui_driver.cjs; empty when neither exists.
+std::filesystem::path find_ui_driver(const std::filesystem::path& exe_dir, const std::filesystem::path& source_dir);
 
 /// Runs one check in `project_root`.
 CheckResult run_check(const spec::Check& check, const std::filesystem::path& project_root, const VerifyOptions& opt);
