@@ -11,7 +11,7 @@ packages=(
 )
 if [[ "${1:-}" == "--test" ]]; then
   # Test-only tools: sqlite3 shell for inspection, Node/npm for the MCP clients, Chromium for UI checks.
-  packages+=(sqlite3 nodejs npm chromium iproute2 procps)
+  packages+=(sqlite3 nodejs npm chromium iproute2 procps python3-yaml)
 fi
 
 missing=()

@@ -1,0 +1,40 @@
+// harness-cli init [--spec NAME] [--project DIR]: a new numbered spec directory with its SPEC.md.
+#include "commands.hpp"
+#include "self_dir.hpp"
+
+#include "harness/setup/install.hpp"
+
+#include <iostream>
+#include <memory>
+
+namespace harness::cli {
+
+void add_init(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string spec = "new feature";
+    std::string project = ".";
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("init", "Create docs/specs/SPC-NNN-name/SPEC.md from the spec template");
+  cmd->add_option("--spec", opt->spec, "the spec's name, e.g. \"user sign-in\"");
+  cmd->add_option("--project", opt->project, "project root (default: current directory)");
+  cmd->callback([opt, &exit] {
+    const auto skills = setup::find_skills_dir(self_dir(), HARNESS_SOURCE_DIR);
+    if (skills.empty()) {
+      std::cerr << "harness-cli: error: cannot find harness's skills directory (share/harness/skills)\n";
+      exit.value = 1;
+      return;
+    }
+    auto dir = setup::init_spec(opt->project, opt->spec, skills);
+    if (!dir) {
+      std::cerr << "harness-cli: error: " << dir.error() << "\n";
+      exit.value = 2;
+      return;
+    }
+    std::cout << "created " << (*dir / "SPEC.md").string() << "\nnext: describe the feature there, then run /harness:plan-spec "
+              << dir->string() << " in Claude Code\n";
+    exit.value = 0;
+  });
+}
+
+} // namespace harness::cli

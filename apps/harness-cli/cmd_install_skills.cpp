@@ -1,0 +1,36 @@
+// harness-cli install-skills [--project DIR]: the /harness:* commands, agents, templates and
+// references into the project's .claude/, and the harness MCP server into its .mcp.json.
+#include "commands.hpp"
+#include "self_dir.hpp"
+
+#include "harness/setup/install.hpp"
+
+#include <iostream>
+#include <memory>
+
+namespace harness::cli {
+
+void add_install_skills(CLI::App& app, ExitCode& exit) {
+  auto project = std::make_shared<std::string>(".");
+  auto* cmd = app.add_subcommand("install-skills", "Install the /harness:* Claude Code skills and the MCP server entry into a project");
+  cmd->add_option("--project", *project, "project root (default: current directory)");
+  cmd->callback([project, &exit] {
+    const auto skills = setup::find_skills_dir(self_dir(), HARNESS_SOURCE_DIR);
+    if (skills.empty()) {
+      std::cerr << "harness-cli: error: cannot find harness's skills directory (share/harness/skills)\n";
+      exit.value = 1;
+      return;
+    }
+    auto r = setup::install_skills(skills, *project, self_dir() / "harness-mcp");
+    if (!r) {
+      std::cerr << "harness-cli: error: " << r.error() << "\n";
+      exit.value = 2;
+      return;
+    }
+    for (const auto& f : r->written) std::cout << "wrote     " << f << "\n";
+    std::cout << r->written.size() << " file(s) written, " << r->unchanged.size() << " already up to date\n";
+    exit.value = 0;
+  });
+}
+
+} // namespace harness::cli

@@ -1,0 +1,43 @@
+#pragma once
+// Putting harness into a user's project: the /harness:* commands, agents, templates and
+// references under `.claude/`, the harness MCP server in `.mcp.json`, and new spec directories.
+
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::setup {
+
+/// What install_skills did, path by path (relative to the project).
+struct InstallReport {
+  std::vector<std::string> written;   ///< created or changed
+  std::vector<std::string> unchanged; ///< already identical
+};
+
+/// The skills directory for a program in `exe_dir`: <exe_dir>/../share/harness/skills when
+/// installed, else `source_dir`/skills; empty when neither holds skills/commands/harness.
+std::filesystem::path find_skills_dir(const std::filesystem::path& exe_dir, const std::filesystem::path& source_dir);
+
+/// Copies skills/commands/harness/*.md to .claude/commands/harness/, skills/agents/*.md to
+/// .claude/agents/, skills/templates and skills/references to .claude/harness/, and merges the
+/// `harness` server into .mcp.json. Idempotent: unchanged files are not rewritten. A .mcp.json
+/// that is not a JSON object is an error naming it and is left as it was.
+std::expected<InstallReport, std::string> install_skills(const std::filesystem::path& skills_dir,
+                                                         const std::filesystem::path& project,
+                                                         const std::filesystem::path& harness_mcp);
+
+/// `existing` (.mcp.json text, empty when there is none) with mcpServers.harness set to run
+/// `harness_mcp`; every other key and server is kept as it was.
+std::expected<std::string, std::string> merge_mcp_json(std::string_view existing, const std::filesystem::path& harness_mcp);
+
+/// "User sign-in!" -> "user-sign-in": lower case, runs of other characters become one '-'.
+std::string slug(std::string_view name);
+
+/// Creates docs/specs/SPC-NNN-<slug>/SPEC.md from skills/templates/spec.md (NNN: one more than
+/// the highest SPC number under docs/specs, from 001). Returns the new directory.
+std::expected<std::filesystem::path, std::string> init_spec(const std::filesystem::path& project, std::string_view name,
+                                                            const std::filesystem::path& skills_dir);
+
+} // namespace harness::setup

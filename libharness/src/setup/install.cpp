@@ -1,0 +1,149 @@
+#include "harness/setup/install.hpp"
+
+#include "harness/util/atomic_file.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+namespace harness::setup {
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+/// Writes `content` to `dest` unless it already holds exactly that.
+std::expected<void, std::string> put(const fs::path& dest, const std::string& content, const fs::path& project,
+                                     InstallReport& report) {
+  std::error_code ec;
+  const auto rel = fs::relative(dest, project, ec).generic_string();
+  if (auto old = util::read_file(dest); old && *old == content) {
+    report.unchanged.push_back(rel);
+    return {};
+  }
+  if (auto w = util::write_file_atomic(dest, content); !w) return std::unexpected(w.error());
+  report.written.push_back(rel);
+  return {};
+}
+
+/// Every regular *.md file directly in `dir`, sorted.
+std::vector<fs::path> markdown_in(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file() && e.path().extension() == ".md") out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
+fs::path find_skills_dir(const fs::path& exe_dir, const fs::path& source_dir) {
+  std::error_code ec;
+  for (const auto& p : {exe_dir / ".." / "share" / "harness" / "skills", source_dir / "skills"})
+    if (fs::is_directory(p / "commands" / "harness", ec)) return fs::weakly_canonical(p, ec);
+  return {};
+}
+
+std::expected<std::string, std::string> merge_mcp_json(std::string_view existing, const fs::path& harness_mcp) {
+  json::object root;
+  if (existing.find_first_not_of(" \t\r\n") != std::string_view::npos) {
+    boost::system::error_code ec;
+    auto v = json::parse(existing, ec);
+    if (ec) return std::unexpected("is not valid JSON: " + ec.message());
+    if (!v.is_object()) return std::unexpected("is not a JSON object");
+    root = std::move(v.as_object());
+  }
+  auto& servers = root["mcpServers"];
+  if (servers.is_null()) servers = json::object{};
+  if (!servers.is_object()) return std::unexpected("has an mcpServers that is not an object");
+  servers.as_object()["harness"] = json::object{{"type", "stdio"}, {"command", harness_mcp.string()}, {"args", json::array{}}};
+  // Pretty enough for people who edit the file by hand: one server per line.
+  std::string out = "{\n";
+  bool first = true;
+  for (const auto& [k, v] : root) {
+    out += fmt::format("{}  {}: ", first ? "" : ",\n", json::serialize(json::string(k)));
+    first = false;
+    if (k == "mcpServers" && v.is_object()) {
+      out += "{\n";
+      bool first_server = true;
+      for (const auto& [name, server] : v.as_object()) {
+        out += fmt::format("{}    {}: {}", first_server ? "" : ",\n", json::serialize(json::string(name)), json::serialize(server));
+        first_server = false;
+      }
+      out += "\n  }";
+    } else {
+      out += json::serialize(v);
+    }
+  }
+  return out + "\n}\n";
+}
+
+std::expected<InstallReport, std::string> install_skills(const fs::path& skills_dir, const fs::path& project,
+                                                         const fs::path& harness_mcp) {
+  InstallReport report;
+  std::error_code ec;
+  if (!fs::is_directory(skills_dir / "commands" / "harness", ec))
+    return std::unexpected(fmt::format("{} holds no commands/harness/: not a harness skills directory", skills_dir.string()));
+  if (!fs::is_directory(project, ec)) return std::unexpected(fmt::format("{} is not a directory", project.string()));
+  // Check .mcp.json first: a file we cannot merge stops everything, before anything is written.
+  const auto mcp_file = project / ".mcp.json";
+  const auto existing = fs::exists(mcp_file, ec) ? util::read_file(mcp_file) : std::expected<std::string, std::string>("");
+  if (!existing) return std::unexpected(existing.error());
+  auto merged = merge_mcp_json(*existing, harness_mcp);
+  if (!merged) return std::unexpected(fmt::format("{} {}; fix or remove it, nothing was changed", mcp_file.string(), merged.error()));
+
+  const std::pair<fs::path, fs::path> copies[] = {
+      {skills_dir / "commands" / "harness", project / ".claude" / "commands" / "harness"},
+      {skills_dir / "agents", project / ".claude" / "agents"},
+      {skills_dir / "templates", project / ".claude" / "harness" / "templates"},
+      {skills_dir / "references", project / ".claude" / "harness" / "references"},
+  };
+  for (const auto& [from, to] : copies)
+    for (const auto& f : markdown_in(from)) {
+      auto text = util::read_file(f);
+      if (!text) return std::unexpected(text.error());
+      if (auto r = put(to / f.filename(), *text, project, report); !r) return std::unexpected(r.error());
+    }
+  if (auto r = put(mcp_file, *merged, project, report); !r) return std::unexpected(r.error());
+  return report;
+}
+
+std::string slug(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!out.empty() && out.back() != '-') out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+std::expected<fs::path, std::string> init_spec(const fs::path& project, std::string_view name, const fs::path& skills_dir) {
+  const auto s = slug(name);
+  if (s.empty()) return std::unexpected(fmt::format("'{}' gives no usable directory name", name));
+  auto tmpl = util::read_file(skills_dir / "templates" / "spec.md");
+  if (!tmpl) return std::unexpected(tmpl.error());
+  const fs::path specs = project / "docs" / "specs";
+  int highest = 0;
+  std::error_code ec;
+  static const std::regex numbered(R"(SPC-(\d+)(-.*)?)");
+  for (const auto& e : fs::directory_iterator(specs, ec)) {
+    std::smatch m;
+    const auto dir = e.path().filename().string();
+    if (e.is_directory() && std::regex_match(dir, m, numbered)) highest = std::max(highest, std::stoi(m[1].str()));
+  }
+  const auto number = fmt::format("SPC-{:03}", highest + 1);
+  const fs::path dir = specs / fmt::format("{}-{}", number, s);
+  if (fs::exists(dir, ec)) return std::unexpected(fmt::format("{} already exists", dir.string()));
+  std::string text = *tmpl;
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"{{number}}", number}, {"{{title}}", std::string(name)}})
+    for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
+  if (auto w = util::write_file_atomic(dir / "SPEC.md", text); !w) return std::unexpected(w.error());
+  return dir;
+}
+
+} // namespace harness::setup

@@ -1,0 +1,74 @@
+// install-skills and init against temporary projects and the real skills/ directory.
+#include "harness/setup/install.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "spec_test_util.hpp"
+
+#include <boost/json.hpp>
+#include <catch2/catch.hpp>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path skills = fs::path(HARNESS_SOURCE_DIR) / "skills";
+}
+
+TEST_CASE("install-skills puts commands, agents, templates and references in place, twice the same", "[setup]") {
+  test::TempDir dir;
+  auto first = setup::install_skills(skills, dir.path, "/opt/harness/bin/harness-mcp");
+  REQUIRE(first);
+  CHECK(first->unchanged.empty());
+  CHECK(fs::exists(dir.path / ".claude/commands/harness/status.md"));
+  CHECK(fs::exists(dir.path / ".claude/commands/harness/orchestrate.md"));
+  CHECK(fs::exists(dir.path / ".claude/agents/harness-planner.md"));
+  CHECK(fs::exists(dir.path / ".claude/harness/templates/plan.md"));
+  CHECK(fs::exists(dir.path / ".claude/harness/references/goal-backward.md"));
+  auto mcp = boost::json::parse(util::read_file(dir.path / ".mcp.json").value());
+  CHECK(mcp.at("mcpServers").at("harness").at("command").as_string() == "/opt/harness/bin/harness-mcp");
+  auto second = setup::install_skills(skills, dir.path, "/opt/harness/bin/harness-mcp");
+  REQUIRE(second);
+  CHECK(second->written.empty()); // idempotent
+  CHECK(second->unchanged.size() == first->written.size());
+}
+
+TEST_CASE(".mcp.json keeps the user's other servers and keys; a broken one is not touched", "[setup]") {
+  auto merged = setup::merge_mcp_json(R"({"mcpServers": {"db": {"command": "db-mcp", "args": ["--ro"]},
+                                          "harness": {"command": "/old/harness-mcp"}}, "other": 1})",
+                                      "/new/harness-mcp");
+  REQUIRE(merged);
+  auto j = boost::json::parse(*merged);
+  CHECK(j.at("other").as_int64() == 1);
+  CHECK(j.at("mcpServers").at("db").at("args").at(0).as_string() == "--ro");
+  CHECK(j.at("mcpServers").at("harness").at("command").as_string() == "/new/harness-mcp");
+  CHECK(setup::merge_mcp_json("", "/x").has_value());
+  CHECK_FALSE(setup::merge_mcp_json("[1, 2]", "/x").has_value());
+  CHECK_FALSE(setup::merge_mcp_json(R"({"mcpServers": 3})", "/x").has_value());
+
+  test::TempDir dir;
+  dir.write(".mcp.json", "{ not json");
+  auto r = setup::install_skills(skills, dir.path, "/x/harness-mcp");
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().find(".mcp.json") != std::string::npos);
+  CHECK(util::read_file(dir.path / ".mcp.json").value() == "{ not json");
+  CHECK_FALSE(fs::exists(dir.path / ".claude")); // nothing half-installed
+}
+
+TEST_CASE("init numbers new specs after the highest existing one and refuses to overwrite", "[setup]") {
+  test::TempDir dir;
+  auto first = setup::init_spec(dir.path, "User sign-in!", skills);
+  REQUIRE(first);
+  CHECK(first->filename() == "SPC-001-user-sign-in");
+  const auto text = util::read_file(*first / "SPEC.md").value();
+  CHECK(text.starts_with("# SPC-001: User sign-in!\n"));
+  CHECK(text.find("{{") == std::string::npos);
+  fs::create_directories(dir.path / "docs/specs/SPC-041-old");
+  CHECK(setup::init_spec(dir.path, "next", skills).value().filename() == "SPC-042-next");
+  CHECK_FALSE(setup::init_spec(dir.path, "???", skills).has_value());
+  CHECK(setup::slug("  Ünïcode & Co  ") == "n-code-co");
+}
+
+TEST_CASE("the skills directory is found beside an installed binary or in the source tree", "[setup]") {
+  CHECK(setup::find_skills_dir("/nonexistent/bin", HARNESS_SOURCE_DIR) == fs::canonical(skills));
+  test::TempDir dir;
+  CHECK(setup::find_skills_dir(dir.path / "bin", dir.path / "src").empty());
+}
