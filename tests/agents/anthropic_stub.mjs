@@ -4,7 +4,8 @@
 // Usage: node anthropic_stub.mjs SCRIPT.json PORT_FILE [LOG_FILE]
 //   Listens on 127.0.0.1 (a free port, written to PORT_FILE once listening). Point the CLI at
 //   it with ANTHROPIC_BASE_URL=http://127.0.0.1:<port> and any ANTHROPIC_API_KEY.
-//   Every request is appended to LOG_FILE as one JSON line {path, model, step, tools, kind}.
+//   Every request is appended to LOG_FILE as one JSON line {path, model, step, stream, tools,
+//   answer, prompt (the first user message), tool_results (those the last message carries)}.
 //
 // SCRIPT.json:
 //   { "vars":  { "NAME": "<regex with one group, matched against the first user message>" },
@@ -90,8 +91,15 @@ const server = http.createServer((req, res) => {
     const model = body.model || "claude-stub";
     if (logFile) {
       const tools = (body.tools || []).map((t) => t.name);
+      const msgs = body.messages || [];
+      const first = msgs.find((m) => m.role === "user");
+      const last = msgs.length ? msgs[msgs.length - 1] : null;
+      const results = last && Array.isArray(last.content)
+        ? last.content.filter((b) => b.type === "tool_result").map((b) => textOf(b.content)).join("\n") : "";
       fs.appendFileSync(logFile, JSON.stringify({ path, model, step: r.step, stream: !!body.stream, tools,
-                                                   answer: r.blocks.map((b) => b.name || "text") }) + "\n");
+                                                   answer: r.blocks.map((b) => b.name || "text"),
+                                                   prompt: first ? textOf(first.content).slice(0, 4000) : "",
+                                                   tool_results: results.slice(0, 4000) }) + "\n");
     }
     if (body.stream) return sse(res, model, r);
     res.writeHead(200, { "content-type": "application/json" });
