@@ -75,7 +75,7 @@ assert len(done) == 1 and done[0]["message"].startswith("done (1 turns, $0.0000)
 PY
 cd "$p"
 [[ "$(cat out/01-01.txt)" == hello ]] || fail "the file Codex's exec_command wrote"
-git log --format=%B | grep -q '^Plan: 01-01, Task: 1/1$' || fail "trailer commit"
+[[ $'\n'"$(git log --format=%B)"$'\n' == *$'\nPlan: 01-01, Task: 1/1\n'* ]] || fail "trailer commit"
 grep -q "^status: passed" "$spec/execution/FINAL-VERIFICATION.md" || fail "final verification"
 types=$(sqlite3 .orchestration/harness.db "select group_concat(message_type) from (select message_type from worker_messages where session_id like 'execute-01-01%' order by seq)")
 [[ "$types" == "session_ready,task_started,progress_update,task_completed" ]] || fail "messages in the store: $types"

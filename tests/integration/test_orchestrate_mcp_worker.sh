@@ -52,6 +52,6 @@ cd "$p"
 [[ $(git log --oneline --grep '^feat(' | wc -l) -eq 14 ]] || fail "task commits"
 # Each session completed (the stand-in reports over MCP and its script-worker also leaves the file
 # transport's result.json, which the orchestrator ingests too: two messages, one session).
-sqlite3 .orchestration/harness.db "select count(distinct session_id) from worker_messages where message_type='task_completed'" | grep -qx 12 \
+[[ $(sqlite3 .orchestration/harness.db "select count(distinct session_id) from worker_messages where message_type='task_completed'") == 12 ]] \
   || fail "task_completed messages in the store: $(sqlite3 .orchestration/harness.db 'select message_type, count(*) from worker_messages group by 1')"
 echo "orchestrate with MCP workers: all checks passed"

@@ -96,7 +96,7 @@ fill summary.md "$s/execution/phases/01-core/01-01-SUMMARY.md" -e 's/{{plan_id}}
 fill verification.md "$s/execution/phases/01-core/VERIFICATION.md" -e 's/{{phase}}/01/g'
 out=$("$cli" validate "$s" 2>&1) || fail "templates do not validate: $out"
 [[ "$out" == *"2 plans in 2 phases, 0 errors, 0 warnings"* ]] || fail "validate: $out"
-"$cli" status "$s" | grep -q "1/2 plans verified" || fail "status of the filled-in templates: $("$cli" status "$s")"
+[[ "$("$cli" status "$s")" == *"1/2 plans verified"* ]] || fail "status of the filled-in templates: $("$cli" status "$s")"
 # The plan template's frontmatter as the parser reads it: estimate, depends_on, files_modified
 # (a second plan writing the same file must show as a conflict).
 fill plan.md "$s/planning/plans/01-core/01-02-PLAN.md" -e 's/{{plan_id}}/01-02/g; s/{{phase}}/1/; s/{{plan}}/2/; s#{{file_modified}}#src/core.py#g'
@@ -132,7 +132,7 @@ set -e
 [[ $rc -eq 2 ]] && grep -q ".mcp.json" "$tmp/err.txt" || fail "a broken .mcp.json must stop install-skills with exit 2"
 
 # init: a numbered spec directory that validates (with a warning: no plans yet).
-(cd "$u" && "$cli" init --spec "Dark mode") | grep -q "docs/specs/SPC-001-dark-mode/SPEC.md" || fail "init"
+[[ "$(cd "$u" && "$cli" init --spec "Dark mode")" == *"docs/specs/SPC-001-dark-mode/SPEC.md"* ]] || fail "init"
 (cd "$u" && "$cli" init --spec "Export") >/dev/null
 [[ -f "$u/docs/specs/SPC-002-export/SPEC.md" ]] || fail "second init"
 echo "skills: all checks passed"
