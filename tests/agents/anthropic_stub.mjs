@@ -18,22 +18,10 @@
 //   CLI's side requests) get a short text answer. Streaming (SSE) and plain JSON both work.
 import http from "node:http";
 import fs from "node:fs";
+import { loadScript, substitute, textOf, varsFrom } from "./script.mjs";
 
 const [scriptFile, portFile, logFile] = process.argv.slice(2);
-const script = JSON.parse(fs.readFileSync(scriptFile, "utf8"));
-
-function textOf(content) {
-  if (typeof content === "string") return content;
-  return (content || []).map((b) => (b.type === "text" ? b.text : "")).join("\n");
-}
-
-function substitute(value, vars) {
-  if (typeof value === "string") return value.replace(/\{\{(\w+)\}\}/g, (m, k) => (k in vars ? vars[k] : m));
-  if (Array.isArray(value)) return value.map((v) => substitute(v, vars));
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, vars)]));
-  return value;
-}
+const script = loadScript(scriptFile);
 
 function reply(body) {
   const messages = body.messages || [];
@@ -41,11 +29,7 @@ function reply(body) {
   if (!hasTools) return { step: -1, blocks: [{ type: "text", text: "ok" }], stop: "end_turn" };
   const firstUser = messages.find((m) => m.role === "user");
   const prompt = firstUser ? textOf(firstUser.content) : "";
-  const vars = {};
-  for (const [name, re] of Object.entries(script.vars || {})) {
-    const m = prompt.match(new RegExp(re));
-    if (m) vars[name] = m[1];
-  }
+  const vars = varsFrom(script, prompt);
   const step = messages.filter((m) => m.role === "assistant").length;
   const s = script.steps[step];
   if (!s || s.text !== undefined) return { step, blocks: [{ type: "text", text: s ? s.text : "done" }], stop: "end_turn" };

@@ -11,31 +11,15 @@
 //   The step served is the number of function calls and assistant messages already in `input`.
 import http from "node:http";
 import fs from "node:fs";
+import { loadScript, substitute, textOf, varsFrom } from "./script.mjs";
 
 const [scriptFile, portFile, logFile] = process.argv.slice(2);
-const script = JSON.parse(fs.readFileSync(scriptFile, "utf8"));
-
-function textOf(content) {
-  if (typeof content === "string") return content;
-  return (content || []).map((b) => b.text || "").join("\n");
-}
-
-function substitute(value, vars) {
-  if (typeof value === "string") return value.replace(/\{\{(\w+)\}\}/g, (m, k) => (k in vars ? vars[k] : m));
-  if (Array.isArray(value)) return value.map((v) => substitute(v, vars));
-  if (value && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, vars)]));
-  return value;
-}
+const script = loadScript(scriptFile);
 
 function next(body) {
   const input = Array.isArray(body.input) ? body.input : [];
   const prompt = input.filter((i) => i.type === "message" && i.role === "user").map((i) => textOf(i.content)).join("\n");
-  const vars = {};
-  for (const [name, re] of Object.entries(script.vars || {})) {
-    const m = prompt.match(new RegExp(re));
-    if (m) vars[name] = m[1];
-  }
+  const vars = varsFrom(script, prompt);
   const step = input.filter((i) => i.type === "function_call" || (i.type === "message" && i.role === "assistant")).length;
   const s = script.steps[step];
   if (!s || s.text !== undefined)

@@ -9,51 +9,23 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
-nodedir=$src/tests/node
-[[ -x "$nodedir/node_modules/.bin/codex" ]] || bash "$src/tests/setup.sh"
-codex=$nodedir/node_modules/.bin/codex
-[[ -x "$codex" ]] || { echo "FAIL: tests/setup.sh did not install the Codex CLI" >&2; exit 1; }
-
-if [[ -z "${HARNESS_IN_NETNS:-}" ]] && unshare -n true 2>/dev/null; then
-  export HARNESS_IN_NETNS=1
-  exec unshare -n bash -c 'ip link set lo up 2>/dev/null || true; exec bash "$0"' "$0"
-fi
+fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$src/tests/integration/lib/agents.sh"
+codex=$(agent_cli codex)
+offline "$0"
 
 tmp=$(mktemp -d)
-trap 'kill $stub 2>/dev/null || true; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+trap 'kill $stub_pid 2>/dev/null || true; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 spec=docs/specs/SPC-043-codex
 
-node "$src/tests/agents/responses_stub.mjs" "$src/tests/agents/execute_plan_codex.json" "$tmp/port" "$tmp/requests.jsonl" &
-stub=$!
-for _ in $(seq 1 100); do [[ -s "$tmp/port" ]] && break; sleep 0.05; done
-[[ -s "$tmp/port" ]] || fail "the API stub did not start"
+start_stub responses_stub.mjs execute_plan_codex.json "$tmp"
 export STUB_KEY=stub-key
-base_url=http://127.0.0.1:$(cat "$tmp/port")/v1
+base_url=http://127.0.0.1:$stub_port/v1
 
 new_project() { # dir [extra config lines]
   local p=$1
-  mkdir -p "$p/$spec/planning/plans/01-core" "$p/.orchestration"
-  printf '# Codex\n\nOne plan, executed by Codex.\n' >"$p/$spec/SPEC.md"
-  cat >"$p/$spec/planning/plans/01-core/01-01-PLAN.md" <<'PLAN'
----
-plan_id: '01-01'
-depends_on: []
-files_modified: ['out/01-01.txt']
-must_pass:
-  - id: written
-    type: file_contains
-    path: out/01-01.txt
-    pattern: '^hello$'
----
-# 01-01: write a file
-
-### Task 1: write
-
-Write `out/01-01.txt` containing `hello`.
-PLAN
-  (cd "$p" && git init -q && git add -A && git commit -qm init)
+  one_plan_project "$p" "$spec"
   # Codex runs the plans; the mechanical tasks (research, phase checks) stay with `script`.
   printf 'adapters: {default: script, executor: codex}\nworkers:\n  codex: {binary: %s, base_url: "%s", env_key: STUB_KEY, model: gpt-stub}\nmax_attempts: 1\ntimeouts: {task: 120, idle: 60}\n' \
     "$codex" "$base_url" >"$p/.orchestration/config.yaml"

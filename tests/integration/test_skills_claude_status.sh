@@ -8,28 +8,20 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
-nodedir=$src/tests/node
-[[ -x "$nodedir/node_modules/.bin/claude" ]] || bash "$src/tests/setup.sh"
-claude=$nodedir/node_modules/.bin/claude
-[[ -x "$claude" ]] || { echo "FAIL: tests/setup.sh did not install the Claude Code CLI" >&2; exit 1; }
-if [[ -z "${HARNESS_IN_NETNS:-}" ]] && unshare -n true 2>/dev/null; then
-  export HARNESS_IN_NETNS=1
-  exec unshare -n bash -c 'ip link set lo up 2>/dev/null || true; exec bash "$0"' "$0"
-fi
-tmp=$(mktemp -d)
-trap 'kill $stub 2>/dev/null || true; rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$src/tests/integration/lib/agents.sh"
+claude=$(agent_cli claude)
+offline "$0"
+tmp=$(mktemp -d)
+trap 'kill $stub_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 p=$tmp/project
 mkdir -p "$p/docs/specs"
 cp -r "$src/examples/specs/SPC-001-task-tracker" "$p/docs/specs/"
 "$cli" install-skills --project "$p" >/dev/null
-node "$src/tests/agents/anthropic_stub.mjs" "$src/tests/agents/status_command.json" "$tmp/port" "$tmp/requests.jsonl" &
-stub=$!
-for _ in $(seq 1 100); do [[ -s "$tmp/port" ]] && break; sleep 0.05; done
-[[ -s "$tmp/port" ]] || fail "the API stub did not start"
+start_stub anthropic_stub.mjs status_command.json "$tmp"
 
-export ANTHROPIC_BASE_URL=http://127.0.0.1:$(cat "$tmp/port") ANTHROPIC_API_KEY=stub-key
+export ANTHROPIC_BASE_URL=http://127.0.0.1:$stub_port ANTHROPIC_API_KEY=stub-key
 export CLAUDE_CONFIG_DIR=$tmp/claude-config CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1
 export PATH=$(dirname "$cli"):$PATH
 (cd "$p" && "$claude" -p "/harness:status docs/specs/SPC-001-task-tracker" --output-format stream-json --verbose \
