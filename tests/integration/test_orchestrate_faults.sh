@@ -79,7 +79,7 @@ PY
 if pgrep -f "sleep $FAULT_SLEEP" >/dev/null; then fail "the hung worker's child survived its process group"; fi
 grep -q 'task: "execute:01-04"' "$p/$spec/STATUS.md" || fail "STATUS.md does not list the blocked task: $(head -8 "$p/$spec/STATUS.md")"
 out=$(cd "$p" && "$cli" status "$spec")
-[[ "$out" == *"execute:01-04 blocked by the last run"* ]] || fail "status does not surface the blocked task: $out"
+[[ "$out" == *"execute:01-04 blocked by the last run"* && "$out" == *"more tasks wait on these"* ]] || fail "status does not surface the blocked task: $out"
 log=$(ls "$p"/.orchestration/sessions/execute-01-03-a1-*/output.log)
 [[ $(stat -c %s "$log") -gt 200000 ]] || fail "garbage output not logged"
 # The other three plans' side effects happened exactly once.

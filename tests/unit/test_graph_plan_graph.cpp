@@ -102,10 +102,13 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   auto j = boost::json::parse(graph::progress_json(p));
   CHECK(j.at("plans_total").as_int64() == 4);
   // Tasks the last orchestrate run blocked are read back from STATUS.md's frontmatter.
-  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:02-01\n    reason: \"worker crashed (exit 139)\"\n---\n# Status\n");
+  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:02-01\n    reason: \"worker crashed (exit 139)\"\n"
+                         "  - task: verify-plan:02-01\n    reason: its execute is blocked\n"
+                         "  - task: verify-phase:02\n    reason: waits on verify-plan:02-01 (blocked)\n---\n# Status\n");
   spec = spec::load_spec(dir.path);
   REQUIRE(spec->valid());
   p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
-  CHECK(p.blockers.size() == 3);
+  REQUIRE(p.blockers.size() == 4); // the two above, the cause, and a count of what waits on it
   CHECK(graph::progress_text(p).find("execute:02-01 blocked by the last run: worker crashed (exit 139)") != std::string::npos);
+  CHECK(p.blockers.back() == "2 more tasks wait on these");
 }

@@ -97,10 +97,20 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lo
     if (pp.ready) out.ready.push_back(pp.id);
   }
   // What the last orchestrate run gave up on lives in STATUS.md, not in the plan files.
-  if (spec.status)
-    for (const auto& b : spec.status->blocked)
+  // Tasks blocked only because something they wait on is blocked are counted, not listed: the
+  // list names the causes.
+  if (spec.status) {
+    int waiting = 0;
+    for (const auto& b : spec.status->blocked) {
+      if (b.reason.starts_with("waits on") || b.reason.starts_with("its execute is blocked")) {
+        ++waiting;
+        continue;
+      }
       out.blockers.push_back(b.reason.empty() ? fmt::format("{} blocked by the last run", b.task)
                                               : fmt::format("{} blocked by the last run: {}", b.task, b.reason));
+    }
+    if (waiting > 0) out.blockers.push_back(fmt::format("{} more task{} wait on these", waiting, waiting == 1 ? "" : "s"));
+  }
   out.percent = out.plans_total ? 100.0 * out.plans_verified / out.plans_total : 0;
   out.complete = out.plans_total > 0 && out.plans_verified == out.plans_total && spec.final_verification &&
                  spec.final_verification->status == VerificationStatus::passed;
