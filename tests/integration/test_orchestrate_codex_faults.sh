@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# orchestrate must not trust the REAL Codex CLI's word. Three scripted Codex workers (replayed by
+# tests/agents/responses_stub.mjs, offline) each exit 0 after a clean turn, and each attempt must
+# still fail, leaving the run blocked (exit 1) and the plan unverified:
+#   codex_completes_without_work.json    reports task_completed without doing anything;
+#   codex_commits_without_trailers.json  does the work and writes the SUMMARY, but its commits
+#                                        carry no Plan:/Spec: trailers;
+#   codex_never_completes.json           reports task_started, then ends its turn in silence.
+# The happy path is test_orchestrate_codex.sh; this one reuses its plumbing (lib/agents.sh).
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$src/tests/integration/lib/agents.sh"
+codex=$(agent_cli codex)
+offline "$0"
+
+tmp=$(mktemp -d)
+stubs=()
+trap 'for p in "${stubs[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+export STUB_KEY=stub-key
+spec=docs/specs/SPC-044-codex-faults
+
+# run_case NAME EXPECTED_REASON: a one-plan project whose executor is Codex scripted by
+# tests/agents/NAME.json; the run must exit 1 with one task_failed for the plan, whose message
+# contains EXPECTED_REASON.
+run_case() {
+  local name=$1 reason=$2 d=$tmp/$1
+  mkdir -p "$d"
+  start_stub responses_stub.mjs "$name.json" "$d"
+  stubs+=("$stub_pid")
+  one_plan_project "$d/p" "$spec"
+  printf 'adapters: {default: script, executor: codex}\nworkers:\n  codex: {binary: %s, base_url: "%s", env_key: STUB_KEY, model: gpt-stub}\nmax_attempts: 1\ntimeouts: {task: 120, idle: 60}\n' \
+    "$codex" "http://127.0.0.1:$stub_port/v1" >"$d/p/.orchestration/config.yaml"
+  local rc=0
+  (cd "$d/p" && "$cli" orchestrate "$spec" --yes --json >"$d/events.jsonl" 2>"$d/stderr.log") || rc=$?
+  [[ $rc -eq 1 ]] || { cat "$d/stderr.log"; tail -5 "$d/events.jsonl"; fail "$name: the run should be blocked (exit 1), got $rc"; }
+  python3 - "$d/events.jsonl" "$reason" <<'PY' || fail "$name: events"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+failed = [e for e in ev if e["event"] == "task_failed" and e.get("task") == "execute:01-01"]
+assert len(failed) == 1 and sys.argv[2] in failed[0]["message"], failed
+assert not [e for e in ev if e["event"] == "task_succeeded" and e.get("task") == "execute:01-01"]
+assert not ev[-1]["message"].startswith("complete"), ev[-1]
+PY
+  # Codex itself ended well: the failure is the orchestrator's judgement, not the CLI's exit code.
+  local log
+  log=$(ls "$d"/p/.orchestration/sessions/execute-01-01-*/output.log)
+  grep -q '"type":"turn.completed"' "$log" || fail "$name: Codex did not finish its turn"
+  [[ ! -e "$d/p/$spec/execution/FINAL-VERIFICATION.md" ]] || fail "$name: a final verification was written"
+  kill "$stub_pid" 2>/dev/null || true
+}
+
+run_case codex_completes_without_work "task reported done but wrote no SUMMARY"
+run_case codex_commits_without_trailers "task reported done but no commit carries 'Plan: 01-01'"
+[[ "$(cat "$tmp/codex_commits_without_trailers/p/out/01-01.txt")" == hello ]] \
+  || fail "the untrailered worker's exec_command did not run (the case would prove nothing)"
+run_case codex_never_completes "the worker exited without reporting task_completed"
+echo "orchestrate refuses three Codex workers' unproven completions: all checks passed"
