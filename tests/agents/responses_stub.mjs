@@ -9,6 +9,7 @@
 //   "mcp__<server>__<tool>" (sent as a function call in namespace "mcp__<server>", the form Codex
 //   accepts for MCP tools) or one of Codex's own functions ("exec_command" with {"cmd": ...}).
 //   The step served is the number of function calls and assistant messages already in `input`.
+//   A step {"hang": true} never answers (the request stays open): a stalled model, for timeouts.
 import http from "node:http";
 import fs from "node:fs";
 import { loadScript, substitute, textOf, varsFrom } from "./script.mjs";
@@ -22,6 +23,7 @@ function next(body) {
   const vars = varsFrom(script, prompt);
   const step = input.filter((i) => i.type === "function_call" || (i.type === "message" && i.role === "assistant")).length;
   const s = script.steps[step];
+  if (s && s.hang) return { step, hang: true };
   if (!s || s.text !== undefined)
     return { step, item: { type: "message", id: `msg_stub_${step}`, role: "assistant", status: "completed",
                            content: [{ type: "output_text", text: s ? s.text : "done", annotations: [] }] } };
@@ -48,7 +50,9 @@ const server = http.createServer((req, res) => {
     const r = next(body);
     if (logFile)
       fs.appendFileSync(logFile, JSON.stringify({ path, step: r.step, stream: !!body.stream,
-                                                   answer: r.item.name || "text", namespace: r.item.namespace }) + "\n");
+                                                   answer: r.hang ? "hang" : r.item.name || "text",
+                                                   namespace: r.hang ? undefined : r.item.namespace }) + "\n");
+    if (r.hang) return; // a model that never answers: the request stays open until the client goes
     const id = `resp_stub_${r.step}`;
     const usage = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 8,
                     output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 20 };
