@@ -16,6 +16,7 @@
 //   the number of assistant turns already in the conversation, so the stub keeps no state; after
 //   the last step it answers with the final text (or "done"). Requests that carry no tools (the
 //   CLI's side requests) get a short text answer. Streaming (SSE) and plain JSON both work.
+//   A step {"hang": true} never answers (the request stays open): a stalled model, for timeouts.
 import http from "node:http";
 import fs from "node:fs";
 import { loadScript, substitute, textOf, varsFrom } from "./script.mjs";
@@ -32,6 +33,7 @@ function reply(body) {
   const vars = varsFrom(script, prompt);
   const step = messages.filter((m) => m.role === "assistant").length;
   const s = script.steps[step];
+  if (s && s.hang) return { step, hang: true, blocks: [] };
   if (!s || s.text !== undefined) return { step, blocks: [{ type: "text", text: s ? s.text : "done" }], stop: "end_turn" };
   const block = { type: "tool_use", id: `toolu_stub_${step}`, name: s.tool, input: substitute(s.input, vars) };
   return { step, blocks: [block], stop: "tool_use" };
@@ -81,10 +83,11 @@ const server = http.createServer((req, res) => {
       const results = last && Array.isArray(last.content)
         ? last.content.filter((b) => b.type === "tool_result").map((b) => textOf(b.content)).join("\n") : "";
       fs.appendFileSync(logFile, JSON.stringify({ path, model, step: r.step, stream: !!body.stream, tools,
-                                                   answer: r.blocks.map((b) => b.name || "text"),
+                                                   answer: r.hang ? ["hang"] : r.blocks.map((b) => b.name || "text"),
                                                    prompt: first ? textOf(first.content).slice(0, 4000) : "",
                                                    tool_results: results.slice(0, 4000) }) + "\n");
     }
+    if (r.hang) return; // a model that never answers: the request stays open until the client goes
     if (body.stream) return sse(res, model, r);
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify({ id: `msg_stub_${r.step}`, type: "message", role: "assistant", model, content: r.blocks,
