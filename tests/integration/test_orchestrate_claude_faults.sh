@@ -6,7 +6,9 @@
 #                                       ends with exit 0 and result/success;
 #   claude_stalls.json                  reports task_started, then its model never answers: the
 #                                       idle timeout stops the worker's process group (the CLI and
-#                                       its harness-mcp child), and no process of it is left.
+#                                       its harness-mcp child), and no process of it is left;
+#   execute_plan.json in a project whose .claude/settings.json denies harness_worker_report: the
+#                                       work is done and committed, but never reported.
 # The happy path and a refused tool are test_orchestrate_claude.sh; plumbing in lib/agents.sh.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
@@ -29,9 +31,10 @@ spec=docs/specs/SPC-045-claude-faults
 run_case() {
   local name=$1 reason=$2 timeouts=${3:-"{task: 120, idle: 60}"} d=$tmp/$1
   mkdir -p "$d"
-  start_stub anthropic_stub.mjs "$name.json" "$d"
+  start_stub anthropic_stub.mjs "${script:-$name}.json" "$d"
   stubs+=("$stub_pid")
   one_plan_project "$d/p" "$spec"
+  [[ -z "${project_hook:-}" ]] || (cd "$d/p" && eval "$project_hook")
   printf 'adapters: {default: script, executor: claude}\nworkers:\n  claude: {binary: %s}\nmax_attempts: 1\ntimeouts: %s\n' \
     "$claude" "$timeouts" >"$d/p/.orchestration/config.yaml"
   local rc=0
@@ -54,6 +57,18 @@ run_case claude_completes_without_work "task reported done but wrote no SUMMARY"
 # The CLI itself ended well: the failure is the orchestrator's judgement, not the exit code.
 grep -q '"type":"result","subtype":"success"' "$tmp"/claude_completes_without_work/p/.orchestration/sessions/execute-01-01-*/output.log \
   || fail "Claude Code did not end with result/success"
+
+# The project's own Claude settings deny the harness report tool (a deny rule beats --allowedTools).
+# Claude Code 2.1.197 then hides the tool ("No such tool available") instead of refusing it, so
+# permission_denials stays empty; the worker, scripted as the happy path, does the work and
+# commits it, but cannot report: the attempt must still fail.
+project_hook='mkdir -p .claude && echo "{\"permissions\":{\"deny\":[\"mcp__harness__harness_worker_report\"]}}" >.claude/settings.json'
+script=execute_plan run_case claude_denied_report "the worker exited without reporting task_completed"
+project_hook=
+log=$(ls "$tmp"/claude_denied_report/p/.orchestration/sessions/execute-01-01-*/output.log)
+grep -q 'No such tool available: mcp__harness__harness_worker_report' "$log" || fail "the deny rule did not take the tool away"
+grep -q '"type":"result","subtype":"success"' "$log" || fail "Claude Code did not end with result/success"
+[[ "$(cat "$tmp/claude_denied_report/p/out/01-01.txt")" == hello ]] || fail "the denied worker's Bash work did not run"
 
 s=$(date +%s)
 run_case claude_stalls "idle (no output and no message)" "{task: 120, idle: 2, stop_grace: 2}"
