@@ -1,5 +1,6 @@
 // git helpers against a real repository: trailer parsing, the incremental trailer index,
 // path-limited status, and commits that report their full hash.
+#include "harness/util/atomic_file.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/script_worker.hpp"
@@ -59,6 +60,22 @@ TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][
   CHECK(test::sh(repo.dir.path, "git rev-parse HEAD") == hash + "\n");
   repo.commit("b.txt", "second");
   CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "again").value() == "");
+}
+
+TEST_CASE("Commits skip git's per-commit auto maintenance; the run asks for it once", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  const fs::path trace = repo.dir.path / "trace.log";
+  ::setenv("GIT_TRACE", trace.c_str(), 1);
+  repo.commit("b.txt", "second");
+  const std::string after_commit = util::read_file(trace).value_or("");
+  auto r = worker::run_auto_maintenance(repo.dir.path, repo.dir.path / ".orchestration/git.lock");
+  const std::string after_run = util::read_file(trace).value_or("");
+  ::unsetenv("GIT_TRACE");
+  CHECK(after_commit.find("commit") != std::string::npos); // the trace did record the commit
+  CHECK(after_commit.find("maintenance run") == std::string::npos);
+  CHECK(r.exit_code == 0);
+  CHECK(after_run.find("maintenance run --auto") != std::string::npos);
 }
 
 TEST_CASE("The trailer index reads the history once, then only what is new, and starts over after a rewrite", "[worker][git]") {

@@ -734,6 +734,8 @@ struct Orchestrator::Impl {
     }
     write_progress(false);
     commit_writeback("orchestrate: " + summary.outcome);
+    // The commits of this run skipped git's per-commit auto maintenance; one check for all.
+    (void)worker::run_auto_maintenance(spec.layout.project_root, state_dir / "git.lock");
     summary.elapsed_seconds = elapsed();
     emit(RunEventKind::run_finished, "", -1, 0,
          fmt::format("{} after {:.1f}s, {} attempts", summary.outcome, summary.elapsed_seconds, summary.attempts));

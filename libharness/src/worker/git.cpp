@@ -79,7 +79,9 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
     return std::unexpected(fmt::format("git add failed (exit {}): {}", r.exit_code, r.out));
   // Commit only these paths: other workers may have staged their own files meanwhile.
   // core.abbrev=40 makes the summary line "[branch <full hash>] subject": no rev-parse needed.
-  std::vector<std::string> commit = {"-c", "core.abbrev=40", "commit", "--no-verify", "--no-status", "-m", message, "--"};
+  // maintenance.auto=false: git would otherwise start `git maintenance run --auto` after every
+  // commit, inside our lock; the orchestrator runs it once per run instead (run_auto_maintenance).
+  std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-verify", "--no-status", "-m", message, "--"};
   commit.insert(commit.end(), paths.begin(), paths.end());
   auto r = run_git(root, commit);
   if (r.exit_code != 0) {
@@ -97,6 +99,11 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   auto head = run_git(root, {"rev-parse", "HEAD"}).out; // an unusual git: ask
   while (!head.empty() && head.back() == '\n') head.pop_back();
   return head;
+}
+
+GitResult run_auto_maintenance(const fs::path& root, const fs::path& lock_file) {
+  FileLock lock(lock_file);
+  return run_git(root, {"maintenance", "run", "--auto", "--quiet"});
 }
 
 void with_git_lock(const fs::path& lock_file, const std::function<void()>& fn) {

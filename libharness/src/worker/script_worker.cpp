@@ -63,16 +63,19 @@ int run_block(const fs::path& root, const std::string& script) {
 /// Puts the declared files back to HEAD and removes untracked ones: what an interrupted attempt
 /// left behind must not leak into the retry.
 void reset_declared_files(const fs::path& root, const fs::path& lock, const spec::Plan& plan) {
+  // Looked at outside the repository lock: while this worker holds its plan lock nobody else
+  // writes these files, and `status --no-optional-locks` only reads the index.
+  std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
+  std::vector<std::string> unstage = {"reset", "-q", "--"};
+  std::vector<fs::path> remove;
+  for (const auto& c : changed_paths(root, plan.files_modified)) {
+    if (!declared(plan, c.path)) continue;
+    if (c.added) unstage.push_back(c.path); // a killed attempt got as far as `git add`
+    if (c.untracked || c.added) remove.push_back(root / c.path);
+    else checkout.push_back(c.path);
+  }
+  if (unstage.size() == 3 && checkout.size() == 3 && remove.empty()) return;
   with_git_lock(lock, [&] {
-    std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
-    std::vector<std::string> unstage = {"reset", "-q", "--"};
-    std::vector<fs::path> remove;
-    for (const auto& c : changed_paths(root, plan.files_modified)) {
-      if (!declared(plan, c.path)) continue;
-      if (c.added) unstage.push_back(c.path); // a killed attempt got as far as `git add`
-      if (c.untracked || c.added) remove.push_back(root / c.path);
-      else checkout.push_back(c.path);
-    }
     if (unstage.size() > 3) run_git(root, unstage);
     std::error_code ec;
     for (const auto& f : remove) fs::remove(f, ec);

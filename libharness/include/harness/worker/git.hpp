@@ -39,6 +39,10 @@ std::expected<std::string, std::string> commit_paths(const std::filesystem::path
                                                      const std::filesystem::path& lock_file,
                                                      const std::vector<std::string>& paths, const std::string& message);
 
+/// What `git commit` does after each commit unless told not to: `git maintenance run --auto`
+/// (gc when loose objects pile up). Our commits skip it; a run calls this once at its end.
+GitResult run_auto_maintenance(const std::filesystem::path& root, const std::filesystem::path& lock_file);
+
 /// Runs `fn` while holding the repository lock `lock_file` (for index writes such as checkout).
 void with_git_lock(const std::filesystem::path& lock_file, const std::function<void()>& fn);
 
