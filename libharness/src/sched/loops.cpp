@@ -276,6 +276,37 @@ void Scheduler::check_quiescent(std::vector<Action>& out) {
   out.push_back(std::move(a));
 }
 
+std::string Scheduler::on_requested(int t) {
+  Task& k = m_tasks[static_cast<std::size_t>(t)];
+  switch (k.state) {
+  case TaskState::pending:
+  case TaskState::ready:
+    if (k.requested) return {};
+    if (k.state == TaskState::ready) m_ready.erase(key_of(t));
+    k.requested = true;
+    if (k.state == TaskState::ready) m_ready.insert(key_of(t));
+    return {};
+  case TaskState::blocked:
+    // A person asked again: the attempts spent before do not count against this try.
+    k.requested = true;
+    k.failures = 0;
+    k.reason.clear();
+    reopen(t);
+    return {};
+  default:
+    return "task is " + std::string(to_string(k.state));
+  }
+}
+
+std::string Scheduler::why_waiting(std::string_view id) const {
+  auto it = m_task_index.find(std::string(id));
+  if (it == m_task_index.end()) return {};
+  const Task& k = m_tasks[static_cast<std::size_t>(it->second)];
+  if (k.state == TaskState::ready) return "ready: waits for a free slot or for a running task that writes the same files";
+  if (k.state != TaskState::pending) return std::string(to_string(k.state)) + (k.reason.empty() ? "" : ": " + k.reason);
+  return stall_reason(it->second);
+}
+
 std::string Scheduler::stall_reason(int t) const {
   const auto b = blocker(t);
   switch (b.kind) {

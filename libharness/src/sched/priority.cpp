@@ -9,7 +9,7 @@
 namespace harness::sched {
 
 bool Scheduler::ReadyKey::operator<(const ReadyKey& o) const {
-  return std::tie(cls, neg_rank, id) < std::tie(o.cls, o.neg_rank, o.id);
+  return std::tie(cls, later, neg_rank, id) < std::tie(o.cls, o.later, o.neg_rank, o.id);
 }
 
 void Scheduler::compute_ranks() {
@@ -84,7 +84,7 @@ double Scheduler::task_rank(const Task& t) const {
 
 Scheduler::ReadyKey Scheduler::key_of(int t) const {
   const Task& k = m_tasks[static_cast<std::size_t>(t)];
-  return ReadyKey{priority_class(k.kind), -task_rank(k), k.id, t};
+  return ReadyKey{priority_class(k.kind), !k.requested, -task_rank(k), k.id, t};
 }
 
 void Scheduler::make_ready(int t) {

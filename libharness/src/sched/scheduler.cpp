@@ -209,6 +209,12 @@ std::vector<Action> Scheduler::handle(const Event& e) {
       t = it->second;
     }
     const auto state = m_tasks[static_cast<std::size_t>(t)].state;
+    if (e.type == EventType::requested) {
+      if (auto refused = on_requested(t); !refused.empty()) return {rejected(e, std::move(refused))};
+      dispatch(out);
+      check_quiescent(out);
+      return out;
+    }
     const bool ok = (e.type == EventType::succeeded && state == TaskState::running) ||
                     (e.type == EventType::failed && (state == TaskState::running || state == TaskState::waiting)) ||
                     (e.type == EventType::checkpoint && state == TaskState::running) ||
@@ -249,6 +255,7 @@ boost::json::object Scheduler::snapshot() const {
   for (const auto& t : m_tasks) {
     boost::json::object j{{"id", t.id}, {"state", to_string(t.state)}, {"failures", t.failures}, {"slot", t.slot}};
     if (t.continuation) j["continuation"] = true;
+    if (t.requested) j["requested"] = true;
     if (!t.reason.empty()) j["reason"] = t.reason;
     tasks.push_back(std::move(j));
   }

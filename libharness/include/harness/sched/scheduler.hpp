@@ -59,6 +59,7 @@ struct Task {
   int slot = -1;
   bool continuation = false;
   bool parked = false; ///< sits in a gate/window/barrier list
+  bool requested = false; ///< asked for by a `requested` event: first within its kind
   std::string reason;
 };
 
@@ -90,6 +91,9 @@ public:
   bool finished() const { return m_finished; }
   /// Number of tasks holding a slot.
   int busy_slots() const;
+  /// Why a pending task does not start ("waits on execute:01-02 (running)", "phase gate: ..."),
+  /// or "ready: waits for a free slot"; empty for an unknown task.
+  std::string why_waiting(std::string_view id) const;
 
 private:
   struct PhaseInfo {
@@ -111,6 +115,7 @@ private:
   };
   struct ReadyKey {
     int cls;
+    bool later; ///< false for a requested task: it sorts first within its class
     double neg_rank;
     std::string id;
     int task;
@@ -157,6 +162,7 @@ private:
   void on_failed(const Event& e, int t, std::vector<Action>& out);
   void on_checkpoint(const Event& e, int t, std::vector<Action>& out);
   void on_answered(const Event& e, int t, std::vector<Action>& out);
+  std::string on_requested(int t); ///< empty, or why the request is refused
   void on_plans_written(int phase, const std::vector<WorkPlan>& plans, bool replace);
   void on_deviations(int plan);
   void on_verify_phase(const Event& e, int t, std::vector<Action>& out);

@@ -111,6 +111,8 @@ enum class EventType {
   answered,     ///< answer to a checkpoint or an escalation (ask_human)
   retry_due,    ///< a deferred (rate-limited) task may run again
   admin_requested, ///< add an admin task named `task` ("admin:<name>")
+  requested,    ///< someone asked for `task` now (harness_start_session): it goes first within its
+                ///< kind; a blocked task is reopened with fresh attempts
 };
 std::string_view to_string(EventType t);
 std::optional<EventType> parse_event_type(std::string_view s);
