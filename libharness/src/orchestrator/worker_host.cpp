@@ -1,5 +1,7 @@
 #include "harness/orchestrator/worker_host.hpp"
 
+#include "harness/worker/child_watch.hpp"
+
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/merged_pipe.hpp"
 #include "harness/worker/spawn.hpp"
@@ -24,7 +26,7 @@ namespace bp = boost::process::v2;
 struct WorkerHost::Proc {
   std::string session;
   std::unique_ptr<worker::MergedPipe> out;
-  std::unique_ptr<bp::process> process;
+  std::unique_ptr<worker::ChildWatch> watch;
   asio::steady_timer deadline;
   asio::steady_timer idle_timer;
   asio::steady_timer kill_timer;
@@ -66,7 +68,7 @@ std::expected<int, std::string> WorkerHost::start(const std::string& session, co
   auto pid = worker::spawn_process({exe, spec.argv, spec.env, spec.cwd, p->out->write_end, p->out->write_end, true});
   p->out->close_write_end(); // the child has its copies; EOF comes when it and its children exit
   if (!pid) return std::unexpected(fmt::format("cannot start {}: {}", spec.argv[0], pid.error()));
-  p->process = std::make_unique<bp::process>(m_ctx.get_executor(), *pid);
+  p->watch = std::make_unique<worker::ChildWatch>(m_ctx.get_executor(), *pid);
   p->pid = *pid;
   p->idle = idle;
   m_procs[session] = p;
@@ -76,9 +78,9 @@ std::expected<int, std::string> WorkerHost::start(const std::string& session, co
   });
   arm_timers(p);
   read_more(p);
-  p->process->async_wait([this, p](boost::system::error_code, int) {
+  p->watch->async_wait([this, p](int status) {
     p->exited = true;
-    p->status = p->process->native_exit_code();
+    p->status = status;
     if (p->pipe_done) finish(p, p->status);
   });
   return p->pid;

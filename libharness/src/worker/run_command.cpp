@@ -1,5 +1,7 @@
 #include "harness/worker/run_command.hpp"
 
+#include "harness/worker/child_watch.hpp"
+
 #include "harness/worker/merged_pipe.hpp"
 #include "harness/worker/spawn.hpp"
 
@@ -59,9 +61,9 @@ CommandResult run_command(const CommandRequest& req) {
     r.error = fmt::format("cannot start {}: {}", req.argv[0], pid.error());
     return r;
   }
-  bp::process proc(ctx.get_executor(), *pid);
+  ChildWatch child(ctx.get_executor(), *pid);
   r.started = true;
-  const int pgid = proc.id();
+  const int pgid = *pid;
   std::string tail;
   std::array<char, 8192> buf{};
   asio::steady_timer deadline(ctx), kill_timer(ctx);
@@ -89,9 +91,9 @@ CommandResult run_command(const CommandRequest& req) {
     });
   };
   read();
-  proc.async_wait([&](boost::system::error_code, int) {
+  child.async_wait([&](int st) {
     exited = true;
-    status = proc.native_exit_code();
+    status = st;
     // Children that keep the pipe open would hold us forever: the group goes with its leader.
     ::kill(-pgid, SIGKILL);
     deadline.cancel();
