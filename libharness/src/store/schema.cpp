@@ -126,7 +126,24 @@ DROP TABLE execution_state;
 ALTER TABLE execution_state_v3 RENAME TO execution_state;
 )sql";
 
-constexpr const char* steps[] = {v1, v2, v3};
+// v3 -> v4: requests to the running orchestrator (harness_start_session, harness_end_session),
+// written by harness-mcp and answered by the orchestrator's loop; `seq` keeps their order.
+constexpr const char* v4 = R"sql(
+CREATE TABLE requests (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  target TEXT NOT NULL,
+  body TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL DEFAULT 'pending',
+  result TEXT,
+  created_at TEXT NOT NULL,
+  handled_at TEXT
+);
+CREATE INDEX requests_pending ON requests (status, seq);
+)sql";
+
+constexpr const char* steps[] = {v1, v2, v3, v4};
 static_assert(std::size(steps) == schema_version);
 
 }  // namespace

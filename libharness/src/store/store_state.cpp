@@ -194,3 +194,58 @@ std::expected<std::int64_t, std::string> Store::data_version() {
 }
 
 }  // namespace harness::store
+
+namespace harness::store {
+namespace {
+
+RequestRecord read_request(const detail::Stmt& s) {
+  return RequestRecord{s.int64(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.opt_text(6), s.text(7)};
+}
+
+
+}  // namespace
+
+std::expected<RequestRecord, std::string> Store::add_request(const std::string& kind, const std::string& target,
+                                                             const std::string& body) {
+  return m_impl->transact(Mode::write, [&]() -> Result<RequestRecord> {
+    RequestRecord r{0, protocol::new_message_id(), kind, target, body, "pending", std::nullopt, protocol::now_iso8601()};
+    auto s = m_impl->stmt("INSERT INTO requests (id, kind, target, body, status, created_at) VALUES (?,?,?,?,?,?)");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(r.id, r.kind, r.target, r.body, r.status, r.created_at);
+    if (auto done = (*s)->run("add request " + kind); !done) return std::unexpected(done.error());
+    r.seq = sqlite3_last_insert_rowid(m_impl->db.get());
+    return r;
+  });
+}
+
+std::expected<std::vector<RequestRecord>, std::string> Store::pending_requests(std::int64_t after_seq) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<RequestRecord>> {
+    auto s = m_impl->stmt("SELECT seq, id, kind, target, body, status, result, created_at FROM requests "
+                          "WHERE status='pending' AND seq>? ORDER BY seq");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(after_seq);
+    return rows<RequestRecord>(**s, read_request, "read pending requests");
+  });
+}
+
+std::expected<bool, std::string> Store::finish_request(const std::string& id, const std::string& status,
+                                                       const std::string& result_json) {
+  return m_impl->transact(Mode::write, [&]() -> Result<bool> {
+    auto s = m_impl->stmt("UPDATE requests SET status=?2, result=?3, handled_at=?4 WHERE id=?1 AND status='pending'");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(id, status, result_json, protocol::now_iso8601());
+    if (auto r = (*s)->run("finish request " + id); !r) return std::unexpected(r.error());
+    return sqlite3_changes(m_impl->db.get()) > 0;
+  });
+}
+
+std::expected<std::optional<RequestRecord>, std::string> Store::request(const std::string& id) {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::optional<RequestRecord>> {
+    auto s = m_impl->stmt("SELECT seq, id, kind, target, body, status, result, created_at FROM requests WHERE id=?");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(id);
+    return one<RequestRecord>(**s, read_request, "read request");
+  });
+}
+
+}  // namespace harness::store

@@ -18,7 +18,7 @@
 namespace harness::store {
 
 /// Newest schema version (`PRAGMA user_version`) this build writes.
-inline constexpr int schema_version = 3;
+inline constexpr int schema_version = 4;
 
 /// SQLite `synchronous` setting: NORMAL survives process crashes, FULL also power loss.
 enum class Synchronous { normal, full };
@@ -101,6 +101,18 @@ struct EventRecord {
   std::string created_at;
   std::string kind;
   std::string body;                       ///< JSON text
+};
+
+/// A request to the running orchestrator (from harness-mcp: start or end a session).
+struct RequestRecord {
+  std::int64_t seq = 0;
+  std::string id;
+  std::string kind;    ///< "start_session" | "end_session"
+  std::string target;  ///< plan id or session id
+  std::string body = "{}";  ///< JSON arguments
+  std::string status = "pending";  ///< pending | done | refused
+  std::optional<std::string> result;  ///< JSON answer once handled
+  std::string created_at;
 };
 
 /// Seed 002 execution_state row; phases are strings so decimal phases ("02.1") fit.
@@ -197,6 +209,18 @@ class Store {
   std::expected<std::int64_t, std::string> append_event(const std::string& kind, const std::string& body);
   /// Events with seq > after_seq, in order.
   std::expected<std::vector<EventRecord>, std::string> events_after(std::int64_t after_seq = 0);
+
+  // ---- requests to the orchestrator ----
+  /// Stores a pending request; its id (generated) and seq filled in.
+  std::expected<RequestRecord, std::string> add_request(const std::string& kind, const std::string& target,
+                                                        const std::string& body = "{}");
+  /// Pending requests with seq > after_seq, in order.
+  std::expected<std::vector<RequestRecord>, std::string> pending_requests(std::int64_t after_seq = 0);
+  /// Answers a pending request (`status` done or refused); false when unknown or already answered.
+  std::expected<bool, std::string> finish_request(const std::string& id, const std::string& status,
+                                                  const std::string& result_json);
+  /// The request, or nullopt.
+  std::expected<std::optional<RequestRecord>, std::string> request(const std::string& id);
 
   // ---- maintenance ----
   /// `PRAGMA integrity_check` result ("ok" when healthy).

@@ -1,0 +1,87 @@
+// Requests to the running orchestrator, and the run lock that says whether one is running.
+#include "harness/store/run_lock.hpp"
+
+#include "test_store_support.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace harness;
+using namespace harness::store;
+using store_test::TempDir;
+
+TEST_CASE("A request is pending until answered once, in arrival order", "[store][requests]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  auto a = s.add_request("start_session", "01-02", R"({"plan_id":"01-02"})");
+  auto b = s.add_request("end_session", "sess-1");
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->seq < b->seq);
+  CHECK(a->id != b->id);
+  auto pending = s.pending_requests();
+  REQUIRE(pending->size() == 2);
+  CHECK((*pending)[0].kind == "start_session");
+  CHECK((*pending)[0].body == R"({"plan_id":"01-02"})");
+  CHECK(s.pending_requests(a->seq)->size() == 1); // only what came after
+  CHECK(s.finish_request(a->id, "done", R"({"session_id":"x"})") == true);
+  CHECK(s.finish_request(a->id, "refused", "{}") == false); // answered once
+  CHECK(s.finish_request("no-such-id", "done", "{}") == false);
+  auto got = s.request(a->id);
+  REQUIRE(got->has_value());
+  CHECK((*got)->status == "done");
+  CHECK((*got)->result == R"({"session_id":"x"})");
+  CHECK(s.pending_requests()->size() == 1);
+  CHECK(!s.request("no-such-id")->has_value());
+}
+
+TEST_CASE("The run lock admits one orchestrator and says who holds it", "[store][run_lock]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  CHECK(!running_orchestrator(state).has_value());
+  {
+    auto first = RunLock::acquire(state, {0, "docs/specs/SPC-001-x", ""});
+    REQUIRE(first);
+    auto second = RunLock::acquire(state, {0, "docs/specs/SPC-002-y", ""});
+    REQUIRE(!second);
+    CHECK(second.error().find("another harness-cli orchestrate is running") != std::string::npos);
+    CHECK(second.error().find("SPC-001-x") != std::string::npos);
+    auto info = running_orchestrator(state);
+    REQUIRE(info);
+    CHECK(info->pid == static_cast<long>(::getpid()));
+    CHECK(info->spec == "docs/specs/SPC-001-x");
+  }
+  CHECK(!running_orchestrator(state).has_value()); // released with the object
+}
+
+TEST_CASE("A killed orchestrator leaves no lock behind, and its workers never held it", "[store][run_lock]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  int ready[2];
+  REQUIRE(::pipe(ready) == 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    auto lock = RunLock::acquire(state, {0, "spec", ""});
+    // A worker started by the orchestrator (posix_spawn, as worker::spawn_process does; it
+    // returns once the child has exec'd) outlives it: it must not carry the lock.
+    pid_t worker = 0;
+    char arg0[] = "sleep", arg1[] = "3";
+    char* argv[] = {arg0, arg1, nullptr};
+    (void)::posix_spawn(&worker, "/bin/sleep", nullptr, nullptr, argv, environ);
+    const char c = lock ? 'y' : 'n';
+    (void)!::write(ready[1], &c, 1);
+    ::pause();
+    ::_exit(0);
+  }
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  CHECK(c == 'y');
+  CHECK(running_orchestrator(state).has_value());
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  CHECK(!running_orchestrator(state).has_value());
+  CHECK(RunLock::acquire(state, {0, "spec", ""}).has_value());
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
