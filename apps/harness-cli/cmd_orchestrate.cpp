@@ -107,8 +107,8 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     orchestrator::Orchestrator o(std::move(ro), *verifier, *display);
     auto result = o.run();
     if (!result) {
-      std::cerr << "harness-cli: error: " << result.error() << "\n";
-      exit.value = 2;
+      std::cerr << "harness-cli: error: " << result.error().message << "\n";
+      exit.value = result.error().exit_code;
       return;
     }
     for (const auto& b : result->blocked) std::cerr << "blocked: " << b << "\n";

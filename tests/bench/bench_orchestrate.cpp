@@ -73,7 +73,7 @@ void run(int plans, int slots, const fs::path& cli_arg) {
   rusage self{};
   getrusage(RUSAGE_SELF, &self);
   if (!r) {
-    fmt::print(stderr, "run failed: {}\n", r.error());
+    fmt::print(stderr, "run failed: {}\n", r.error().message);
     std::exit(1);
   }
   fmt::print("{} plans, {} slots: {} in {:.1f} s = {:.1f} plans/s (execute + verify-plan each), peak busy slots {}, "

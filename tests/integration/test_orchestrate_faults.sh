@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Worker faults under `harness-cli orchestrate`: a worker that crashes, one that hangs without a
 # word (idle timeout), one that prints binary garbage, one that claims task_completed without its
-# artifacts, and an agent (claude adapter) whose stdout is not stream-json although it exits 0.
+# artifacts, one whose commit carries another spec's Spec trailer, and an agent (claude adapter) whose stdout is not stream-json although it exits 0.
 # Each must be detected, retried per policy (2 attempts), and what stays blocked must show in
 # STATUS.md and `harness-cli status`. The process group of a killed worker must be gone.
 set -euo pipefail
@@ -48,7 +48,7 @@ PLAN
 p=$tmp/cmd
 export FAULT_DIR=$tmp/attempts
 mkdir -p "$FAULT_DIR"
-new_project "$p" 01-01 01-02 01-03 01-04
+new_project "$p" 01-01 01-02 01-03 01-04 01-05
 set +e
 (cd "$p" && "$cli" orchestrate "$spec" --worker command --command "bash $src/tests/integration/faults/fault_worker.sh {harness_cli}" \
    --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log")
@@ -74,6 +74,10 @@ assert not of("task_failed", "execute:01-03") and of("task_succeeded", "execute:
 f = of("task_failed", "execute:01-04")
 assert len(f) == 2 and all("SUMMARY" in e["message"] or "commit" in e["message"] for e in f), f
 assert of("task_blocked", "execute:01-04")
+# the stray: its commit carries 'Plan: 01-05' but another spec's Spec trailer
+f = of("task_failed", "execute:01-05")
+assert len(f) == 2 and all("Spec: SPC-007-faults" in e["message"] for e in f), f
+assert of("task_blocked", "execute:01-05")
 PY
 [[ $(cat "$FAULT_DIR/01-04") -eq 2 ]] || fail "the liar should have had exactly 2 attempts"
 if pgrep -f "sleep $FAULT_SLEEP" >/dev/null; then fail "the hung worker's child survived its process group"; fi

@@ -38,8 +38,12 @@ TEST_CASE("Rate-limited work is deferred and retried without spending an attempt
 TEST_CASE("A refusal blocks at once", "[sched]") {
   Driver d(workload(1, {plan("01-01")}));
   d.begin();
-  d.fail("execute:01-01", FailureClass::refused);
+  auto e = make_event(EventType::failed, "execute:01-01");
+  e.failure = FailureClass::refused;
+  e.detail = "ended by harness_end_session";
+  d.send(e);
   CHECK(d.state("execute:01-01") == "blocked");
+  CHECK(d.s.find_task("execute:01-01")->reason == "refused by a human: ended by harness_end_session");
   CHECK(d.finished_with("blocked"));
 }
 

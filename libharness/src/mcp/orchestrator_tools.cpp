@@ -1,8 +1,11 @@
 // Orchestrator-side harness_* tools.
 #include "harness/spec/spec.hpp"
+#include "harness/store/run_lock.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/output_log.hpp"
 #include "tool_support.hpp"
+
+#include <fmt/format.h>
 
 #include <chrono>
 #include <filesystem>
@@ -19,19 +22,63 @@ namespace {
 
 using StorePtr = std::shared_ptr<ToolStore>;
 
-constexpr std::string_view k_not_running =
-    "orchestrator not running: sessions are started and ended by `harness-cli orchestrate`; "
-    "this harness-mcp has no orchestrator loop to hand the request to";
+std::string not_running(const fs::path& project) {
+  return fmt::format("orchestrator not running: no `harness-cli orchestrate` holds {}; start one "
+                     "(harness-cli orchestrate docs/specs/SPC-...) and ask again",
+                     (project / ".orchestration" / "orchestrator.lock").string());
+}
 
-void add_session_control(Server& s) {
-  add_tool(s, "harness_start_session", "Start a worker session for a plan (needs the orchestrator).",
+/// Hands a request to the running orchestrator and waits for its answer: the orchestrator's
+/// loop reads the requests table when the database changes, so the answer comes within one
+/// turn of its loop (milliseconds), or a clear error when it is gone.
+ToolResult ask_orchestrator(ToolStore& store, const fs::path& project, const std::string& kind,
+                            const std::string& target, const json::object& args, CallContext& ctx) {
+  if (!store::running_orchestrator(store.state_dir())) return error_result(not_running(project));
+  auto id = store.add_request(kind, target, args);
+  if (!id) return store_failure(id.error());
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  for (;;) {
+    auto answer = store.request_answer(*id);
+    if (!answer) return store_failure(answer.error());
+    if (*answer) {
+      const json::object& a = **answer;
+      const json::value& result = a.at("result");
+      if (a.at("status") == "done" && result.is_object()) return structured_result(result.as_object());
+      const json::value* why = result.is_object() ? result.as_object().if_contains("error") : nullptr;
+      return error_result(why && why->is_string() ? std::string(why->as_string()) : json::serialize(result));
+    }
+    if (!store::running_orchestrator(store.state_dir())) return error_result("the orchestrator stopped before answering");
+    if (std::chrono::steady_clock::now() >= deadline) return error_result("the orchestrator did not answer within 30 s");
+    if (ctx.wait_cancelled_for(20ms)) return error_result("cancelled");
+  }
+}
+
+void add_session_control(Server& s, const StorePtr& store, const fs::path& project) {
+  add_tool(s, "harness_start_session",
+           "Ask the running orchestrator to start a plan next (a blocked plan is retried).",
            object_schema({{"plan_id", typed("string", "plan id, e.g. 03-02")}}, {"plan_id"}),
-           object_schema({{"session_id", typed("string")}}),
-           [](const json::object&, CallContext&) { return error_result(std::string(k_not_running)); });
-  add_tool(s, "harness_end_session", "End a worker session (needs the orchestrator).",
-           object_schema({{"session_id", typed("string")}}, {"session_id"}),
-           object_schema({{"ended", typed("boolean")}}),
-           [](const json::object&, CallContext&) { return error_result(std::string(k_not_running)); });
+           object_schema({{"plan_id", typed("string")},
+                          {"status", typed("string", "started | running | queued")},
+                          {"session_id", typed("string", "the worker session, when started or running")},
+                          {"waiting_for", typed("string", "why a queued plan does not start yet")}},
+                         {"plan_id", "status"}),
+           [store, project](const json::object& args, CallContext& ctx) {
+             const std::string plan = string_arg(args, "plan_id");
+             if (plan.empty()) return error_result("plan_id must not be empty");
+             return ask_orchestrator(*store, project, "start_session", plan, args, ctx);
+           },
+           Execution::own_thread);
+  add_tool(s, "harness_end_session",
+           "Stop a running worker session; its task is blocked as refused for this run.",
+           object_schema({{"session_id", typed("string")}, {"reason", typed("string", "recorded with the task")}},
+                         {"session_id"}),
+           object_schema({{"session_id", typed("string")}, {"ended", typed("boolean")}}, {"session_id", "ended"}),
+           [store, project](const json::object& args, CallContext& ctx) {
+             const std::string id = string_arg(args, "session_id");
+             if (id.empty()) return error_result("session_id must not be empty");
+             return ask_orchestrator(*store, project, "end_session", id, args, ctx);
+           },
+           Execution::own_thread);
 }
 
 void add_session_reads(Server& s, const StorePtr& store, const fs::path& project) {
@@ -231,7 +278,7 @@ void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) 
 
 void add_orchestrator_tools(Server& server, const ToolEnvironment& env) {
   auto store = std::make_shared<ToolStore>(env.project);
-  add_session_control(server);
+  add_session_control(server, store, env.project);
   add_session_reads(server, store, env.project);
   add_messaging(server, store);
   add_state_tools(server, store, env.project);

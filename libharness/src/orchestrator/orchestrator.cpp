@@ -11,6 +11,7 @@
 #include "harness/store/watch.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/agent_events.hpp"
+#include "harness/store/run_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/prompt.hpp"
 #include "harness/worker/script_worker.hpp"
@@ -24,6 +25,7 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <set>
 #include <iostream>
 #include <random>
 #include <thread>
@@ -98,6 +100,10 @@ struct Orchestrator::Impl {
   asio::steady_timer pump_timer{ctx};
   std::int64_t last_seq = 0;
   std::map<std::string, std::string> worker_question; ///< task id -> message id awaiting an answer
+  std::optional<store::RunLock> run_lock;         ///< one orchestrator per project; liveness for harness-mcp
+  std::int64_t last_request_seq = 0;              ///< requests table (harness_start/end_session) read so far
+  std::set<std::string> ended_by_request;         ///< sessions stopped by harness_end_session
+  std::map<std::string, int> session_id_uses;     ///< session ids handed out in this run
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -202,6 +208,8 @@ struct Orchestrator::Impl {
     Session s;
     s.id = fmt::format("{}-a{}-{}", a.task, a.attempt, run_id);
     std::replace(s.id.begin(), s.id.end(), ':', '-');
+    // A task reopened by harness_start_session counts its attempts from 1 again.
+    if (const int n = ++session_id_uses[s.id]; n > 1) s.id += fmt::format("-r{}", n);
     s.action = a;
     s.started = std::chrono::steady_clock::now();
     s.dir = state_dir / "sessions" / s.id;
@@ -364,6 +372,10 @@ struct Orchestrator::Impl {
       end_session(sid, "stopped", false);
       return; // the next run resumes it
     }
+    if (x.stopped && ended_by_request.erase(sid)) {
+      end_session(sid, x.stop_reason, false);
+      return fail(task, sched::FailureClass::refused, x.stop_reason);
+    }
     if (x.stopped) {
       end_session(sid, x.stop_reason, false);
       return fail(task, sched::FailureClass::timed_out, x.stop_reason);
@@ -414,8 +426,11 @@ struct Orchestrator::Impl {
     auto sum = spec::parse_summary(*text, spec.layout.relative(summary_file), diags);
     deviations = sum.has_deviations;
     trailers->refresh(); // the commits this worker made (and anyone else since the last look)
-    if (trailers->commits_for(plan->id).empty())
-      return "task reported done but no commit carries 'Plan: " + plan->id + "'";
+    const auto commits = trailers->commits_for(plan->id);
+    if (commits.empty()) return "task reported done but no commit carries 'Plan: " + plan->id + "'";
+    // Plan ids repeat across specs: the Spec trailer says the commit is this spec's work.
+    if (std::none_of(commits.begin(), commits.end(), [&](const auto& c) { return c.spec == spec.layout.spec_name; }))
+      return fmt::format("task reported done but no commit with 'Plan: {}' carries 'Spec: {}'", plan->id, spec.layout.spec_name);
     return {};
   }
 
@@ -489,7 +504,10 @@ struct Orchestrator::Impl {
     pump_timer.expires_after(std::chrono::milliseconds(10));
     pump_timer.async_wait([this](boost::system::error_code e) {
       if (e || done) return;
-      if (watcher && watcher->changed()) pump_messages();
+      if (watcher && watcher->changed()) {
+        pump_messages();
+        pump_requests();
+      }
       schedule_pump();
     });
   }
@@ -504,6 +522,68 @@ struct Orchestrator::Impl {
         handle_message(m);
       }
     }
+  }
+
+  // ---- requests from harness-mcp (harness_start_session, harness_end_session) -----------------
+
+  void pump_requests() {
+    if (!db) return;
+    auto pending = db->pending_requests(last_request_seq);
+    if (!pending) return;
+    for (const auto& r : *pending) {
+      last_request_seq = r.seq;
+      auto [status, result] = r.kind == "start_session" ? start_requested(r.target)
+                              : r.kind == "end_session" ? end_requested(r.target, r.body)
+                                                        : refuse("unknown request " + r.kind);
+      emit(RunEventKind::note, r.kind == "start_session" ? "execute:" + r.target : "", -1, 0,
+           fmt::format("harness_{} {}: {}", r.kind, r.target, boost::json::serialize(result)));
+      (void)db->finish_request(r.id, status, boost::json::serialize(result));
+    }
+  }
+
+  /// Requests written before this run started were meant for an orchestrator that is gone.
+  void refuse_stale_requests() {
+    auto pending = db ? db->pending_requests(0) : std::expected<std::vector<store::RequestRecord>, std::string>{};
+    if (!pending) return;
+    for (const auto& r : *pending) {
+      last_request_seq = r.seq;
+      (void)db->finish_request(r.id, "refused", boost::json::serialize(refuse("the orchestrator asked has stopped; ask again").second));
+    }
+  }
+
+  using Answer = std::pair<std::string, boost::json::object>;
+  static Answer refuse(std::string why) { return {"refused", boost::json::object{{"error", std::move(why)}}}; }
+
+  Answer start_requested(const std::string& plan) {
+    const std::string task = "execute:" + plan;
+    const auto* t = scheduler->find_task(task);
+    if (!t) return refuse(fmt::format("no plan {} in {}", plan, spec.layout.spec_name));
+    if (draining) return refuse("the run is stopping: no new tasks");
+    auto answer = [&](std::string status) {
+      boost::json::object o{{"plan_id", plan}, {"status", status}};
+      if (auto it = task_session.find(task); it != task_session.end()) o["session_id"] = it->second;
+      else o["waiting_for"] = scheduler->why_waiting(task);
+      return Answer{"done", std::move(o)};
+    };
+    using sched::TaskState;
+    if (t->state == TaskState::running) return answer("running");
+    if (t->state != TaskState::pending && t->state != TaskState::ready && t->state != TaskState::blocked)
+      return refuse(fmt::format("{} is {}", task, sched::to_string(t->state)));
+    feed(sched::make_event(EventType::requested, task));
+    return answer(task_session.contains(task) ? "started" : "queued");
+  }
+
+  Answer end_requested(const std::string& sid, const std::string& body) {
+    auto it = sessions.find(sid);
+    if (it == sessions.end()) return refuse(fmt::format("session {} is not running in this orchestrator", sid));
+    boost::system::error_code ec;
+    auto args = boost::json::parse(body, ec);
+    std::string reason = "ended by harness_end_session";
+    if (!ec && args.is_object())
+      if (auto why = field(args.as_object(), "reason"); !why.empty()) reason += ": " + why;
+    ended_by_request.insert(sid);
+    host->stop(sid, reason, std::chrono::seconds(2));
+    return {"done", boost::json::object{{"session_id", sid}, {"ended", true}}};
   }
 
   static std::string field(const boost::json::object& o, std::string_view key) {
@@ -760,12 +840,16 @@ struct Orchestrator::Impl {
     });
   }
 
-  std::expected<RunSummary, std::string> run() {
+  std::expected<RunSummary, RunError> run() {
     auto loaded = spec::load_spec(opt.spec_dir);
-    if (!loaded) return std::unexpected(loaded.error());
-    if (!loaded->valid()) return std::unexpected("the spec does not validate; run harness-cli validate " + opt.spec_dir.string());
+    if (!loaded) return std::unexpected(RunError{loaded.error(), 2});
+    if (!loaded->valid()) return std::unexpected(RunError{"the spec does not validate; run harness-cli validate " + opt.spec_dir.string(), 2});
     spec = std::move(*loaded);
     state_dir = spec.layout.project_root / ".orchestration";
+    std::error_code rel_ec;
+    auto lock = store::RunLock::acquire(state_dir, {0, fs::relative(spec.layout.spec_dir, spec.layout.project_root, rel_ec).string(), ""});
+    if (!lock) return std::unexpected(RunError{lock.error(), 1});
+    run_lock.emplace(std::move(*lock));
     util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
     std::error_code ec;
     fs::create_directories(state_dir / "sessions", ec);
@@ -773,12 +857,13 @@ struct Orchestrator::Impl {
     for (const auto& stale : reap_stale_workers(state_dir))
       observer.on_event({RunEventKind::note, 0, stale, -1, 0, "stopped a worker left running by an earlier run"}, {});
     auto opened = store::Store::open_project(spec.layout.project_root);
-    if (!opened) return std::unexpected("cannot open the state database: " + opened.error());
+    if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
     db.emplace(std::move(*opened));
     // Reports workers left in files while no orchestrator was listening are not lost.
     if (auto r = store::StateDir(state_dir).ingest(*db); r)
       for (const auto& e : r->errors) observer.on_event({RunEventKind::note, 0, "", -1, 0, "ingest: " + e}, {});
     if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
+    refuse_stale_requests();
     if (auto old = db->messages_after(0, 1'000'000); old && !old->empty()) last_seq = old->back().seq;
     // One walk of the history now; afterwards only the commits each finished execute added.
     trailers.emplace(spec.layout.project_root);
@@ -810,6 +895,6 @@ struct Orchestrator::Impl {
 Orchestrator::Orchestrator(RunOptions options, Verifier& verifier, Observer& observer)
     : m_impl(std::make_unique<Impl>(std::move(options), verifier, observer)) {}
 Orchestrator::~Orchestrator() = default;
-std::expected<RunSummary, std::string> Orchestrator::run() { return m_impl->run(); }
+std::expected<RunSummary, RunError> Orchestrator::run() { return m_impl->run(); }
 
 } // namespace harness::orchestrator

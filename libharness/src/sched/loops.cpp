@@ -207,7 +207,7 @@ void Scheduler::on_failed(const Event& e, int t, std::vector<Action>& out) {
     return;
   }
   if (e.failure == FailureClass::refused) {
-    block(t, "refused by a human: " + what, out);
+    block(t, "refused by a human" + (e.detail.empty() ? std::string() : ": " + e.detail), out);
     return;
   }
   if (k.kind == TaskKind::verify_plan && e.failure == FailureClass::verification_failed) {

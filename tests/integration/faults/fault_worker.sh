@@ -5,6 +5,8 @@
 #   01-02 hang    : first attempt starts a child and sleeps silently (idle timeout); then works
 #   01-03 garbage : binary noise and a 200 KB line without newline on stdout, then works
 #   01-04 liar    : reports task_completed (file transport) without SUMMARY or commits, every time
+#   01-05 stray   : does the work, writes its SUMMARY and commits it, but the commit's Spec trailer
+#                   names another spec, every time
 # Working = `harness-cli script-worker`, the real script adapter.
 # argv: <harness-cli>
 set -u
@@ -20,6 +22,21 @@ case "$plan:$n" in
     sessions=$HARNESS_STATE_DIR/sessions/$HARNESS_SESSION_ID
     mkdir -p "$sessions"
     printf '{"sessionId":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"completed","summaryPath":"nowhere/SUMMARY.md","commits":["0000000"],"filesTouched":[]}' \
+      "$HARNESS_SESSION_ID" >"$sessions/result.json.tmp"
+    mv "$sessions/result.json.tmp" "$sessions/result.json"
+    exit 0 ;;
+  01-05:*)
+    cd "$HARNESS_PROJECT"
+    mkdir -p out && echo 01-05 >out/01-05.txt
+    d=$HARNESS_SPEC_DIR/execution/phases/01-core
+    mkdir -p "$d"
+    printf -- '---\nplan_id: "01-05"\nstatus: complete\ncommits: []\nfiles_touched: [out/01-05.txt]\ndeviations: []\n---\n# 01-05\n' >"$d/01-05-SUMMARY.md"
+    # under the harness's repository lock, as the script workers committing beside it
+    flock "$HARNESS_STATE_DIR/git.lock" sh -c "git add out/01-05.txt '$d/01-05-SUMMARY.md' &&
+      git commit -q -m 'feat(01-05): write' -m 'Plan: 01-05, Task: 1/1' -m 'Spec: SPC-999-elsewhere'"
+    sessions=$HARNESS_STATE_DIR/sessions/$HARNESS_SESSION_ID
+    mkdir -p "$sessions"
+    printf '{"sessionId":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"completed","summaryPath":"x","commits":[],"filesTouched":[]}' \
       "$HARNESS_SESSION_ID" >"$sessions/result.json.tmp"
     mv "$sessions/result.json.tmp" "$sessions/result.json"
     exit 0 ;;

@@ -13,6 +13,13 @@
 
 namespace harness::orchestrator {
 
+/// Why a run did not start: an invalid spec (exit_code 2) or a project another orchestrate is
+/// running in, or state that cannot be opened (exit_code 1).
+struct RunError {
+  std::string message;
+  int exit_code = 2;
+};
+
 class Orchestrator {
 public:
   Orchestrator(RunOptions options, Verifier& verifier, Observer& observer);
@@ -22,8 +29,8 @@ public:
 
   /// Runs until the spec is complete, blocked, waiting for a human with nothing else to do, or
   /// interrupted (SIGINT/SIGTERM: the first drains, the second stops). Fails before starting
-  /// anything when the spec does not load or validate.
-  std::expected<RunSummary, std::string> run();
+  /// anything when the spec does not load or validate, or another orchestrate runs in the project.
+  std::expected<RunSummary, RunError> run();
 
 private:
   struct Impl;

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# harness_start_session and harness_end_session against a running `harness-cli orchestrate`
+# (script worker, one slot), through real harness-mcp processes:
+#   - with no orchestrator they say so; a second orchestrate in the same project exits 1;
+#   - start_session of a plan that cannot start yet answers "queued" and puts it first;
+#   - end_session stops a hanging worker (its process group is gone) and blocks its task as
+#     refused by a human; start_session of that blocked plan runs it again and the spec completes.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+mcp=${HARNESS_MCP:?}
+tmp=$(mktemp -d)
+export HANG=$((800000 + RANDOM)) # a unique sleep argument to find the hanging worker's child by
+orch=""
+cleanup() {
+  [[ -n $orch ]] && kill -KILL "$orch" 2>/dev/null || true
+  pkill -KILL -f "$HANG" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; [[ -f $tmp/events.jsonl ]] && tail -20 "$tmp/events.jsonl" >&2; exit 1; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+p=$tmp/project
+spec=docs/specs/SPC-008-control
+s=$p/$spec
+mkdir -p "$s/planning/plans/01-core"
+printf '# Control\n\nFive plans; two wait for a go file.\n' >"$s/SPEC.md"
+plan() { # id script
+  cat >"$s/planning/plans/01-core/$1-PLAN.md" <<PLAN
+---
+plan_id: '$1'
+depends_on: []
+files_modified: ['out/$1.txt']
+must_pass:
+  - id: written
+    type: file_exists
+    path: out/$1.txt
+---
+# $1
+
+### Task 1: write
+
+\`\`\`bash
+$2
+mkdir -p out && echo $1 > out/$1.txt
+\`\`\`
+PLAN
+}
+plan 01-01 "while [ ! -f go1 ]; do sleep $HANG & wait \$!; done"
+plan 01-02 ""
+plan 01-03 ""
+plan 01-04 ""
+plan 01-05 ": $HANG; while [ ! -f go5 ]; do sleep 0.1; done"
+printf 'go1\ngo5\n' >"$p/.gitignore"
+(cd "$p" && git init -q && git add -A && git commit -qm init)
+
+call() { # tool json-args -> the tools/call response line
+  # stdin stays open until the answer arrives: harness-mcp drops calls still running at EOF.
+  (cd "$p" && python3 - "$mcp" "$1" "$2" <<'PY'
+import json, subprocess, sys
+mcp, tool, args = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+proc = subprocess.Popen([mcp], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+def send(m): proc.stdin.write(json.dumps(m) + "\n"); proc.stdin.flush()
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25",
+      "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+for line in proc.stdout:
+    if json.loads(line).get("id") == 2:
+        print(line.strip(), flush=True)
+        break
+proc.stdin.close()
+proc.wait(timeout=10)
+PY
+  )
+}
+wait_for() { # python-condition-on-events description
+  for _ in $(seq 300); do
+    if python3 - "$tmp/events.jsonl" "$1" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+    then return 0; fi
+    sleep 0.1
+  done
+  fail "timed out waiting for: $2"
+}
+started() { echo "any(e['event'] == 'task_started' and e.get('task') == '$1' for e in ev)"; }
+
+# 1. No orchestrator yet.
+out=$(call harness_start_session '{"plan_id":"01-02"}')
+[[ $out == *'"isError":true'* && $out == *'orchestrator not running'* ]] || fail "without an orchestrator: $out"
+
+# 2. The run: one slot, 01-01 first (lowest id) and it hangs.
+(cd "$p" && exec "$cli" orchestrate "$spec" --worker script --slots 1 --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log") &
+orch=$!
+touch "$tmp/events.jsonl"
+wait_for "$(started execute:01-01)"
+
+rc=0
+(cd "$p" && "$cli" orchestrate "$spec" --worker script >"$tmp/second.out" 2>&1) || rc=$?
+[[ $rc -eq 1 ]] || fail "a second orchestrate in the same project exited $rc: $(cat "$tmp/second.out")"
+grep -q "another harness-cli orchestrate is running" "$tmp/second.out" || fail "second run: $(cat "$tmp/second.out")"
+
+# 3. 01-04 cannot start (the slot is taken): queued, and first in line.
+out=$(call harness_start_session '{"plan_id":"01-04"}')
+[[ $out == *'"status":"queued"'* && $out == *'"waiting_for":"ready'* ]] || fail "start 01-04: $out"
+out=$(call harness_start_session '{"plan_id":"09-09"}')
+[[ $out == *'"isError":true'* && $out == *'no plan 09-09'* ]] || fail "unknown plan: $out"
+
+# 4. The hanging 01-01 is running; end its session.
+out=$(call harness_start_session '{"plan_id":"01-01"}')
+[[ $out == *'"status":"running"'* ]] || fail "start of a running plan: $out"
+sid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["result"]["structuredContent"]["session_id"])' "$out")
+pgrep -f "sleep $HANG" >/dev/null || fail "the hanging worker is not running"
+out=$(call harness_end_session "{\"session_id\":\"$sid\",\"reason\":\"testing\"}")
+[[ $out == *'"ended":true'* ]] || fail "end_session: $out"
+wait_for "any(e['event'] == 'task_blocked' and e.get('task') == 'execute:01-01' for e in ev)"
+for _ in $(seq 50); do pgrep -f "sleep $HANG" >/dev/null || break; sleep 0.1; done
+if pgrep -f "sleep $HANG" >/dev/null; then fail "the ended worker's process group survived"; fi
+out=$(call harness_end_session "{\"session_id\":\"$sid\"}")
+[[ $out == *'"isError":true'* && $out == *'not running'* ]] || fail "ending a finished session: $out"
+
+# 5. The requested 01-04 went before 01-02 and 01-03; 01-05 now waits for go5.
+wait_for "$(started execute:01-05)"
+python3 - "$tmp/events.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+order = [e["task"] for e in ev if e["event"] == "task_started" and e["task"].startswith("execute:")]
+assert order.index("execute:01-04") < order.index("execute:01-02") < order.index("execute:01-03"), order
+b = [e for e in ev if e["event"] == "task_blocked" and e["task"] == "execute:01-01"]
+assert "refused by a human: ended by harness_end_session: testing" in b[0]["message"], b
+PY
+
+# 6. Ask again for the blocked plan (it will now find go1), then let 01-05 finish: complete.
+touch "$p/go1"
+out=$(call harness_start_session '{"plan_id":"01-01"}')
+[[ $out == *'"status":"queued"'* ]] || fail "restart of the blocked plan: $out"
+touch "$p/go5"
+rc=0
+wait "$orch" || rc=$?
+orch=""
+[[ $rc -eq 0 ]] || fail "the run should complete after the blocked plan was restarted, exit $rc: $(cat "$tmp/stderr.log")"
+[[ -f $p/out/01-01.txt ]] || fail "01-01 never ran again"
+grep -q "status: complete" "$s"/execution/phases/01-core/01-01-SUMMARY.md || fail "no SUMMARY for 01-01"
+
+# 7. The orchestrator is gone again.
+out=$(call harness_end_session '{"session_id":"x"}')
+[[ $out == *'orchestrator not running'* ]] || fail "after the run: $out"
+echo "ok"
