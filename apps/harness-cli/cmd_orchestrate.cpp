@@ -5,6 +5,7 @@
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/engine_verifier.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
+#include "harness/setup/install.hpp"
 #include "harness/orchestrator/run_config.hpp"
 #include "harness/verify/engine.hpp"
 #include "harness/spec/diagnostic.hpp"
@@ -22,9 +23,9 @@ namespace {
 
 /// skills/ beside an installed binary (<prefix>/share/harness/skills) or in the source tree.
 fs::path skills_dir() {
-  for (auto p : {self_dir() / ".." / "share" / "harness" / "skills", fs::path(HARNESS_SOURCE_DIR) / "skills"})
-    if (fs::exists(p / "templates" / "worker-prompt.md")) return fs::weakly_canonical(p);
-  return fs::path(HARNESS_SOURCE_DIR) / "skills";
+  auto dir = setup::find_skills_dir(self_dir(), HARNESS_SOURCE_DIR);
+  // Without skills the agent workers get a one-line prompt; the script worker needs none.
+  return dir.empty() ? fs::path(HARNESS_SOURCE_DIR) / "skills" : dir;
 }
 
 } // namespace
