@@ -1,0 +1,128 @@
+// Verification on the thread pool (results posted back to the loop) and checkpoints: asked on the
+// terminal, answered by `harness-cli respond`, by harness_respond, or by --yes.
+#include "run_loop.hpp"
+
+namespace harness::orchestrator {
+
+void Orchestrator::Impl::run_verification(Session& s) {
+  const auto a = s.action;
+  const std::string sid = s.id;
+  spec::Spec snapshot = spec; // the pool reads its own copy; the loop may reload meanwhile
+  asio::post(*verify_pool, [this, a, sid, snapshot = std::move(snapshot)] {
+    VerifyOutcome out;
+    if (a.kind == TaskKind::verify_plan) {
+      if (const auto* p = snapshot.find_plan(a.subject)) out = verifier.verify_plan(snapshot, *p);
+      else out = {sched::Verdict::passed, true, "unknown plan " + a.subject};
+    } else if (a.kind == TaskKind::verify_phase) {
+      out = verifier.verify_phase(snapshot, *spec::parse_phase_number(a.subject));
+    } else {
+      out = verifier.verify_final(snapshot);
+    }
+    asio::post(ctx, [this, a, sid, out] { on_verified(a, sid, out); });
+  });
+}
+
+void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& sid, const VerifyOutcome& out) {
+  if (out.failed) {
+    end_session(sid, out.message, false);
+    return fail(a.task, sched::FailureClass::verification_failed, out.message);
+  }
+  if (a.kind == TaskKind::verify_plan) {
+    const auto* plan = plan_of(a);
+    if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr)
+      (void)mark_summary_verification(spec.layout.summary_file(*phase, plan->id), "passed");
+    // A continuation is the approved checkpoint coming back: it must not ask again.
+    if (plan && !a.continuation &&
+        std::find(plan->checkpoints.begin(), plan->checkpoints.end(), "verification") != plan->checkpoints.end()) {
+      // The plan asked for a human look after its checks: the slot is not needed meanwhile.
+      sessions.at(sid).last_progress = "waiting for a verification checkpoint";
+      auto e = sched::make_event(EventType::checkpoint, a.task);
+      e.worker_alive = false;
+      e.detail = fmt::format("verification of {}: automated checks passed ({})", a.subject, out.message);
+      end_session(sid, "checks passed; checkpoint opened");
+      return feed(e);
+    }
+  }
+  const bool gate = a.kind == TaskKind::verify_phase || a.kind == TaskKind::verify_final;
+  if (gate) {
+    reload_spec();
+    if (out.verdict == sched::Verdict::passed && a.kind == TaskKind::verify_phase)
+      emit(RunEventKind::phase_verified, a.task, a.slot, a.attempt, out.message);
+  }
+  end_session(sid, out.message.empty() ? std::string(sched::to_string(out.verdict)) : out.message);
+  if (gate) {
+    write_progress(true);
+    commit_writeback(fmt::format("{} {}", a.kind == TaskKind::verify_phase ? "verify phase" : "final verification",
+                                 a.subject));
+  }
+  succeed(a.task, out.verdict);
+}
+
+void Orchestrator::Impl::ask_human(const sched::Action& a) {
+  const bool checks_passed = a.kind == TaskKind::verify_plan && a.reason.find("automated checks passed") != std::string::npos;
+  if (opt.auto_yes && checks_passed) {
+    emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, a.reason);
+    asio::post(ctx, [this, t = a.task] {
+      emit(RunEventKind::checkpoint_answered, t, -1, 0, "approved automatically (--yes; checks passed)");
+      auto e = sched::make_event(EventType::answered, t);
+      e.answer = sched::Answer::approved;
+      feed(e);
+    });
+    return;
+  }
+  PendingCheckpoint cp{fmt::format("cp-{}-{}", std::string(a.task).replace(a.task.find(':'), 1, "-"), run_id), a.task,
+                       a.reason, state_dir / "checkpoints"};
+  cp.file = write_checkpoint(state_dir, cp.id, a.task, a.reason);
+  checkpoints[cp.id] = cp;
+  if (auto q = worker_question.find(a.task); q != worker_question.end()) {
+    checkpoint_message[cp.id] = q->second;
+    worker_question.erase(q);
+  }
+  emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt,
+       fmt::format("{} -- answer with: harness-cli respond {} approve|refuse", a.reason, cp.id));
+  if (opt.interactive) prompt_on_terminal(cp);
+  poll_checkpoints();
+}
+
+void Orchestrator::Impl::prompt_on_terminal(const PendingCheckpoint& cp) {
+  // A blocking read would stop the other slots: the terminal is read on its own thread and the
+  // answer is posted back to the loop.
+  std::thread([this, cp] {
+    std::cerr << fmt::format("\n? {} [{}]\n  approve (y) / refuse (n): ", cp.question, cp.task) << std::flush;
+    std::string line;
+    if (!std::getline(std::cin, line)) return;
+    const bool yes = !line.empty() && (line[0] == 'y' || line[0] == 'Y' || line[0] == 'a');
+    asio::post(ctx, [this, cp, yes] { answer_checkpoint(cp.id, yes, "answered on the terminal"); });
+  }).detach();
+}
+
+void Orchestrator::Impl::poll_checkpoints() {
+  checkpoint_poll.expires_after(std::chrono::milliseconds(200));
+  checkpoint_poll.async_wait([this](boost::system::error_code e) {
+    if (e || checkpoints.empty()) return;
+    std::vector<std::pair<std::string, std::pair<bool, std::string>>> answered;
+    for (const auto& [id, cp] : checkpoints)
+      if (auto r = read_checkpoint_response(state_dir, id)) answered.push_back({id, *r});
+    for (const auto& [id, r] : answered) answer_checkpoint(id, r.first, r.second);
+    if (!checkpoints.empty()) poll_checkpoints();
+  });
+}
+
+void Orchestrator::Impl::answer_checkpoint(const std::string& id, bool approved, const std::string& note) {
+  auto it = checkpoints.find(id);
+  if (it == checkpoints.end()) return;
+  const auto task = it->second.task;
+  checkpoints.erase(it);
+  close_checkpoint(state_dir, id);
+  if (auto m = checkpoint_message.find(id); m != checkpoint_message.end()) {
+    answer_worker(m->second, approved, note);
+    checkpoint_message.erase(m);
+  }
+  emit(RunEventKind::checkpoint_answered, task, -1, 0, (approved ? "approved" : "refused") + (note.empty() ? "" : ": " + note));
+  auto e = sched::make_event(EventType::answered, task);
+  e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
+  e.detail = note;
+  feed(e);
+}
+
+} // namespace harness::orchestrator

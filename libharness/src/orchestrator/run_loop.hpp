@@ -1,0 +1,192 @@
+#pragma once
+// The orchestrator's run loop state (Orchestrator::Impl), shared by the files that implement it:
+// orchestrator.cpp (events, actions, workers, run lifecycle), run_messages.cpp (worker reports and
+// harness-mcp requests), run_checkpoints.cpp (verification and checkpoints), run_records.cpp (what
+// a finished attempt must have left in git and the spec directory).
+
+#include "harness/orchestrator/orchestrator.hpp"
+
+#include "harness/graph/plan_graph.hpp"
+#include "harness/orchestrator/worker_host.hpp"
+#include "harness/orchestrator/writeback.hpp"
+#include "harness/sched/scheduler.hpp"
+#include "harness/sched/spec_workload.hpp"
+#include "harness/spec/document_parsers.hpp"
+#include "harness/store/run_lock.hpp"
+#include "harness/store/state_dir.hpp"
+#include "harness/store/store.hpp"
+#include "harness/store/watch.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "harness/worker/agent_events.hpp"
+#include "harness/worker/git.hpp"
+#include "harness/worker/prompt.hpp"
+#include "harness/worker/script_worker.hpp"
+#include "session_files.hpp"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <deque>
+#include <iostream>
+#include <random>
+#include <set>
+#include <thread>
+
+namespace harness::orchestrator {
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+using sched::ActionType;
+using sched::EventType;
+using sched::TaskKind;
+
+/// n random bytes as hex (run and session ids).
+inline std::string random_hex(size_t bytes) {
+  std::random_device rd;
+  std::string out;
+  for (size_t i = 0; i < bytes; ++i) out += fmt::format("{:02x}", rd() & 0xff);
+  return out;
+}
+
+inline bool is_verify(TaskKind k) {
+  return k == TaskKind::verify_plan || k == TaskKind::verify_phase || k == TaskKind::verify_final;
+}
+
+struct Orchestrator::Impl {
+  /// One running attempt of a task.
+  struct Session {
+    std::string id;
+    sched::Action action;
+    worker::AdapterKind adapter = worker::AdapterKind::script;
+    std::chrono::steady_clock::time_point started;
+    fs::path dir;
+    worker::ClaudeStreamReader claude;
+    worker::CodexEventReader codex;
+    std::string last_progress;
+    bool reported_completed = false; ///< a task_completed message arrived (agent workers)
+    std::string reported_failure;    ///< a task_failed message's error
+  };
+  RunOptions opt;
+  Verifier& verifier;
+  Observer& observer;
+  asio::io_context ctx;
+  asio::signal_set signals{ctx, SIGINT, SIGTERM};
+  std::unique_ptr<asio::thread_pool> verify_pool;
+  std::unique_ptr<WorkerHost> host;
+  std::unique_ptr<sched::Scheduler> scheduler;
+  spec::Spec spec;
+  fs::path state_dir;
+  std::string run_id = random_hex(3);
+  std::map<std::string, Session> sessions;          ///< by session id
+  std::map<std::string, std::string> task_session;  ///< task id -> session id
+  std::map<int, std::string> slot_task;
+  std::map<std::string, PendingCheckpoint> checkpoints; ///< by checkpoint id
+  std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
+  asio::steady_timer checkpoint_poll{ctx};
+  std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+  RunSummary summary;
+  std::vector<spec::BlockedTask> blocked_tasks; ///< tasks this run gave up on, for STATUS.md
+  double execute_minutes = 0;
+  int interrupts = 0;
+  bool draining = false;
+  bool done = false;
+  std::deque<sched::Event> deferred_events;
+  std::optional<store::Store> db;                 ///< <project>/.orchestration/harness.db
+  std::optional<worker::TrailerIndex> trailers;   ///< trailer commits of HEAD, read incrementally
+  std::optional<store::ChangeWatcher> watcher;    ///< wakes the pump when a worker writes
+  asio::steady_timer pump_timer{ctx};
+  std::int64_t last_seq = 0;
+  std::map<std::string, std::string> worker_question; ///< task id -> message id awaiting an answer
+  std::optional<store::RunLock> run_lock;         ///< one orchestrator per project; liveness for harness-mcp
+  std::int64_t last_request_seq = 0;              ///< requests table (harness_start/end_session) read so far
+  std::set<std::string> ended_by_request;         ///< sessions stopped by harness_end_session
+  std::map<std::string, int> session_id_uses;     ///< session ids handed out in this run
+
+  Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
+
+  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); }
+
+  RunView view() const;
+  void emit(RunEventKind kind, const std::string& task, int slot, int attempt, std::string message);
+
+  // ---- events into the scheduler -------------------------------------------------------------
+
+  void feed(const sched::Event& e);
+  void succeed(const std::string& task, sched::Verdict verdict = sched::Verdict::passed, bool deviations = false);
+  void fail(const std::string& task, sched::FailureClass why, std::string detail);
+
+  // ---- actions out of the scheduler ----------------------------------------------------------
+
+  void apply(const sched::Action& a);
+  worker::AdapterKind adapter_for(TaskKind k) const;
+  void start_task(const sched::Action& a);
+  void end_session(const std::string& sid, const std::string& message, bool ok = true);
+  const spec::Plan* plan_of(const sched::Action& a) const { return spec.find_plan(a.subject); }
+
+  std::string render_prompt(const Session& s);
+  void launch_worker(Session& s);
+  void on_line(const std::string& sid, std::string_view line);
+  void on_exit(const std::string& sid, const WorkerExit& x);
+  /// "Bash (2x), Write": what an agent CLI refused to run, from its result event.
+  static std::string refused_tools(const worker::AgentRunFacts& facts);
+  /// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.
+  std::string check_artifacts(const Session& s, bool& deviations);
+  /// A worker killed between writing its SUMMARY and committing it left the plan executed (its
+  /// tasks are committed) but the SUMMARY uncommitted; the resumed run does not run the plan
+  /// again, so it makes the commit the worker would have made.
+  void commit_orphan_summaries();
+  /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
+  void recover_commits_log();
+  void record_commits(const Session& s);
+  void check_cost();
+
+  // ---- worker messages (written by harness-mcp --worker into the store) -----------------------
+
+  void schedule_pump();
+  void pump_messages();
+
+  // ---- requests from harness-mcp (harness_start_session, harness_end_session) -----------------
+
+  void pump_requests();
+  /// Requests written before this run started were meant for an orchestrator that is gone.
+  void refuse_stale_requests();
+  using Answer = std::pair<std::string, boost::json::object>;
+  static Answer refuse(std::string why) { return {"refused", boost::json::object{{"error", std::move(why)}}}; }
+
+  Answer start_requested(const std::string& plan);
+  Answer end_requested(const std::string& sid, const std::string& body);
+  static std::string field(const boost::json::object& o, std::string_view key);
+  void handle_message(const store::MessageRecord& m);
+  /// Answers the worker's question in the store; its harness_worker_await returns with it.
+  void answer_worker(const std::string& message_id, bool approved, const std::string& note);
+
+  // ---- verification (on the pool, results posted back) ---------------------------------------
+
+  void run_verification(Session& s);
+  void on_verified(const sched::Action& a, const std::string& sid, const VerifyOutcome& out);
+
+  // ---- checkpoints ----------------------------------------------------------------------------
+
+  void ask_human(const sched::Action& a);
+  void prompt_on_terminal(const PendingCheckpoint& cp);
+  void poll_checkpoints();
+  void answer_checkpoint(const std::string& id, bool approved, const std::string& note);
+
+  // ---- run lifecycle -------------------------------------------------------------------------
+
+  void reload_spec();
+  /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
+  /// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too.
+  void commit_writeback(const std::string& what);
+  void write_progress(bool running);
+  void begin_drain();
+  void maybe_stop_after_drain();
+  void finish_run();
+  void watch_signals();
+  std::expected<RunSummary, RunError> run();
+};
+
+} // namespace harness::orchestrator

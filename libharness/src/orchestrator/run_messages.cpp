@@ -1,0 +1,135 @@
+// Worker reports written into the store by harness-mcp --worker, and requests from harness-mcp
+// (harness_start_session, harness_end_session), read whenever the database changes.
+#include "run_loop.hpp"
+
+namespace harness::orchestrator {
+
+void Orchestrator::Impl::schedule_pump() {
+  pump_timer.expires_after(std::chrono::milliseconds(10));
+  pump_timer.async_wait([this](boost::system::error_code e) {
+    if (e || done) return;
+    if (watcher && watcher->changed()) {
+      pump_messages();
+      pump_requests();
+    }
+    schedule_pump();
+  });
+}
+
+void Orchestrator::Impl::pump_messages() {
+  if (!db) return;
+  for (;;) {
+    auto batch = db->messages_after(last_seq, 256);
+    if (!batch || batch->empty()) return;
+    for (const auto& m : *batch) {
+      last_seq = m.seq;
+      handle_message(m);
+    }
+  }
+}
+
+void Orchestrator::Impl::pump_requests() {
+  if (!db) return;
+  auto pending = db->pending_requests(last_request_seq);
+  if (!pending) return;
+  for (const auto& r : *pending) {
+    last_request_seq = r.seq;
+    auto [status, result] = r.kind == "start_session" ? start_requested(r.target)
+                            : r.kind == "end_session" ? end_requested(r.target, r.body)
+                                                      : refuse("unknown request " + r.kind);
+    emit(RunEventKind::note, r.kind == "start_session" ? "execute:" + r.target : "", -1, 0,
+         fmt::format("harness_{} {}: {}", r.kind, r.target, boost::json::serialize(result)));
+    (void)db->finish_request(r.id, status, boost::json::serialize(result));
+  }
+}
+
+/// Requests written before this run started were meant for an orchestrator that is gone.
+void Orchestrator::Impl::refuse_stale_requests() {
+  auto pending = db ? db->pending_requests(0) : std::expected<std::vector<store::RequestRecord>, std::string>{};
+  if (!pending) return;
+  for (const auto& r : *pending) {
+    last_request_seq = r.seq;
+    (void)db->finish_request(r.id, "refused", boost::json::serialize(refuse("the orchestrator asked has stopped; ask again").second));
+  }
+}
+
+Orchestrator::Impl::Answer Orchestrator::Impl::start_requested(const std::string& plan) {
+  const std::string task = "execute:" + plan;
+  const auto* t = scheduler->find_task(task);
+  if (!t) return refuse(fmt::format("no plan {} in {}", plan, spec.layout.spec_name));
+  if (draining) return refuse("the run is stopping: no new tasks");
+  auto answer = [&](std::string status) {
+    boost::json::object o{{"plan_id", plan}, {"status", status}};
+    if (auto it = task_session.find(task); it != task_session.end()) o["session_id"] = it->second;
+    else o["waiting_for"] = scheduler->why_waiting(task);
+    return Answer{"done", std::move(o)};
+  };
+  using sched::TaskState;
+  if (t->state == TaskState::running) return answer("running");
+  if (t->state != TaskState::pending && t->state != TaskState::ready && t->state != TaskState::blocked)
+    return refuse(fmt::format("{} is {}", task, sched::to_string(t->state)));
+  feed(sched::make_event(EventType::requested, task));
+  return answer(task_session.contains(task) ? "started" : "queued");
+}
+
+Orchestrator::Impl::Answer Orchestrator::Impl::end_requested(const std::string& sid, const std::string& body) {
+  auto it = sessions.find(sid);
+  if (it == sessions.end()) return refuse(fmt::format("session {} is not running in this orchestrator", sid));
+  boost::system::error_code ec;
+  auto args = boost::json::parse(body, ec);
+  std::string reason = "ended by harness_end_session";
+  if (!ec && args.is_object())
+    if (auto why = field(args.as_object(), "reason"); !why.empty()) reason += ": " + why;
+  ended_by_request.insert(sid);
+  host->stop(sid, reason, std::chrono::seconds(2));
+  return {"done", boost::json::object{{"session_id", sid}, {"ended", true}}};
+}
+
+std::string Orchestrator::Impl::field(const boost::json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  if (it == o.end()) return {};
+  return it->value().is_string() ? std::string(it->value().as_string()) : boost::json::serialize(it->value());
+}
+
+void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
+  auto it = sessions.find(m.session_id);
+  if (it == sessions.end()) return; // another run's or a finished session's message
+  Session& s = it->second;
+  host->touch(s.id); // a message is activity: the idle timeout starts again
+  boost::system::error_code ec;
+  auto parsed = boost::json::parse(m.payload, ec);
+  const boost::json::object payload = !ec && parsed.is_object() ? parsed.as_object() : boost::json::object{};
+  const auto& a = s.action;
+  if (m.type == "progress_update") {
+    s.last_progress = field(payload, "message");
+    emit(RunEventKind::task_progress, a.task, a.slot, a.attempt, s.last_progress);
+  } else if (m.type == "task_completed") {
+    s.reported_completed = true;
+  } else if (m.type == "task_failed") {
+    s.reported_failure = field(payload, "error");
+  } else if (m.type == "verification_needed" || m.type == "decision_needed" || m.type == "action_needed") {
+    std::string question = m.type == "decision_needed" ? field(payload, "question")
+                           : m.type == "action_needed" ? field(payload, "action") + " (" + field(payload, "reason") + ")"
+                                                       : field(payload, "what_built") + ": " + field(payload, "how_to_verify");
+    worker_question[a.task] = m.id;
+    auto e = sched::make_event(EventType::checkpoint, a.task);
+    e.worker_alive = true; // the worker waits in harness_worker_await, holding its slot
+    e.detail = fmt::format("{}: {}", m.type, question);
+    feed(e);
+  }
+}
+
+/// Answers the worker's question in the store; its harness_worker_await returns with it.
+void Orchestrator::Impl::answer_worker(const std::string& message_id, bool approved, const std::string& note) {
+  if (!db) return;
+  auto msg = db->message(message_id);
+  std::string type = msg && *msg ? (*msg)->type : "";
+  boost::json::object response;
+  if (type == "verification_needed") response = {{"verdict", approved ? "approved" : "rejected"}, {"feedback", note}};
+  else if (type == "decision_needed") response = {{"choice", approved ? (note.empty() ? "approve" : note) : "refuse"}, {"note", note}};
+  else response = {{"outcome", approved ? (note.empty() ? "done" : note) : "refused"}};
+  if (auto r = db->respond(message_id, boost::json::serialize(response)); !r)
+    emit(RunEventKind::note, "", -1, 0, "store: " + r.error());
+}
+
+} // namespace harness::orchestrator

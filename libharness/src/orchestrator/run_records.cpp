@@ -1,0 +1,97 @@
+// What a finished attempt must have left in git and the spec directory, and the records the run
+// writes there (commits.log, the write-back commit).
+#include "run_loop.hpp"
+
+namespace harness::orchestrator {
+
+/// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.
+std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviations) {
+  const auto* plan = plan_of(s.action);
+  const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+  if (!plan || !phase) return "unknown plan " + s.action.subject;
+  const fs::path summary_file = spec.layout.summary_file(*phase, plan->id);
+  auto text = util::read_file(summary_file);
+  if (!text) return "task reported done but wrote no SUMMARY (" + spec.layout.relative(summary_file) + ")";
+  std::vector<spec::Diagnostic> diags;
+  auto sum = spec::parse_summary(*text, spec.layout.relative(summary_file), diags);
+  deviations = sum.has_deviations;
+  trailers->refresh(); // the commits this worker made (and anyone else since the last look)
+  const auto commits = trailers->commits_for(plan->id);
+  if (commits.empty()) return "task reported done but no commit carries 'Plan: " + plan->id + "'";
+  // Plan ids repeat across specs: the Spec trailer says the commit is this spec's work.
+  if (std::none_of(commits.begin(), commits.end(), [&](const auto& c) { return c.spec == spec.layout.spec_name; }))
+    return fmt::format("task reported done but no commit with 'Plan: {}' carries 'Spec: {}'", plan->id, spec.layout.spec_name);
+  return {};
+}
+
+/// A worker killed between writing its SUMMARY and committing it left the plan executed (its
+/// tasks are committed) but the SUMMARY uncommitted; the resumed run does not run the plan
+/// again, so it makes the commit the worker would have made.
+void Orchestrator::Impl::commit_orphan_summaries() {
+  const auto root = spec.layout.project_root;
+  std::map<std::string, std::string> plan_of_summary; // relative path -> plan id
+  std::vector<std::string> globs;
+  std::error_code ec;
+  for (const auto& [id, sum] : spec.summaries) {
+    const auto* plan = spec.find_plan(id);
+    const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+    if (!phase) continue;
+    const auto rel = fs::relative(spec.layout.summary_file(*phase, id), root, ec).generic_string();
+    plan_of_summary[rel] = id;
+    globs.push_back(rel);
+  }
+  if (globs.empty()) return;
+  bool committed = false;
+  for (const auto& change : worker::changed_paths(root, globs)) {
+    if (!change.untracked && !change.added) continue; // a committed SUMMARY we marked verified: the docs commit takes it
+    auto it = plan_of_summary.find(change.path);
+    if (it == plan_of_summary.end() || trailers->commits_for(it->second).empty()) continue;
+    const auto msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", it->second, it->second, spec.layout.spec_name);
+    if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); r && !r->empty()) committed = true;
+  }
+  if (committed) trailers->refresh();
+}
+
+/// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
+void Orchestrator::Impl::recover_commits_log() {
+  std::vector<std::pair<std::string, std::string>> commits;
+  for (const auto& p : spec.plans)
+    for (const auto& c : trailers->commits_for(p.id))
+      if (c.spec == spec.layout.spec_name) commits.emplace_back(c.hash, p.id);
+  if (commits.empty()) return;
+  const auto log = util::read_file(spec.layout.commits_log).value_or("");
+  const auto lines = missing_commit_lines(log, commits, "recovered");
+  if (auto r = append_commits_log(spec.layout.commits_log, lines); !r)
+    observer.on_event({RunEventKind::note, 0, "", -1, 0, r.error()}, {}); // before the loop exists
+}
+
+void Orchestrator::Impl::record_commits(const Session& s) {
+  auto text = util::read_file(s.dir / "result.json");
+  if (!text) return;
+  boost::system::error_code ec;
+  auto j = boost::json::parse(*text, ec);
+  if (ec || !j.is_object() || !j.as_object().contains("commits")) return;
+  // A retry reports the commits an earlier attempt made too: log each hash once.
+  std::vector<std::pair<std::string, std::string>> commits;
+  for (const auto& c : j.at("commits").as_array())
+    if (c.is_string()) commits.emplace_back(c.as_string().c_str(), s.action.subject);
+  const auto log = util::read_file(spec.layout.commits_log).value_or("");
+  const auto lines = missing_commit_lines(log, commits, s.id);
+  (void)append_commits_log(spec.layout.commits_log, lines);
+}
+
+/// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
+/// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too.
+void Orchestrator::Impl::commit_writeback(const std::string& what) {
+  const auto root = spec.layout.project_root;
+  std::error_code ec;
+  const std::string spec_rel = fs::relative(spec.layout.spec_dir, root, ec).string();
+  std::vector<std::string> paths;
+  for (const auto& c : worker::changed_paths(root))
+    if (c.path.starts_with(spec_rel + "/")) paths.push_back(c.path);
+  auto r = worker::commit_paths(root, state_dir / "git.lock", paths,
+                                fmt::format("docs({}): {}\n\nSpec: {}\n", spec.layout.spec_name, what, spec.layout.spec_name));
+  if (!r) emit(RunEventKind::note, "", -1, 0, "could not commit the spec directory: " + r.error());
+}
+
+} // namespace harness::orchestrator
