@@ -102,6 +102,7 @@ struct Orchestrator::Impl {
   std::map<std::string, std::string> worker_question; ///< task id -> message id awaiting an answer
   std::optional<store::RunLock> run_lock;         ///< one orchestrator per project; liveness for harness-mcp
   std::int64_t last_request_seq = 0;              ///< requests table (harness_start/end_session) read so far
+  unsigned quiet_pumps = 0;                       ///< pump ticks without a database change
   std::set<std::string> ended_by_request;         ///< sessions stopped by harness_end_session
   std::map<std::string, int> session_id_uses;     ///< session ids handed out in this run
 

@@ -11,6 +11,8 @@ void Orchestrator::Impl::schedule_pump() {
     if (watcher && watcher->changed()) {
       pump_messages();
       pump_requests();
+    } else if (++quiet_pumps % 100 == 0) {
+      pump_requests(); // about once a second anyway: a read that failed must not strand a request
     }
     schedule_pump();
   });
@@ -45,11 +47,13 @@ void Orchestrator::Impl::pump_requests() {
 
 /// Requests written before this run started were meant for an orchestrator that is gone.
 void Orchestrator::Impl::refuse_stale_requests() {
-  auto pending = db ? db->pending_requests(0) : std::expected<std::vector<store::RequestRecord>, std::string>{};
+  if (!db) return;
+  auto pending = db->pending_requests(0);
   if (!pending) return;
+  const std::string gone = boost::json::serialize(refuse("the orchestrator asked has stopped; ask again").second);
   for (const auto& r : *pending) {
     last_request_seq = r.seq;
-    (void)db->finish_request(r.id, "refused", boost::json::serialize(refuse("the orchestrator asked has stopped; ask again").second));
+    (void)db->finish_request(r.id, "refused", gone);
   }
 }
 
