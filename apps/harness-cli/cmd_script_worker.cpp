@@ -45,6 +45,7 @@ void add_script_worker(CLI::App& app, ExitCode& exit) {
     req.plan_id = opt->plan.empty() ? plan_id_from_env() : opt->plan;
     req.session_id = env_or("HARNESS_SESSION_ID", "");
     if (const char* done = std::getenv("HARNESS_DONE_TASKS")) req.done_tasks = worker::parse_done_tasks(done);
+    req.first_attempt = env_or("HARNESS_FIRST_ATTEMPT", "") == "1";
     if (!req.session_id.empty() && std::getenv("HARNESS_STATE_DIR"))
       req.session_dir = std::filesystem::path(env_or("HARNESS_STATE_DIR", "")) / "sessions" / req.session_id;
     if (req.spec_dir.empty() || req.plan_id.empty()) {

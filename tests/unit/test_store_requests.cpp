@@ -85,3 +85,14 @@ TEST_CASE("A killed orchestrator leaves no lock behind, and its workers never he
   ::close(ready[0]);
   ::close(ready[1]);
 }
+
+TEST_CASE("A task's earlier sessions are found whatever run made them", "[store][requests]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  CHECK(s.has_session_for_task("execute:01-01") == false);
+  auto rec = store_test::session("s1");
+  rec.task_id = "execute:01-01";
+  REQUIRE(s.create_session(rec));
+  CHECK(s.has_session_for_task("execute:01-01") == true);
+  CHECK(s.has_session_for_task("execute:01-02") == false);
+}

@@ -138,3 +138,19 @@ TEST_CASE("a retry also discards a new file that a killed attempt had already st
   CHECK(read(repo.dir.path / "out/a.txt") == "one\n"); // not "one\none\n"
   CHECK(sh(repo.dir.path, "git status --porcelain -- out") == "");
 }
+
+TEST_CASE("a first attempt keeps a user's uncommitted edit to a declared file; any other run resets it") {
+  for (const bool first : {true, false}) {
+    INFO("first_attempt " << first);
+    Repo repo;
+    repo.dir.write("out/a.txt", "base\n");
+    sh(repo.dir.path, "git add out/a.txt && git commit -qm base");
+    repo.dir.write("out/a.txt", "base\nuser\n"); // uncommitted
+    worker::ScriptWorkerRequest req{repo.spec, "01-01", {}, "", std::nullopt};
+    req.first_attempt = first;
+    auto r = worker::run_script_worker(req);
+    INFO(r.error);
+    REQUIRE(r.ok);
+    CHECK(read(repo.dir.path / "out/a.txt") == (first ? "base\nuser\none\n" : "base\none\n"));
+  }
+}

@@ -186,6 +186,10 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     for (const auto& c : trailers->commits_for(p->id))
       if (c.task > 0) committed.emplace_back(c.task, c.hash);
     req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(committed);
+    // No session of this task in any run before: no attempt can have left files behind.
+    req.inherited_env.erase("HARNESS_FIRST_ATTEMPT");
+    if (s.action.attempt == 1 && db)
+      if (auto seen = db->has_session_for_task(s.action.task); seen && !*seen) req.inherited_env["HARNESS_FIRST_ATTEMPT"] = "1";
   }
   auto launch = worker::build_launch(s.adapter, req, opt.adapter_settings);
   const std::string sid = s.id, task = s.action.task;

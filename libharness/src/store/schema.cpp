@@ -127,7 +127,8 @@ ALTER TABLE execution_state_v3 RENAME TO execution_state;
 )sql";
 
 // v3 -> v4: requests to the running orchestrator (harness_start_session, harness_end_session),
-// written by harness-mcp and answered by the orchestrator's loop; `seq` keeps their order.
+// written by harness-mcp and answered by the orchestrator's loop; `seq` keeps their order. An
+// index on sessions.task_id: "has this task ever had a session?" is asked at every launch.
 constexpr const char* v4 = R"sql(
 CREATE TABLE requests (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -141,6 +142,7 @@ CREATE TABLE requests (
   handled_at TEXT
 );
 CREATE INDEX requests_pending ON requests (status, seq);
+CREATE INDEX sessions_task ON sessions (task_id);
 )sql";
 
 constexpr const char* steps[] = {v1, v2, v3, v4};

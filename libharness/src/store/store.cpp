@@ -226,6 +226,17 @@ std::expected<std::vector<SessionRecord>, std::string> Store::list_sessions() {
   });
 }
 
+std::expected<bool, std::string> Store::has_session_for_task(const std::string& task_id) {
+  return m_impl->transact(Mode::read, [&]() -> Result<bool> {
+    auto s = m_impl->stmt("SELECT 1 FROM sessions WHERE task_id=? LIMIT 1");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(task_id);
+    auto row = (*s)->step("find a session of " + task_id);
+    if (!row) return std::unexpected(row.error());
+    return *row;
+  });
+}
+
 std::expected<bool, std::string> Store::check_token(const std::string& session_id, const std::string& token) {
   auto s = session(session_id);
   if (!s) return std::unexpected(s.error());

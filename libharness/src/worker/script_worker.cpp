@@ -187,6 +187,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   // this plan: wait for it, and then believe only the history, not what we were told at launch.
   FileLock plan_lock(root / ".orchestration" / "locks" / (plan->id + ".lock"));
   const bool trust_caller = req.done_tasks && !plan_lock.waited();
+  const bool leftovers_possible = !(req.first_attempt && !plan_lock.waited());
   std::set<int> done;
   std::set<std::string> touched;
   for (const auto& [index, hash] : trust_caller ? *req.done_tasks : committed_tasks(root, plan->id)) {
@@ -214,7 +215,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
       continue;
     }
     status("running", task.index, label);
-    reset_declared_files(root, lock, *plan);
+    if (leftovers_possible) reset_declared_files(root, lock, *plan);
     for (const auto& script : task.scripts) {
       if (int code = run_block(root, script); code != 0)
         return fail(fmt::format("{} failed: a shell block exited {}", label, code));

@@ -154,6 +154,8 @@ class Store {
   std::expected<std::optional<SessionRecord>, std::string> session(const std::string& id);
   /// All sessions, id order.
   std::expected<std::vector<SessionRecord>, std::string> list_sessions();
+  /// True when any session (of any run) was ever recorded for `task_id`.
+  std::expected<bool, std::string> has_session_for_task(const std::string& task_id);
   /// True when `token` is the session's token (constant-time compare); false when unknown.
   std::expected<bool, std::string> check_token(const std::string& session_id, const std::string& token);
 

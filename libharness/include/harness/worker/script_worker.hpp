@@ -25,6 +25,10 @@ struct ScriptWorkerRequest {
   /// Tasks already committed (index, hash), when the caller knows them (the orchestrator keeps a
   /// trailer index); otherwise the worker reads the history itself.
   std::optional<std::vector<std::pair<int, std::string>>> done_tasks;
+  /// The caller knows no attempt of this plan ever ran before (HARNESS_FIRST_ATTEMPT=1): nothing
+  /// can have been left behind, so the declared files are not reset to HEAD first, and a user's
+  /// uncommitted edits to them are kept. Otherwise (and for manual runs) they are reset.
+  bool first_attempt = false;
 };
 
 struct ScriptWorkerResult {
