@@ -6,6 +6,9 @@
 #include "harness/graph/progress.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/store/run_lock.hpp"
+
+#include <fmt/format.h>
 
 #include <iostream>
 #include <memory>
@@ -26,7 +29,9 @@ void add_status(CLI::App& app, ExitCode& exit) {
   cmd->callback([opt, &exit] {
     auto spec = load_valid_spec(opt->spec_dir, exit);
     if (!spec) return;
-    const auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), opt->lookahead);
+    auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), opt->lookahead);
+    if (auto run = store::running_orchestrator(spec->layout.project_root / ".orchestration"))
+      progress.running = fmt::format("pid {}, {}, since {}", run->pid, run->spec, run->started_at);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;
   });

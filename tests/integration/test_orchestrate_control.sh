@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # harness_start_session and harness_end_session against a running `harness-cli orchestrate`
 # (script worker, one slot), through real harness-mcp processes:
-#   - with no orchestrator they say so; a second orchestrate in the same project exits 1;
+#   - with no orchestrator they say so; `status` shows the running one; a second orchestrate in
+#     the same project exits 1;
 #   - start_session of a plan that cannot start yet answers "queued" and puts it first;
 #   - end_session stops a hanging worker (its process group is gone) and blocks its task as
 #     refused by a human; start_session of that blocked plan runs it again and the spec completes.
@@ -97,6 +98,8 @@ orch=$!
 touch "$tmp/events.jsonl"
 wait_for "$(started execute:01-01)"
 
+out=$(cd "$p" && "$cli" status "$spec")
+[[ $out == *"orchestrate running: pid $orch, $spec"* ]] || fail "status does not show the running orchestrate: $out"
 rc=0
 (cd "$p" && "$cli" orchestrate "$spec" --worker script >"$tmp/second.out" 2>&1) || rc=$?
 [[ $rc -eq 1 ]] || fail "a second orchestrate in the same project exited $rc: $(cat "$tmp/second.out")"
@@ -147,4 +150,6 @@ grep -q "status: complete" "$s"/execution/phases/01-core/01-01-SUMMARY.md || fai
 # 7. The orchestrator is gone again.
 out=$(call harness_end_session '{"session_id":"x"}')
 [[ $out == *'orchestrator not running'* ]] || fail "after the run: $out"
+out=$(cd "$p" && "$cli" status "$spec")
+[[ $out != *"orchestrate running"* ]] || fail "status still shows a run: $out"
 echo "ok"

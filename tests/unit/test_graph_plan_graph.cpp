@@ -111,4 +111,10 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   REQUIRE(p.blockers.size() == 4); // the two above, the cause, and a count of what waits on it
   CHECK(graph::progress_text(p).find("execute:02-01 blocked by the last run: worker crashed (exit 139)") != std::string::npos);
   CHECK(p.blockers.back() == "2 more tasks wait on these");
+  CHECK(graph::progress_text(p).find("orchestrate running") == std::string::npos);
+  CHECK(boost::json::parse(graph::progress_json(p)).at("running").is_null());
+  p.running = "pid 42, docs/specs/SPC-001-x, since 2026-11-23T05:00:00.000Z";
+  const auto text = graph::progress_text(p);
+  CHECK(text.find("orchestrate running: pid 42, docs/specs/SPC-001-x") < text.find("Phase 01")); // under the headline
+  CHECK(boost::json::parse(graph::progress_json(p)).at("running").as_string() == p.running);
 }

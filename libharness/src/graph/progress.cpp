@@ -120,6 +120,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lo
 std::string progress_text(const Progress& p) {
   std::string out = fmt::format("{}: {}/{} plans verified ({:.0f}%), {} executed{}\n\n", p.spec_name, p.plans_verified,
                                 p.plans_total, p.percent, p.plans_executed, p.complete ? ", complete" : "");
+  if (!p.running.empty()) out.insert(out.size() - 1, fmt::format("orchestrate running: {}\n", p.running));
   for (const auto& ph : p.phases) {
     out += fmt::format("Phase {} {:<28} {:<13} {}/{} executed, {}/{} verified\n", spec::to_string(ph.number), ph.name,
                        ph.state, ph.executed, ph.plans, ph.verified, ph.plans);
@@ -155,6 +156,7 @@ std::string progress_json(const Progress& p) {
                  {"plans_verified", p.plans_verified}, {"percent", p.percent},  {"complete", p.complete},
                  {"phases", std::move(phases)}, {"plans", std::move(plans)},   {"ready", std::move(ready)},
                  {"blockers", std::move(blockers)}};
+  o["running"] = p.running.empty() ? json::value(nullptr) : json::value(p.running);
   return json::serialize(o) + "\n";
 }
 

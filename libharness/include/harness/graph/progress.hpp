@@ -40,6 +40,9 @@ struct Progress {
   std::vector<std::string> ready;   ///< plan ids
   std::vector<std::string> blockers;///< human-readable
   bool complete = false;            ///< every plan verified and the final verification passed
+  /// "pid 4242, docs/specs/SPC-002-x, since 2026-...": an orchestrate running in the project right
+  /// now. Set by the caller (the graph module reads no run state); empty when none runs.
+  std::string running;
 };
 
 /// `lookahead`: plans of phase P may start while every phase <= P-1-lookahead is verified.
