@@ -20,6 +20,8 @@ void add_script_worker(CLI::App& app, ExitCode& exit);
 void add_verify(CLI::App& app, ExitCode& exit);
 void add_orchestrate(CLI::App& app, ExitCode& exit);
 void add_respond(CLI::App& app, ExitCode& exit);
+void add_start_session(CLI::App& app, ExitCode& exit);
+void add_end_session(CLI::App& app, ExitCode& exit);
 void add_install_skills(CLI::App& app, ExitCode& exit);
 void add_init(CLI::App& app, ExitCode& exit);
 

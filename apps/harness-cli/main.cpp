@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   add_verify(app, exit);
   add_orchestrate(app, exit);
   add_respond(app, exit);
+  add_start_session(app, exit);
+  add_end_session(app, exit);
   add_install_skills(app, exit);
   add_init(app, exit);
   try {

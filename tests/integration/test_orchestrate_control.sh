@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # harness_start_session and harness_end_session against a running `harness-cli orchestrate`
-# (script worker, one slot), through real harness-mcp processes:
+# (script worker, one slot), through real harness-mcp processes and `harness-cli start-session` /
+# `end-session`:
 #   - with no orchestrator they say so; `status` shows the running one; a second orchestrate in
 #     the same project exits 1;
 #   - start_session of a plan that cannot start yet answers "queued" and puts it first;
@@ -91,6 +92,8 @@ started() { echo "any(e['event'] == 'task_started' and e.get('task') == '$1' for
 # 1. No orchestrator yet.
 out=$(call harness_start_session '{"plan_id":"01-02"}')
 [[ $out == *'"isError":true'* && $out == *'orchestrator not running'* ]] || fail "without an orchestrator: $out"
+rc=0; (cd "$p" && "$cli" start-session 01-02) >"$tmp/cli.out" 2>&1 || rc=$?
+[[ $rc -eq 1 ]] && grep -q "orchestrator not running" "$tmp/cli.out" || fail "CLI without an orchestrator: rc $rc, $(cat "$tmp/cli.out")"
 
 # 2. The run: one slot, 01-01 first (lowest id) and it hangs.
 (cd "$p" && exec "$cli" orchestrate "$spec" --worker script --slots 1 --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log") &
@@ -110,6 +113,8 @@ out=$(call harness_start_session '{"plan_id":"01-04"}')
 [[ $out == *'"status":"queued"'* && $out == *'"waiting_for":"ready'* ]] || fail "start 01-04: $out"
 out=$(call harness_start_session '{"plan_id":"09-09"}')
 [[ $out == *'"isError":true'* && $out == *'no plan 09-09'* ]] || fail "unknown plan: $out"
+rc=0; (cd "$p" && "$cli" start-session 09-09) >"$tmp/cli.out" 2>&1 || rc=$?
+[[ $rc -eq 1 ]] && grep -q "no plan 09-09" "$tmp/cli.out" || fail "CLI, unknown plan: rc $rc, $(cat "$tmp/cli.out")"
 
 # 4. The hanging 01-01 is running; end its session.
 out=$(call harness_start_session '{"plan_id":"01-01"}')
@@ -137,8 +142,8 @@ PY
 
 # 6. Ask again for the blocked plan (it will now find go1), then let 01-05 finish: complete.
 touch "$p/go1"
-out=$(call harness_start_session '{"plan_id":"01-01"}')
-[[ $out == *'"status":"queued"'* ]] || fail "restart of the blocked plan: $out"
+out=$(cd "$p" && "$cli" start-session 01-01) || fail "CLI restart of the blocked plan failed: $out"
+[[ $out == "01-01: queued; "* ]] || fail "CLI restart of the blocked plan: $out"
 touch "$p/go5"
 rc=0
 wait "$orch" || rc=$?
@@ -152,4 +157,6 @@ out=$(call harness_end_session '{"session_id":"x"}')
 [[ $out == *'orchestrator not running'* ]] || fail "after the run: $out"
 out=$(cd "$p" && "$cli" status "$spec")
 [[ $out != *"orchestrate running"* ]] || fail "status still shows a run: $out"
+rc=0; (cd "$p" && "$cli" end-session x) >"$tmp/cli.out" 2>&1 || rc=$?
+[[ $rc -eq 1 ]] && grep -q "orchestrator not running" "$tmp/cli.out" || fail "CLI after the run: rc $rc, $(cat "$tmp/cli.out")"
 echo "ok"

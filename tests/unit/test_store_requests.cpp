@@ -1,9 +1,12 @@
 // Requests to the running orchestrator, and the run lock that says whether one is running.
+#include "harness/store/ask_orchestrator.hpp"
 #include "harness/store/run_lock.hpp"
 
 #include "test_store_support.hpp"
 
+#include <chrono>
 #include <spawn.h>
+#include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -95,4 +98,52 @@ TEST_CASE("A task's earlier sessions are found whatever run made them", "[store]
   REQUIRE(s.create_session(rec));
   CHECK(s.has_session_for_task("execute:01-01") == true);
   CHECK(s.has_session_for_task("execute:01-02") == false);
+}
+
+TEST_CASE("ask_orchestrator gets the running orchestrator's answer, or says why there is none", "[store][requests]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  auto db = store_test::open_store(dir.path);
+  auto no_wait = [](std::chrono::milliseconds) { return false; };
+  auto r = ask_orchestrator(db, state, "start_session", "01-01", "{}", std::chrono::seconds(5), no_wait);
+  REQUIRE(!r);
+  CHECK(r.error().find("orchestrator not running") != std::string::npos);
+  CHECK(db.pending_requests()->empty()); // nothing is left behind for a later run
+
+  auto lock = RunLock::acquire(state, {0, "spec", ""});
+  REQUIRE(lock);
+  // Stands in for the orchestrator's loop: answers the first request, refuses the second.
+  auto loop_db = store_test::open_store(dir.path);
+  std::thread loop([&] {
+    for (int answered = 0; answered < 2;) {
+      const auto pending = loop_db.pending_requests(); // no REQUIRE off the main thread (Catch2)
+      for (const auto& q : pending.value_or(std::vector<RequestRecord>{})) {
+        (void)loop_db.finish_request(q.id, answered == 0 ? "done" : "refused",
+                                     answered == 0 ? R"({"plan_id":"01-01","status":"queued"})" : R"({"error":"no"})");
+        ++answered;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  auto sleep = [](std::chrono::milliseconds step) {
+    std::this_thread::sleep_for(step);
+    return false;
+  };
+  auto first = ask_orchestrator(db, state, "start_session", "01-01", "{}", std::chrono::seconds(10), sleep);
+  auto second = ask_orchestrator(db, state, "end_session", "s1", "{}", std::chrono::seconds(10), sleep);
+  loop.join();
+  REQUIRE(first);
+  CHECK(first->done);
+  CHECK(first->result_json == R"({"plan_id":"01-01","status":"queued"})");
+  REQUIRE(second);
+  CHECK(!second->done);
+  CHECK(second->result_json == R"({"error":"no"})");
+
+  auto cancelled = ask_orchestrator(db, state, "end_session", "s2", "{}", std::chrono::seconds(10),
+                                    [](std::chrono::milliseconds) { return true; });
+  REQUIRE(!cancelled);
+  CHECK(cancelled.error() == "cancelled");
+  auto late = ask_orchestrator(db, state, "end_session", "s3", "{}", std::chrono::seconds(0), no_wait);
+  REQUIRE(!late);
+  CHECK(late.error().find("did not answer within 0 s") != std::string::npos);
 }

@@ -1,5 +1,6 @@
 // Orchestrator-side harness_* tools.
 #include "harness/spec/spec.hpp"
+#include "harness/store/ask_orchestrator.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/output_log.hpp"
@@ -22,38 +23,25 @@ namespace {
 
 using StorePtr = std::shared_ptr<ToolStore>;
 
-std::string not_running(const fs::path& project) {
-  return fmt::format("orchestrator not running: no `harness-cli orchestrate` holds {}; start one "
-                     "(harness-cli orchestrate docs/specs/SPC-...) and ask again",
-                     (project / ".orchestration" / "orchestrator.lock").string());
+/// Hands a request to the running orchestrator on a connection of its own (the call waits without
+/// holding the shared store) and turns the answer into the tool's result.
+ToolResult ask_orchestrator(const fs::path& project, const std::string& kind, const std::string& target,
+                            const json::object& args, CallContext& ctx) {
+  const fs::path state_dir = project / ".orchestration";
+  if (!store::running_orchestrator(state_dir)) return error_result(store::orchestrator_not_running(state_dir));
+  auto db = store::Store::open_project(project);
+  if (!db) return store_failure(db.error());
+  auto answer = store::ask_orchestrator(*db, state_dir, kind, target, json::serialize(args), 30s,
+                                        [&](std::chrono::milliseconds step) { return ctx.wait_cancelled_for(step); });
+  if (!answer) return error_result(answer.error());
+  boost::system::error_code ec;
+  json::value result = json::parse(answer->result_json, ec);
+  if (!ec && result.is_object() && answer->done) return structured_result(result.as_object());
+  const json::value* why = !ec && result.is_object() ? result.as_object().if_contains("error") : nullptr;
+  return error_result(why && why->is_string() ? std::string(why->as_string()) : answer->result_json);
 }
 
-/// Hands a request to the running orchestrator and waits for its answer: the orchestrator's
-/// loop reads the requests table when the database changes, so the answer comes within one
-/// turn of its loop (milliseconds), or a clear error when it is gone.
-ToolResult ask_orchestrator(ToolStore& store, const fs::path& project, const std::string& kind,
-                            const std::string& target, const json::object& args, CallContext& ctx) {
-  if (!store::running_orchestrator(store.state_dir())) return error_result(not_running(project));
-  auto id = store.add_request(kind, target, args);
-  if (!id) return store_failure(id.error());
-  const auto deadline = std::chrono::steady_clock::now() + 30s;
-  for (;;) {
-    auto answer = store.request_answer(*id);
-    if (!answer) return store_failure(answer.error());
-    if (*answer) {
-      const json::object& a = **answer;
-      const json::value& result = a.at("result");
-      if (a.at("status") == "done" && result.is_object()) return structured_result(result.as_object());
-      const json::value* why = result.is_object() ? result.as_object().if_contains("error") : nullptr;
-      return error_result(why && why->is_string() ? std::string(why->as_string()) : json::serialize(result));
-    }
-    if (!store::running_orchestrator(store.state_dir())) return error_result("the orchestrator stopped before answering");
-    if (std::chrono::steady_clock::now() >= deadline) return error_result("the orchestrator did not answer within 30 s");
-    if (ctx.wait_cancelled_for(20ms)) return error_result("cancelled");
-  }
-}
-
-void add_session_control(Server& s, const StorePtr& store, const fs::path& project) {
+void add_session_control(Server& s, const fs::path& project) {
   add_tool(s, "harness_start_session",
            "Ask the running orchestrator to start a plan next (a blocked plan is retried).",
            object_schema({{"plan_id", typed("string", "plan id, e.g. 03-02")}}, {"plan_id"}),
@@ -62,10 +50,10 @@ void add_session_control(Server& s, const StorePtr& store, const fs::path& proje
                           {"session_id", typed("string", "the worker session, when started or running")},
                           {"waiting_for", typed("string", "why a queued plan does not start yet")}},
                          {"plan_id", "status"}),
-           [store, project](const json::object& args, CallContext& ctx) {
+           [project](const json::object& args, CallContext& ctx) {
              const std::string plan = string_arg(args, "plan_id");
              if (plan.empty()) return error_result("plan_id must not be empty");
-             return ask_orchestrator(*store, project, "start_session", plan, args, ctx);
+             return ask_orchestrator(project, "start_session", plan, args, ctx);
            },
            Execution::own_thread);
   add_tool(s, "harness_end_session",
@@ -73,10 +61,10 @@ void add_session_control(Server& s, const StorePtr& store, const fs::path& proje
            object_schema({{"session_id", typed("string")}, {"reason", typed("string", "recorded with the task")}},
                          {"session_id"}),
            object_schema({{"session_id", typed("string")}, {"ended", typed("boolean")}}, {"session_id", "ended"}),
-           [store, project](const json::object& args, CallContext& ctx) {
+           [project](const json::object& args, CallContext& ctx) {
              const std::string id = string_arg(args, "session_id");
              if (id.empty()) return error_result("session_id must not be empty");
-             return ask_orchestrator(*store, project, "end_session", id, args, ctx);
+             return ask_orchestrator(project, "end_session", id, args, ctx);
            },
            Execution::own_thread);
 }
@@ -278,7 +266,7 @@ void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) 
 
 void add_orchestrator_tools(Server& server, const ToolEnvironment& env) {
   auto store = std::make_shared<ToolStore>(env.project);
-  add_session_control(server, store, env.project);
+  add_session_control(server, env.project);
   add_session_reads(server, store, env.project);
   add_messaging(server, store);
   add_state_tools(server, store, env.project);

@@ -267,26 +267,4 @@ std::expected<json::array, std::string> ToolStore::verified_phases() {
   return out;
 }
 
-std::expected<std::string, std::string> ToolStore::add_request(const std::string& kind, const std::string& target,
-                                                             const json::object& args) {
-  std::lock_guard lock(m_mutex);
-  auto db = open(CreateIfMissing::yes);
-  if (!db) return std::unexpected(db.error());
-  auto r = (*db)->add_request(kind, target, json::serialize(args));
-  if (!r) return std::unexpected(r.error());
-  return r->id;
-}
-
-std::expected<std::optional<json::object>, std::string> ToolStore::request_answer(const std::string& id) {
-  std::lock_guard lock(m_mutex);
-  auto db = open(CreateIfMissing::yes);
-  if (!db) return std::unexpected(db.error());
-  auto r = (*db)->request(id);
-  if (!r) return std::unexpected(r.error());
-  if (!*r) return std::unexpected("unknown request " + id);
-  if ((*r)->status == "pending") return std::nullopt;
-  json::value result = parse_or_string((*r)->result.value_or("{}"));
-  return json::object{{"status", (*r)->status}, {"result", std::move(result)}};
-}
-
 }  // namespace harness::mcp

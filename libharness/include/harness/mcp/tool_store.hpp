@@ -68,13 +68,6 @@ class ToolStore {
   /// Verified phases, in phase order.
   std::expected<boost::json::array, std::string> verified_phases();
 
-  /// Queues a request for the running orchestrator ("start_session" / "end_session"); its id.
-  std::expected<std::string, std::string> add_request(const std::string& kind, const std::string& target,
-                                                      const boost::json::object& args);
-  /// The request's answer once the orchestrator handled it: {"status": "done"|"refused",
-  /// "result": {...}}; nullopt while it is pending.
-  std::expected<std::optional<boost::json::object>, std::string> request_answer(const std::string& id);
-
   /// <project>/.orchestration
   std::filesystem::path state_dir() const { return m_project / ".orchestration"; }
 

@@ -1,0 +1,35 @@
+// harness-cli start-session PLAN_ID: ask the running orchestrate to start a plan next (or retry a
+// blocked one): the terminal's harness_start_session.
+#include "ask_orchestrator.hpp"
+
+#include <memory>
+
+namespace harness::cli {
+
+void add_start_session(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string plan;
+    std::string project = ".";
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("start-session", "Ask the running orchestrate to start a plan next (a blocked one is retried)");
+  cmd->add_option("PLAN_ID", opt->plan, "plan id, e.g. 02-03")->required();
+  cmd->add_option("--project", opt->project, "project root (default: current directory)");
+  cmd->add_flag("--json", opt->json, "print the answer as JSON");
+  cmd->callback([opt, &exit] {
+    ask_and_print(opt->project, "start_session", opt->plan, {{"plan_id", opt->plan}}, opt->json, exit,
+                  [](const boost::json::object& o) {
+                    auto text = [&](const char* key) {
+                      const auto* v = o.if_contains(key);
+                      return v && v->is_string() ? std::string(v->as_string()) : std::string();
+                    };
+                    std::string line = text("plan_id") + ": " + text("status");
+                    if (!text("session_id").empty()) line += " (session " + text("session_id") + ")";
+                    if (!text("waiting_for").empty()) line += "; " + text("waiting_for");
+                    return line;
+                  });
+  });
+}
+
+} // namespace harness::cli
