@@ -1,14 +1,13 @@
 #pragma once
 // Waiting for a child's exit on an Asio executor without ever blocking the loop.
 //
-// Boost.Process v2's async_wait ends in a blocking waitpid() once epoll reports its pidfd
-// readable. In tests/integration/test_orchestrate_control.sh that waitpid blocked the
-// orchestrator's whole loop on a live worker in about one run in six (its exit never came, so
-// nothing else ran). We did not pin down where the readiness came from; a stale epoll
-// registration is one known way (closing a descriptor does not remove it from epoll while a child
-// spawned from another thread still holds a copy, and Asio recycles the state of the closed one).
-// Here readiness is only a hint: waitpid(WNOHANG) decides, and the pidfd is taken out of epoll
-// explicitly before it is closed.
+// Boost.Process v2 (1.81) waits on a pidfd and, once epoll reports it readable, calls a blocking
+// waitpid(). That readiness is sometimes reported while the child still runs: in
+// tests/integration/test_orchestrate_control.sh the blocking waitpid froze the orchestrator's
+// whole loop on a live worker in about one run in six, and a 40-line program (a child reaped, its
+// process object destroyed, the next child waited on) froze its loop for the child's whole life in
+// 3 runs of 40 on Linux 6.18. We did not pin down the cause. Here readiness is only a hint:
+// waitpid(WNOHANG) decides, and the pidfd is taken out of epoll explicitly before it is closed.
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
