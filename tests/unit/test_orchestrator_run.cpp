@@ -4,6 +4,7 @@
 // engine (the engine has its own tests, and the CLI integration test runs both together).
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
+#include "harness/store/store.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -122,6 +123,12 @@ TEST_CASE("a second run after completion starts nothing and a run resumes from t
     REQUIRE(o.run()->outcome == "complete");
   }
   const auto commits = sh(proj.dir.path, "git log --oneline --grep '^feat(' | wc -l");
+  // A request written for an orchestrator that died before answering is not acted on by the next
+  // run: it is refused, so its asker is told to ask again.
+  auto db = store::Store::open_project(proj.dir.path);
+  REQUIRE(db);
+  auto stale = db->add_request("start_session", "01-01");
+  REQUIRE(stale);
   Recorder again;
   FileVerifier v2;
   orchestrator::Orchestrator o2(proj.options(), v2, again);
@@ -131,4 +138,9 @@ TEST_CASE("a second run after completion starts nothing and a run resumes from t
   for (const auto& e : again.events) starts += e.kind == orchestrator::RunEventKind::task_started && e.task_id.starts_with("execute:");
   CHECK(starts == 0);
   CHECK(sh(proj.dir.path, "git log --oneline --grep '^feat(' | wc -l") == commits); // no task ran again
+  auto answered = db->request(stale->id);
+  REQUIRE(answered);
+  REQUIRE(answered->has_value());
+  CHECK((*answered)->status == "refused");
+  CHECK((*answered)->result.value_or("").find("ask again") != std::string::npos);
 }
