@@ -79,6 +79,8 @@ Orchestrator::Impl::Answer Orchestrator::Impl::start_requested(const std::string
 Orchestrator::Impl::Answer Orchestrator::Impl::end_requested(const std::string& sid, const std::string& body) {
   auto it = sessions.find(sid);
   if (it == sessions.end()) return refuse(fmt::format("session {} is not running in this orchestrator", sid));
+  if (!host->has_process(sid))
+    return refuse(fmt::format("session {} runs no worker process (verification runs inside the orchestrator)", sid));
   boost::system::error_code ec;
   auto args = boost::json::parse(body, ec);
   std::string reason = "ended by harness_end_session";

@@ -49,6 +49,8 @@ public:
   /// Last lines of a session's output (in memory).
   std::string tail(const std::string& session, size_t lines) const;
   size_t running() const { return m_procs.size(); }
+  /// True while `session` has a worker process here (verification sessions have none).
+  bool has_process(const std::string& session) const { return m_procs.contains(session); }
 
 private:
   struct Proc;
