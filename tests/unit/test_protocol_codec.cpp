@@ -17,7 +17,7 @@ std::vector<Payload> samples() {
       VerificationNeeded{"login page", {"open /login", "sign in"}, "http://localhost:3000"},
       DecisionNeeded{"Which database?", {"sqlite", "postgres"}, "small app"},
       ActionNeeded{"log in to the CLI", "needs a browser"},
-      TaskCompleted{".planning/phases/01/01-01-SUMMARY.md", {"abc123", "def456"}, {"src/a.cpp", "src/b.cpp"}},
+      TaskCompleted{".planning/phases/01/01-01-SUMMARY.md", {"abc123", "def456"}, {"src/a.cpp", "src/b.cpp"}, {}, {}},
       TaskFailed{"tests failed", Retry::forbidden, "logs/s1.log"},
       AssignTask{"01-research", 1, ResearcherInput{"01", "foundation", "REQ", "roadmap part", "decisions", "STATE"}},
       VerificationResult{Verdict::rejected, "button missing"},
@@ -104,6 +104,19 @@ TEST_CASE("Missing and mistyped fields are rejected with the field path", "[prot
             .starts_with("payload.retry: unknown value \"maybe\""));
   CHECK(reject(R"({"v":1,"id":"a","session_id":"s","type":"decision_needed","created_at":"t",
       "payload":{"question":"q","options":[]}})") == "payload.options: expected at least one option");
+  CHECK(reject(R"({"v":1,"id":"a","session_id":"s","type":"task_completed","created_at":"t",
+      "payload":{"summary_path":"","commits":[],"files_touched":[],"verdict":"maybe"}})") ==
+        "payload.verdict: unknown value \"maybe\" (expected one of pass, revise)");
+}
+
+TEST_CASE("A plan checker's verdict and findings survive a round trip", "[protocol]") {
+  Envelope e = make_envelope("s-1", TaskCompleted{"", {}, {}, "revise", {"01-02 writes src/a.cpp like 01-01"}});
+  CHECK(roundtrip_json(e) == to_json(e));
+  const auto parsed = parse_envelope(serialize(e));
+  REQUIRE(parsed.has_value());
+  const auto back = std::get<TaskCompleted>(parsed->payload);
+  CHECK(back.verdict == "revise");
+  CHECK(back.findings == std::vector<std::string>{"01-02 writes src/a.cpp like 01-01"});
 }
 
 TEST_CASE("Nested assign_task inputs are checked with their full path", "[protocol]") {

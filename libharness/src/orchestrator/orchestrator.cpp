@@ -122,7 +122,8 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
   if (is_verify(a.kind)) return run_verification(sessions.at(sid));
   if (a.kind != TaskKind::execute && sessions.at(sid).adapter == worker::AdapterKind::script) {
     // The script worker has no agent for research, planning or reconciling: the engine's part
-    // is done by the harness (plans must already exist), and the run says so.
+    // is done by the harness (plans must already exist on disk), and the run says so.
+    if (is_planning(a.kind)) return asio::post(ctx, [this, sid] { finish_planning(sid); });
     asio::post(ctx, [this, sid] {
       auto& sess = sessions.at(sid);
       const auto task = sess.action.task;
@@ -145,10 +146,10 @@ void Orchestrator::Impl::end_session(const std::string& sid, const std::string& 
 }
 
 std::string Orchestrator::Impl::render_prompt(const Session& s) {
-  boost::json::object task{{"task", s.action.task}, {"kind", sched::to_string(s.action.kind)},
-                           {"subject", s.action.subject}, {"attempt", s.action.attempt},
-                           {"spec_dir", spec.layout.spec_dir.string()}};
-  if (const auto* p = plan_of(s.action)) task["plan_file"] = (spec.layout.spec_dir / p->file).string();
+  static const std::vector<std::string> none;
+  auto findings = revision_findings.find(s.action.subject);
+  const auto task = task_brief(spec, s.action, opt.worker_prompt_template.parent_path(),
+                               s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none);
   auto tmpl = util::read_file(opt.worker_prompt_template);
   const std::string task_json = boost::json::serialize(task);
   if (!tmpl) return "You are a harness worker. Task: " + task_json;
@@ -293,6 +294,10 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     return fail(task, sched::FailureClass::crashed, why);
   }
   record_commits(s);
+  if (is_planning(s.action.kind)) return finish_planning(sid);
+  if (s.action.kind == TaskKind::research)
+    if (auto n = spec::parse_phase_number(s.action.subject))
+      commit_writeback("research phase " + s.action.subject, spec.layout.research_file(*n));
   std::string outcome = deviations ? "done (with deviations)" : "done";
   if (facts) outcome += fmt::format(" ({} turns, ${:.4f})", facts->num_turns, facts->cost_usd); // from the agent's own events
   end_session(sid, outcome);
@@ -388,6 +393,11 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   if (!loaded) return std::unexpected(RunError{loaded.error(), 2});
   if (!loaded->valid()) return std::unexpected(RunError{"the spec does not validate; run harness-cli validate " + opt.spec_dir.string(), 2});
   spec = std::move(*loaded);
+  if (spec.plans.empty() && sched::workload_from_spec(spec).phases.empty())
+    return std::unexpected(RunError{fmt::format("{}: nothing to run: no phases in ROADMAP.md and no PLAN files; plan the "
+                                                "spec first (/harness:plan-spec {})",
+                                                spec.layout.spec_name, spec_arg()),
+                                    2});
   state_dir = spec.layout.project_root / ".orchestration";
   std::error_code rel_ec;
   auto lock = store::RunLock::acquire(state_dir, {0, fs::relative(spec.layout.spec_dir, spec.layout.project_root, rel_ec).string(), ""});

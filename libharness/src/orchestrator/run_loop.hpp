@@ -7,6 +7,7 @@
 #include "harness/orchestrator/orchestrator.hpp"
 
 #include "harness/graph/plan_graph.hpp"
+#include "harness/orchestrator/planning.hpp"
 #include "harness/orchestrator/worker_host.hpp"
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/sched/scheduler.hpp"
@@ -51,6 +52,10 @@ inline std::string random_hex(size_t bytes) {
   return out;
 }
 
+inline bool is_planning(TaskKind k) {
+  return k == TaskKind::plan || k == TaskKind::plan_gaps || k == TaskKind::check_plans;
+}
+
 inline bool is_verify(TaskKind k) {
   return k == TaskKind::verify_plan || k == TaskKind::verify_phase || k == TaskKind::verify_final;
 }
@@ -68,6 +73,7 @@ struct Orchestrator::Impl {
     std::string last_progress;
     bool reported_completed = false; ///< a task_completed message arrived (agent workers)
     std::string reported_failure;    ///< a task_failed message's error
+    PlanningReport report;           ///< a check-plans worker's verdict and findings
   };
   RunOptions opt;
   Verifier& verifier;
@@ -105,6 +111,7 @@ struct Orchestrator::Impl {
   unsigned quiet_pumps = 0;                       ///< pump ticks without a database change
   std::set<std::string> ended_by_request;         ///< sessions stopped by harness_end_session
   std::map<std::string, int> session_id_uses;     ///< session ids handed out in this run
+  std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -126,6 +133,12 @@ struct Orchestrator::Impl {
   void start_task(const sched::Action& a);
   void end_session(const std::string& sid, const std::string& message, bool ok = true);
   const spec::Plan* plan_of(const sched::Action& a) const { return spec.find_plan(a.subject); }
+  /// The spec directory as a user names it from the project root (for the commands we suggest).
+  std::string spec_arg() const {
+    std::error_code ec;
+    auto rel = fs::relative(spec.layout.spec_dir, spec.layout.project_root, ec);
+    return ec || rel.empty() ? spec.layout.spec_dir.string() : rel.string();
+  }
 
   std::string render_prompt(const Session& s);
   void launch_worker(Session& s);
@@ -142,6 +155,9 @@ struct Orchestrator::Impl {
   /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
   void recover_commits_log();
   void record_commits(const Session& s);
+  /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds
+  /// decides (planning.hpp); new plans join the live graph.
+  void finish_planning(const std::string& sid);
   void check_cost();
 
   // ---- worker messages (written by harness-mcp --worker into the store) -----------------------
@@ -181,7 +197,8 @@ struct Orchestrator::Impl {
   void reload_spec();
   /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
   /// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too.
-  void commit_writeback(const std::string& what);
+  /// `only`: just the changes under this path (a phase's plans), not the whole spec directory.
+  void commit_writeback(const std::string& what, const fs::path& only = {});
   void write_progress(bool running);
   void begin_drain();
   void maybe_stop_after_drain();

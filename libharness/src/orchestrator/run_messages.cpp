@@ -111,6 +111,10 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
     emit(RunEventKind::task_progress, a.task, a.slot, a.attempt, s.last_progress);
   } else if (m.type == "task_completed") {
     s.reported_completed = true;
+    if (auto v = field(payload, "verdict"); !v.empty()) s.report.verdict = v;
+    if (auto f = payload.if_contains("findings"); f && f->is_array())
+      for (const auto& x : f->as_array())
+        if (x.is_string()) s.report.findings.emplace_back(x.as_string());
   } else if (m.type == "task_failed") {
     s.reported_failure = field(payload, "error");
   } else if (m.type == "verification_needed" || m.type == "decision_needed" || m.type == "action_needed") {

@@ -82,16 +82,51 @@ void Orchestrator::Impl::record_commits(const Session& s) {
 
 /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
 /// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too.
-void Orchestrator::Impl::commit_writeback(const std::string& what) {
+void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::path& only) {
   const auto root = spec.layout.project_root;
   std::error_code ec;
   const std::string spec_rel = fs::relative(spec.layout.spec_dir, root, ec).string();
+  const std::string only_rel = only.empty() ? std::string() : fs::relative(only, root, ec).string();
   std::vector<std::string> paths;
   for (const auto& c : worker::changed_paths(root))
-    if (c.path.starts_with(spec_rel + "/")) paths.push_back(c.path);
+    if (c.path.starts_with(spec_rel + "/") && (only_rel.empty() || c.path == only_rel || c.path.starts_with(only_rel + "/")))
+      paths.push_back(c.path);
   auto r = worker::commit_paths(root, state_dir / "git.lock", paths,
                                 fmt::format("docs({}): {}\n\nSpec: {}\n", spec.layout.spec_name, what, spec.layout.spec_name));
   if (!r) emit(RunEventKind::note, "", -1, 0, "could not commit the spec directory: " + r.error());
+}
+
+/// A planner is done when its plans are on disk and parse; a checker's verdict comes from its
+/// report and the engine's own checks of the phase's plans.
+void Orchestrator::Impl::finish_planning(const std::string& sid) {
+  auto it = sessions.find(sid);
+  if (it == sessions.end()) return;
+  const sched::Action a = it->second.action;
+  const bool script = it->second.adapter == worker::AdapterKind::script;
+  reload_spec();
+  auto known = [this](const std::string& id) { return scheduler->find_task("execute:" + id) != nullptr; };
+  auto r = planning_event(spec, a, known, it->second.report);
+  if (!r) {
+    std::string why = r.error();
+    if (script) why += fmt::format("; the script worker does not plan: write them (/harness:plan-phase {} {}) and run again",
+                       spec_arg(), a.subject);
+    end_session(sid, why, false);
+    return fail(a.task, sched::FailureClass::crashed, why);
+  }
+  std::string outcome;
+  if (a.kind == TaskKind::check_plans) {
+    const bool revise = r->event.verdict == sched::Verdict::revise;
+    if (revise) revision_findings[a.subject] = r->findings;
+    else revision_findings.erase(a.subject);
+    outcome = revise ? "revise: " + r->event.detail : script ? "pass (the engine's checks of the plans)" : "pass";
+  } else {
+    const auto count = r->event.plans.size();
+    outcome = fmt::format("{} {}plan{} in the graph", count, a.kind == TaskKind::plan_gaps ? "new " : "", count == 1 ? "" : "s");
+    // The plans go into the history now: a run killed later resumes from them.
+    commit_writeback(fmt::format("plan phase {}", a.subject), phase_plans_dir(spec, *spec::parse_phase_number(a.subject)));
+  }
+  end_session(sid, outcome);
+  feed(r->event);
 }
 
 } // namespace harness::orchestrator

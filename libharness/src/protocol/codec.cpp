@@ -160,7 +160,10 @@ json::object encode(const DecisionNeeded& p) {
 }
 json::object encode(const ActionNeeded& p) { return {{"action", p.action}, {"reason", p.reason}}; }
 json::object encode(const TaskCompleted& p) {
-  return {{"summary_path", p.summary_path}, {"commits", to_array(p.commits)}, {"files_touched", to_array(p.files_touched)}};
+  json::object o{{"summary_path", p.summary_path}, {"commits", to_array(p.commits)}, {"files_touched", to_array(p.files_touched)}};
+  put(o, "verdict", p.verdict);
+  if (!p.findings.empty()) o["findings"] = to_array(p.findings);
+  return o;
 }
 json::object encode(const TaskFailed& p) {
   json::object o{{"error", p.error}, {"retry", retry_names[static_cast<std::size_t>(p.retry)]}};
@@ -228,7 +231,12 @@ bool decode(Reader& r, DecisionNeeded& p) {
 }
 bool decode(Reader& r, ActionNeeded& p) { return r.str("action", p.action) && r.str("reason", p.reason); }
 bool decode(Reader& r, TaskCompleted& p) {
-  return r.str("summary_path", p.summary_path) && r.strings("commits", p.commits) && r.strings("files_touched", p.files_touched);
+  if (!(r.str("summary_path", p.summary_path) && r.strings("commits", p.commits) &&
+        r.strings("files_touched", p.files_touched) && r.opt_str("verdict", p.verdict) &&
+        r.strings("findings", p.findings, Reader::Need::optional)))
+    return false;
+  return !p.verdict || *p.verdict == "pass" || *p.verdict == "revise" ||
+         r.fail(r.field("verdict") + ": unknown value \"" + *p.verdict + "\" (expected one of pass, revise)");
 }
 bool decode(Reader& r, TaskFailed& p) {
   return r.str("error", p.error) && r.choice("retry", retry_names, p.retry) && r.opt_str("log_path", p.log_path);

@@ -143,7 +143,21 @@ std::expected<protocol::Envelope, std::string> result_message(const json::value&
     if (!commits) return std::unexpected(commits.error());
     auto files = field_strings(o, "filesTouched");
     if (!files) return std::unexpected(files.error());
-    e.payload = protocol::TaskCompleted{*summary, *commits, *files};
+    protocol::TaskCompleted done;
+    done.summary_path = *summary;
+    done.commits = *commits;
+    done.files_touched = *files;
+    if (o.contains("verdict")) { // check-plans: "pass" | "revise", checked by the codec's rules below
+      auto verdict = field_string(o, "verdict");
+      if (!verdict) return std::unexpected(verdict.error());
+      if (*verdict != "pass" && *verdict != "revise")
+        return std::unexpected(fmt::format("verdict: unknown value \"{}\" (expected pass, revise)", *verdict));
+      done.verdict = *verdict;
+    }
+    auto findings = field_strings(o, "findings");
+    if (!findings) return std::unexpected(findings.error());
+    done.findings = std::move(*findings);
+    e.payload = std::move(done);
   } else if (*status == "failed") {
     auto error = field_string(o, "error");
     if (!error) return std::unexpected(error.error());

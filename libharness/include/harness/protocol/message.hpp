@@ -92,6 +92,9 @@ struct TaskCompleted {
   std::string summary_path;                ///< relative to the project root
   std::vector<std::string> commits;        ///< oldest first
   std::vector<std::string> files_touched;  ///< relative paths, sorted
+  /// check-plans only: "pass" or "revise" (the plans go back to the planner with `findings`).
+  std::optional<std::string> verdict;
+  std::vector<std::string> findings;       ///< check-plans: what to change, one item each
 };
 
 /// Whether a failure may be retried by a new attempt.

@@ -1,0 +1,57 @@
+#pragma once
+// Planning tasks in a run: what a worker is told to produce for research, plan, check-plans,
+// reconcile and plan-gaps, and what the spec directory must show afterwards before the scheduler
+// hears "succeeded". A planner's word that it planned is not enough, as an executor's is not: the
+// plans on disk are the result, and they join the live graph from there.
+
+#include "harness/sched/types.hpp"
+#include "harness/spec/spec.hpp"
+
+#include <boost/json/object.hpp>
+
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::orchestrator {
+
+/// What a planning worker said in its task_completed (check-plans: verdict and findings).
+struct PlanningReport {
+  std::optional<std::string> verdict; ///< "pass" | "revise"
+  std::vector<std::string> findings;
+};
+
+/// The event for the scheduler, and the findings a revision pass of the planner is given.
+struct PlanningResult {
+  sched::Event event;
+  std::vector<std::string> findings;
+};
+
+/// After a plan, plan-gaps or check-plans task of phase `a.subject` ended cleanly, with `spec`
+/// reloaded from disk:
+/// - plan: every plan of the phase, at least one, none with an error diagnostic;
+/// - plan-gaps: the plans of the phase the scheduler does not know yet (`known(id)` false), at
+///   least one, none with an error;
+/// - check-plans: passed, or revise when the checker said so or a plan of the phase has an error
+///   (the diagnostics join the findings).
+/// The error is the failed attempt's reason, naming where the plans were expected.
+std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec, const sched::Action& a,
+                                                          const std::function<bool(const std::string&)>& known,
+                                                          const PlanningReport& report);
+
+/// The task input of `a` beyond its id: for every kind the spec directory and, by kind, the phase
+/// (number, name, goal, success criteria), the files to write and where (research file, plans
+/// directory and id pattern), the template to start from in `templates_dir`, the plans to check,
+/// the deviations to reconcile, the verification whose gaps to close, and `revision_findings`
+/// for a planner sent back by the checker. Absolute paths: a worker may run anywhere.
+boost::json::object task_brief(const spec::Spec& spec, const sched::Action& a, const std::filesystem::path& templates_dir,
+                               const std::vector<std::string>& revision_findings = {});
+
+/// `planning/plans/03-auth` for phase 3: the phase's directory when it has one, else a new one
+/// named after the roadmap phase.
+std::filesystem::path phase_plans_dir(const spec::Spec& spec, spec::PhaseNumber phase);
+
+} // namespace harness::orchestrator

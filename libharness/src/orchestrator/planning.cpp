@@ -1,0 +1,191 @@
+#include "harness/orchestrator/planning.hpp"
+
+#include "harness/sched/spec_workload.hpp"
+#include "harness/setup/install.hpp"
+#include "harness/spec/diagnostic.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace harness::orchestrator {
+namespace fs = std::filesystem;
+namespace json = boost::json;
+using sched::TaskKind;
+
+namespace {
+
+const spec::RoadmapPhase* roadmap_phase(const spec::Spec& spec, spec::PhaseNumber n) {
+  if (!spec.roadmap) return nullptr;
+  auto it = std::ranges::find(spec.roadmap->phases, n, &spec::RoadmapPhase::number);
+  return it == spec.roadmap->phases.end() ? nullptr : &*it;
+}
+
+std::vector<const spec::Plan*> plans_of(const spec::Spec& spec, spec::PhaseNumber n) {
+  std::vector<const spec::Plan*> out;
+  for (const auto& p : spec.plans)
+    if (p.phase == n) out.push_back(&p);
+  return out;
+}
+
+/// Error diagnostics about the phase's plans: inside its plans directory or naming one of its
+/// PLAN files (cross-plan checks such as an unknown dependency point at the plan).
+std::vector<std::string> phase_errors(const spec::Spec& spec, spec::PhaseNumber n) {
+  const std::string dir = spec.layout.relative(phase_plans_dir(spec, n)) + "/";
+  std::vector<std::string> out;
+  for (const auto& d : spec.diagnostics) {
+    if (d.severity != spec::Severity::error) continue;
+    const bool in_dir = d.file.starts_with(dir);
+    const bool names_plan = std::ranges::any_of(plans_of(spec, n), [&](const spec::Plan* p) { return p->file == d.file; });
+    if (in_dir || names_plan) out.push_back(fmt::format("{}:{}: error[{}]: {}", d.file, d.line, d.code, d.message));
+  }
+  return out;
+}
+
+std::string first_few(const std::vector<std::string>& lines) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size() && i < 3; ++i) out += (i ? "; " : "") + lines[i];
+  if (lines.size() > 3) out += fmt::format(" (and {} more)", lines.size() - 3);
+  return out;
+}
+
+json::array strings(const std::vector<std::string>& v) {
+  json::array a;
+  for (const auto& s : v) a.emplace_back(s);
+  return a;
+}
+
+std::string expected_where(const spec::Spec& spec, spec::PhaseNumber n) {
+  return fmt::format("{}/{}-NN-PLAN.md", spec.layout.relative(phase_plans_dir(spec, n)), spec::to_string(n));
+}
+
+} // namespace
+
+fs::path phase_plans_dir(const spec::Spec& spec, spec::PhaseNumber n) {
+  if (const auto* d = spec.layout.find_phase(n)) return d->plans_dir;
+  const auto* r = roadmap_phase(spec, n);
+  const std::string name = r && !r->name.empty() ? setup::slug(r->name) : std::string("phase");
+  return spec.layout.plans_dir / (spec::to_string(n) + "-" + name);
+}
+
+std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec, const sched::Action& a,
+                                                          const std::function<bool(const std::string&)>& known,
+                                                          const PlanningReport& report) {
+  const auto n = spec::parse_phase_number(a.subject);
+  if (!n) return std::unexpected(fmt::format("{}: \"{}\" is not a phase number", a.task, a.subject));
+  const std::string phase = spec::to_string(*n);
+  PlanningResult r;
+  r.event = sched::make_event(sched::EventType::succeeded, a.task);
+  r.event.task_index = a.task_index;
+  const auto errors = phase_errors(spec, *n);
+  switch (a.kind) {
+  case TaskKind::plan:
+  case TaskKind::plan_gaps: {
+    if (!errors.empty()) return std::unexpected(fmt::format("the plans of phase {} have errors: {}", phase, first_few(errors)));
+    for (auto& wp : sched::workload_from_spec(spec).plans)
+      if (wp.phase == *n && (a.kind == TaskKind::plan || !known(wp.id))) r.event.plans.push_back(std::move(wp));
+    if (r.event.plans.empty())
+      return std::unexpected(a.kind == TaskKind::plan
+                                 ? fmt::format("no PLAN files for phase {} (expected {})", phase, expected_where(spec, *n))
+                                 : fmt::format("no new PLAN files for the gaps of phase {} (expected {})", phase,
+                                               expected_where(spec, *n)));
+    return r;
+  }
+  case TaskKind::check_plans:
+    r.findings = report.findings;
+    r.findings.insert(r.findings.end(), errors.begin(), errors.end());
+    r.event.verdict = report.verdict == "revise" || !errors.empty() ? sched::Verdict::revise : sched::Verdict::passed;
+    if (r.event.verdict == sched::Verdict::revise) r.event.detail = first_few(r.findings);
+    return r;
+  default: return std::unexpected(fmt::format("{} is not a planning task", a.task));
+  }
+}
+
+json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs::path& templates_dir,
+                        const std::vector<std::string>& revision_findings) {
+  json::object o{{"task", a.task},       {"kind", sched::to_string(a.kind)}, {"subject", a.subject},
+                 {"attempt", a.attempt}, {"spec_dir", spec.layout.spec_dir.string()}};
+  auto tmpl = [&](const char* name) { return (templates_dir / name).string(); };
+  const auto n = spec::parse_phase_number(a.subject);
+  if (n) {
+    o["phase"] = spec::to_string(*n);
+    if (const auto* r = roadmap_phase(spec, *n)) {
+      o["phase_name"] = r->name;
+      o["phase_goal"] = r->goal;
+      o["success_criteria"] = strings(r->success_criteria);
+    }
+    if (spec.roadmap) o["roadmap"] = (spec.layout.spec_dir / spec.roadmap->file).string();
+  }
+  json::array plan_files;
+  if (n)
+    for (const auto* p : plans_of(spec, *n)) plan_files.emplace_back((spec.layout.spec_dir / p->file).string());
+  const bool phase_task = a.kind == TaskKind::research || a.kind == TaskKind::plan ||
+                          a.kind == TaskKind::check_plans || a.kind == TaskKind::plan_gaps;
+  if (phase_task && !n) return o;
+  switch (a.kind) {
+  case TaskKind::research:
+    o["output"] = spec.layout.research_file(*n).string();
+    o["template"] = tmpl("research.md");
+    o["instructions"] = "Research what this phase needs (stack, patterns, pitfalls) and write the research file "
+                        "from the template. Do not plan and do not change code.";
+    break;
+  case TaskKind::plan:
+    o["plans_dir"] = phase_plans_dir(spec, *n).string();
+    o["plan_file_pattern"] = fmt::format("{}-NN-PLAN.md (NN from 01; plan_id '{}-NN')", o["phase"].as_string(),
+                                         o["phase"].as_string());
+    o["template"] = tmpl("plan.md");
+    if (std::error_code ec; fs::exists(spec.layout.research_file(*n), ec))
+      o["research"] = spec.layout.research_file(*n).string();
+    o["existing_plans"] = plan_files;
+    o["instructions"] = "Write this phase's PLAN files from the template: frontmatter with depends_on, "
+                        "files_modified, files_read and must_pass; small plans; no plan writes what "
+                        "another writes unless it depends on it. Do not execute them.";
+    if (!revision_findings.empty()) {
+      o["revision_findings"] = strings(revision_findings);
+      o["instructions"] = "The plan checker sent this phase's plans back: revise the existing PLAN files so "
+                          "that every finding in revision_findings is addressed; keep plans that are fine.";
+    }
+    break;
+  case TaskKind::check_plans:
+    o["plans"] = plan_files;
+    o["instructions"] = "Check these plans against the phase goal and success criteria, each other "
+                        "(dependencies, overlapping files_modified) and the requirements. Do not edit them. "
+                        "Report task_completed with verdict \"pass\" or \"revise\" and findings: one entry "
+                        "per thing the planner must change.";
+    break;
+  case TaskKind::plan_gaps:
+    o["plans_dir"] = phase_plans_dir(spec, *n).string();
+    if (const auto* d = spec.layout.find_phase(*n)) o["verification"] = spec.layout.verification_file(*d).string();
+    o["template"] = tmpl("plan.md");
+    o["existing_plans"] = plan_files;
+    o["instructions"] = "The phase verification found gaps: write new PLAN files (next free numbers, "
+                        "gap_closure: true) that close them. Do not change the plans that already ran.";
+    break;
+  case TaskKind::reconcile:
+  case TaskKind::execute:
+    if (const auto* p = spec.find_plan(a.subject)) {
+      o["plan_file"] = (spec.layout.spec_dir / p->file).string();
+      if (a.kind == TaskKind::reconcile) {
+        // The plans it depends on or follows whose SUMMARY reports deviations.
+        json::array deviations;
+        for (const auto& q : spec.plans) {
+          const bool before = std::ranges::find(p->depends_on, q.id) != p->depends_on.end() ||
+                              (q.phase == p->phase && q.number + 1 == p->number);
+          auto s = spec.summaries.find(q.id);
+          if (before && s != spec.summaries.end() && s->second.has_deviations)
+            deviations.emplace_back((spec.layout.spec_dir / s->second.file).string());
+        }
+        o["deviating_summaries"] = std::move(deviations);
+        o["instructions"] = "Plans this one builds on deviated from their plans (see their SUMMARY files). "
+                            "Update this PLAN file where the deviations change what it must do; change nothing "
+                            "else. Report task_completed either way.";
+      }
+    }
+    break;
+  default: break;
+  }
+  return o;
+}
+
+} // namespace harness::orchestrator

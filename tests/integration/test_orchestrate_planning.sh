@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# orchestrate on a spec that has a roadmap and no plans yet: the harness researches and plans each
+# phase with workers, has the plans checked, sends them back once on the checker's verdict, adds
+# the plans that appear on disk to the live graph and executes them. The researcher, planner and
+# checker are a scripted stand-in for an agent (no LLM runs here), started by the real `command`
+# adapter as real processes; it reads its task input from the prompt the harness wrote and reports
+# through the file transport (result.json). The executor is the script worker.
+# Also: a spec with nothing to run is refused (exit 2), and the script worker cannot plan: the run
+# ends blocked, naming where the PLAN files were expected, without marking anything verified.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+tmp=$(mktemp -d)
+trap '[[ -n "${KEEP:-}" ]] || rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+spec=docs/specs/SPC-001-greet
+
+new_project() { # dir
+  mkdir -p "$1/$spec"
+  cat >"$1/$spec/SPEC.md" <<'EOF'
+# SPC-001: greet
+
+## Requirements
+- R1. `sh greet.sh` prints a greeting.
+- R2. The README says how to run it.
+EOF
+  cat >"$1/$spec/ROADMAP.md" <<'EOF'
+# Roadmap: greet
+
+## Phase 1: Core
+**Goal**: `sh greet.sh` prints hello
+**Depends on**: nothing
+**Success criteria**:
+1. `sh greet.sh` prints hello
+
+## Phase 2: Docs
+**Goal**: the README explains greet.sh
+**Depends on**: Phase 1
+EOF
+  (cd "$1" && git init -q && git add -A && git commit -qm init)
+}
+
+# The stand-in agent: python, because the task input is JSON.
+cat >"$tmp/agent.py" <<'PY'
+import json, os, re, sys, time
+prompt = open(sys.argv[1]).read()
+task = json.loads(re.search(r"^Task input \(JSON\): (.*)$", prompt, re.M).group(1))
+kind, log = task["kind"], open(os.environ["AGENT_LOG"], "a")
+log.write(json.dumps(task) + "\n")
+result = {"sessionId": os.environ["HARNESS_SESSION_ID"], "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+          "status": "completed", "summaryPath": "", "commits": [], "filesTouched": []}
+
+def plan(path, pid, deps, files, title, code, checks=""):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(f"---\nplan_id: '{pid}'\ndepends_on: {json.dumps(deps)}\nfiles_modified: {json.dumps(files)}\n"
+                f"{checks}---\n# {pid}: {title}\n\n### Task 1: {title}\n\n```sh\n{code}\n```\n")
+
+if kind == "research":
+    os.makedirs(os.path.dirname(task["output"]), exist_ok=True)
+    with open(task["output"], "w") as f:
+        f.write(f"# Phase {task['phase']} research\n\nNothing surprising for: {task['phase_goal']}\n")
+elif kind == "plan" and task["phase"] == "01":
+    d = task["plans_dir"]
+    plan(f"{d}/01-01-PLAN.md", "01-01", [], ["greet.sh"], "greet script", "printf 'echo hello\\n' > greet.sh",
+         "must_pass:\n  - id: hello\n    type: command_output\n    command: ['sh', 'greet.sh']\n"
+         "    expects: {exit_code: 0, stdout: '^hello'}\n")
+    if task.get("revision_findings"):  # the checker asked for a test
+        plan(f"{d}/01-02-PLAN.md", "01-02", ["01-01"], ["test.sh"], "test", "printf 'sh greet.sh | grep -q hello\\n' > test.sh")
+elif kind == "plan":
+    plan(f"{task['plans_dir']}/02-01-PLAN.md", "02-01", ["01-01"], ["README.md"], "readme", "echo 'run: sh greet.sh' > README.md")
+elif kind == "check-plans":
+    if task["phase"] == "01" and len(task["plans"]) < 2:
+        result.update(verdict="revise", findings=["R1 has no test: add a plan that tests greet.sh"])
+    else:
+        result["verdict"] = "pass"
+out = os.path.join(os.environ["HARNESS_STATE_DIR"], "sessions", os.environ["HARNESS_SESSION_ID"], "result.json")
+json.dump(result, open(out + ".tmp", "w"))
+os.rename(out + ".tmp", out)
+PY
+
+# 1. Planned by workers, checked, revised once, executed, verified.
+p=$tmp/run
+new_project "$p"
+mkdir -p "$p/.orchestration"
+cat >"$p/.orchestration/config.yaml" <<EOF
+adapters: {default: script, researcher: command, planner: command, plan_checker: command}
+workers:
+  command: "python3 $tmp/agent.py {prompt_file}"
+EOF
+rc=0
+(cd "$p" && AGENT_LOG=$tmp/agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log") || rc=$?
+[[ $rc -eq 0 ]] || { tail -30 "$tmp/events.jsonl" >&2; cat "$tmp/stderr.log" >&2; fail "orchestrate exited $rc"; }
+python3 - "$tmp/events.jsonl" "$tmp/agent.log" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("complete"), ev[-1]
+done = lambda t: [e for e in ev if e["event"] == "task_succeeded" and e.get("task") == t]
+checks = done("check-plans:01")
+assert [c["message"].split(":")[0] for c in checks] == ["revise", "pass"], checks
+assert "add a plan that tests greet.sh" in checks[0]["message"], checks[0]
+assert len(done("plan:01")) == 2 and len(done("plan:02")) == 1, "planner passes"
+for t in ("execute:01-01", "execute:01-02", "execute:02-01", "verify-phase:01", "verify-phase:02", "final"):
+    assert len(done(t)) == 1, t
+order = [e["task"] for e in ev if e["event"] == "task_started"]
+assert order.index("execute:01-01") > max(i for i, t in enumerate(order) if t == "check-plans:01"), "executed before the check passed"
+tasks = [json.loads(l) for l in open(sys.argv[2])]
+plans = [t for t in tasks if t["kind"] == "plan" and t["phase"] == "01"]
+assert "revision_findings" not in plans[0] and plans[1]["revision_findings"] == ["R1 has no test: add a plan that tests greet.sh"], plans
+assert plans[0]["plans_dir"].endswith("/planning/plans/01-core") and plans[0]["template"].endswith("/plan.md"), plans[0]
+assert plans[0]["phase_goal"].endswith("greet.sh prints hello"), plans[0]
+PY
+cd "$p"
+[[ -f "$spec/planning/research/phase-01-research.md" && -f "$spec/planning/research/phase-02-research.md" ]] || fail "research files"
+[[ -f "$spec/execution/FINAL-VERIFICATION.md" ]] || fail "no final verification"
+[[ $(git log --oneline --grep '^feat(' | wc -l) -eq 3 ]] || fail "task commits: $(git log --oneline)"
+[[ $(git log --oneline --grep "plan phase 01" | wc -l) -eq 2 ]] || fail "the planner's two passes of phase 01 are not committed: $(git log --oneline)"
+[[ "$(sh greet.sh)" == hello && -f test.sh && -f README.md ]] || fail "the plans' effects"
+"$cli" status "$spec" | grep -q "3/3 plans verified" || fail "status: $("$cli" status "$spec")"
+
+# 2. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
+p=$tmp/script
+new_project "$p"
+rc=0
+(cd "$p" && "$cli" orchestrate "$spec" --worker script >"$tmp/script.log" 2>&1) || rc=$?
+[[ $rc -eq 1 ]] || { cat "$tmp/script.log" >&2; fail "a run the script worker cannot plan exited $rc, expected 1"; }
+grep -q "plan:01: crashed: no PLAN files for phase 01 (expected planning/plans/01-core/01-NN-PLAN.md)" "$tmp/script.log" \
+  || { cat "$tmp/script.log" >&2; fail "the blocked planning task does not say where the plans belong"; }
+[[ ! -e "$p/$spec/execution/FINAL-VERIFICATION.md" ]] || fail "an unplanned spec got a final verification"
+grep -q "blocked" "$p/$spec/STATUS.md" || fail "STATUS.md does not say blocked"
+
+# 3. Nothing to run at all: invalid input, nothing written.
+p=$tmp/empty
+mkdir -p "$p/$spec" && echo "# SPC-001: greet" >"$p/$spec/SPEC.md" && (cd "$p" && git init -q)
+rc=0
+out=$(cd "$p" && "$cli" orchestrate "$spec" --worker script 2>&1) || rc=$?
+[[ $rc -eq 2 ]] || fail "an empty spec exited $rc, expected 2: $out"
+grep -q "nothing to run: no phases in ROADMAP.md and no PLAN files" <<<"$out" || fail "message: $out"
+[[ ! -e "$p/.orchestration" && ! -e "$p/$spec/STATUS.md" ]] || fail "an empty spec left files behind"
+echo "orchestrate planning: all checks passed"

@@ -1,0 +1,163 @@
+// What a planning task must leave on disk before the scheduler hears it succeeded, and what a
+// worker is told to produce (planning.hpp). Specs are real directories loaded by the real parser.
+#include "harness/orchestrator/planning.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness;
+namespace fs = std::filesystem;
+using sched::TaskKind;
+
+namespace {
+
+const char* roadmap = R"(# Roadmap: greet
+
+## Phase 1: Core
+**Goal**: print hello
+**Depends on**: nothing
+**Success criteria**:
+1. it prints hello
+
+## Phase 2: Docs
+**Goal**: explain it
+**Depends on**: Phase 1
+)";
+
+std::string plan_text(const std::string& id, const std::string& deps = "[]") {
+  return "---\nplan_id: '" + id + "'\ndepends_on: " + deps + "\nfiles_modified: ['f" + id + "']\n---\n# " + id + ": t\n";
+}
+
+struct SpecDir {
+  test::TempDir dir;
+  fs::path spec = dir.path / "docs/specs/SPC-001-greet";
+  SpecDir() {
+    fs::create_directories(dir.path / ".git");
+    dir.write("docs/specs/SPC-001-greet/SPEC.md", "# SPC-001: greet\n");
+    dir.write("docs/specs/SPC-001-greet/ROADMAP.md", roadmap);
+  }
+  void plan(const std::string& id, const std::string& deps = "[]") const {
+    dir.write("docs/specs/SPC-001-greet/planning/plans/01-core/" + id + "-PLAN.md", plan_text(id, deps));
+  }
+  spec::Spec load() const {
+    auto s = spec::load_spec(spec, dir.path);
+    REQUIRE(s.has_value());
+    return *s;
+  }
+};
+
+sched::Action action(TaskKind kind, std::string subject) {
+  sched::Action a;
+  a.kind = kind;
+  a.subject = std::move(subject);
+  a.task = std::string(sched::to_string(kind)) + ":" + a.subject;
+  a.attempt = 1;
+  return a;
+}
+
+const auto none_known = [](const std::string&) { return false; };
+
+} // namespace
+
+TEST_CASE("A plan task that left no PLAN files fails, naming where they belong", "[orchestrator][planning]") {
+  SpecDir d;
+  auto r = orchestrator::planning_event(d.load(), action(TaskKind::plan, "01"), none_known, {});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error() == "no PLAN files for phase 01 (expected planning/plans/01-core/01-NN-PLAN.md)");
+}
+
+TEST_CASE("A plan task's plans on disk become the phase's plans in the event", "[orchestrator][planning]") {
+  SpecDir d;
+  d.plan("01-01");
+  d.plan("01-02", "['01-01']");
+  auto r = orchestrator::planning_event(d.load(), action(TaskKind::plan, "01"), none_known, {});
+  REQUIRE(r.has_value());
+  CHECK(r->event.type == sched::EventType::succeeded);
+  CHECK(r->event.task == "plan:01");
+  REQUIRE(r->event.plans.size() == 2);
+  CHECK(r->event.plans[1].id == "01-02");
+  CHECK(r->event.plans[1].depends_on == std::vector<std::string>{"01-01"});
+  CHECK(r->event.plans[1].files_modified == std::vector<std::string>{"f01-02"});
+}
+
+TEST_CASE("A plan task whose plans have errors fails with the diagnostics", "[orchestrator][planning]") {
+  SpecDir d;
+  d.dir.write("docs/specs/SPC-001-greet/planning/plans/01-core/01-01-PLAN.md", "---\nplan_id: [unclosed\n---\n");
+  auto r = orchestrator::planning_event(d.load(), action(TaskKind::plan, "01"), none_known, {});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().starts_with("the plans of phase 01 have errors: planning/plans/01-core/01-01-PLAN.md:"));
+}
+
+TEST_CASE("Gap planning hands over only the plans the scheduler does not know", "[orchestrator][planning]") {
+  SpecDir d;
+  d.plan("01-01");
+  auto known = [](const std::string& id) { return id == "01-01"; };
+  auto r = orchestrator::planning_event(d.load(), action(TaskKind::plan_gaps, "01"), known, {});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().starts_with("no new PLAN files for the gaps of phase 01"));
+  d.plan("01-02", "['01-01']");
+  r = orchestrator::planning_event(d.load(), action(TaskKind::plan_gaps, "01"), known, {});
+  REQUIRE(r.has_value());
+  REQUIRE(r->event.plans.size() == 1);
+  CHECK(r->event.plans[0].id == "01-02");
+}
+
+TEST_CASE("The plan checker's verdict, findings and the engine's own checks decide revise", "[orchestrator][planning]") {
+  SpecDir d;
+  d.plan("01-01");
+  auto r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {});
+  REQUIRE(r.has_value());
+  CHECK(r->event.verdict == sched::Verdict::passed);
+  CHECK(r->findings.empty());
+
+  r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {"revise", {"add a test"}});
+  REQUIRE(r.has_value());
+  CHECK(r->event.verdict == sched::Verdict::revise);
+  CHECK(r->findings == std::vector<std::string>{"add a test"});
+  CHECK(r->event.detail == "add a test");
+
+  // A plan that depends on a plan nobody wrote: revise even when the checker passed it.
+  d.plan("01-02", "['01-09']");
+  r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {"pass", {}});
+  REQUIRE(r.has_value());
+  CHECK(r->event.verdict == sched::Verdict::revise);
+  REQUIRE(r->findings.size() == 1);
+  CHECK(r->findings[0].starts_with("planning/plans/01-core/01-02-PLAN.md:"));
+  CHECK(r->findings[0].find("01-09") != std::string::npos);
+}
+
+TEST_CASE("A planner is told the phase, where its plans go and the template", "[orchestrator][planning]") {
+  SpecDir d;
+  const auto s = d.load();
+  auto b = orchestrator::task_brief(s, action(TaskKind::plan, "02"), "/skills/templates");
+  CHECK(b.at("phase").as_string() == "02");
+  CHECK(b.at("phase_name").as_string() == "Docs");
+  CHECK(b.at("phase_goal").as_string() == "explain it");
+  CHECK(b.at("plans_dir").as_string() == (s.layout.spec_dir / "planning/plans/02-docs").string());
+  CHECK(b.at("template").as_string() == "/skills/templates/plan.md");
+  CHECK(b.at("existing_plans").as_array().empty());
+  CHECK_FALSE(b.contains("revision_findings"));
+
+  auto revise = orchestrator::task_brief(s, action(TaskKind::plan, "02"), "/t", {"split 02-01"});
+  REQUIRE(revise.contains("revision_findings"));
+  CHECK(revise.at("revision_findings").as_array().at(0).as_string() == "split 02-01");
+  CHECK(std::string(revise.at("instructions").as_string()).find("revise") != std::string::npos);
+}
+
+TEST_CASE("A researcher, a checker and a reconciler are told what to read and write", "[orchestrator][planning]") {
+  SpecDir d;
+  d.plan("01-01");
+  d.plan("01-02", "['01-01']");
+  d.dir.write("docs/specs/SPC-001-greet/execution/phases/01-core/01-01-SUMMARY.md",
+              "---\nplan_id: '01-01'\nstatus: complete\ndeviations: ['renamed f01-01']\n---\n# done\n");
+  const auto s = d.load();
+  auto research = orchestrator::task_brief(s, action(TaskKind::research, "01"), "/t");
+  CHECK(research.at("output").as_string() == (s.layout.spec_dir / "planning/research/phase-01-research.md").string());
+  auto check = orchestrator::task_brief(s, action(TaskKind::check_plans, "01"), "/t");
+  REQUIRE(check.at("plans").as_array().size() == 2);
+  CHECK(std::string(check.at("instructions").as_string()).find("verdict") != std::string::npos);
+  auto reconcile = orchestrator::task_brief(s, action(TaskKind::reconcile, "01-02"), "/t");
+  CHECK(reconcile.at("plan_file").as_string() == (s.layout.spec_dir / "planning/plans/01-core/01-02-PLAN.md").string());
+  REQUIRE(reconcile.at("deviating_summaries").as_array().size() == 1);
+  CHECK(std::string(reconcile.at("deviating_summaries").as_array()[0].as_string()).ends_with("01-01-SUMMARY.md"));
+}
