@@ -15,7 +15,7 @@ claude=$(agent_cli claude)
 offline "$0"
 
 tmp=$(mktemp -d)
-trap 'kill $stub_pid 2>/dev/null || true; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+trap 'kill $stub_pid 2>/dev/null || true; pkill -KILL -f "$tmp" 2>/dev/null || true; [[ -n "${KEEP:-}" ]] || rm -rf "$tmp"' EXIT
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 spec=docs/specs/SPC-042-claude
 
@@ -78,4 +78,24 @@ PY
 grep -q '"permission_denials":\[{"tool_name":"Bash"' "$p"/.orchestration/sessions/execute-01-01-*/output.log \
   || fail "the refusal is not in the CLI's result event"
 [[ ! -e "$p/out/01-01.txt" ]] || fail "a refused Bash call wrote the file"
+
+# 3. --max-cost: the cost Claude Code reports for the execute reaches the cap, so nothing starts
+#    after it (not even its verification), and the run ends with the cost limit (exit 1).
+p=$tmp/cost
+new_project "$p" "max_cost_usd: 0.000001"
+set +e
+(cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/cost.jsonl" 2>"$tmp/cost.err")
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || { cat "$tmp/cost.err"; tail -5 "$tmp/cost.jsonl"; fail "a run over its cost cap exited $rc, expected 1"; }
+python3 - "$tmp/cost.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("cost_limit"), ev[-1]
+assert any(e["event"] == "note" and "reached --max-cost" in e.get("message", "") for e in ev)
+started = [e["task"] for e in ev if e["event"] == "task_started"]
+i = started.index("execute:01-01")
+assert started[i + 1:] == [], f"started after the cap was reached: {started[i + 1:]}"
+PY
+grep -q '^run: "cost_limit"' "$p/$spec/STATUS.md" || fail "STATUS.md does not record the cost limit"
 echo "orchestrate with the real Claude Code CLI: all checks passed"

@@ -54,4 +54,39 @@ cd "$p"
 # transport's result.json, which the orchestrator ingests too: two messages, one session).
 [[ $(sqlite3 .orchestration/harness.db "select count(distinct session_id) from worker_messages where message_type='task_completed'") == 12 ]] \
   || fail "task_completed messages in the store: $(sqlite3 .orchestration/harness.db 'select message_type, count(*) from worker_messages group by 1')"
+cd - >/dev/null
+
+# The same question answered over MCP instead: harness_respond through another harness-mcp (as a
+# user's Claude Code session would call it). The worker's await returns with the answer, and the
+# checkpoint the run opened for it closes with it: the run completes, nothing is left waiting.
+p=$tmp/project-mcp
+mkdir -p "$p/docs/specs"
+cp -r "$src/examples/specs/SPC-001-task-tracker" "$p/docs/specs/"
+(cd "$p" && git init -q && git add -A && git commit -qm init)
+(cd "$p" && "$cli" orchestrate "$spec" --worker command --command "$node --no-warnings $script {harness_mcp} {harness_cli}" \
+   --yes --json >"$tmp/events2.jsonl" 2>"$tmp/stderr2.log") &
+orch=$!
+msg=
+for _ in $(seq 1 600); do
+  msg=$(sqlite3 "$p/.orchestration/harness.db" "select id from worker_messages where message_type='decision_needed'" 2>/dev/null || true)
+  [[ -n "$msg" ]] && break
+  kill -0 $orch 2>/dev/null || break
+  sleep 0.1
+done
+[[ -n "$msg" ]] || { cat "$tmp/stderr2.log" >&2; fail "no decision_needed in the store"; }
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}'
+call='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"harness_respond","arguments":{"message_id":"'$msg'","response":{"choice":"yes"}}}}'
+{ printf '%s\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n%s\n' "$init" "$call"; sleep 1; } \
+  | "$mcp" --project "$p" >"$tmp/respond.out" 2>"$tmp/respond.err"
+grep -q '"responded":true' "$tmp/respond.out" || fail "harness_respond: $(cat "$tmp/respond.out" "$tmp/respond.err")"
+wait $orch || { tail -20 "$tmp/events2.jsonl" >&2; cat "$tmp/stderr2.log" >&2; fail "orchestrate (answered over MCP) exited $?"; }
+python3 - "$tmp/events2.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("complete"), ev[-1]
+answered = [e for e in ev if e["event"] == "checkpoint_answered" and e.get("task") == "execute:01-01"]
+assert any("approved: answered over MCP: yes" in e["message"] for e in answered), answered
+PY
+grep -q 'decision answered: {"choice":"yes"' "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log || fail "the worker never got the MCP answer"
+[[ -z "$(cd "$p" && "$cli" respond --list)" ]] || fail "a checkpoint is still listed as waiting"
 echo "orchestrate with MCP workers: all checks passed"

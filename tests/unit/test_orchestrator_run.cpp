@@ -10,10 +10,13 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -143,4 +146,110 @@ TEST_CASE("a second run after completion starts nothing and a run resumes from t
   REQUIRE(answered->has_value());
   CHECK((*answered)->status == "refused");
   CHECK((*answered)->result.value_or("").find("ask again") != std::string::npos);
+}
+
+namespace {
+
+/// Refuses every checkpoint of `task` as soon as it opens, as `harness-cli respond` would.
+class Refuser final : public orchestrator::Observer {
+public:
+  Refuser(fs::path state_dir, std::string task) : m_state(std::move(state_dir)), m_task(std::move(task)) {}
+  void on_event(const orchestrator::RunEvent& e, const orchestrator::RunView&) override {
+    events.push_back(e);
+    if (e.kind != orchestrator::RunEventKind::checkpoint_opened || e.task_id != m_task) return;
+    for (const auto& cp : orchestrator::pending_checkpoints(m_state))
+      if (cp.task == m_task) refused += orchestrator::respond_checkpoint(m_state, cp.id, "refuse", "not like this").has_value();
+  }
+  std::vector<orchestrator::RunEvent> events;
+  int refused = 0;
+
+private:
+  fs::path m_state;
+  std::string m_task;
+};
+
+class HumanFinalVerifier final : public orchestrator::Verifier {
+public:
+  orchestrator::VerifyOutcome verify_plan(const spec::Spec&, const spec::Plan&) override { return {}; }
+  orchestrator::VerifyOutcome verify_phase(const spec::Spec&, spec::PhaseNumber) override { return {}; }
+  orchestrator::VerifyOutcome verify_final(const spec::Spec&) override {
+    return {sched::Verdict::human_needed, false, "a person must look at the release"};
+  }
+};
+
+} // namespace
+
+TEST_CASE("a refused verification checkpoint leaves its plan unverified in the SUMMARY") {
+  Project proj;
+  FileVerifier v;
+  Refuser rec(proj.dir.path / ".orchestration", "verify-plan:02-03");
+  auto opt = proj.options();
+  opt.auto_yes = false;
+  orchestrator::Orchestrator o(opt, v, rec);
+  auto r = o.run();
+  REQUIRE(r);
+  CHECK(rec.refused == 1);
+  CHECK(r->outcome == "blocked");
+  const auto summaries = proj.spec / "execution/phases/02-core-commands";
+  CHECK(sh(summaries, "grep -c 'verification: passed' 02-03-SUMMARY.md || true") == "0\n");
+  CHECK(sh(summaries, "grep -c 'verification: passed' 02-01-SUMMARY.md") == "1\n");
+  bool blocked = false;
+  for (const auto& e : rec.events)
+    blocked |= e.kind == orchestrator::RunEventKind::task_blocked && e.task_id == "verify-plan:02-03" &&
+               e.message.find("refused by a human") != std::string::npos;
+  CHECK(blocked);
+}
+
+TEST_CASE("a final verification that needs a human opens a checkpoint and the run ends when it is refused") {
+  Project proj;
+  HumanFinalVerifier v;
+  Refuser rec(proj.dir.path / ".orchestration", "final");
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  auto r = o.run(); // used to throw std::out_of_range building the checkpoint id of "final"
+  REQUIRE(r);
+  CHECK(rec.refused == 1);
+  CHECK(r->outcome == "blocked");
+  CHECK(r->exit_code == 1);
+  CHECK(sh(proj.spec, "head -3 STATUS.md").find("run: \"blocked\"") != std::string::npos);
+}
+
+namespace {
+
+/// The first plan verification takes a while; an interrupt arrives while it runs.
+class SlowVerifier final : public orchestrator::Verifier {
+public:
+  orchestrator::VerifyOutcome verify_plan(const spec::Spec&, const spec::Plan&) override {
+    if (first.exchange(false)) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    return {};
+  }
+  orchestrator::VerifyOutcome verify_phase(const spec::Spec&, spec::PhaseNumber) override { return {}; }
+  orchestrator::VerifyOutcome verify_final(const spec::Spec&) override { return {}; }
+  std::atomic<bool> first{true};
+};
+
+class Interrupter final : public orchestrator::Observer {
+public:
+  void on_event(const orchestrator::RunEvent& e, const orchestrator::RunView&) override {
+    if (e.kind == orchestrator::RunEventKind::task_started && e.task_id.starts_with("verify-plan:") && !sent) {
+      sent = true;
+      ::raise(SIGINT); // the run's own signal set takes it, as it would the user's Ctrl-C
+    }
+  }
+  bool sent = false;
+};
+
+} // namespace
+
+TEST_CASE("Ctrl-C while a verification runs ends the run once the verification is done") {
+  Project proj;
+  SlowVerifier v;
+  Interrupter rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  ::alarm(120); // the bug this guards against was a hang: fail loudly instead of waiting forever
+  auto r = o.run();
+  ::alarm(0);
+  REQUIRE(r);
+  CHECK(rec.sent);
+  CHECK(r->outcome == "interrupted");
+  CHECK(r->exit_code == 130);
 }

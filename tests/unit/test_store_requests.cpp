@@ -100,6 +100,20 @@ TEST_CASE("A task's earlier sessions are found whatever run made them", "[store]
   CHECK(s.has_session_for_task("execute:01-02") == false);
 }
 
+TEST_CASE("Finding a task's session leaves no read snapshot open: another process's writes stay visible", "[store][requests]") {
+  TempDir dir;
+  auto orchestrator = store_test::open_store(dir.path);
+  auto rec = store_test::session("s1");
+  rec.task_id = "execute:01-01";
+  REQUIRE(orchestrator.create_session(rec));
+  REQUIRE(orchestrator.has_session_for_task("execute:01-01") == true); // stops on a row
+  auto mcp = store_test::open_store(dir.path); // harness-mcp's own connection
+  REQUIRE(mcp.add_request("start_session", "01-02"));
+  auto pending = orchestrator.pending_requests();
+  REQUIRE(pending);
+  CHECK(pending->size() == 1);
+}
+
 TEST_CASE("ask_orchestrator gets the running orchestrator's answer, or says why there is none", "[store][requests]") {
   TempDir dir;
   const auto state = dir.path / ".orchestration";

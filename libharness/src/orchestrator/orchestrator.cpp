@@ -43,6 +43,9 @@ void Orchestrator::Impl::feed(const sched::Event& e) {
     for (const auto& a : actions) apply(a);
     deferred_events.pop_front();
   }
+  // Draining, the last running task (a worker or a verification) just ended: nothing else will
+  // wake the loop, so the run ends here.
+  if (draining) maybe_stop_after_drain();
 }
 
 void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict, bool deviations) {
@@ -113,9 +116,10 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
   emit(RunEventKind::task_started, a.task, a.slot, a.attempt, a.continuation ? "continuation" : "");
   if (a.kind == TaskKind::verify_plan && a.continuation) {
     // The checks passed before the checkpoint and a human approved: nothing to run again.
-    asio::post(ctx, [this, sid, t = a.task] {
+    asio::post(ctx, [this, sid, a] {
+      mark_plan_verified(a);
       end_session(sid, "approved");
-      succeed(t);
+      succeed(a.task);
     });
     return;
   }
@@ -257,13 +261,17 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (db) // a worker without MCP reports through files in its session directory
     for (const auto& e : store::StateDir(state_dir).ingest_session(*db, sid).errors) emit(RunEventKind::note, task, -1, 0, e);
   pump_messages(); // reports written just before the exit count
+  const bool left_question = withdraw_questions(task);
   if (db) (void)db->set_session_status(sid, x.exit_code == 0 && !x.stopped ? "completed" : "failed", x.exit_code);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
   const worker::AgentRunFacts* facts = s.adapter == worker::AdapterKind::claude  ? &s.claude.facts()
                                        : s.adapter == worker::AdapterKind::codex ? &s.codex.facts()
                                                                                  : nullptr;
-  if (facts) summary.cost_usd += facts->cost_usd;
+  if (facts) {
+    summary.cost_usd += facts->cost_usd;
+    check_cost(); // before this attempt's outcome lets the scheduler start anything new
+  }
   if (x.stopped && x.stop_reason == "shutdown") {
     end_session(sid, "stopped", false);
     return; // the next run resumes it
@@ -284,6 +292,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (x.exit_code != 0) why = x.signal ? fmt::format("killed by signal {}", x.signal) : fmt::format("exited {}", x.exit_code);
   else if (facts) why = worker::agent_failure(*facts).value_or("");
   if (why.empty() && !s.reported_failure.empty()) why = "the worker reported task_failed: " + s.reported_failure;
+  if (why.empty() && left_question) why = "the worker exited while its question was unanswered";
   if (why.empty() && s.adapter != worker::AdapterKind::script && !s.reported_completed)
     why = "the worker exited without reporting task_completed";
   bool deviations = false;
@@ -302,7 +311,6 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (facts) outcome += fmt::format(" ({} turns, ${:.4f})", facts->num_turns, facts->cost_usd); // from the agent's own events
   end_session(sid, outcome);
   succeed(task, sched::Verdict::passed, deviations);
-  check_cost();
 }
 
 /// "Bash (2x), Write": what an agent CLI refused to run, from its result event.
@@ -316,9 +324,9 @@ std::string Orchestrator::Impl::refused_tools(const worker::AgentRunFacts& facts
 
 void Orchestrator::Impl::check_cost() {
   if (opt.max_cost_usd && summary.cost_usd >= *opt.max_cost_usd && !draining) {
-    emit(RunEventKind::note, "", -1, 0, fmt::format("cost ${:.2f} reached --max-cost; no new tasks", summary.cost_usd));
+    emit(RunEventKind::note, "", -1, 0, fmt::format("cost ${:.4f} reached --max-cost; no new tasks", summary.cost_usd));
     summary.outcome = "cost_limit";
-    begin_drain();
+    begin_drain(false); // the caller's event comes first; the loop ends the run once idle
   }
 }
 
@@ -335,10 +343,10 @@ void Orchestrator::Impl::write_progress(bool running) {
   (void)update_roadmap(spec, progress, execute_minutes, running);
 }
 
-void Orchestrator::Impl::begin_drain() {
+void Orchestrator::Impl::begin_drain(bool finish_if_idle) {
   draining = true;
   if (opt.interrupt == InterruptMode::stop_running) host->stop_all("shutdown", opt.stop_grace);
-  maybe_stop_after_drain();
+  if (finish_if_idle) maybe_stop_after_drain();
 }
 
 void Orchestrator::Impl::maybe_stop_after_drain() {
@@ -346,7 +354,7 @@ void Orchestrator::Impl::maybe_stop_after_drain() {
   if (host->running() > 0) return;
   bool verifying = false;
   for (const auto& [id, s] : sessions) verifying |= is_verify(s.action.kind);
-  if (verifying) return;
+  if (verifying && !stop_now) return;
   if (summary.outcome.empty()) summary.outcome = "interrupted";
   summary.exit_code = summary.outcome == "cost_limit" ? 1 : 130;
   finish_run();
@@ -382,7 +390,10 @@ void Orchestrator::Impl::watch_signals() {
     } else {
       emit(RunEventKind::note, "", -1, 0, "second interrupt: stopping every worker");
       host->stop_all("shutdown", std::chrono::seconds(2));
-      summary.outcome = "interrupted";
+      if (summary.outcome.empty()) summary.outcome = "interrupted"; // a cost limit stays the reason
+      draining = true;
+      stop_now = true; // a verification running on the pool is not waited for
+      maybe_stop_after_drain();
     }
     watch_signals();
   });

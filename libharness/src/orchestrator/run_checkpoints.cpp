@@ -29,8 +29,6 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
   }
   if (a.kind == TaskKind::verify_plan) {
     const auto* plan = plan_of(a);
-    if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr)
-      (void)mark_summary_verification(spec.layout.summary_file(*phase, plan->id), "passed");
     // A continuation is the approved checkpoint coming back: it must not ask again.
     if (plan && !a.continuation &&
         std::find(plan->checkpoints.begin(), plan->checkpoints.end(), "verification") != plan->checkpoints.end()) {
@@ -43,6 +41,8 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
       return feed(e);
     }
   }
+  // Marked only now: a plan whose checkpoint a human refuses must not read as verified next run.
+  if (a.kind == TaskKind::verify_plan) mark_plan_verified(a);
   const bool gate = a.kind == TaskKind::verify_phase || a.kind == TaskKind::verify_final;
   if (gate) {
     reload_spec();
@@ -70,8 +70,11 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
     });
     return;
   }
-  PendingCheckpoint cp{fmt::format("cp-{}-{}", std::string(a.task).replace(a.task.find(':'), 1, "-"), run_id), a.task,
-                       a.reason, state_dir / "checkpoints"};
+  // Unique per checkpoint: a task may ask twice in a run, and "final" has no ':' to replace.
+  std::string name = a.task;
+  std::replace(name.begin(), name.end(), ':', '-');
+  PendingCheckpoint cp{fmt::format("cp-{}-{}-{}", name, run_id, ++checkpoints_opened), a.task, a.reason,
+                       state_dir / "checkpoints"};
   cp.file = write_checkpoint(state_dir, cp.id, a.task, a.reason);
   checkpoints[cp.id] = cp;
   if (auto q = worker_question.find(a.task); q != worker_question.end()) {
@@ -103,6 +106,7 @@ void Orchestrator::Impl::poll_checkpoints() {
     std::vector<std::pair<std::string, std::pair<bool, std::string>>> answered;
     for (const auto& [id, cp] : checkpoints)
       if (auto r = read_checkpoint_response(state_dir, id)) answered.push_back({id, *r});
+      else if (auto w = answered_in_store(id)) answered.push_back({id, *w});
     for (const auto& [id, r] : answered) answer_checkpoint(id, r.first, r.second);
     if (!checkpoints.empty()) poll_checkpoints();
   });
@@ -123,6 +127,54 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, bool approved,
   e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
   e.detail = note;
   feed(e);
+}
+
+/// A worker's question answered straight in the store (harness_respond over MCP): the worker's
+/// await returns with it, and the checkpoint the run opened for it closes with the same answer.
+std::optional<std::pair<bool, std::string>> Orchestrator::Impl::answered_in_store(const std::string& checkpoint_id) {
+  auto m = checkpoint_message.find(checkpoint_id);
+  if (m == checkpoint_message.end() || !db) return std::nullopt;
+  auto msg = db->message(m->second);
+  if (!msg || !*msg || !(*msg)->response) return std::nullopt;
+  boost::system::error_code ec;
+  auto v = boost::json::parse(*(*msg)->response, ec);
+  if (ec || !v.is_object()) return std::pair{true, std::string("answered over MCP")};
+  const auto& o = v.as_object();
+  const std::string verdict = field(o, "verdict"), choice = field(o, "choice"), outcome = field(o, "outcome");
+  const bool refused = verdict == "rejected" || verdict == "refused" || choice == "refuse" || outcome == "refused";
+  std::string note = field(o, "feedback");
+  if (note.empty()) note = field(o, "note");
+  if (note.empty()) note = !choice.empty() ? choice : outcome;
+  return std::pair{!refused, "answered over MCP" + (note.empty() ? std::string() : ": " + note)};
+}
+
+/// The worker that asked exited before an answer: its question is withdrawn (nobody is left to
+/// read the answer). True when one was open.
+bool Orchestrator::Impl::withdraw_questions(const std::string& task) {
+  std::vector<std::string> ids;
+  for (const auto& [id, cp] : checkpoints)
+    if (cp.task == task && checkpoint_message.contains(id)) ids.push_back(id);
+  bool withdrawn = false;
+  for (const auto& id : ids) {
+    // Answered over MCP after the last poll: the worker had its answer; close it the normal way.
+    if (auto w = answered_in_store(id)) {
+      answer_checkpoint(id, w->first, w->second);
+      continue;
+    }
+    withdrawn = true;
+    checkpoints.erase(id);
+    checkpoint_message.erase(id);
+    close_checkpoint(state_dir, id);
+    emit(RunEventKind::note, task, -1, 0, "checkpoint " + id + " withdrawn: the worker that asked has exited");
+  }
+  worker_question.erase(task);
+  return withdrawn;
+}
+
+void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
+  const auto* plan = plan_of(a);
+  if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr)
+    (void)mark_summary_verification(spec.layout.summary_file(*phase, plan->id), "passed");
 }
 
 } // namespace harness::orchestrator

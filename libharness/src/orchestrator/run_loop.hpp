@@ -90,6 +90,7 @@ struct Orchestrator::Impl {
   std::map<std::string, std::string> task_session;  ///< task id -> session id
   std::map<int, std::string> slot_task;
   std::map<std::string, PendingCheckpoint> checkpoints; ///< by checkpoint id
+  int checkpoints_opened = 0;                           ///< makes each checkpoint id unique
   std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
   asio::steady_timer checkpoint_poll{ctx};
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
@@ -98,6 +99,7 @@ struct Orchestrator::Impl {
   double execute_minutes = 0;
   int interrupts = 0;
   bool draining = false;
+  bool stop_now = false;    ///< second interrupt: end without waiting for running verifications
   bool done = false;
   std::deque<sched::Event> deferred_events;
   std::optional<store::Store> db;                 ///< <project>/.orchestration/harness.db
@@ -191,6 +193,10 @@ struct Orchestrator::Impl {
   void prompt_on_terminal(const PendingCheckpoint& cp);
   void poll_checkpoints();
   void answer_checkpoint(const std::string& id, bool approved, const std::string& note);
+  std::optional<std::pair<bool, std::string>> answered_in_store(const std::string& checkpoint_id);
+  bool withdraw_questions(const std::string& task);
+  /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.
+  void mark_plan_verified(const sched::Action& a);
 
   // ---- run lifecycle -------------------------------------------------------------------------
 
@@ -200,7 +206,7 @@ struct Orchestrator::Impl {
   /// `only`: just the changes under this path (a phase's plans), not the whole spec directory.
   void commit_writeback(const std::string& what, const fs::path& only = {});
   void write_progress(bool running);
-  void begin_drain();
+  void begin_drain(bool finish_if_idle = true);
   void maybe_stop_after_drain();
   void finish_run();
   void watch_signals();

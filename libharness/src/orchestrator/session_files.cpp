@@ -70,7 +70,9 @@ std::optional<std::pair<bool, std::string>> read_checkpoint_response(const fs::p
 
 void close_checkpoint(const fs::path& state_dir, const std::string& id) {
   std::error_code ec;
-  fs::rename(state_dir / "sessions" / id / "checkpoint.json", state_dir / "sessions" / id / "checkpoint.answered.json", ec);
+  const fs::path dir = state_dir / "sessions" / id;
+  fs::rename(dir / "checkpoint.json", dir / "checkpoint.answered.json", ec);
+  fs::rename(dir / "checkpoint_response.json", dir / "checkpoint_response.answered.json", ec);
 }
 
 std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {

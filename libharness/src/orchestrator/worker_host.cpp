@@ -81,7 +81,16 @@ std::expected<int, std::string> WorkerHost::start(const std::string& session, co
   p->watch->async_wait([this, p](int status) {
     p->exited = true;
     p->status = status;
-    if (p->pipe_done) finish(p, p->status);
+    if (p->pipe_done) return finish(p, p->status);
+    // The worker is gone but something it started in the background still holds its output open
+    // (`server &` in a plan): its group goes now, as finish() would do anyway; a descendant that
+    // left the group cannot hold the slot either: the read is given up after two seconds.
+    ::kill(-p->pid, SIGKILL);
+    p->kill_timer.expires_after(std::chrono::seconds(2));
+    p->kill_timer.async_wait([p](boost::system::error_code e) {
+      boost::system::error_code ignored;
+      if (!e && !p->pipe_done) p->out->read_end.close(ignored);
+    });
   });
   return p->pid;
 }

@@ -233,6 +233,9 @@ std::expected<bool, std::string> Store::has_session_for_task(const std::string& 
     (*s)->bind_all(task_id);
     auto row = (*s)->step("find a session of " + task_id);
     if (!row) return std::unexpected(row.error());
+    // A statement left on its row keeps this connection's read snapshot open: later reads would
+    // not see what other processes (harness-mcp) write.
+    (*s)->reset();
     return *row;
   });
 }

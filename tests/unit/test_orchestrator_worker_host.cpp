@@ -1,0 +1,85 @@
+// WorkerHost with real processes: a worker's end is its exit, even when something it started in
+// the background still holds its output open, and a timeout stops the whole process group.
+#include "harness/orchestrator/worker_host.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <csignal>
+#include <fstream>
+#include <optional>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  boost::asio::io_context ctx;
+  std::vector<std::string> lines;
+  std::optional<orchestrator::WorkerExit> exit;
+  orchestrator::WorkerHost host{ctx, [this](const std::string&, std::string_view l) { lines.emplace_back(l); },
+                                [this](const std::string&, const orchestrator::WorkerExit& x) { exit = x; }};
+
+  /// Runs `script` with sh; returns the seconds until the host reported the exit (guard: 20 s).
+  double run(const std::string& script, std::chrono::seconds timeout, const fs::path& dir) {
+    worker::LaunchSpec spec;
+    spec.argv = {"sh", "-c", script};
+    spec.env = {{"PATH", "/usr/bin:/bin"}};
+    spec.cwd = dir;
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(host.start("s1", spec, dir / "out.log", timeout, std::chrono::seconds(0)).has_value());
+    boost::asio::steady_timer guard(ctx, std::chrono::seconds(20));
+    guard.async_wait([this](boost::system::error_code e) {
+      if (!e) ctx.stop();
+    });
+    while (!exit && !ctx.stopped()) ctx.run_one();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
+/// Running, not a zombie waiting for a reaper (a container's init may never reap it).
+bool alive(int pid) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close == std::string::npos || text.substr(close + 2, 1) != "Z";
+}
+
+int read_pid(const fs::path& f) {
+  int pid = -1;
+  std::ifstream(f) >> pid;
+  return pid;
+}
+
+} // namespace
+
+TEST_CASE("A worker that exits ends its task although its background child holds the output open", "[orchestrator][worker_host]") {
+  test::TempDir dir;
+  Run r;
+  const double seconds = r.run("sleep 60 & echo $! > bg.pid; echo started; exit 0", std::chrono::seconds(120), dir.path);
+  REQUIRE(r.exit.has_value());
+  CHECK(r.exit->exit_code == 0);
+  CHECK_FALSE(r.exit->stopped);
+  CHECK(r.lines == std::vector<std::string>{"started"});
+  CHECK(seconds < 15); // generous guard: without the fix this waited for the 60 s sleep
+  const int bg = read_pid(dir.path / "bg.pid");
+  for (int i = 0; i < 100 && alive(bg); ++i) ::usleep(20'000); // the SIGKILL may still be in flight
+  CHECK_FALSE(alive(bg));
+}
+
+TEST_CASE("A worker past its timeout is stopped with its whole process group", "[orchestrator][worker_host]") {
+  test::TempDir dir;
+  Run r;
+  r.run("sleep 60 & echo $! > bg.pid; sleep 60", std::chrono::seconds(1), dir.path);
+  REQUIRE(r.exit.has_value());
+  CHECK(r.exit->stopped);
+  CHECK(r.exit->stop_reason == "timed out");
+  const int bg = read_pid(dir.path / "bg.pid");
+  for (int i = 0; i < 100 && alive(bg); ++i) ::usleep(20'000);
+  CHECK_FALSE(alive(bg));
+}
