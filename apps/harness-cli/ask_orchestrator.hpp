@@ -5,6 +5,7 @@
 #include "commands.hpp"
 
 #include "harness/store/ask_orchestrator.hpp"
+#include "harness/store/run_lock.hpp"
 
 #include <boost/json.hpp>
 
@@ -20,6 +21,12 @@ namespace harness::cli {
 inline void ask_and_print(const std::filesystem::path& project, const std::string& kind, const std::string& target,
                           const boost::json::object& args, bool json, ExitCode& exit,
                           const std::function<std::string(const boost::json::object&)>& describe) {
+  // Asked before the store is opened: opening it would create .orchestration/ in any directory.
+  if (!store::running_orchestrator(project / ".orchestration")) {
+    std::cerr << "harness-cli: error: " << store::orchestrator_not_running(project / ".orchestration") << "\n";
+    exit.value = 1;
+    return;
+  }
   auto db = store::Store::open_project(project);
   if (!db) {
     std::cerr << "harness-cli: error: " << db.error() << "\n";

@@ -58,8 +58,9 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
   cmd->add_flag("--json", opt->json, "one JSON object per event on stdout");
   cmd->add_flag("--stop-on-interrupt", opt->stop_on_interrupt, "first Ctrl-C stops running workers too");
   cmd->add_option("--max-cost", opt->max_cost, "stop dispatching when workers' summed cost reaches USD")->check(CLI::PositiveNumber);
-  cmd->add_option("--timeout", opt->timeout_min, "minutes before a task is stopped (default 60)");
-  cmd->add_option("--idle-timeout", opt->idle_min, "minutes without output before a worker counts as stalled (default 15)");
+  cmd->add_option("--timeout", opt->timeout_min, "minutes before a task is stopped (default 60)")->check(CLI::Range(1, 10080));
+  cmd->add_option("--idle-timeout", opt->idle_min, "minutes without output before a worker counts as stalled (default 15)")
+      ->check(CLI::Range(1, 10080));
   cmd->callback([opt, cmd, &exit] {
     orchestrator::RunOptions ro;
     ro.spec_dir = opt->spec_dir;
@@ -73,16 +74,13 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     if (given("--slots")) ro.sched.slots = opt->slots;
     if (given("--attempts")) ro.sched.max_attempts = opt->attempts;
     if (given("--lookahead")) {
-      if (opt->lookahead == "unlimited") ro.sched.gate_lookahead = std::nullopt;
-      else {
-        try {
-          ro.sched.gate_lookahead = std::stoi(opt->lookahead);
-        } catch (...) {
-          std::cerr << "harness-cli: error: --lookahead takes a number or 'unlimited'\n";
-          exit.value = 2;
-          return;
-        }
+      auto k = orchestrator::parse_lookahead(opt->lookahead);
+      if (!k) {
+        std::cerr << "harness-cli: error: --lookahead: " << k.error() << "\n";
+        exit.value = 2;
+        return;
       }
+      ro.sched.gate_lookahead = *k;
     }
     if (given("--worker")) {
       ro.adapter = *worker::parse_adapter_kind(opt->worker);

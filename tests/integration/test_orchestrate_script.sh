@@ -68,6 +68,14 @@ set -e
 [[ $rc -eq 2 ]] || fail "a malformed config.yaml should exit 2, got $rc"
 [[ "$err" == *"config.yaml:3:12: error[H202]: \`adapters.default\` must be one of"* ]] || fail "config diagnostic: $err"
 printf 'slots: 1\nadapters:\n  default: script\n' >"$p/.orchestration/config.yaml"
+# Flags out of range are invalid input too, refused before anything runs.
+for bad in "--lookahead 2x" "--lookahead -1" "--lookahead 17" "--timeout 0" "--idle-timeout 0" "--slots 0"; do
+  set +e
+  err=$(cd "$p" && "$cli" orchestrate "$spec" --worker script $bad 2>&1 >/dev/null); rc=$?
+  set -e
+  [[ $rc -eq 2 ]] || fail "orchestrate $bad exited $rc, expected 2: $err"
+done
+[[ ! -e "$p/.orchestration/harness.db" ]] || fail "a refused flag started a run"
 (cd "$p" && "$cli" orchestrate "$spec" --json >"$tmp/respond.jsonl" 2>&1) &
 orch=$!
 for _ in $(seq 1 300); do

@@ -9,10 +9,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -132,6 +134,18 @@ TEST_CASE("a second run after completion starts nothing and a run resumes from t
   REQUIRE(db);
   auto stale = db->add_request("start_session", "01-01");
   REQUIRE(stale);
+  // A session the killed run left "running", whose process is long gone.
+  store::SessionRecord ghost;
+  ghost.id = "execute-01-01-a1-dead";
+  ghost.slot = 1;
+  ghost.working_dir = proj.dir.path.string();
+  ghost.task_id = "execute:01-01";
+  ghost.attempt = 1;
+  ghost.token = "t";
+  ghost.adapter = "script";
+  ghost.pid = 0x3ffffff0; // above pid_max: no such process
+  REQUIRE(db->create_session(ghost));
+  REQUIRE(db->session(ghost.id).value()->status == "running");
   Recorder again;
   FileVerifier v2;
   orchestrator::Orchestrator o2(proj.options(), v2, again);
@@ -146,6 +160,7 @@ TEST_CASE("a second run after completion starts nothing and a run resumes from t
   REQUIRE(answered->has_value());
   CHECK((*answered)->status == "refused");
   CHECK((*answered)->result.value_or("").find("ask again") != std::string::npos);
+  CHECK(db->session(ghost.id).value()->status == "failed");
 }
 
 namespace {
@@ -252,4 +267,31 @@ TEST_CASE("Ctrl-C while a verification runs ends the run once the verification i
   CHECK(rec.sent);
   CHECK(r->outcome == "interrupted");
   CHECK(r->exit_code == 130);
+}
+
+TEST_CASE("agent workers start at least stagger_ms apart; the run still completes") {
+  Project proj;
+  FileVerifier v;
+  Recorder rec;
+  auto opt = proj.options();
+  // A stand-in agent: records when it started, then does the plan with the script worker, which
+  // also leaves the file transport's result.json (its task_completed).
+  opt.adapter = worker::AdapterKind::command;
+  opt.adapter_settings.command_template =
+      "sh -c 'date +%s%N >> .orchestration/starts.txt; exec \"$0\" script-worker' {harness_cli}";
+  opt.stagger = std::chrono::milliseconds(300);
+  orchestrator::Orchestrator o(opt, v, rec);
+  auto r = o.run();
+  REQUIRE(r);
+  CHECK(r->outcome == "complete");
+  std::ifstream in(proj.dir.path / ".orchestration/starts.txt");
+  std::vector<long long> starts;
+  for (long long ns; in >> ns;) starts.push_back(ns);
+  REQUIRE(starts.size() == 12);
+  std::sort(starts.begin(), starts.end());
+  long long closest = std::numeric_limits<long long>::max();
+  for (std::size_t i = 1; i < starts.size(); ++i) closest = std::min(closest, starts[i] - starts[i - 1]);
+  // Spaced by the timer; the shell reads the clock a few ms after its start, so allow for jitter
+  // (without stagger, parallel starts land within milliseconds of each other).
+  CHECK(closest >= 200'000'000);
 }

@@ -87,3 +87,13 @@ TEST_CASE("apply_project_config reads the config of the spec's project and repor
   CHECK(bad.error()[0].line == 2);
   CHECK(bad.error()[0].file.ends_with(".orchestration/config.yaml"));
 }
+
+TEST_CASE("The lookahead is 0..16 or unlimited, nothing else", "[orchestrator][config]") {
+  CHECK(orchestrator::parse_lookahead("0").value() == 0);
+  CHECK(orchestrator::parse_lookahead("16").value() == 16);
+  CHECK_FALSE(orchestrator::parse_lookahead("unlimited").value().has_value());
+  for (const char* bad : {"", "-1", "17", "2x", " 1", "1.5", "999999999999", "Unlimited"}) {
+    INFO(bad);
+    CHECK_FALSE(orchestrator::parse_lookahead(bad).has_value());
+  }
+}

@@ -85,3 +85,19 @@ TEST_CASE("Codex events give tool calls and turn completion") {
   CHECK(bad.facts().rate_limited);
   CHECK(agent_failure(bad.facts()));
 }
+
+TEST_CASE("A 429 the Codex CLI retried past is not a rate limit; only a number 429 counts") {
+  CodexEventReader recovered;
+  recovered.feed_line(R"({"type":"turn.started"})");
+  recovered.feed_line(R"j({"type":"error","message":"Reconnecting... 1/5 (429 Too Many Requests)"})j");
+  recovered.feed_line(R"({"type":"turn.completed","usage":{}})");
+  CHECK_FALSE(recovered.facts().rate_limited);
+  CHECK_FALSE(agent_failure(recovered.facts()));
+
+  CodexEventReader tokens;
+  tokens.feed_line(R"({"type":"turn.failed","error":{"message":"context holds 14290 tokens, limit 8192"}})");
+  CHECK_FALSE(tokens.facts().rate_limited);
+  ClaudeStreamReader limited;
+  limited.feed_line(R"({"type":"result","subtype":"error_during_execution","is_error":true,"result":"HTTP 429 Too Many Requests"})");
+  CHECK(limited.facts().rate_limited);
+}

@@ -71,8 +71,11 @@ void Orchestrator::Impl::apply(const sched::Action& a) {
     break;
   case ActionType::ask_human: ask_human(a); break;
   case ActionType::defer: {
-    emit(RunEventKind::task_failed, a.task, a.slot, a.attempt, "rate-limited; retrying later");
-    auto timer = std::make_shared<asio::steady_timer>(ctx, std::chrono::seconds(30));
+    // Backing off: 30 s, then twice as long each time in a row, at most 10 minutes.
+    const int n = std::clamp(rate_limits[a.task], 1, 6);
+    const auto wait = std::min(std::chrono::seconds(600), std::chrono::seconds(30) * (1 << (n - 1)));
+    emit(RunEventKind::task_failed, a.task, a.slot, a.attempt, fmt::format("rate-limited; retrying in {} s", wait.count()));
+    auto timer = std::make_shared<asio::steady_timer>(ctx, wait);
     timer->async_wait([this, timer, t = a.task](boost::system::error_code e) {
       if (!e) feed(sched::make_event(EventType::retry_due, t));
     });
@@ -135,6 +138,26 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
       succeed(task);
     });
     return;
+  }
+  if (sessions.at(sid).adapter != worker::AdapterKind::script && opt.stagger.count() > 0) {
+    // Agent CLIs started in the same instant contend for their config files and the API's
+    // connection limits: starts are spaced by `stagger`, the rest of the loop runs meanwhile.
+    const auto now = std::chrono::steady_clock::now();
+    const auto at = std::max(now, next_agent_start);
+    next_agent_start = at + opt.stagger;
+    if (at > now) {
+      auto timer = std::make_shared<asio::steady_timer>(ctx, at);
+      timer->async_wait([this, timer, sid](boost::system::error_code e) {
+        auto it = sessions.find(sid);
+        if (e || it == sessions.end()) return;
+        if (draining) {
+          end_session(sid, "not started: the run is stopping", false);
+          return maybe_stop_after_drain();
+        }
+        launch_worker(it->second);
+      });
+      return;
+    }
   }
   launch_worker(sessions.at(sid));
 }
@@ -286,8 +309,14 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   }
   if (facts && facts->rate_limited) {
     end_session(sid, "rate-limited", false);
+    // A rate limit costs no attempt, so an error misread as one (or a limit that never lifts)
+    // would retry forever: after enough in a row it is an ordinary failure.
+    if (++rate_limits[task] > max_rate_limit_retries)
+      return fail(task, sched::FailureClass::crashed,
+                  fmt::format("rate-limited {} times in a row: {}", max_rate_limit_retries + 1, facts->error_message));
     return fail(task, sched::FailureClass::rate_limited, facts->error_message);
   }
+  rate_limits.erase(task);
   std::string why;
   if (x.exit_code != 0) why = x.signal ? fmt::format("killed by signal {}", x.signal) : fmt::format("exited {}", x.exit_code);
   else if (facts) why = worker::agent_failure(*facts).value_or("");
@@ -376,6 +405,10 @@ void Orchestrator::Impl::finish_run() {
   emit(RunEventKind::run_finished, "", -1, 0,
        fmt::format("{} after {:.1f}s, {} attempts", summary.outcome, summary.elapsed_seconds, summary.attempts));
   checkpoint_poll.cancel();
+  if (tty_in) {
+    boost::system::error_code ignored;
+    tty_in->cancel(ignored);
+  }
   pump_timer.cancel();
   signals.cancel();
   ctx.stop();
@@ -423,6 +456,16 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
   db.emplace(std::move(*opened));
+  // Sessions an earlier run left "running" whose process is gone (reaped above, or killed with
+  // that run) become failed attempts, and their unanswered questions expire: status and the MCP
+  // tools must not show them as alive.
+  if (auto rec = store::recover(*db); !rec)
+    observer.on_event({RunEventKind::note, 0, "", -1, 0, "store: " + rec.error()}, {});
+  else if (!rec->failed_sessions.empty())
+    observer.on_event({RunEventKind::note, 0, "", -1, 0,
+                       fmt::format("{} session(s) of an earlier run had no process left: marked failed",
+                                   rec->failed_sessions.size())},
+                      {});
   // Reports workers left in files while no orchestrator was listening are not lost.
   if (auto r = store::StateDir(state_dir).ingest(*db); r)
     for (const auto& e : r->errors) observer.on_event({RunEventKind::note, 0, "", -1, 0, "ingest: " + e}, {});

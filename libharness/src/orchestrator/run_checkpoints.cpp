@@ -88,15 +88,46 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
 }
 
 void Orchestrator::Impl::prompt_on_terminal(const PendingCheckpoint& cp) {
-  // A blocking read would stop the other slots: the terminal is read on its own thread and the
-  // answer is posted back to the loop.
-  std::thread([this, cp] {
-    std::cerr << fmt::format("\n? {} [{}]\n  approve (y) / refuse (n): ", cp.question, cp.task) << std::flush;
-    std::string line;
-    if (!std::getline(std::cin, line)) return;
-    const bool yes = !line.empty() && (line[0] == 'y' || line[0] == 'Y' || line[0] == 'a');
-    asio::post(ctx, [this, cp, yes] { answer_checkpoint(cp.id, yes, "answered on the terminal"); });
-  }).detach();
+  // Read on the loop (a blocking read would stop the other slots), one question at a time: a line
+  // answers the question shown, and a question answered elsewhere meanwhile gives way to the next.
+  tty_queue.push_back(cp.id);
+  if (tty_queue.size() == 1) show_terminal_question();
+  if (!tty_in) {
+    const int fd = ::dup(STDIN_FILENO); // the descriptor closes its own copy, never stdin
+    boost::system::error_code ec;
+    if (fd >= 0) tty_in.emplace(ctx).assign(fd, ec);
+    if (ec || fd < 0) {
+      tty_in.reset();
+      return; // `harness-cli respond` still answers
+    }
+    read_terminal();
+  }
+}
+
+void Orchestrator::Impl::show_terminal_question() {
+  while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
+  if (tty_queue.empty()) return;
+  const auto& cp = checkpoints.at(tty_queue.front());
+  std::cerr << fmt::format("\n? {} [{}]\n  approve (y) / refuse (n): ", cp.question, cp.task) << std::flush;
+}
+
+void Orchestrator::Impl::read_terminal() {
+  tty_in->async_read_some(asio::buffer(tty_chunk), [this](boost::system::error_code e, std::size_t n) {
+    if (e || done) return; // closed terminal or the run is over: `respond` remains
+    tty_line.append(tty_chunk.data(), n);
+    for (auto nl = tty_line.find('\n'); nl != std::string::npos; nl = tty_line.find('\n')) {
+      const std::string line = tty_line.substr(0, nl);
+      tty_line.erase(0, nl + 1);
+      while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
+      if (tty_queue.empty()) continue; // nothing asked: the line is not an answer
+      const std::string id = tty_queue.front();
+      tty_queue.pop_front();
+      const bool yes = !line.empty() && (line[0] == 'y' || line[0] == 'Y' || line[0] == 'a');
+      answer_checkpoint(id, yes, "answered on the terminal");
+      show_terminal_question();
+    }
+    read_terminal();
+  });
 }
 
 void Orchestrator::Impl::poll_checkpoints() {
@@ -118,6 +149,11 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, bool approved,
   const auto task = it->second.task;
   checkpoints.erase(it);
   close_checkpoint(state_dir, id);
+  if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
+    tty_queue.pop_front();
+    std::cerr << "(answered elsewhere)\n";
+    show_terminal_question();
+  }
   if (auto m = checkpoint_message.find(id); m != checkpoint_message.end()) {
     answer_worker(m->second, approved, note);
     checkpoint_message.erase(m);

@@ -3,6 +3,7 @@
 
 #include "harness/spec/layout.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace harness::orchestrator {
@@ -26,12 +27,18 @@ void apply_agent(const store::AgentWorkerConfig& w, std::string& binary, std::op
 
 } // namespace
 
+std::expected<std::optional<int>, std::string> parse_lookahead(std::string_view text) {
+  if (text == "unlimited") return std::optional<int>();
+  const bool digits = !text.empty() && text.size() <= 2 && std::ranges::all_of(text, [](char c) { return c >= '0' && c <= '9'; });
+  const int k = digits ? std::stoi(std::string(text)) : -1;
+  if (k < 0 || k > 16) return std::unexpected(std::string("the lookahead is an integer from 0 to 16 or 'unlimited'"));
+  return std::optional<int>(k);
+}
+
 void apply_config(const store::OrchestrationConfig& c, RunOptions& o) {
   if (c.slots) o.sched.slots = *c.slots;
-  if (c.lookahead) {
-    if (*c.lookahead == "unlimited") o.sched.gate_lookahead = std::nullopt;
-    else o.sched.gate_lookahead = std::stoi(*c.lookahead); // the parser admitted digits only
-  }
+  if (c.lookahead)
+    if (auto k = parse_lookahead(*c.lookahead)) o.sched.gate_lookahead = *k; // the config parser checked it
   if (c.research_depth) o.sched.research_depth = *c.research_depth;
   if (c.max_attempts) o.sched.max_attempts = *c.max_attempts;
   if (c.plan_check_iterations) o.sched.max_revisions = *c.plan_check_iterations;

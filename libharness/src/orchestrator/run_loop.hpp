@@ -13,6 +13,7 @@
 #include "harness/sched/scheduler.hpp"
 #include "harness/sched/spec_workload.hpp"
 #include "harness/spec/document_parsers.hpp"
+#include "harness/store/recovery.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/store/state_dir.hpp"
 #include "harness/store/store.hpp"
@@ -24,6 +25,7 @@
 #include "harness/worker/script_worker.hpp"
 #include "session_files.hpp"
 
+#include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -79,7 +81,7 @@ struct Orchestrator::Impl {
   Verifier& verifier;
   Observer& observer;
   asio::io_context ctx;
-  asio::signal_set signals{ctx, SIGINT, SIGTERM};
+  asio::signal_set signals{ctx, SIGINT, SIGTERM, SIGHUP}; // HUP: the terminal closed; drain like Ctrl-C
   std::unique_ptr<asio::thread_pool> verify_pool;
   std::unique_ptr<WorkerHost> host;
   std::unique_ptr<sched::Scheduler> scheduler;
@@ -91,6 +93,10 @@ struct Orchestrator::Impl {
   std::map<int, std::string> slot_task;
   std::map<std::string, PendingCheckpoint> checkpoints; ///< by checkpoint id
   int checkpoints_opened = 0;                           ///< makes each checkpoint id unique
+  std::optional<asio::posix::stream_descriptor> tty_in; ///< the terminal, read on the loop (--interactive)
+  std::deque<std::string> tty_queue;                    ///< checkpoints asked on the terminal, shown first
+  std::array<char, 256> tty_chunk{};
+  std::string tty_line;
   std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
   asio::steady_timer checkpoint_poll{ctx};
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
@@ -113,6 +119,9 @@ struct Orchestrator::Impl {
   unsigned quiet_pumps = 0;                       ///< pump ticks without a database change
   std::set<std::string> ended_by_request;         ///< sessions stopped by harness_end_session
   std::map<std::string, int> session_id_uses;     ///< session ids handed out in this run
+  std::chrono::steady_clock::time_point next_agent_start; ///< --stagger: no agent starts before this
+  std::map<std::string, int> rate_limits;         ///< task -> rate-limited attempts in a row
+  static constexpr int max_rate_limit_retries = 8; ///< about an hour of backing off
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
@@ -191,6 +200,8 @@ struct Orchestrator::Impl {
 
   void ask_human(const sched::Action& a);
   void prompt_on_terminal(const PendingCheckpoint& cp);
+  void show_terminal_question();
+  void read_terminal();
   void poll_checkpoints();
   void answer_checkpoint(const std::string& id, bool approved, const std::string& note);
   std::optional<std::pair<bool, std::string>> answered_in_store(const std::string& checkpoint_id);

@@ -20,9 +20,21 @@ std::string str(const json::object& o, std::string_view key) {
   return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
 }
 
+/// HTTP 429 as a number of its own ("error 429", "429 Too Many Requests"), not "4290 tokens".
+bool mentions_429(std::string_view text) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  for (auto at = text.find("429"); at != std::string_view::npos; at = text.find("429", at + 1)) {
+    const bool before = at == 0 || !digit(text[at - 1]);
+    const bool after = at + 3 >= text.size() || !digit(text[at + 3]);
+    if (before && after) return true;
+  }
+  return false;
+}
+
 bool looks_rate_limited(std::string_view text) {
-  return text.find("rate limit") != std::string_view::npos || text.find("rate_limit") != std::string_view::npos ||
-         text.find("429") != std::string_view::npos || text.find("overloaded") != std::string_view::npos;
+  for (std::string_view needle : {"rate limit", "rate_limit", "Rate limit", "Too Many Requests", "overloaded"})
+    if (text.find(needle) != std::string_view::npos) return true;
+  return mentions_429(text);
 }
 
 void read_claude_assistant(const json::object& ev, AgentRunFacts& f) {
@@ -100,9 +112,9 @@ void CodexEventReader::feed_line(std::string_view line) {
   } else if (type == "turn.completed") {
     m_facts.saw_result = true;
   } else if (type == "error") {
-    // "Reconnecting... 2/5" and the like: remembered, but only a failed turn ends the run.
+    // "Reconnecting... 2/5" and the like: remembered, but only a failed turn ends the run, and
+    // only a failed turn's error says whether it was a rate limit (a retried 429 is not one).
     m_facts.error_message = str(*ev, "message");
-    m_facts.rate_limited = looks_rate_limited(m_facts.error_message);
   } else if (type == "turn.failed") {
     m_facts.saw_result = true;
     m_facts.is_error = true;

@@ -8,9 +8,16 @@
 #include "harness/store/config.hpp"
 
 #include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::orchestrator {
+
+/// The phase gate's lookahead as written by a user: an integer 0..16, or "unlimited" (nullopt).
+/// The error says what is accepted.
+std::expected<std::optional<int>, std::string> parse_lookahead(std::string_view text);
 
 /// Applies every key `config` sets onto `options`; keys it leaves out keep their value.
 void apply_config(const store::OrchestrationConfig& config, RunOptions& options);

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# orchestrate on a terminal (a real pseudo-terminal, python's pty): a checkpoint is asked inline
+# while the other slots run; "y" on the terminal approves it and the run completes. In a second
+# run the same question is answered from another terminal (`harness-cli respond`) while it is
+# shown: the prompt gives way, and the run completes without anyone typing.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+tmp=$(mktemp -d)
+trap 'pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+spec=docs/specs/SPC-001-task-tracker
+
+for mode in type respond; do
+  p=$tmp/$mode
+  mkdir -p "$p/docs/specs"
+  cp -r "$src/examples/specs/SPC-001-task-tracker" "$p/docs/specs/"
+  (cd "$p" && git init -q && git add -A && git commit -qm init)
+  python3 - "$cli" "$p" "$spec" "$mode" <<'PY' || fail "$mode: see above"
+import os, pty, select, subprocess, sys, time
+cli, project, spec, mode = sys.argv[1:5]
+master, slave = pty.openpty()
+proc = subprocess.Popen([cli, "orchestrate", spec, "--worker", "script"], cwd=project,
+                        stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
+os.close(slave)
+seen, answered, deadline = b"", False, time.time() + 240
+while time.time() < deadline:
+    r, _, _ = select.select([master], [], [], 0.2)
+    if r:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # the child closed the terminal
+            break
+        seen += chunk
+    if not answered and b"approve (y) / refuse (n):" in seen:
+        if mode == "type":
+            os.write(master, b"y\n")
+        else:
+            listed = subprocess.run([cli, "respond", "--list"], cwd=project, capture_output=True, text=True).stdout
+            subprocess.run([cli, "respond", listed.split()[0], "approve"], cwd=project, check=True)
+        answered = True
+    if proc.poll() is not None and not r:
+        break
+rc = proc.wait(timeout=30)
+text = seen.decode(errors="replace")
+if not answered or rc != 0:
+    print(text[-3000:])
+    print(f"{mode}: answered={answered} exit={rc}")
+    sys.exit(1)
+if mode == "respond" and "(answered elsewhere)" not in text:
+    print(text[-2000:])
+    print("the terminal prompt did not give way to the answer from elsewhere")
+    sys.exit(1)
+PY
+  grep -q "status: passed" "$p/$spec/execution/FINAL-VERIFICATION.md" || fail "$mode: no passed final verification"
+  grep -q "verification: passed" "$p/$spec/execution/phases/02-core-commands/02-03-SUMMARY.md" || fail "$mode: 02-03 not verified"
+done
+echo "orchestrate on a terminal: all checks passed"
