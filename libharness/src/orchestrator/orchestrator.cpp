@@ -444,6 +444,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                                     2});
   state_dir = spec.layout.project_root / ".orchestration";
   std::error_code rel_ec;
+  lock_taken_at = protocol::now_iso8601(); // requests older than this were for an earlier run
   auto lock = store::RunLock::acquire(state_dir, {0, fs::relative(spec.layout.spec_dir, spec.layout.project_root, rel_ec).string(), ""});
   if (!lock) return std::unexpected(RunError{lock.error(), 1});
   run_lock.emplace(std::move(*lock));

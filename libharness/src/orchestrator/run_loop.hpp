@@ -116,6 +116,7 @@ struct Orchestrator::Impl {
   std::map<std::string, std::string> worker_question; ///< task id -> message id awaiting an answer
   std::optional<store::RunLock> run_lock;         ///< one orchestrator per project; liveness for harness-mcp
   std::int64_t last_request_seq = 0;              ///< requests table (harness_start/end_session) read so far
+  std::string lock_taken_at;                      ///< ISO time this run took the run lock
   unsigned quiet_pumps = 0;                       ///< pump ticks without a database change
   std::set<std::string> ended_by_request;         ///< sessions stopped by harness_end_session
   std::map<std::string, int> session_id_uses;     ///< session ids handed out in this run

@@ -45,13 +45,15 @@ void Orchestrator::Impl::pump_requests() {
   }
 }
 
-/// Requests written before this run started were meant for an orchestrator that is gone.
+/// Requests written before this run took the lock were meant for an orchestrator that is gone;
+/// one written since (the asker saw this run holding the lock) waits for the loop's pump.
 void Orchestrator::Impl::refuse_stale_requests() {
   if (!db) return;
   auto pending = db->pending_requests(0);
   if (!pending) return;
   const std::string gone = boost::json::serialize(refuse("the orchestrator asked has stopped; ask again").second);
   for (const auto& r : *pending) {
+    if (r.created_at >= lock_taken_at) break; // in arrival order: the rest are newer still
     last_request_seq = r.seq;
     (void)db->finish_request(r.id, "refused", gone);
   }
