@@ -1,6 +1,7 @@
 // What a planning task must leave on disk before the scheduler hears it succeeded, and what a
 // worker is told to produce (planning.hpp). Specs are real directories loaded by the real parser.
 #include "harness/orchestrator/planning.hpp"
+#include "harness/orchestrator/preflight.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -160,4 +161,20 @@ TEST_CASE("A researcher, a checker and a reconciler are told what to read and wr
   CHECK(reconcile.at("plan_file").as_string() == (s.layout.spec_dir / "planning/plans/01-core/01-02-PLAN.md").string());
   REQUIRE(reconcile.at("deviating_summaries").as_array().size() == 1);
   CHECK(std::string(reconcile.at("deviating_summaries").as_array()[0].as_string()).ends_with("01-01-SUMMARY.md"));
+}
+
+TEST_CASE("A user's uncommitted edit in a file a pending plan writes is found; executed plans and the spec are not", "[orchestrator][preflight]") {
+  SpecDir d;
+  d.plan("01-01"); // writes f01-01
+  d.plan("01-02"); // writes f01-02
+  d.dir.write("docs/specs/SPC-001-greet/execution/phases/01-core/01-02-SUMMARY.md",
+              "---\nplan_id: '01-02'\nstatus: complete\n---\n# done\n");
+  const auto s = d.load();
+  CHECK(orchestrator::pending_write_globs(s) == std::vector<std::string>{"f01-01"});
+  std::vector<worker::GitChange> changes{{false, false, "f01-01"}, {false, false, "f01-02"}, {true, false, "notes.txt"},
+                                         {true, false, "docs/specs/SPC-001-greet/STATUS.md"}};
+  const auto dirty = orchestrator::dirty_declared_files(s, changes);
+  REQUIRE(dirty.size() == 1);
+  CHECK(dirty[0].plan_id == "01-01");
+  CHECK(dirty[0].path == "f01-01");
 }

@@ -86,9 +86,15 @@ TEST_CASE("orchestrate runs the example spec to completion with script workers i
   Project proj;
   FileVerifier v;
   Recorder rec;
+  proj.dir.write("app/tasks/model.py", "# an edit of the user's, not committed\n"); // 01-01 writes it
   orchestrator::Orchestrator o(proj.options(), v, rec);
   auto r = o.run();
   REQUIRE(r);
+  bool warned = false;
+  for (const auto& e : rec.events)
+    warned |= e.kind == orchestrator::RunEventKind::note &&
+              e.message.starts_with("app/tasks/model.py has uncommitted changes and plan 01-01 writes it");
+  CHECK(warned);
   INFO([&] { std::string s; for (const auto& e : rec.events) s += orchestrator::format_event_line(e) + "\n"; return s; }());
   CHECK(r->outcome == "complete");
   CHECK(r->exit_code == 0);

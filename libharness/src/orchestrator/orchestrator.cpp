@@ -414,6 +414,21 @@ void Orchestrator::Impl::finish_run() {
   ctx.stop();
 }
 
+/// Uncommitted edits in files a pending plan writes would go into that plan's commit: say so
+/// before any worker runs (the run goes on; the user may stop it and commit or stash first).
+void Orchestrator::Impl::warn_about_dirty_files() {
+  const auto globs = pending_write_globs(spec);
+  if (globs.empty()) return;
+  const auto dirty = dirty_declared_files(spec, worker::changed_paths(spec.layout.project_root, globs));
+  for (std::size_t i = 0; i < dirty.size() && i < 10; ++i)
+    emit(RunEventKind::note, "execute:" + dirty[i].plan_id, -1, 0,
+         fmt::format("{} has uncommitted changes and plan {} writes it: its commit will include them "
+                     "(commit or stash them first to keep them apart)",
+                     dirty[i].path, dirty[i].plan_id));
+  if (dirty.size() > 10)
+    emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more files with uncommitted changes that plans write", dirty.size() - 10));
+}
+
 void Orchestrator::Impl::watch_signals() {
   signals.async_wait([this](boost::system::error_code e, int) {
     if (e) return;
@@ -490,6 +505,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   emit(RunEventKind::run_started, "", -1, 0,
        fmt::format("{}: {} plans, {} slots, {} worker", spec.layout.spec_name, spec.plans.size(), opt.sched.slots,
                    worker::to_string(opt.adapter)));
+  warn_about_dirty_files(); // after run_started: emit needs the scheduler's view
   watch_signals();
   schedule_pump();
   asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });

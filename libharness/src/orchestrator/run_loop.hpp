@@ -8,6 +8,7 @@
 
 #include "harness/graph/plan_graph.hpp"
 #include "harness/orchestrator/planning.hpp"
+#include "harness/orchestrator/preflight.hpp"
 #include "harness/orchestrator/worker_host.hpp"
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/sched/scheduler.hpp"
@@ -222,6 +223,7 @@ struct Orchestrator::Impl {
   void maybe_stop_after_drain();
   void finish_run();
   void watch_signals();
+  void warn_about_dirty_files();
   std::expected<RunSummary, RunError> run();
 };
 
