@@ -73,6 +73,20 @@ plan 01-03 "  - {id: looks, type: visual_quality, description: 'the list looks t
 "
 plan 01-04 "  - {id: slow, type: command_output, command: 'sh -c \"sleep $marker & sleep $marker\"', timeout: 1}
 "
+plan 01-05 "  - id: gone
+    type: api_response
+    start: 'sh -c \"exit 3\"'
+    url: 'http://127.0.0.1:$port'
+    endpoint: 'GET /'
+    timeout: 10
+  - id: wrapped
+    type: api_response
+    start: 'sh -c \"$serve --directory . & exit 0\"'
+    url: 'http://127.0.0.1:$port'
+    endpoint: 'GET /api/tasks.json'
+    expects: {status: 200, body: {count: 1}}
+    timeout: 10
+"
 (cd "$p" && git init -q && git add -A && git commit -qm init)
 for id in 01-01 01-03; do
   (cd "$p" && git commit -q --allow-empty -m "feat($id): task" -m "Plan: $id, Task: 1/1" -m "Spec: SPC-009-verify")
@@ -106,6 +120,18 @@ assert by["missing"]["status"] == "failed" and "#not-there" in by["missing"]["me
 assert by["wrong-page"]["status"] == "failed" and "elsewhere" in by["wrong-page"]["message"], by["wrong-page"]
 assert by["commits"]["status"] == "failed", by["commits"]
 PY
+# A server command that exits before answering is an error of the check, not a crash; one that
+# leaves the server running in the background and exits is waited for, and its server is
+# stopped with it afterwards.
+verify 1 01-05 --json
+python3 - "$out" <<'PY'
+import json, sys
+by = {c["id"]: c for c in json.loads(sys.argv[1])["results"]}
+assert by["gone"]["status"] == "error" and "exited before answering" in by["gone"]["message"], by["gone"]
+assert by["wrapped"]["status"] == "passed", by["wrapped"]
+PY
+sleep 0.3
+if pgrep -f "http.server $port" >/dev/null; then fail "the server a wrapper left in the background survived the check"; fi
 # A human check waits for a person.
 verify 3 01-03
 # A timeout stops the command's whole process group: no `sleep` survives it.

@@ -153,6 +153,8 @@ TEST_CASE("must_pass checks keep their type's fields") {
   CHECK(nav.steps[1].value == "a");
   CHECK(nav.steps[2].action == "click");
   CHECK(nav.steps[2].selector == "#submit");
+  CHECK(nav.steps[3].action == "expect_url");
+  CHECK(nav.steps[3].value == "/home");
   CHECK(is_human(p->must_pass[5].type));
 }
 
@@ -224,4 +226,39 @@ TEST_CASE("a malformed frontmatter reports yaml-cpp's position as file line and 
   CHECK(diags[0].code == "H001");
   CHECK(diags[0].line >= 3);
   CHECK(render(diags[0]).starts_with("x.md:"));
+}
+
+TEST_CASE("one-line ui steps put a URL, a pattern or a text where the driver reads it") {
+  const char* text = R"(---
+plan_id: '01-01'
+depends_on: []
+files_modified: []
+must_pass:
+  - id: nav
+    type: ui_navigation
+    url: http://127.0.0.1:3000
+    steps: ['goto /about', 'fill #email a@b.c', 'click #go', 'expect_text Hello there', 'expect_url /dashboard$']
+  - id: empty
+    type: ui_navigation
+    url: http://127.0.0.1:3000
+    steps: ['expect_url', 'click']
+---
+# 01-01
+)";
+  std::vector<Diagnostic> diags;
+  auto p = parse_plan(text, "p.md", PlanDialect::harness, diags);
+  REQUIRE(p);
+  const auto& s = p->must_pass.at(0).steps;
+  REQUIRE(s.size() == 5);
+  CHECK((s[0].action == "goto" && s[0].value == "/about" && s[0].selector.empty()));
+  CHECK((s[1].selector == "#email" && s[1].value == "a@b.c"));
+  CHECK((s[2].selector == "#go" && s[2].value.empty()));
+  CHECK(s[3].value == "Hello there");
+  CHECK(s[4].value == "/dashboard$");
+  // A step without its argument could never fail: rejected with the line.
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[0].code == "H017");
+  CHECK(diags[0].message == "ui step 'expect_url' needs a URL pattern");
+  CHECK(diags[1].message == "ui step 'click' needs a selector");
+  CHECK(diags[0].line == 13);
 }

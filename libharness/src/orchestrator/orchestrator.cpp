@@ -212,7 +212,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     if (s.action.attempt > 1) trailers->refresh();
     std::vector<std::pair<int, std::string>> committed;
     for (const auto& c : trailers->commits_for(p->id))
-      if (c.task > 0) committed.emplace_back(c.task, c.hash);
+      if (c.task > 0 && c.spec == spec.layout.spec_name) committed.emplace_back(c.task, c.hash); // ids repeat across specs
     req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(committed);
     // No session of this task in any run before: no attempt can have left files behind.
     req.inherited_env.erase("HARNESS_FIRST_ATTEMPT");

@@ -45,7 +45,9 @@ void Orchestrator::Impl::commit_orphan_summaries() {
   for (const auto& change : worker::changed_paths(root, globs)) {
     if (!change.untracked && !change.added) continue; // a committed SUMMARY we marked verified: the docs commit takes it
     auto it = plan_of_summary.find(change.path);
-    if (it == plan_of_summary.end() || trailers->commits_for(it->second).empty()) continue;
+    if (it == plan_of_summary.end()) continue;
+    const auto commits = trailers->commits_for(it->second);
+    if (std::ranges::none_of(commits, [&](const auto& c) { return c.spec == spec.layout.spec_name; })) continue;
     const auto msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", it->second, it->second, spec.layout.spec_name);
     if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); r && !r->empty()) committed = true;
   }

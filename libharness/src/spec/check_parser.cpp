@@ -59,11 +59,20 @@ void parse_steps(const YAML::Node& n, Check& c, YamlReader& r) {
   }
   for (const auto& s : n) {
     UiStep step;
-    if (s.IsScalar()) { // "click #login"
-      std::string text = s.Scalar();
-      auto sp = text.find(' ');
+    if (s.IsScalar()) { // "click #login", "goto /about", "expect_url /done$", "fill #email a@b.c"
+      const std::string text = s.Scalar();
+      const auto sp = text.find(' ');
       step.action = text.substr(0, sp);
-      if (sp != std::string::npos) step.selector = text.substr(sp + 1);
+      const std::string rest = sp == std::string::npos ? std::string() : text.substr(sp + 1);
+      if (step.action == "goto" || step.action == "expect_url" || step.action == "expect_text") {
+        step.value = rest; // what the driver reads for these: a URL, a pattern, a text
+      } else if (step.action == "fill") {
+        const auto sp2 = rest.find(' ');
+        step.selector = rest.substr(0, sp2);
+        if (sp2 != std::string::npos) step.value = rest.substr(sp2 + 1);
+      } else {
+        step.selector = rest;
+      }
     } else if (s.IsMap() && s.size() == 1) { // {click: "#login"} / {goto: "/x"}
       auto kv = *s.begin();
       step.action = kv.first.Scalar();
@@ -87,6 +96,17 @@ void parse_steps(const YAML::Node& n, Check& c, YamlReader& r) {
                                                                "expect_url"};
     if (!actions.contains(step.action)) {
       r.error(s, "H017", fmt::format("unknown ui step '{}' (goto, click, fill, wait_for, expect_text, expect_url)", step.action));
+      continue;
+    }
+    // An empty pattern matches every URL and an empty text every page: a check that cannot fail.
+    const bool needs_value = step.action == "goto" || step.action == "expect_url" || step.action == "expect_text";
+    if (needs_value && step.value.empty()) {
+      r.error(s, "H017", fmt::format("ui step '{}' needs {}", step.action,
+                                     step.action == "goto" ? "a URL" : step.action == "expect_url" ? "a URL pattern" : "a text"));
+      continue;
+    }
+    if ((step.action == "click" || step.action == "wait_for" || step.action == "fill") && step.selector.empty()) {
+      r.error(s, "H017", fmt::format("ui step '{}' needs a selector", step.action));
       continue;
     }
     c.steps.push_back(std::move(step));

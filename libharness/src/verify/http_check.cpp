@@ -8,7 +8,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
-#include <boost/process/v2/process.hpp>
+#include <sys/wait.h>
 
 #include <fmt/format.h>
 
@@ -22,7 +22,6 @@ namespace harness::verify::detail {
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
-namespace bp = boost::process::v2;
 namespace json = boost::json;
 
 namespace {
@@ -105,7 +104,9 @@ bool subset(const json::value& p, const json::value& a) {
 
 } // namespace
 
-/// A server the check starts; its process group is killed when this goes away.
+/// A server the check starts; its process group is killed when this goes away, also when the
+/// command itself already exited (a wrapper that left the server running in the background).
+/// Plain waitpid, not Boost.Process: its running() throws once the child has been reaped.
 class Server {
 public:
   Server(const spec::Command& cmd, const std::filesystem::path& root) {
@@ -122,23 +123,34 @@ public:
       error = pid.error();
       return;
     }
-    m_proc.emplace(m_ctx.get_executor(), *pid);
+    m_pid = *pid;
   }
   ~Server() {
-    if (m_proc && m_proc->running()) {
-      ::kill(-m_proc->id(), SIGTERM);
-      for (int i = 0; i < 50 && m_proc->running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      ::kill(-m_proc->id(), SIGKILL);
-      boost::system::error_code ec;
-      m_proc->wait(ec);
+    if (m_pid <= 0) return;
+    ::kill(-m_pid, SIGTERM);
+    for (int i = 0; i < 50 && (reap(), ::kill(-m_pid, 0) == 0); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ::kill(-m_pid, SIGKILL);
+    if (!m_reaped) {
+      int status = 0;
+      ::waitpid(m_pid, &status, 0);
     }
   }
-  bool running() { return m_proc && m_proc->running(); }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+  /// Something of its group still runs (the command itself or what it left in the background).
+  bool running() {
+    reap();
+    return m_pid > 0 && ::kill(-m_pid, 0) == 0;
+  }
   std::string error;
 
 private:
-  asio::io_context m_ctx;
-  std::optional<bp::process> m_proc;
+  void reap() {
+    int status = 0;
+    if (!m_reaped && m_pid > 0 && ::waitpid(m_pid, &status, WNOHANG) == m_pid) m_reaped = true;
+  }
+  int m_pid = -1;
+  bool m_reaped = false;
 };
 
 bool json_subset(std::string_view pattern, std::string_view actual) {

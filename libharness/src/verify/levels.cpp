@@ -70,18 +70,18 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
     for (auto& c : worker::parse_trailer_log(log.out))
       if (c.plan == plan.id) found.push_back(std::move(c));
   }
+  // Plan ids repeat across specs: only commits with this spec's trailer count.
+  const bool any_plan_commit = !found.empty();
+  std::erase_if(found, [&](const worker::TrailerCommit& c) { return c.spec != spec.layout.spec_name; });
   std::set<int> tasks;
-  bool spec_trailer = false;
-  for (const auto& c : found) {
-    spec_trailer |= c.spec == spec.layout.spec_name;
+  for (const auto& c : found)
     if (c.task > 0) tasks.insert(c.task);
-  }
-  const int count = static_cast<int>(found.size());
   const int total = static_cast<int>(plan.tasks.size());
-  CheckStatus st = count > 0 && spec_trailer ? CheckStatus::passed : CheckStatus::failed;
-  std::string msg = count == 0 ? fmt::format("no commit carries 'Plan: {}'", plan.id)
-                    : !spec_trailer ? fmt::format("commits for {} lack 'Spec: {}'", plan.id, spec.layout.spec_name)
-                                    : fmt::format("{} commits, {} of {} tasks covered", count, tasks.size(), total);
+  const CheckStatus st = found.empty() ? CheckStatus::failed : CheckStatus::passed;
+  const std::string msg =
+      !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
+      : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}' (they are another spec's)", plan.id, spec.layout.spec_name)
+                       : fmt::format("{} commits, {} of {} tasks covered", found.size(), tasks.size(), total);
   out.push_back(item(plan, "commits", "commits", st, msg, 0));
 }
 

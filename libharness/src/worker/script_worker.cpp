@@ -123,11 +123,12 @@ std::expected<spec::Plan, std::string> load_one_plan(const spec::Layout& layout,
 
 } // namespace
 
-std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project_root, const std::string& plan_id) {
+std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project_root, const std::string& plan_id,
+                                                         const std::string& spec_name) {
   auto log = run_git(project_root, {"log", "--format=%H%x1f%B%x1e", "--grep", fmt::format("Plan: {},", plan_id), "--fixed-strings"});
   std::vector<std::pair<int, std::string>> out;
   for (auto& c : parse_trailer_log(log.out))
-    if (c.plan == plan_id && c.task > 0) out.emplace_back(c.task, std::move(c.hash));
+    if (c.plan == plan_id && c.task > 0 && c.spec == spec_name) out.emplace_back(c.task, std::move(c.hash));
   std::reverse(out.begin(), out.end()); // git log is newest first
   return out;
 }
@@ -190,7 +191,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   const bool leftovers_possible = !(req.first_attempt && !plan_lock.waited());
   std::set<int> done;
   std::set<std::string> touched;
-  for (const auto& [index, hash] : trust_caller ? *req.done_tasks : committed_tasks(root, plan->id)) {
+  for (const auto& [index, hash] : trust_caller ? *req.done_tasks : committed_tasks(root, plan->id, layout->spec_name)) {
     done.insert(index);
     result.commits.push_back(hash);
   }

@@ -44,10 +44,10 @@ struct ScriptWorkerResult {
 /// Runs the plan. Output of the blocks goes to this process's stdout/stderr (the session log).
 ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req);
 
-/// Hashes of commits in HEAD's history whose message carries `Plan: <plan_id>, Task: i/n`,
-/// oldest first. Used to skip finished tasks and by tests.
+/// Hashes of commits in HEAD's history whose message carries `Plan: <plan_id>, Task: i/n` and
+/// `Spec: <spec_name>` (plan ids repeat across specs), oldest first. Used to skip finished tasks.
 std::vector<std::pair<int, std::string>> committed_tasks(const std::filesystem::path& project_root,
-                                                         const std::string& plan_id);
+                                                         const std::string& plan_id, const std::string& spec_name);
 
 /// The HARNESS_DONE_TASKS value the orchestrator passes: "1=<hash>,2=<hash>" (empty: none).
 std::string format_done_tasks(const std::vector<std::pair<int, std::string>>& done);
