@@ -20,6 +20,18 @@ TEST_CASE("glob_match handles stars within a segment and double stars across seg
   CHECK(glob_match("a//b", "a/b"));
 }
 
+TEST_CASE("a pattern covers what lies below the directory it names, as a git pathspec does") {
+  CHECK(glob_match("app/tasks", "app/tasks/model.py"));
+  CHECK(glob_match("app/tasks", "app/tasks"));
+  CHECK(glob_match("app/*", "app/tasks/model.py"));
+  CHECK_FALSE(glob_match("app/tasks", "app/tasks2/model.py"));
+  CHECK_FALSE(glob_match("app/tasks/model.py", "app/tasks/other.py"));
+  CHECK(globs_overlap("app/tasks", "app/tasks/model.py"));
+  CHECK(globs_overlap("app/tasks/model.py", "app/tasks"));
+  CHECK_FALSE(globs_overlap("app/tasks", "app/tasks2"));
+  CHECK_FALSE(globs_overlap("src/a.ts", "src/b.ts"));
+}
+
 TEST_CASE("globs_overlap is exact for literals and the common wildcard shapes") {
   CHECK(globs_overlap("src/auth/**", "src/auth/login.ts"));
   CHECK(globs_overlap("src/auth/login.ts", "src/auth/**"));

@@ -168,3 +168,17 @@ TEST_CASE("another spec's plan with the same id does not count as this plan's do
   CHECK(r.tasks_run == 2);
   CHECK(read(repo.dir.path / "out/a.txt") == "one\n");
 }
+
+TEST_CASE("a directory in files_modified covers the files written below it") {
+  Repo repo;
+  std::string plan = k_plan;
+  plan.replace(plan.find("['out/**']"), 10, "['out']");
+  repo.dir.write("docs/specs/SPC-007-demo/planning/plans/01-core/01-01-PLAN.md", plan);
+  sh(repo.dir.path, "git commit -qam 'declare a directory'");
+  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(r.commits.size() == 3); // both tasks committed their file, then the SUMMARY
+  CHECK(sh(repo.dir.path, "git show --name-only --format= HEAD~2") == "out/a.txt\n");
+  CHECK(sh(repo.dir.path, "git status --porcelain out").empty());
+}

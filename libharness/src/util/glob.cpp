@@ -114,12 +114,20 @@ bool overlap_from(const std::vector<std::string_view>& a, size_t i, const std::v
 
 bool is_literal_glob(std::string_view pattern) { return pattern.find_first_of("*?[") == std::string_view::npos; }
 
+/// A pattern also names everything below what it matches (as a git pathspec does): `app/tasks`
+/// declares `app/tasks/model.py`. Matching `pattern/**` says exactly that.
+static std::vector<std::string_view> with_descendants(std::string_view pattern) {
+  auto segs = split_segments(pattern);
+  if (segs.empty() || segs.back() != "**") segs.emplace_back("**");
+  return segs;
+}
+
 bool glob_match(std::string_view pattern, std::string_view path) {
-  return match_segments(split_segments(pattern), 0, split_segments(path), 0);
+  return match_segments(with_descendants(pattern), 0, split_segments(path), 0);
 }
 
 bool globs_overlap(std::string_view a, std::string_view b) {
-  return overlap_from(split_segments(a), 0, split_segments(b), 0);
+  return overlap_from(with_descendants(a), 0, with_descendants(b), 0);
 }
 
 std::optional<std::string> glob_error(std::string_view pattern) {

@@ -8,7 +8,8 @@
 
 namespace harness::util {
 
-/// True when `path` (relative, '/'-separated) matches `pattern`.
+/// True when `path` (relative, '/'-separated) matches `pattern` or lies below a directory that
+/// matches it (like a git pathspec: `app/tasks` covers `app/tasks/model.py`).
 bool glob_match(std::string_view pattern, std::string_view path);
 
 /// True when some path could match both patterns. Exact for literal paths and for the common
