@@ -107,6 +107,24 @@ TEST_CASE("a timeout kills the whole process group, grandchildren included") {
   CHECK(gone); // no orphan left behind
 }
 
+TEST_CASE("a command is done when it exits, although a child that left its group holds the output") {
+  test::TempDir dir;
+  worker::CommandRequest req;
+  const fs::path pidfile = dir.path / "escaped.pid";
+  // setsid: the child leaves the command's process group, so killing the group does not reach it.
+  req.argv = {"sh", "-c", "setsid sleep 60 & echo $! > '" + pidfile.string() + "'; echo ran"};
+  req.cwd = dir.path;
+  req.timeout = std::chrono::seconds(30);
+  auto r = worker::run_command(req);
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.starts_with("ran"));
+  CHECK(r.seconds < 15); // guard: it used to wait for the escaped child's 60 s
+  int escaped = 0;
+  std::ifstream(pidfile) >> escaped;
+  if (escaped > 0) ::kill(escaped, SIGKILL);
+}
+
 TEST_CASE("command output is capped, keeping its head and its tail") {
   worker::CommandRequest req;
   req.argv = {"sh", "-c", "echo FIRST; yes filler | head -c 200000; echo; echo LAST"};

@@ -98,7 +98,13 @@ CommandResult run_command(const CommandRequest& req) {
     ::kill(-pgid, SIGKILL);
     deadline.cancel();
     kill_timer.cancel();
-    if (pipe_done) ctx.stop();
+    if (pipe_done) return ctx.stop();
+    // One that left the group (setsid, a detached child) may still hold it: its output stops
+    // mattering two seconds after the command ended.
+    kill_timer.expires_after(std::chrono::seconds(2));
+    kill_timer.async_wait([&](boost::system::error_code e) {
+      if (!e && !pipe_done) ctx.stop();
+    });
   });
   ctx.run();
   if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
