@@ -42,6 +42,8 @@ TEST_CASE("Every earlier schema version migrates forward keeping its rows", "[st
              "VALUES ('m2', 's1', 'decision_needed', '{\"question\":\"q\",\"options\":[\"a\"]}', 't1');"
              "INSERT INTO worker_messages (id, session_id, message_type, payload, status, created_at, response) "
              "VALUES ('m1', 's1', 'abort_task', '{\"reason\":\"r\"}', 'responded', 't2', '{}');"
+             "INSERT INTO worker_messages (id, session_id, message_type, payload, created_at) "
+             "VALUES ('m3', 's1', 'progress_update', '{\"message\":\"p\"}', 't3');"
              "INSERT INTO execution_state (project_path, highest_executed_phase, highest_verified_phase) "
              "VALUES ('/p', 3, 2);");
     if (from >= 2) exec(db, "UPDATE sessions SET token='tok', task_id='01-01'; INSERT INTO events (created_at, kind, body) VALUES ('t','k','{}');");
@@ -50,9 +52,10 @@ TEST_CASE("Every earlier schema version migrates forward keeping its rows", "[st
     CHECK(s->user_version() == schema_version);
     CHECK(s->integrity_check() == "ok");
     auto all = s->messages_after(0);
-    REQUIRE(all->size() == 2);
+    REQUIRE(all->size() == 3);
     CHECK((*all)[0].id == "m2");  // original insertion order kept
     CHECK((*all)[1].status == "responded");
+    CHECK((*all)[2].status == "received"); // v5: a report that needs no answer was never pending
     auto pending = s->pending_messages("s1");
     REQUIRE(pending->size() == 1);
     CHECK(pending->front().status == "pending");

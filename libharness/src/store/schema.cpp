@@ -145,7 +145,14 @@ CREATE INDEX requests_pending ON requests (status, seq);
 CREATE INDEX sessions_task ON sessions (task_id);
 )sql";
 
-constexpr const char* steps[] = {v1, v2, v3, v4};
+// v4 -> v5: reports that need no answer (progress_update, task_started, ...) were stored as
+// 'pending' and listed by harness_get_pending; they are 'received' now, only questions wait.
+constexpr const char* v5 = R"sql(
+UPDATE worker_messages SET status='received'
+ WHERE status='pending' AND message_type NOT IN ('verification_needed','decision_needed','action_needed');
+)sql";
+
+constexpr const char* steps[] = {v1, v2, v3, v4, v5};
 static_assert(std::size(steps) == schema_version);
 
 }  // namespace

@@ -82,7 +82,11 @@ constexpr const char* sql_insert_message =
 Result<InsertOutcome> insert_one(Store::Impl& impl, const MessageRecord& m) {
   auto s = impl.stmt(sql_insert_message);
   if (!s) return std::unexpected(s.error());
-  (*s)->bind_all(m.id, m.session_id, m.type, m.payload, m.status, m.created_at);
+  // Only a question waits for an answer: anything else is pending for nobody.
+  const auto type = protocol::parse_message_type(m.type);
+  const bool question = !type || protocol::expects_response(*type);
+  const std::string status = m.status == message_pending && !question ? message_received : m.status;
+  (*s)->bind_all(m.id, m.session_id, m.type, m.payload, status, m.created_at);
   if (auto r = (*s)->run("insert message " + m.id); !r) return std::unexpected(r.error());
   return sqlite3_changes(impl.db.get()) > 0 ? InsertOutcome::inserted : InsertOutcome::duplicate;
 }

@@ -18,7 +18,7 @@
 namespace harness::store {
 
 /// Newest schema version (`PRAGMA user_version`) this build writes.
-inline constexpr int schema_version = 4;
+inline constexpr int schema_version = 5;
 
 /// SQLite `synchronous` setting: NORMAL survives process crashes, FULL also power loss.
 enum class Synchronous { normal, full };
@@ -58,6 +58,8 @@ struct SessionRecord {
 inline constexpr const char* message_pending = "pending";
 inline constexpr const char* message_responded = "responded";
 inline constexpr const char* message_expired = "expired";
+/// A report that needs no answer (progress, task_started, ...): never pending.
+inline constexpr const char* message_received = "received";
 
 /// A stored worker message (seed 000 worker_messages row plus its arrival order `seq`).
 struct MessageRecord {
