@@ -210,7 +210,15 @@ json::object project_state(ToolStore& store, const fs::path& project, std::strin
 
 void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) {
   add_tool(s, "harness_get_project_state", "Project overview: specs, sessions, pending messages, verified phases.",
-           object_schema({}), object_schema({{"project", typed("string")}, {"sessions", typed("object")}}, {"project"}),
+           object_schema({}),
+           // Every key the result carries: clients (the official SDKs) check the result against it.
+           object_schema({{"project", typed("string")},
+                          {"specs", typed("array")},
+                          {"sessions", typed("object")},
+                          {"pending_messages", typed("integer")},
+                          {"verified_phases", typed("array")},
+                          {"state", typed("object")}},
+                         {"project"}),
            [store, project](const json::object&, CallContext&) {
              std::string error;
              json::object out = project_state(*store, project, error);

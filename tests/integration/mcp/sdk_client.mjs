@@ -31,6 +31,17 @@ let r = await orch.callTool({ name: 'harness_set_state', arguments: { key: 'phas
 assert.deepEqual(r.structuredContent, { key: 'phase' });
 r = await orch.callTool({ name: 'harness_get_state', arguments: {} });
 assert.deepEqual(r.structuredContent.state.phase, { n: 2 });
+// Every tool that can run without a live orchestrator, once: the SDK checks each result against
+// the tool's declared outputSchema and throws on a mismatch.
+r = await orch.callTool({ name: 'harness_get_project_state', arguments: {} });
+assert.equal(r.isError, undefined, text(r));
+assert.equal(typeof r.structuredContent.pending_messages, 'number');
+r = await orch.callTool({ name: 'harness_sync_state', arguments: {} });
+assert.match(r.structuredContent.path, /state\.json$/);
+r = await orch.callTool({ name: 'harness_mark_phase_verified', arguments: { phase: '01', note: 'ok' } });
+assert.equal(r.structuredContent.verified, true);
+r = await orch.callTool({ name: 'harness_list_sessions', arguments: {} });
+assert.ok(Array.isArray(r.structuredContent.sessions));
 r = await orch.callTool({ name: 'harness_start_session', arguments: { plan_id: '01-01' } });
 assert.equal(r.isError, true);
 assert.match(text(r), /orchestrator not running/);
@@ -53,6 +64,9 @@ r = await worker.callTool({ name: 'harness_worker_report',
   arguments: { type: 'decision_needed', payload: { question: 'A or B?', options: ['A', 'B'] } } });
 const messageId = r.structuredContent.message_id;
 assert.equal(typeof messageId, 'string');
+// A report that needs no answer is not pending for anyone.
+r = await worker.callTool({ name: 'harness_worker_report', arguments: { type: 'progress_update', payload: { message: 'half way' } } });
+assert.equal(typeof r.structuredContent.message_id, 'string');
 r = await worker.callTool({ name: 'harness_worker_report', arguments: { type: 'decision_needed', payload: {} } });
 assert.equal(r.isError, true, 'a payload the protocol rejects is a tool error');
 
@@ -68,8 +82,14 @@ const progress = [];
 const awaited = worker.callTool({ name: 'harness_worker_await', arguments: { timeout_seconds: 30 } },
   undefined, { onprogress: (p) => progress.push(p), timeout: 60000 });
 r = await orch.callTool({ name: 'harness_get_pending', arguments: {} });
-assert.equal(r.structuredContent.messages.length, 1);
+assert.equal(r.structuredContent.messages.length, 1, 'only the question is pending');
 assert.equal(r.structuredContent.messages[0].payload.question, 'A or B?');
+r = await orch.callTool({ name: 'harness_list_sessions', arguments: {} });
+assert.equal(r.structuredContent.sessions.find((s) => s.session_id === 's1').pending, 1);
+r = await orch.callTool({ name: 'harness_wait_for_state', arguments: { session_id: 's1', timeout_seconds: 0.2 } });
+assert.equal(r.isError, undefined, text(r));
+r = await orch.callTool({ name: 'harness_get_output', arguments: { session_id: 's1' } });
+assert.equal(r.structuredContent?.session_id ?? 's1', 's1');
 await new Promise((resolve) => setTimeout(resolve, 1300));  // let one progress notification through
 r = await orch.callTool({ name: 'harness_respond',
   arguments: { message_id: messageId, response: { type: 'decision_made', choice: 'B' } } });
