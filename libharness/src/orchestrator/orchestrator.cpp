@@ -285,6 +285,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     for (const auto& e : store::StateDir(state_dir).ingest_session(*db, sid).errors) emit(RunEventKind::note, task, -1, 0, e);
   pump_messages(); // reports written just before the exit count
   const bool left_question = withdraw_questions(task);
+  if (db) (void)db->expire_pending(sid); // a question its asker can no longer read is nobody's to answer
   if (db) (void)db->set_session_status(sid, x.exit_code == 0 && !x.stopped ? "completed" : "failed", x.exit_code);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
@@ -472,6 +473,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
   db.emplace(std::move(*opened));
+  // Reports workers left in files while no orchestrator was listening are not lost.
+  if (auto r = store::StateDir(state_dir).ingest(*db); r)
+    for (const auto& e : r->errors) observer.on_event({RunEventKind::note, 0, "", -1, 0, "ingest: " + e}, {});
   // Sessions an earlier run left "running" whose process is gone (reaped above, or killed with
   // that run) become failed attempts, and their unanswered questions expire: status and the MCP
   // tools must not show them as alive.
@@ -482,9 +486,6 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                        fmt::format("{} session(s) of an earlier run had no process left: marked failed",
                                    rec->failed_sessions.size())},
                       {});
-  // Reports workers left in files while no orchestrator was listening are not lost.
-  if (auto r = store::StateDir(state_dir).ingest(*db); r)
-    for (const auto& e : r->errors) observer.on_event({RunEventKind::note, 0, "", -1, 0, "ingest: " + e}, {});
   if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
   refuse_stale_requests();
   if (auto old = db->messages_after(0, 1'000'000); old && !old->empty()) last_seq = old->back().seq;

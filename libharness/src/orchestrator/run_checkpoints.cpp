@@ -2,6 +2,8 @@
 // terminal, answered by `harness-cli respond`, by harness_respond, or by --yes.
 #include "run_loop.hpp"
 
+#include "harness/protocol/answer.hpp"
+
 namespace harness::orchestrator {
 
 void Orchestrator::Impl::run_verification(Session& s) {
@@ -172,16 +174,10 @@ std::optional<std::pair<bool, std::string>> Orchestrator::Impl::answered_in_stor
   if (m == checkpoint_message.end() || !db) return std::nullopt;
   auto msg = db->message(m->second);
   if (!msg || !*msg || !(*msg)->response) return std::nullopt;
-  boost::system::error_code ec;
-  auto v = boost::json::parse(*(*msg)->response, ec);
-  if (ec || !v.is_object()) return std::pair{true, std::string("answered over MCP")};
-  const auto& o = v.as_object();
-  const std::string verdict = field(o, "verdict"), choice = field(o, "choice"), outcome = field(o, "outcome");
-  const bool refused = verdict == "rejected" || verdict == "refused" || choice == "refuse" || outcome == "refused";
-  std::string note = field(o, "feedback");
-  if (note.empty()) note = field(o, "note");
-  if (note.empty()) note = !choice.empty() ? choice : outcome;
-  return std::pair{!refused, "answered over MCP" + (note.empty() ? std::string() : ": " + note)};
+  const auto type = protocol::parse_message_type((*msg)->type);
+  if (!type) return std::nullopt;
+  const auto answer = protocol::read_answer(*type, *(*msg)->response);
+  return std::pair{answer.approved, "answered over MCP" + (answer.note.empty() ? std::string() : ": " + answer.note)};
 }
 
 /// The worker that asked exited before an answer: its question is withdrawn (nobody is left to
