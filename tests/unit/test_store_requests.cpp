@@ -160,4 +160,56 @@ TEST_CASE("ask_orchestrator gets the running orchestrator's answer, or says why 
   auto late = ask_orchestrator(db, state, "end_session", "s3", "{}", std::chrono::seconds(0), no_wait);
   REQUIRE(!late);
   CHECK(late.error().find("did not answer within 0 s") != std::string::npos);
+  // Neither is left for the orchestrator to act on after its caller was told it failed.
+  CHECK(db.pending_requests()->empty());
+}
+
+TEST_CASE("A request the asker withdrew is not acted on; one the orchestrator took cannot be withdrawn",
+          "[store][requests]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  auto a = s.add_request("start_session", "01-01");
+  auto b = s.add_request("start_session", "01-02");
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(s.withdraw_request(a->id, R"({"error":"withdrawn"})") == true);
+  CHECK(s.claim_request(a->id) == false); // the orchestrator skips it
+  CHECK((*s.request(a->id))->status == "refused");
+  CHECK(s.claim_request(b->id) == true);
+  CHECK(s.claim_request(b->id) == false); // taken once
+  CHECK(s.pending_requests()->empty());
+  CHECK(s.withdraw_request(b->id, "{}") == false); // being answered: too late to withdraw
+  CHECK(s.finish_request(b->id, "done", R"({"status":"queued"})") == true);
+  CHECK((*s.request(b->id))->status == "done");
+}
+
+TEST_CASE("ask_orchestrator that gives up while the orchestrator handles the request returns its answer",
+          "[store][requests]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  auto db = store_test::open_store(dir.path);
+  auto lock = RunLock::acquire(state, {0, "spec", ""});
+  REQUIRE(lock);
+  auto loop_db = store_test::open_store(dir.path);
+  std::thread loop([&] { // takes the request, then answers only after the asker's deadline
+    for (;;) {
+      const auto pending = loop_db.pending_requests();
+      if (pending && !pending->empty()) {
+        (void)loop_db.claim_request(pending->front().id);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        (void)loop_db.finish_request(pending->front().id, "done", R"({"status":"started"})");
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  auto sleep = [](std::chrono::milliseconds step) {
+    std::this_thread::sleep_for(step);
+    return false;
+  };
+  auto r = ask_orchestrator(db, state, "start_session", "01-01", "{}", std::chrono::seconds(1), sleep);
+  loop.join();
+  REQUIRE(r);
+  CHECK(r->done);
+  CHECK(r->result_json == R"({"status":"started"})");
 }

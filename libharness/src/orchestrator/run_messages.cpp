@@ -36,6 +36,8 @@ void Orchestrator::Impl::pump_requests() {
   if (!pending) return;
   for (const auto& r : *pending) {
     last_request_seq = r.seq;
+    // Taken before acting: an asker that gave up meanwhile has withdrawn it, and it is not done.
+    if (auto taken = db->claim_request(r.id); !taken || !*taken) continue;
     auto [status, result] = r.kind == "start_session" ? start_requested(r.target)
                             : r.kind == "end_session" ? end_requested(r.target, r.body)
                                                       : refuse("unknown request " + r.kind);

@@ -2,7 +2,10 @@
 
 #include "harness/store/run_lock.hpp"
 
+#include <boost/json.hpp>
 #include <fmt/format.h>
+
+#include <thread>
 
 namespace harness::store {
 using namespace std::chrono_literals;
@@ -21,15 +24,37 @@ std::expected<RequestAnswer, std::string> ask_orchestrator(Store& db, const std:
   auto request = db.add_request(kind, target, body_json);
   if (!request) return std::unexpected(request.error());
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  for (;;) {
+  auto answered = [&]() -> std::expected<std::optional<RequestAnswer>, std::string> {
     auto row = db.request(request->id);
     if (!row) return std::unexpected(row.error());
-    if (*row && (*row)->status != "pending") return RequestAnswer{(*row)->status == "done", (*row)->result.value_or("{}")};
+    if (!*row || (*row)->status == "pending" || (*row)->status == "handling") return std::nullopt;
+    return RequestAnswer{(*row)->status == "done", (*row)->result.value_or("{}")};
+  };
+  // Giving up withdraws the request, so the orchestrator never acts on a call that already
+  // failed for its caller; one the orchestrator took meanwhile is waited for (it is being answered).
+  auto give_up = [&](std::string why) -> std::expected<RequestAnswer, std::string> {
+    const boost::json::object note{{"error", "withdrawn by the asker: " + why}};
+    auto withdrawn = db.withdraw_request(request->id, boost::json::serialize(note));
+    if (!withdrawn) return std::unexpected(withdrawn.error());
+    if (*withdrawn) return std::unexpected(std::move(why));
+    for (int i = 0; i < 250 && running_orchestrator(state_dir); ++i) {
+      auto a = answered();
+      if (!a) return std::unexpected(a.error());
+      if (*a) return **a;
+      std::this_thread::sleep_for(20ms); // not wait(): a cancelled caller's wait returns at once
+    }
+    if (auto a = answered(); a && *a) return **a;
+    return std::unexpected(std::move(why));
+  };
+  for (;;) {
+    auto a = answered();
+    if (!a) return std::unexpected(a.error());
+    if (*a) return **a;
     // Checked after the answer: an orchestrator that answered and then exited still answered.
-    if (!running_orchestrator(state_dir)) return std::unexpected("the orchestrator stopped before answering");
+    if (!running_orchestrator(state_dir)) return give_up("the orchestrator stopped before answering");
     if (std::chrono::steady_clock::now() >= deadline)
-      return std::unexpected(fmt::format("the orchestrator did not answer within {} s", timeout.count()));
-    if (wait(20ms)) return std::unexpected("cancelled");
+      return give_up(fmt::format("the orchestrator did not answer within {} s", timeout.count()));
+    if (wait(20ms)) return give_up("cancelled");
   }
 }
 

@@ -228,15 +228,40 @@ std::expected<std::vector<RequestRecord>, std::string> Store::pending_requests(s
   });
 }
 
-std::expected<bool, std::string> Store::finish_request(const std::string& id, const std::string& status,
-                                                       const std::string& result_json) {
-  return m_impl->transact(Mode::write, [&]() -> Result<bool> {
-    auto s = m_impl->stmt("UPDATE requests SET status=?2, result=?3, handled_at=?4 WHERE id=?1 AND status='pending'");
+namespace {
+// One UPDATE of a request's status, guarded by the statuses it may leave; true when a row changed.
+std::expected<bool, std::string> move_request(Store::Impl& impl, const char* sql, const std::string& id,
+                                              const std::string& status, const std::string& result_json) {
+  return impl.transact(Mode::write, [&]() -> Result<bool> {
+    auto s = impl.stmt(sql);
     if (!s) return std::unexpected(s.error());
     (*s)->bind_all(id, status, result_json, protocol::now_iso8601());
-    if (auto r = (*s)->run("finish request " + id); !r) return std::unexpected(r.error());
+    if (auto r = (*s)->run("update request " + id); !r) return std::unexpected(r.error());
+    return sqlite3_changes(impl.db.get()) > 0;
+  });
+}
+} // namespace
+
+std::expected<bool, std::string> Store::claim_request(const std::string& id) {
+  return m_impl->transact(Mode::write, [&]() -> Result<bool> {
+    auto s = m_impl->stmt("UPDATE requests SET status='handling' WHERE id=? AND status='pending'");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(id);
+    if (auto r = (*s)->run("claim request " + id); !r) return std::unexpected(r.error());
     return sqlite3_changes(m_impl->db.get()) > 0;
   });
+}
+
+std::expected<bool, std::string> Store::finish_request(const std::string& id, const std::string& status,
+                                                       const std::string& result_json) {
+  return move_request(*m_impl,
+                      "UPDATE requests SET status=?2, result=?3, handled_at=?4 WHERE id=?1 AND status IN ('pending','handling')",
+                      id, status, result_json);
+}
+
+std::expected<bool, std::string> Store::withdraw_request(const std::string& id, const std::string& result_json) {
+  return move_request(*m_impl, "UPDATE requests SET status=?2, result=?3, handled_at=?4 WHERE id=?1 AND status='pending'",
+                      id, "refused", result_json);
 }
 
 std::expected<std::optional<RequestRecord>, std::string> Store::request(const std::string& id) {

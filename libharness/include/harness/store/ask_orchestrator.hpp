@@ -22,7 +22,9 @@ struct RequestAnswer {
 /// Writes the request and waits for the answer, looking every 20 ms; `wait(step)` sleeps up to
 /// `step` and returns true when the caller gives up. Fails with "orchestrator not running: ..."
 /// when no orchestrate holds the run lock of `state_dir`, "the orchestrator stopped before
-/// answering", "the orchestrator did not answer within N s", "cancelled", or a store error.
+/// answering", "the orchestrator did not answer within N s", "cancelled", or a store error. On
+/// those failures the request is withdrawn (refused) unless the orchestrator already took it, in
+/// which case its answer is awaited (up to 5 s) and returned.
 std::expected<RequestAnswer, std::string> ask_orchestrator(Store& db, const std::filesystem::path& state_dir,
                                                            const std::string& kind, const std::string& target,
                                                            const std::string& body_json, std::chrono::seconds timeout,

@@ -220,9 +220,16 @@ class Store {
                                                         const std::string& body = "{}");
   /// Pending requests with seq > after_seq, in order.
   std::expected<std::vector<RequestRecord>, std::string> pending_requests(std::int64_t after_seq = 0);
-  /// Answers a pending request (`status` done or refused); false when unknown or already answered.
+  /// The orchestrator takes a pending request before acting on it ('handling'): from then on the
+  /// asker can no longer withdraw it. False when it was withdrawn or taken already.
+  std::expected<bool, std::string> claim_request(const std::string& id);
+  /// Answers a pending or taken request (`status` done or refused); false when unknown or already
+  /// answered.
   std::expected<bool, std::string> finish_request(const std::string& id, const std::string& status,
                                                   const std::string& result_json);
+  /// The asker gave up (timed out, cancelled): a request nobody took yet is refused with
+  /// `result_json` and will not be acted on. False when the orchestrator took or answered it first.
+  std::expected<bool, std::string> withdraw_request(const std::string& id, const std::string& result_json);
   /// The request, or nullopt.
   std::expected<std::optional<RequestRecord>, std::string> request(const std::string& id);
 
