@@ -27,8 +27,8 @@ void add_init(CLI::App& app, ExitCode& exit) {
     }
     auto dir = setup::init_spec(opt->project, opt->spec, skills);
     if (!dir) {
-      std::cerr << "harness-cli: error: " << dir.error() << "\n";
-      exit.value = 2;
+      std::cerr << "harness-cli: error: " << dir.error().message << "\n";
+      exit.value = dir.error().bad_input ? 2 : 1;
       return;
     }
     std::cout << "created " << (*dir / "SPEC.md").string() << "\nnext: describe the feature there, then run /harness:plan-spec "

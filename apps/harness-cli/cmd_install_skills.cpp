@@ -23,8 +23,8 @@ void add_install_skills(CLI::App& app, ExitCode& exit) {
     }
     auto r = setup::install_skills(skills, *project, self_dir() / "harness-mcp");
     if (!r) {
-      std::cerr << "harness-cli: error: " << r.error() << "\n";
-      exit.value = 2;
+      std::cerr << "harness-cli: error: " << r.error().message << "\n";
+      exit.value = r.error().bad_input ? 2 : 1;
       return;
     }
     for (const auto& f : r->written) std::cout << "wrote     " << f << "\n";

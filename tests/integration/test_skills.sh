@@ -135,4 +135,9 @@ set -e
 [[ "$(cd "$u" && "$cli" init --spec "Dark mode")" == *"docs/specs/SPC-001-dark-mode/SPEC.md"* ]] || fail "init"
 (cd "$u" && "$cli" init --spec "Export") >/dev/null
 [[ -f "$u/docs/specs/SPC-002-export/SPEC.md" ]] || fail "second init"
+# A mistyped --project is bad input (exit 2) and creates nothing; a name may hold a template key.
+rc=0; (cd "$u" && "$cli" init --spec "Typo" --project "$u/typo") 2>/dev/null || rc=$?
+[[ $rc -eq 2 && ! -e "$u/typo" ]] || fail "init --project typo: exit $rc, want 2 and no directory"
+(cd "$u" && timeout 10 "$cli" init --spec "{{title}} page") >/dev/null || fail "init with {{title}} in the name"
+head -1 "$u/docs/specs/SPC-003-title-page/SPEC.md" | grep -qF "# SPC-003: {{title}} page" || fail "init title"
 echo "skills: all checks passed"

@@ -48,7 +48,8 @@ TEST_CASE(".mcp.json keeps the user's other servers and keys; a broken one is no
   dir.write(".mcp.json", "{ not json");
   auto r = setup::install_skills(skills, dir.path, "/x/harness-mcp");
   REQUIRE_FALSE(r.has_value());
-  CHECK(r.error().find(".mcp.json") != std::string::npos);
+  CHECK(r.error().message.find(".mcp.json") != std::string::npos);
+  CHECK(r.error().bad_input); // the user's file: fixable by the user, exit 2
   CHECK(util::read_file(dir.path / ".mcp.json").value() == "{ not json");
   CHECK_FALSE(fs::exists(dir.path / ".claude")); // nothing half-installed
 }
@@ -65,6 +66,30 @@ TEST_CASE("init numbers new specs after the highest existing one and refuses to 
   CHECK(setup::init_spec(dir.path, "next", skills).value().filename() == "SPC-042-next");
   CHECK_FALSE(setup::init_spec(dir.path, "???", skills).has_value());
   CHECK(setup::slug("  Ünïcode & Co  ") == "n-code-co");
+}
+
+TEST_CASE("init takes any name: one holding a template key, a huge SPC number beside it", "[setup]") {
+  test::TempDir dir;
+  fs::create_directories(dir.path / "docs/specs/SPC-99999999999999999999-imported");
+  auto made = setup::init_spec(dir.path, "{{title}} page {{number}}", skills);
+  REQUIRE(made);
+  CHECK(made->filename() == "SPC-001-title-page-number");
+  CHECK(util::read_file(*made / "SPEC.md").value().starts_with("# SPC-001: {{title}} page {{number}}\n"));
+}
+
+TEST_CASE("init and install-skills say whether the user's input or the machine failed", "[setup]") {
+  test::TempDir dir;
+  auto typo = setup::init_spec(dir.path / "typo", "x", skills);
+  REQUIRE_FALSE(typo);
+  CHECK(typo.error().bad_input);
+  CHECK_FALSE(fs::exists(dir.path / "typo")); // a mistyped --project creates nothing
+  auto not_dir = setup::install_skills(skills, dir.path / "typo", "/x/harness-mcp");
+  REQUIRE_FALSE(not_dir);
+  CHECK(not_dir.error().bad_input);
+  auto no_skills = setup::init_spec(dir.path, "x", dir.path / "no-skills");
+  REQUIRE_FALSE(no_skills);
+  CHECK_FALSE(no_skills.error().bad_input); // an installation problem, exit 1
+  CHECK_FALSE(setup::install_skills(dir.path / "no-skills", dir.path, "/x/harness-mcp").error().bad_input);
 }
 
 TEST_CASE("the skills directory is found beside an installed binary or in the source tree", "[setup]") {

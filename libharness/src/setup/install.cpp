@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <regex>
 
 namespace harness::setup {
@@ -14,6 +15,9 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 
 namespace {
+
+SetupError invalid(std::string message) { return {std::move(message), true}; }
+SetupError failed(std::string message) { return {std::move(message), false}; }
 
 /// Writes `content` to `dest` unless it already holds exactly that.
 std::expected<void, std::string> put(const fs::path& dest, const std::string& content, const fs::path& project,
@@ -82,19 +86,19 @@ std::expected<std::string, std::string> merge_mcp_json(std::string_view existing
   return out + "\n}\n";
 }
 
-std::expected<InstallReport, std::string> install_skills(const fs::path& skills_dir, const fs::path& project,
-                                                         const fs::path& harness_mcp) {
+std::expected<InstallReport, SetupError> install_skills(const fs::path& skills_dir, const fs::path& project,
+                                                        const fs::path& harness_mcp) {
   InstallReport report;
   std::error_code ec;
   if (!fs::is_directory(skills_dir / "commands" / "harness", ec))
-    return std::unexpected(fmt::format("{} holds no commands/harness/: not a harness skills directory", skills_dir.string()));
-  if (!fs::is_directory(project, ec)) return std::unexpected(fmt::format("{} is not a directory", project.string()));
+    return std::unexpected(failed(fmt::format("{} holds no commands/harness/: not a harness skills directory", skills_dir.string())));
+  if (!fs::is_directory(project, ec)) return std::unexpected(invalid(fmt::format("{} is not a directory", project.string())));
   // Check .mcp.json first: a file we cannot merge stops everything, before anything is written.
   const auto mcp_file = project / ".mcp.json";
   const auto existing = fs::exists(mcp_file, ec) ? util::read_file(mcp_file) : std::expected<std::string, std::string>("");
-  if (!existing) return std::unexpected(existing.error());
+  if (!existing) return std::unexpected(failed(existing.error()));
   auto merged = merge_mcp_json(*existing, harness_mcp);
-  if (!merged) return std::unexpected(fmt::format("{} {}; fix or remove it, nothing was changed", mcp_file.string(), merged.error()));
+  if (!merged) return std::unexpected(invalid(fmt::format("{} {}; fix or remove it, nothing was changed", mcp_file.string(), merged.error())));
 
   const std::pair<fs::path, fs::path> copies[] = {
       {skills_dir / "commands" / "harness", project / ".claude" / "commands" / "harness"},
@@ -105,10 +109,10 @@ std::expected<InstallReport, std::string> install_skills(const fs::path& skills_
   for (const auto& [from, to] : copies)
     for (const auto& f : markdown_in(from)) {
       auto text = util::read_file(f);
-      if (!text) return std::unexpected(text.error());
-      if (auto r = put(to / f.filename(), *text, project, report); !r) return std::unexpected(r.error());
+      if (!text) return std::unexpected(failed(text.error()));
+      if (auto r = put(to / f.filename(), *text, project, report); !r) return std::unexpected(failed(r.error()));
     }
-  if (auto r = put(mcp_file, *merged, project, report); !r) return std::unexpected(r.error());
+  if (auto r = put(mcp_file, *merged, project, report); !r) return std::unexpected(failed(r.error()));
   return report;
 }
 
@@ -122,27 +126,35 @@ std::string slug(std::string_view name) {
   return out;
 }
 
-std::expected<fs::path, std::string> init_spec(const fs::path& project, std::string_view name, const fs::path& skills_dir) {
+std::expected<fs::path, SetupError> init_spec(const fs::path& project, std::string_view name, const fs::path& skills_dir) {
   const auto s = slug(name);
-  if (s.empty()) return std::unexpected(fmt::format("'{}' gives no usable directory name", name));
-  auto tmpl = util::read_file(skills_dir / "templates" / "spec.md");
-  if (!tmpl) return std::unexpected(tmpl.error());
-  const fs::path specs = project / "docs" / "specs";
-  int highest = 0;
+  if (s.empty()) return std::unexpected(invalid(fmt::format("'{}' gives no usable directory name", name)));
   std::error_code ec;
+  // A mistyped --project must not become a new directory tree with a spec in it.
+  if (!fs::is_directory(project, ec)) return std::unexpected(invalid(fmt::format("{} is not a directory", project.string())));
+  auto tmpl = util::read_file(skills_dir / "templates" / "spec.md");
+  if (!tmpl) return std::unexpected(failed(tmpl.error()));
+  const fs::path specs = project / "docs" / "specs";
+  long long highest = 0;
   static const std::regex numbered(R"(SPC-(\d+)(-.*)?)");
   for (const auto& e : fs::directory_iterator(specs, ec)) {
     std::smatch m;
     const auto dir = e.path().filename().string();
-    if (e.is_directory() && std::regex_match(dir, m, numbered)) highest = std::max(highest, std::stoi(m[1].str()));
+    if (!e.is_directory() || !std::regex_match(dir, m, numbered)) continue;
+    long long n = 0;
+    const auto digits = m[1].str();
+    // A number too long to count with is not one this command made: it does not set the next.
+    if (auto [p, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n); err == std::errc() && n < 1'000'000'000)
+      highest = std::max(highest, n);
   }
   const auto number = fmt::format("SPC-{:03}", highest + 1);
   const fs::path dir = specs / fmt::format("{}-{}", number, s);
-  if (fs::exists(dir, ec)) return std::unexpected(fmt::format("{} already exists", dir.string()));
+  if (fs::exists(dir, ec)) return std::unexpected(invalid(fmt::format("{} already exists", dir.string())));
   std::string text = *tmpl;
   for (const auto& [key, value] : {std::pair<std::string, std::string>{"{{number}}", number}, {"{{title}}", std::string(name)}})
-    for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
-  if (auto w = util::write_file_atomic(dir / "SPEC.md", text); !w) return std::unexpected(w.error());
+    // Searching on after each replacement: a value that contains its key is not replaced again.
+    for (size_t at = 0; (at = text.find(key, at)) != std::string::npos; at += value.size()) text.replace(at, key.size(), value);
+  if (auto w = util::write_file_atomic(dir / "SPEC.md", text); !w) return std::unexpected(failed(w.error()));
   return dir;
 }
 

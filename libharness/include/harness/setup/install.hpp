@@ -10,6 +10,14 @@
 
 namespace harness::setup {
 
+/// Why install_skills or init_spec did nothing: the user's input (a project that is not a
+/// directory, an unusable name, a .mcp.json that cannot be merged) or the machine (a file that
+/// cannot be read or written).
+struct SetupError {
+  std::string message;
+  bool bad_input = false; ///< true when the user can fix it by changing what they asked
+};
+
 /// What install_skills did, path by path (relative to the project).
 struct InstallReport {
   std::vector<std::string> written;   ///< created or changed
@@ -24,7 +32,7 @@ std::filesystem::path find_skills_dir(const std::filesystem::path& exe_dir, cons
 /// .claude/agents/, skills/templates and skills/references to .claude/harness/, and merges the
 /// `harness` server into .mcp.json. Idempotent: unchanged files are not rewritten. A .mcp.json
 /// that is not a JSON object is an error naming it and is left as it was.
-std::expected<InstallReport, std::string> install_skills(const std::filesystem::path& skills_dir,
+std::expected<InstallReport, SetupError> install_skills(const std::filesystem::path& skills_dir,
                                                          const std::filesystem::path& project,
                                                          const std::filesystem::path& harness_mcp);
 
@@ -36,8 +44,9 @@ std::expected<std::string, std::string> merge_mcp_json(std::string_view existing
 std::string slug(std::string_view name);
 
 /// Creates docs/specs/SPC-NNN-<slug>/SPEC.md from skills/templates/spec.md (NNN: one more than
-/// the highest SPC number under docs/specs, from 001). Returns the new directory.
-std::expected<std::filesystem::path, std::string> init_spec(const std::filesystem::path& project, std::string_view name,
-                                                            const std::filesystem::path& skills_dir);
+/// the highest SPC number under docs/specs, from 001). `project` must exist. Returns the new
+/// directory.
+std::expected<std::filesystem::path, SetupError> init_spec(const std::filesystem::path& project, std::string_view name,
+                                                           const std::filesystem::path& skills_dir);
 
 } // namespace harness::setup
