@@ -145,8 +145,8 @@ void add_respond(CLI::App& app, ExitCode& exit) {
     }
     auto r = orchestrator::respond_checkpoint(state, opt->id, opt->answer, opt->note);
     if (!r) {
-      std::cerr << "harness-cli: error: " << r.error() << "\n";
-      exit.value = 2;
+      std::cerr << "harness-cli: error: " << r.error().message << "\n";
+      exit.value = r.error().exit_code;
       return;
     }
     std::cout << "answered " << opt->id << ": " << opt->answer << "\n";

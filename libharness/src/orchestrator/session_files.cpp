@@ -87,17 +87,19 @@ std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {
   return out;
 }
 
-std::expected<void, std::string> respond_checkpoint(const fs::path& state_dir, const std::string& id,
-                                                    const std::string& answer, const std::string& note) {
+std::expected<void, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
+                                                 const std::string& answer, const std::string& note) {
   std::string normalized;
   if (answer == "approve" || answer == "yes" || answer == "y" || answer == "approved") normalized = "approve";
   else if (answer == "refuse" || answer == "no" || answer == "n" || answer == "refused") normalized = "refuse";
-  else return std::unexpected(fmt::format("answer '{}' is not approve or refuse", answer));
+  else return std::unexpected(RunError{fmt::format("answer '{}' is not approve or refuse", answer), 2});
   const fs::path dir = state_dir / "sessions" / id;
   if (!fs::exists(dir / "checkpoint.json"))
-    return std::unexpected(fmt::format("no pending checkpoint '{}' (harness-cli respond --list shows them)", id));
+    return std::unexpected(RunError{fmt::format("no pending checkpoint '{}' (harness-cli respond --list shows them)", id), 2});
   json::object o{{"id", id}, {"answer", normalized}, {"note", note}};
-  return util::write_file_atomic(dir / "checkpoint_response.json", json::serialize(o) + "\n");
+  if (auto w = util::write_file_atomic(dir / "checkpoint_response.json", json::serialize(o) + "\n"); !w)
+    return std::unexpected(RunError{w.error(), 1});
+  return {};
 }
 
 } // namespace harness::orchestrator

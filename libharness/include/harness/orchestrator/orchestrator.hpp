@@ -47,8 +47,9 @@ struct PendingCheckpoint {
 std::vector<PendingCheckpoint> pending_checkpoints(const std::filesystem::path& state_dir);
 
 /// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is
-/// approve | refuse (or yes | no). Fails for an unknown id or answer.
-std::expected<void, std::string> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
-                                                    const std::string& answer, const std::string& note);
+/// approve | refuse (or yes | no). Fails with exit_code 2 for an unknown id or answer, 1 when the
+/// answer cannot be written.
+std::expected<void, RunError> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
+                                                 const std::string& answer, const std::string& note);
 
 } // namespace harness::orchestrator

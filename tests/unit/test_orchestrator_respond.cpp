@@ -1,0 +1,36 @@
+// `harness-cli respond`'s library half: answers go to the waiting checkpoint's directory, and a
+// bad id or answer (exit 2) is told apart from a write that failed (exit 1).
+#include "harness/orchestrator/orchestrator.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+TEST_CASE("respond writes the answer once the checkpoint exists, and says which error is whose", "[orchestrator][respond]") {
+  test::TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  dir.write(".orchestration/sessions/cp-1/checkpoint.json", R"({"id":"cp-1","task":"verify-plan:01-01","question":"ok?"})");
+
+  auto bad_answer = orchestrator::respond_checkpoint(state, "cp-1", "perhaps", "");
+  REQUIRE_FALSE(bad_answer);
+  CHECK(bad_answer.error().exit_code == 2);
+  auto unknown = orchestrator::respond_checkpoint(state, "cp-9", "approve", "");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().exit_code == 2);
+  CHECK(unknown.error().message.find("respond --list") != std::string::npos);
+
+  REQUIRE(orchestrator::respond_checkpoint(state, "cp-1", "yes", "fine"));
+  const auto written = util::read_file(state / "sessions/cp-1/checkpoint_response.json").value();
+  CHECK(written.find(R"("answer":"approve")") != std::string::npos);
+  CHECK(written.find(R"("note":"fine")") != std::string::npos);
+
+  // A write that cannot happen (here: a directory where the answer goes; works as root too).
+  fs::remove(state / "sessions/cp-1/checkpoint_response.json");
+  dir.write(".orchestration/sessions/cp-1/checkpoint_response.json/keep", "");
+  auto unwritable = orchestrator::respond_checkpoint(state, "cp-1", "approve", "");
+  REQUIRE_FALSE(unwritable);
+  CHECK(unwritable.error().exit_code == 1);
+}
