@@ -34,6 +34,18 @@ TEST_CASE("config.yaml round-trips and absent keys stay absent", "[store][config
   CHECK(parse_config(render_config(OrchestrationConfig{}), "config.yaml").value() == OrchestrationConfig{});
 }
 
+TEST_CASE("config.yaml integers are decimal even when zero-padded", "[store][config]") {
+  auto padded = parse_config("slots: 010\nlookahead: 02\nstagger_ms: 0500\nmax_attempts: 09\n", "config.yaml");
+  REQUIRE(padded);
+  CHECK(padded->slots == 10);
+  CHECK(padded->lookahead == "2");
+  CHECK(padded->stagger == std::chrono::milliseconds(500));
+  CHECK(padded->max_attempts == 9);
+  CHECK(parse_config("slots: +4\n", "config.yaml").value().slots == 4);
+  for (const char* bad : {"slots: 0x10\n", "slots: 4.0\n", "slots: 4 slots\n", "slots: ''\n"})
+    CHECK_FALSE(parse_config(bad, "config.yaml").has_value());
+}
+
 TEST_CASE("config.yaml errors carry file, line, column and code", "[store][config]") {
   auto r = parse_config("slots: 2\nlookahed: 1\nmax_attempts: lots\nadapters:\n  wizard: x\n", "cfg.yaml");
   REQUIRE_FALSE(r.has_value());

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <functional>
 
 namespace harness::store {
@@ -41,11 +42,13 @@ struct ConfigParser {
 
   /// An integer in [lo, hi] at `node`; nullopt (with a diagnostic) otherwise.
   std::optional<long long> integer(const YAML::Node& node, const std::string& key, long long lo, long long hi) {
+    // Decimal always, as YAML 1.2 reads it: yaml-cpp's own conversion takes a leading 0 for octal,
+    // and zero-padded numbers ("slots: 08") are a habit of this project's users.
     long long v = 0;
-    try {
-      if (!node.IsScalar()) throw YAML::Exception(node.Mark(), "");
-      v = node.as<long long>();
-    } catch (const YAML::Exception&) {
+    const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+    const char* first = text.data() + (text.starts_with('+') ? 1 : 0);
+    const auto [end, err] = std::from_chars(first, text.data() + text.size(), v, 10);
+    if (text.empty() || err != std::errc() || end != text.data() + text.size()) {
       report(node.Mark(), code_value, fmt::format("`{}` must be an integer", key));
       return std::nullopt;
     }
