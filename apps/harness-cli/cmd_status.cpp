@@ -25,7 +25,8 @@ void add_status(CLI::App& app, ExitCode& exit) {
   auto* cmd = app.add_subcommand("status", "Phases and plans: planned, executed, verified; what is ready; blockers");
   cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
   cmd->add_flag("--json", opt->json, "print the result as JSON");
-  cmd->add_option("--lookahead", opt->lookahead, "phase gate lookahead used for 'ready now' (default 1)");
+  cmd->add_option("--lookahead", opt->lookahead, "phase gate lookahead used for 'ready now' (default 1)")
+      ->check(CLI::Range(0, 16));
   cmd->callback([opt, &exit] {
     auto spec = load_valid_spec(opt->spec_dir, exit);
     if (!spec) return;

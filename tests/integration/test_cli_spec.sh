@@ -69,4 +69,6 @@ grep -q "Ready now: 01-02, 01-03, 01-04" "$tmp/status.txt" || fail "ready now: $
 import json,sys; j=json.load(sys.stdin)
 assert j["plans_verified"] == 1 and j["plans_total"] == 12, j
 assert j["ready"] == ["01-02", "01-03", "01-04"], j["ready"]'
+rc=0; "$cli" status "$tmp/spec" --lookahead -1 >/dev/null 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "status --lookahead -1 must exit 2, got $rc"
 echo "cli spec commands: all checks passed"
