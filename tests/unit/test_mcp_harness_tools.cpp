@@ -130,6 +130,10 @@ TEST_CASE("state, phases and the projection round-trip through the store") {
   CHECK(state.at("verified_phases").at(0).at("phase") == "02");
   CHECK_FALSE(is_error(call_tool(s, 7, "harness_sync_state")));
   CHECK(fs::exists(p.root / ".orchestration" / "state.json"));
+  // The verified phases cannot be overwritten through the free-form state.
+  CHECK(is_error(call_tool(s, 8, "harness_set_state", {{"key", "verified_phases"}, {"value", 1}})));
+  auto after = call_tool(s, 9, "harness_get_project_state").at("structuredContent").as_object();
+  CHECK(after.at("verified_phases").as_array().size() == 1);
 }
 
 TEST_CASE("a worker report is answered by the orchestrator and its await returns the answer") {

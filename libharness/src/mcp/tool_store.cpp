@@ -3,6 +3,8 @@
 #include "harness/protocol/codec.hpp"
 #include "harness/spec/phase_number.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <vector>
@@ -191,6 +193,10 @@ std::expected<std::optional<json::value>, std::string> ToolStore::response_of(co
 }
 
 std::expected<void, std::string> ToolStore::set_state(const std::string& key, const json::value& value) {
+  // The verified phases live under their own key, written only by mark_phase_verified: a free-form
+  // write there would silently unverify phases that get_state does not even show.
+  if (key == k_verified_key)
+    return std::unexpected(fmt::format("`{}` is kept by harness_mark_phase_verified; choose another key", key));
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::yes);
   if (!db) return std::unexpected(db.error());
