@@ -33,6 +33,9 @@ void CallState::cancel() {
     cancelled = true;
   }
   cv.notify_all();
+  // A waiter on pending_cv checks `cancelled` under pending_mutex: taking it here (after our own
+  // mutex, never inside it) means the flag is seen either by its check or by this wake-up.
+  { std::lock_guard pending(shared->pending_mutex); }
   shared->pending_cv.notify_all();
 }
 
