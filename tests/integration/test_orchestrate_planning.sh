@@ -47,6 +47,7 @@ prompt = open(sys.argv[1]).read()
 task = json.loads(re.search(r"^Task input \(JSON\): (.*)$", prompt, re.M).group(1))
 kind, log = task["kind"], open(os.environ["AGENT_LOG"], "a")
 log.write(json.dumps(task) + "\n")
+log.flush()  # a planner may be killed below
 result = {"sessionId": os.environ["HARNESS_SESSION_ID"], "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
           "status": "completed", "summaryPath": "", "commits": [], "filesTouched": []}
 
@@ -65,6 +66,8 @@ elif kind == "plan" and task["phase"] == "01":
     plan(f"{d}/01-01-PLAN.md", "01-01", [], ["greet.sh"], "greet script", "printf 'echo hello\\n' > greet.sh",
          "must_pass:\n  - id: hello\n    type: command_output\n    command: ['sh', 'greet.sh']\n"
          "    expects: {exit_code: 0, stdout: '^hello'}\n")
+    if os.environ.get("HANG_AFTER_FIRST_PLAN"):  # the run is killed here, one plan written
+        time.sleep(600)
     if task.get("revision_findings"):  # the checker asked for a test
         plan(f"{d}/01-02-PLAN.md", "01-02", ["01-01"], ["test.sh"], "test", "printf 'sh greet.sh | grep -q hello\\n' > test.sh")
 elif kind == "plan":
@@ -118,7 +121,42 @@ cd "$p"
 [[ "$(sh greet.sh)" == hello && -f test.sh && -f README.md ]] || fail "the plans' effects"
 "$cli" status "$spec" | grep -q "3/3 plans verified" || fail "status: $("$cli" status "$spec")"
 
-# 2. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
+# 2. Killed while the planner writes phase 01 (one plan of two on disk): the next run plans that
+# phase again over what is there and has it checked before anything executes.
+p=$tmp/killed
+new_project "$p"
+mkdir -p "$p/.orchestration"
+cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
+(cd "$p" && HANG_AFTER_FIRST_PLAN=1 AGENT_LOG=$tmp/killed-agent.log exec "$cli" orchestrate "$spec" --yes --json \
+  >"$tmp/killed1.jsonl" 2>&1) &
+orch=$!
+for _ in $(seq 300); do [[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] && break; sleep 0.1; done
+[[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] || { kill -9 $orch; cat "$tmp/killed1.jsonl" >&2; fail "the planner never wrote 01-01"; }
+kill -9 $orch; wait $orch 2>/dev/null || true
+pkill -9 -f "$tmp/agent.py" || true # the hanging planner, left behind like any worker of a killed run
+rc=0
+(cd "$p" && AGENT_LOG=$tmp/killed-agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/killed2.jsonl" 2>"$tmp/killed2.err") || rc=$?
+[[ $rc -eq 0 ]] || { tail -30 "$tmp/killed2.jsonl" >&2; cat "$tmp/killed2.err" >&2; fail "the resumed run exited $rc"; }
+python3 - "$tmp/killed2.jsonl" "$tmp/killed-agent.log" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("complete"), ev[-1]
+assert any("phase 01's planning was interrupted" in e.get("message", "") for e in ev), "no note about the interrupted planning"
+order = [e["task"] for e in ev if e["event"] == "task_started"]
+assert "plan:01" in order and "check-plans:01" in order, order
+passed = [i for i, e in enumerate(ev) if e["event"] == "task_succeeded" and e.get("task") == "check-plans:01" and e["message"].startswith("pass")]
+first_exec = min(i for i, e in enumerate(ev) if e["event"] == "task_started" and e.get("task", "").startswith("execute:01-"))
+assert passed and passed[0] < first_exec, "a plan of phase 01 executed before its plans were checked"
+tasks = [json.loads(l) for l in open(sys.argv[2])]
+resumed = [t for t in tasks if t["kind"] == "plan" and t["phase"] == "01"][1]
+assert resumed["existing_plans"] and "interrupted" in resumed["instructions"], resumed
+PY
+[[ -f "$p/$spec/execution/FINAL-VERIFICATION.md" && -f "$p/$spec/planning/plans/01-core/01-02-PLAN.md" ]] || fail "the resumed run did not finish planning"
+# Finished: a third run finds nothing to plan again.
+(cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/killed3.jsonl" 2>&1) || fail "third run"
+! grep -q '"task":"plan:01"' "$tmp/killed3.jsonl" || fail "the planning mark outlived the check"
+
+# 3. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
 p=$tmp/script
 new_project "$p"
 rc=0
@@ -129,7 +167,7 @@ grep -q "plan:01: crashed: no PLAN files for phase 01 (expected planning/plans/0
 [[ ! -e "$p/$spec/execution/FINAL-VERIFICATION.md" ]] || fail "an unplanned spec got a final verification"
 grep -q "blocked" "$p/$spec/STATUS.md" || fail "STATUS.md does not say blocked"
 
-# 3. Nothing to run at all: invalid input, nothing written.
+# 4. Nothing to run at all: invalid input, nothing written.
 p=$tmp/empty
 mkdir -p "$p/$spec" && echo "# SPC-001: greet" >"$p/$spec/SPEC.md" && (cd "$p" && git init -q)
 rc=0

@@ -145,6 +145,26 @@ TEST_CASE("A planner is told the phase, where its plans go and the template", "[
   CHECK(std::string(revise.at("instructions").as_string()).find("revise") != std::string::npos);
 }
 
+TEST_CASE("A planner resuming an interrupted pass is shown what it wrote and told to complete it", "[orchestrator][planning]") {
+  SpecDir d;
+  d.plan("01-01");
+  auto b = orchestrator::task_brief(d.load(), action(TaskKind::plan, "01"), "/t");
+  REQUIRE(b.at("existing_plans").as_array().size() == 1);
+  CHECK(std::string(b.at("instructions").as_string()).find("interrupted") != std::string::npos);
+}
+
+TEST_CASE("Planning marks are per spec and per phase", "[orchestrator][planning]") {
+  using orchestrator::planning_mark_key;
+  const std::vector<std::pair<std::string, std::string>> kv{
+      {planning_mark_key("SPC-001-greet", "01"), "true"},
+      {planning_mark_key("SPC-001-greet", "02.1"), "true"},
+      {planning_mark_key("SPC-001-greet-v2", "03"), "true"}, // another spec whose name starts alike
+      {"phase", "{}"}};
+  CHECK(orchestrator::unfinished_planning(kv, "SPC-001-greet") == std::vector<std::string>{"01", "02.1"});
+  CHECK(orchestrator::unfinished_planning(kv, "SPC-001-greet-v2") == std::vector<std::string>{"03"});
+  CHECK(orchestrator::unfinished_planning(kv, "SPC-002-other").empty());
+}
+
 TEST_CASE("A researcher, a checker and a reconciler are told what to read and write", "[orchestrator][planning]") {
   SpecDir d;
   d.plan("01-01");

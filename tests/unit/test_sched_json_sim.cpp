@@ -33,7 +33,9 @@ TEST_CASE("Events, actions, workloads and configs survive a JSON round trip", "[
   c.policy = Policy::serial;
   CHECK(boost::json::serialize(to_json(*config_from_json(to_json(c)))) == boost::json::serialize(to_json(c)));
   auto w = workload(2, {plan("01-01"), plan("02-01", {"01-01"})});
+  w.phases[1].planning_unfinished = true;
   CHECK(boost::json::serialize(to_json(*workload_from_json(to_json(w)))) == boost::json::serialize(to_json(w)));
+  CHECK(workload_from_json(to_json(w))->phases[1].planning_unfinished);
 }
 
 TEST_CASE("Malformed JSON events are refused with the field named", "[sched][json]") {

@@ -127,6 +127,26 @@ TEST_CASE("A plan task's plans join the graph and are checked before they execut
   CHECK(d.finished_with("complete"));
 }
 
+TEST_CASE("Plans of an interrupted planning pass are planned again and checked before any executes", "[sched]") {
+  auto w = workload(1, {plan("01-01"), plan("01-02")});
+  w.phases[0].planning_unfinished = true;
+  Driver d(w);
+  d.begin();
+  // The plans are known (a dependency on them resolves), but nothing of the phase executes yet.
+  CHECK(d.running() == std::vector<std::string>{"plan:01"});
+  CHECK(d.state("execute:01-01") == "pending");
+  auto e = make_event(EventType::succeeded, "plan:01");
+  e.plans = {plan("01-01"), plan("01-03", {"01-01"})}; // the planner finished: 01-02 dropped, 01-03 new
+  d.send(e);
+  CHECK(d.running() == std::vector<std::string>{"check-plans:01"});
+  d.succeed("check-plans:01");
+  CHECK(d.is_running("execute:01-01"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+  CHECK(d.state("execute:01-02") == "dropped");
+  CHECK(d.state("execute:01-03") == "done");
+}
+
 TEST_CASE("check-plans sends plans back at most three times, then asks a human", "[sched]") {
   Workload w;
   w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true});

@@ -139,6 +139,9 @@ TEST_CASE("Execution state, values, tasks, attempts and events persist across re
   CHECK((*e)->pending_verify_phase == std::nullopt);
   CHECK(s.execution_state("/q")->has_value() == false);
   CHECK(s.values()->at(0).second == R"({"a":1})");
+  REQUIRE(s.erase_value("k"));
+  REQUIRE(s.erase_value("never-set"));
+  CHECK(s.values()->empty());
   CHECK((*s.task("01-01"))->detail == R"({"x":1})");
   CHECK(s.list_tasks()->size() == 1);
   auto a = s.attempts("01-01");

@@ -43,6 +43,7 @@ void Orchestrator::Impl::feed(const sched::Event& e) {
     for (const auto& a : actions) apply(a);
     deferred_events.pop_front();
   }
+  if (!planning_marked.empty()) clear_checked_planning();
   // Draining, the last running task (a worker or a verification) just ended: nothing else will
   // wake the loop, so the run ends here.
   if (draining) maybe_stop_after_drain();
@@ -117,6 +118,7 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
   const std::string sid = s.id;
   sessions.emplace(sid, std::move(s));
   emit(RunEventKind::task_started, a.task, a.slot, a.attempt, a.continuation ? "continuation" : "");
+  if (a.kind == TaskKind::plan && sessions.at(sid).adapter != worker::AdapterKind::script) mark_planning(a.subject);
   if (a.kind == TaskKind::verify_plan && a.continuation) {
     // The checks passed before the checkpoint and a human approved: nothing to run again.
     asio::post(ctx, [this, sid, a] {
@@ -502,7 +504,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
         on_exit(s, x);
         maybe_stop_after_drain();
       });
-  scheduler = std::make_unique<sched::Scheduler>(sched::workload_from_spec(spec), opt.sched);
+  auto workload = sched::workload_from_spec(spec);
+  apply_planning_marks(workload);
+  scheduler = std::make_unique<sched::Scheduler>(std::move(workload), opt.sched);
   emit(RunEventKind::run_started, "", -1, 0,
        fmt::format("{}: {} plans, {} slots, {} worker", spec.layout.spec_name, spec.plans.size(), opt.sched.slots,
                    worker::to_string(opt.adapter)));

@@ -141,6 +141,11 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
     o["instructions"] = "Write this phase's PLAN files from the template: frontmatter with depends_on, "
                         "files_modified, files_read and must_pass; small plans; no plan writes what "
                         "another writes unless it depends on it. Do not execute them.";
+    if (!plan_files.empty() && revision_findings.empty())
+      // Only an interrupted pass leaves plans before the planner runs (a planned phase has no plan task).
+      o["instructions"] = "An earlier planning pass of this phase was interrupted: existing_plans are what it "
+                          "wrote. Complete them (add the plans the phase still needs, fix unfinished ones, delete "
+                          "a PLAN file that should not exist) so that they cover the phase goal. Do not execute them.";
     if (!revision_findings.empty()) {
       o["revision_findings"] = strings(revision_findings);
       o["instructions"] = "The plan checker sent this phase's plans back: revise the existing PLAN files so "
@@ -186,6 +191,19 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
   default: break;
   }
   return o;
+}
+
+std::string planning_mark_key(std::string_view spec_name, std::string_view phase) {
+  return fmt::format("planning_unfinished:{}:{}", spec_name, phase);
+}
+
+std::vector<std::string> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
+                                             std::string_view spec_name) {
+  const std::string prefix = planning_mark_key(spec_name, "");
+  std::vector<std::string> phases;
+  for (const auto& [key, value] : entries)
+    if (key.starts_with(prefix) && key.size() > prefix.size()) phases.push_back(key.substr(prefix.size()));
+  return phases;
 }
 
 } // namespace harness::orchestrator

@@ -125,6 +125,7 @@ struct Orchestrator::Impl {
   std::map<std::string, int> rate_limits;         ///< task -> rate-limited attempts in a row
   static constexpr int max_rate_limit_retries = 8; ///< about an hour of backing off
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
+  std::set<std::string> planning_marked;          ///< phases with a planning mark in the store
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -136,6 +137,11 @@ struct Orchestrator::Impl {
   // ---- events into the scheduler -------------------------------------------------------------
 
   void feed(const sched::Event& e);
+  /// Planning marks (see planning_mark_key): read into the workload at start, set when a planner
+  /// starts, removed once the phase's check-plans is done.
+  void apply_planning_marks(sched::Workload& w);
+  void mark_planning(const std::string& phase);
+  void clear_checked_planning();
   void succeed(const std::string& task, sched::Verdict verdict = sched::Verdict::passed, bool deviations = false);
   void fail(const std::string& task, sched::FailureClass why, std::string detail);
 

@@ -131,4 +131,55 @@ void Orchestrator::Impl::finish_planning(const std::string& sid) {
   feed(r->event);
 }
 
+/// A phase a killed run was planning has plans on disk that no checker passed: the planner runs
+/// again over them and the checker after it. Not with the script worker, which cannot plan: its
+/// run takes the plans as they are and says so.
+void Orchestrator::Impl::apply_planning_marks(sched::Workload& w) {
+  if (!db) return;
+  auto entries = db->values();
+  if (!entries) return;
+  const bool can_plan = adapter_for(TaskKind::plan) != worker::AdapterKind::script;
+  for (const auto& phase : unfinished_planning(*entries, spec.layout.spec_name)) {
+    auto n = spec::parse_phase_number(phase);
+    auto it = n ? std::ranges::find(w.phases, *n, &sched::WorkPhase::number) : w.phases.end();
+    if (it == w.phases.end() || !it->plans_exist || it->verified) {
+      (void)db->erase_value(planning_mark_key(spec.layout.spec_name, phase)); // nothing left to finish
+      continue;
+    }
+    if (!can_plan) {
+      observer.on_event({RunEventKind::note, 0, "", -1, 0,
+                         fmt::format("phase {}'s planning was interrupted; the script worker cannot finish it: its "
+                                     "plans run as they are on disk",
+                                     phase)},
+                        {});
+      continue;
+    }
+    it->planning_unfinished = true;
+    planning_marked.insert(phase);
+    observer.on_event({RunEventKind::note, 0, "", -1, 0,
+                       fmt::format("phase {}'s planning was interrupted: it is planned again over the plans already "
+                                   "written, and checked, before any of them runs",
+                                   phase)},
+                      {});
+  }
+}
+
+void Orchestrator::Impl::mark_planning(const std::string& phase) {
+  if (!db || !planning_marked.insert(phase).second) return;
+  if (auto r = db->set_value(planning_mark_key(spec.layout.spec_name, phase), "true"); !r)
+    emit(RunEventKind::note, "plan:" + phase, -1, 0, "could not record that planning started: " + r.error());
+}
+
+void Orchestrator::Impl::clear_checked_planning() {
+  for (auto it = planning_marked.begin(); it != planning_marked.end();) {
+    const auto* check = scheduler->find_task("check-plans:" + *it);
+    if (check && check->state != sched::TaskState::done && check->state != sched::TaskState::dropped) {
+      ++it;
+      continue;
+    }
+    if (db) (void)db->erase_value(planning_mark_key(spec.layout.spec_name, *it));
+    it = planning_marked.erase(it);
+  }
+}
+
 } // namespace harness::orchestrator

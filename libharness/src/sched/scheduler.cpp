@@ -136,12 +136,13 @@ void Scheduler::link_plan(int p) {
 void Scheduler::build_phase(int index, const WorkPhase& phase) {
   PhaseInfo info;
   info.number = phase.number;
-  info.planned = phase.plans_exist;
+  const bool plan_again = !phase.plans_exist || phase.planning_unfinished;
+  info.planned = !plan_again;
   const auto name = spec::to_string(phase.number);
   m_phases.push_back(info);
   auto& ph = m_phases.back();
   if (!phase.plans_exist && !phase.research_exists) ph.research = add_task(TaskKind::research, name, index, -1);
-  if (!phase.plans_exist) {
+  if (plan_again) {
     m_phases.back().plan = add_task(TaskKind::plan, name, index, -1);
     m_phases.back().check = add_task(TaskKind::check_plans, name, index, -1);
   }

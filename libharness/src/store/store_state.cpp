@@ -84,6 +84,15 @@ std::expected<void, std::string> Store::set_value(const std::string& key, const 
   });
 }
 
+std::expected<void, std::string> Store::erase_value(const std::string& key) {
+  return m_impl->transact(Mode::write, [&]() -> Result<void> {
+    auto s = m_impl->stmt("DELETE FROM kv_state WHERE key=?");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(key);
+    return (*s)->run("erase value " + key);
+  });
+}
+
 std::expected<std::vector<std::pair<std::string, std::string>>, std::string> Store::values() {
   using Pair = std::pair<std::string, std::string>;
   return m_impl->transact(Mode::read, [&]() -> Result<std::vector<Pair>> {

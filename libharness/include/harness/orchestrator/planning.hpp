@@ -14,6 +14,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace harness::orchestrator {
@@ -49,6 +51,15 @@ std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec
 /// for a planner sent back by the checker. Absolute paths: a worker may run anywhere.
 boost::json::object task_brief(const spec::Spec& spec, const sched::Action& a, const std::filesystem::path& templates_dir,
                                const std::vector<std::string>& revision_findings = {});
+
+/// The key/value store entry that says phase `phase` of `spec_name` is being planned: set when a
+/// planner starts, removed when the phase's check-plans is done. Left behind by a killed run, it
+/// makes the next run plan that phase again over the plans already written (see
+/// sched::WorkPhase::planning_unfinished).
+std::string planning_mark_key(std::string_view spec_name, std::string_view phase);
+/// The phases of `spec_name` with a planning mark among the store's key/value `entries`.
+std::vector<std::string> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
+                                             std::string_view spec_name);
 
 /// `planning/plans/03-auth` for phase 3: the phase's directory when it has one, else a new one
 /// named after the roadmap phase.

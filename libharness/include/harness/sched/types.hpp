@@ -76,6 +76,9 @@ struct WorkPhase {
   spec::PhaseNumber number;
   bool research_exists = false; ///< research(phase) is skipped
   bool plans_exist = false;     ///< plan and check-plans are skipped; its plans are in the workload
+  /// Its plans exist, but the planning pass that wrote them never finished (a run killed while
+  /// planning): plan runs again over them and check-plans passes before any of them executes.
+  bool planning_unfinished = false;
   bool verified = false;        ///< phase VERIFICATION passed
 };
 

@@ -190,6 +190,8 @@ class Store {
   std::expected<void, std::string> set_execution_state(const ExecutionState& state);
   /// Free key/value state (value is JSON text), for tools that need more than seed 002's columns.
   std::expected<void, std::string> set_value(const std::string& key, const std::string& json_value);
+  /// Removes the key (nothing when absent).
+  std::expected<void, std::string> erase_value(const std::string& key);
   /// All key/value pairs, key order.
   std::expected<std::vector<std::pair<std::string, std::string>>, std::string> values();
 
