@@ -297,7 +297,9 @@ TEST_CASE("agent workers start at least stagger_ms apart; the run still complete
   std::sort(starts.begin(), starts.end());
   long long closest = std::numeric_limits<long long>::max();
   for (std::size_t i = 1; i < starts.size(); ++i) closest = std::min(closest, starts[i] - starts[i - 1]);
-  // Spaced by the timer; the shell reads the clock a few ms after its start, so allow for jitter
-  // (without stagger, parallel starts land within milliseconds of each other).
-  CHECK(closest >= 200'000'000);
+  // Spaced by the timer; the shell reads the clock some time after its start (over 100 ms seen
+  // under TSan on a busy machine), so one gap may shrink by that jitter, the mean may not.
+  // Without stagger, parallel starts land within milliseconds of each other.
+  CHECK(closest >= 100'000'000);
+  CHECK((starts.back() - starts.front()) / static_cast<long long>(starts.size() - 1) >= 250'000'000);
 }
