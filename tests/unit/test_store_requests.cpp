@@ -183,6 +183,26 @@ TEST_CASE("A request the asker withdrew is not acted on; one the orchestrator to
   CHECK((*s.request(b->id))->status == "done");
 }
 
+TEST_CASE("A new run refuses what an earlier one left pending or half-handled, not what came after it", "[store][requests]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  auto waiting = s.add_request("start_session", "01-01");
+  auto taken = s.add_request("start_session", "01-02");
+  REQUIRE(waiting);
+  REQUIRE(taken);
+  REQUIRE(s.claim_request(taken->id) == true); // the killed run took it and never answered
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const auto lock_taken_at = harness::protocol::now_iso8601();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto fresh = s.add_request("end_session", "s1");
+  REQUIRE(fresh);
+  CHECK(s.refuse_requests_before(lock_taken_at, R"({"error":"ask again"})") == 2);
+  CHECK((*s.request(waiting->id))->status == "refused");
+  CHECK((*s.request(taken->id))->status == "refused");
+  CHECK((*s.request(taken->id))->result == R"({"error":"ask again"})");
+  CHECK((*s.request(fresh->id))->status == "pending");
+}
+
 TEST_CASE("ask_orchestrator that gives up while the orchestrator handles the request returns its answer",
           "[store][requests]") {
   TempDir dir;

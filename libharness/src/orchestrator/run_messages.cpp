@@ -51,14 +51,10 @@ void Orchestrator::Impl::pump_requests() {
 /// one written since (the asker saw this run holding the lock) waits for the loop's pump.
 void Orchestrator::Impl::refuse_stale_requests() {
   if (!db) return;
-  auto pending = db->pending_requests(0);
-  if (!pending) return;
+  // Taken ones too: a run killed between taking a request and answering it leaves it 'handling'.
   const std::string gone = boost::json::serialize(refuse("the orchestrator asked has stopped; ask again").second);
-  for (const auto& r : *pending) {
-    if (r.created_at >= lock_taken_at) break; // in arrival order: the rest are newer still
-    last_request_seq = r.seq;
-    (void)db->finish_request(r.id, "refused", gone);
-  }
+  if (auto r = db->refuse_requests_before(lock_taken_at, gone); !r)
+    observer.on_event({RunEventKind::note, 0, "", -1, 0, "could not refuse the requests of an earlier run: " + r.error()}, {});
 }
 
 Orchestrator::Impl::Answer Orchestrator::Impl::start_requested(const std::string& plan) {

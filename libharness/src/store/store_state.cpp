@@ -268,6 +268,17 @@ std::expected<bool, std::string> Store::finish_request(const std::string& id, co
                       id, status, result_json);
 }
 
+std::expected<int, std::string> Store::refuse_requests_before(const std::string& before, const std::string& result_json) {
+  return m_impl->transact(Mode::write, [&]() -> Result<int> {
+    auto s = m_impl->stmt("UPDATE requests SET status='refused', result=?2, handled_at=?3 "
+                          "WHERE status IN ('pending','handling') AND created_at < ?1");
+    if (!s) return std::unexpected(s.error());
+    (*s)->bind_all(before, result_json, protocol::now_iso8601());
+    if (auto r = (*s)->run("refuse stale requests"); !r) return std::unexpected(r.error());
+    return sqlite3_changes(m_impl->db.get());
+  });
+}
+
 std::expected<bool, std::string> Store::withdraw_request(const std::string& id, const std::string& result_json) {
   return move_request(*m_impl, "UPDATE requests SET status=?2, result=?3, handled_at=?4 WHERE id=?1 AND status='pending'",
                       id, "refused", result_json);

@@ -232,6 +232,10 @@ class Store {
   /// The asker gave up (timed out, cancelled): a request nobody took yet is refused with
   /// `result_json` and will not be acted on. False when the orchestrator took or answered it first.
   std::expected<bool, std::string> withdraw_request(const std::string& id, const std::string& result_json);
+  /// Refuses, with `result_json`, every request still pending or taken ('handling') that was
+  /// written before `before` (ISO 8601): they were meant for an orchestrator that is gone. Returns
+  /// how many.
+  std::expected<int, std::string> refuse_requests_before(const std::string& before, const std::string& result_json);
   /// The request, or nullopt.
   std::expected<std::optional<RequestRecord>, std::string> request(const std::string& id);
 
