@@ -66,19 +66,34 @@ CommandResult run_command(const CommandRequest& req) {
   const int pgid = *pid;
   std::string tail;
   std::array<char, 8192> buf{};
-  asio::steady_timer deadline(ctx), kill_timer(ctx);
-  bool pipe_done = false, exited = false;
+  asio::steady_timer deadline(ctx), kill_timer(ctx), cancel_poll(ctx);
+  bool pipe_done = false, exited = false, stopping = false;
   int status = 0;
-  deadline.expires_after(req.timeout);
-  deadline.async_wait([&](boost::system::error_code e) {
-    if (e || exited) return;
-    r.timed_out = true;
+  auto stop_group = [&] {
+    if (stopping) return;
+    stopping = true;
     ::kill(-pgid, SIGTERM);
     kill_timer.expires_after(req.grace);
     kill_timer.async_wait([&](boost::system::error_code e2) {
       if (!e2) ::kill(-pgid, SIGKILL);
     });
+  };
+  deadline.expires_after(req.timeout);
+  deadline.async_wait([&](boost::system::error_code e) {
+    if (e || exited) return;
+    r.timed_out = true;
+    stop_group();
   });
+  std::function<void()> poll_cancel = [&] {
+    cancel_poll.expires_after(std::chrono::milliseconds(50));
+    cancel_poll.async_wait([&](boost::system::error_code e) {
+      if (e || exited) return;
+      if (!req.cancel->load()) return poll_cancel();
+      r.cancelled = true;
+      stop_group();
+    });
+  };
+  if (req.cancel) poll_cancel();
   std::function<void()> read = [&] {
     (*pipe)->read_end.async_read_some(asio::buffer(buf), [&](boost::system::error_code e, size_t n) {
       append_capped(r.output, std::string_view(buf.data(), n), req.max_output, tail, r.truncated);
@@ -97,6 +112,7 @@ CommandResult run_command(const CommandRequest& req) {
     // Children that keep the pipe open would hold us forever: the group goes with its leader.
     ::kill(-pgid, SIGKILL);
     deadline.cancel();
+    cancel_poll.cancel();
     kill_timer.cancel();
     if (pipe_done) return ctx.stop();
     // One that left the group (setsid, a detached child) may still hold it: its output stops
