@@ -26,6 +26,34 @@ TEST_CASE("the example roadmap gives frontmatter, phases, goals, dependencies an
   CHECK(rm.phases[0].checklist.size() == 4);
 }
 
+TEST_CASE("the GSD template's '**Success Criteria** (what must be TRUE):' heads the criteria below it") {
+  std::vector<Diagnostic> diags;
+  auto rm = parse_roadmap("## Phase 1: Foundation\n"
+                          "**Goal**: A task model\n"
+                          "**Depends on**: Nothing (first phase)\n"
+                          "**Requirements**: [REQ-01, REQ-02]\n"
+                          "**Success Criteria** (what must be TRUE):\n"
+                          "  1. A task round-trips unchanged\n"
+                          "  2. A crash never leaves a half-written file\n"
+                          "**Plans**: 2 plans\n\n"
+                          "Plans:\n- [ ] 01-01: Model\n- [ ] 01-02: Storage\n\n"
+                          "## Phase 2: API\n"
+                          "**SUCCESS CRITERIA** (observable):\n"
+                          "- The API answers\n\n"
+                          "## Phase 3: Docs\n"
+                          "**Success criteria**:\n"
+                          "1. The README explains it\n",
+                          "ROADMAP.md", diags);
+  CHECK(diags.empty());
+  REQUIRE(rm.phases.size() == 3);
+  CHECK(rm.phases[0].goal == "A task model");
+  CHECK(rm.phases[0].success_criteria ==
+        std::vector<std::string>{"A task round-trips unchanged", "A crash never leaves a half-written file"});
+  CHECK(rm.phases[0].checklist.size() == 2);
+  CHECK(rm.phases[1].success_criteria == std::vector<std::string>{"The API answers"});
+  CHECK(rm.phases[2].success_criteria == std::vector<std::string>{"The README explains it"});
+}
+
 TEST_CASE("a phase heading inside a code fence is not a phase; decimal phases and overview checkboxes are read") {
   std::vector<Diagnostic> diags;
   auto rm = parse_roadmap("# Roadmap\n\n- [x] Phase 1: A\n- [ ] Phase 2: B\n\n## Phase 1: A\nGoal: a\n\n"

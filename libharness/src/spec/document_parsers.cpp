@@ -65,14 +65,67 @@ void read_roadmap_frontmatter(const YAML::Node& fm, RoadmapFrontmatter& out, Yam
 }
 
 /// "Goal: x" → ("goal", "x"); keys compared case-insensitively, markup already stripped.
+/// A parenthetical between key and colon is dropped: GSD's template writes
+/// "**Success Criteria** (what must be TRUE):", which arrives here as
+/// "Success Criteria (what must be TRUE):".
 std::optional<std::pair<std::string, std::string>> field_line(std::string_view line) {
   const auto colon = line.find(':');
-  if (colon == std::string_view::npos || colon > 24) return std::nullopt;
-  std::string key(line.substr(0, colon));
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view key_text = line.substr(0, colon);
+  while (!key_text.empty() && key_text.back() == ' ') key_text.remove_suffix(1);
+  if (key_text.ends_with(')'))
+    if (const auto open = key_text.rfind('('); open != std::string_view::npos) key_text = key_text.substr(0, open);
+  while (!key_text.empty() && key_text.back() == ' ') key_text.remove_suffix(1);
+  // A long "key" is a sentence that happens to contain a colon, not a field.
+  if (key_text.size() > 24) return std::nullopt;
+  std::string key(key_text);
   for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::string value(line.substr(colon + 1));
   value.erase(0, value.find_first_not_of(" \t"));
   return std::pair{key, value};
+}
+
+/// The lines of a block's text, which keeps soft breaks as '\n'.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0;;) {
+    const size_t nl = text.find('\n', start);
+    lines.push_back(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    if (nl == std::string_view::npos) return lines;
+    start = nl + 1;
+  }
+}
+
+/// The phase fields the roadmap reads, and those GSD's template writes next to them.
+bool is_phase_key(std::string_view key) {
+  static constexpr std::string_view keys[] = {"goal", "depends on", "depends_on", "success criteria", "plans", "requirements"};
+  return std::ranges::find(keys, key) != std::end(keys);
+}
+
+bool is_phase_field(std::string_view line) {
+  const auto f = field_line(line);
+  return f && is_phase_key(f->first);
+}
+
+/// Applies one line of a phase's field paragraph. Any field after the criteria ends them.
+void apply_phase_field(std::string_view line, RoadmapPhase& phase, bool& in_criteria) {
+  const auto f = field_line(line);
+  if (!f || !is_phase_key(f->first)) return;
+  in_criteria = f->first == "success criteria";
+  if (f->first == "goal") phase.goal = f->second;
+  else if (f->first == "depends on" || f->first == "depends_on") phase.depends_on = detail::phase_numbers_in(f->second);
+}
+
+/// A criterion from a list item. GSD's template puts "**Plans**: 3 plans" right under the last
+/// criterion, which markdown reads as a lazy continuation of that item: from the first known
+/// field line on, the lines are fields, not criterion text.
+void read_criterion(std::string_view text, RoadmapPhase& phase, bool& in_criteria) {
+  const auto lines = lines_of(text);
+  size_t end = 1;
+  while (end < lines.size() && !is_phase_field(lines[end])) ++end;
+  const size_t length = end < lines.size() ? static_cast<size_t>(lines[end].data() - text.data()) - 1 : text.size();
+  phase.success_criteria.emplace_back(text.substr(0, length));
+  for (size_t i = end; i < lines.size(); ++i) apply_phase_field(lines[i], phase, in_criteria);
 }
 
 } // namespace
@@ -118,21 +171,10 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
     if (!current) continue;
     if (b.kind == MdBlockKind::paragraph) {
       in_criteria = false;
-      size_t start = 0;
-      while (start <= b.text.size()) {
-        size_t nl = b.text.find('\n', start);
-        std::string_view line = std::string_view(b.text).substr(start, nl == std::string::npos ? std::string::npos : nl - start);
-        if (auto f = field_line(line)) {
-          if (f->first == "goal") current->goal = f->second;
-          else if (f->first == "depends on" || f->first == "depends_on") current->depends_on = detail::phase_numbers_in(f->second);
-          else if (f->first == "success criteria") in_criteria = true;
-        }
-        if (nl == std::string::npos) break;
-        start = nl + 1;
-      }
+      for (const auto line : lines_of(b.text)) apply_phase_field(line, *current, in_criteria);
     } else if (b.kind == MdBlockKind::list_item) {
       if (b.is_task) current->checklist.push_back({b.text, b.checked, b.line});
-      else if (in_criteria) current->success_criteria.push_back(b.text);
+      else if (in_criteria) read_criterion(b.text, *current, in_criteria);
     }
   }
   for (const auto& [n, checked] : overview)
