@@ -262,3 +262,54 @@ must_pass:
   CHECK(diags[1].message == "ui step 'click' needs a selector");
   CHECK(diags[0].line == 13);
 }
+
+TEST_CASE("an api check's method does not depend on key order, and is checked and upper-cased when parsed") {
+  const char* text = R"(---
+plan_id: '01-01'
+depends_on: []
+files_modified: []
+must_pass:
+  - id: method-first
+    type: api_response
+    method: POST
+    endpoint: /api/tasks
+  - id: method-last
+    type: api_response
+    endpoint: /api/tasks
+    method: post
+  - id: both-agree
+    type: api_response
+    endpoint: put /api/tasks/1
+    method: PUT
+  - id: neither
+    type: api_response
+    endpoint: /api/tasks
+  - id: unknown
+    type: api_response
+    endpoint: /api/tasks
+    method: FETCH
+  - id: contradicts
+    type: api_response
+    endpoint: POST /api/tasks
+    method: DELETE
+---
+# 01-01
+)";
+  std::vector<Diagnostic> diags;
+  auto p = parse_plan(text, "p.md", PlanDialect::harness, diags);
+  REQUIRE(p);
+  REQUIRE(p->must_pass.size() == 6);
+  CHECK(p->must_pass[0].method == "POST");
+  CHECK(p->must_pass[0].endpoint == "/api/tasks");
+  CHECK(p->must_pass[1].method == "POST");
+  CHECK(p->must_pass[2].method == "PUT");
+  CHECK(p->must_pass[2].endpoint == "/api/tasks/1");
+  CHECK(p->must_pass[3].method == "GET");
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[0].code == "H017");
+  CHECK(diags[0].line == 24);
+  CHECK(diags[0].message.starts_with("unknown HTTP method 'FETCH'"));
+  CHECK(diags[1].code == "H025");
+  CHECK(diags[1].line == 28);
+  CHECK(diags[1].message == "method DELETE contradicts the POST in endpoint");
+}

@@ -113,19 +113,51 @@ void parse_steps(const YAML::Node& n, Check& c, YamlReader& r) {
   }
 }
 
-void parse_endpoint(const YAML::Node& n, Check& c, YamlReader& r) {
-  auto text = r.string(n, "endpoint");
-  if (!text) return;
-  auto sp = text->find(' ');
-  if (sp == std::string::npos) {
-    c.method = "GET";
-    c.endpoint = *text;
-  } else {
-    c.method = text->substr(0, sp);
-    c.endpoint = text->substr(text->find_first_not_of(' ', sp));
-  }
+/// An HTTP verb in upper case, or nullopt when it is not one a check can send. Case does not
+/// matter to a reader of the plan ("post" is plainly POST); on the wire it must be upper case.
+std::optional<std::string> http_method(std::string_view text) {
   static const std::set<std::string, std::less<>> methods = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"};
-  if (!methods.contains(c.method)) r.error(n, "H017", fmt::format("unknown HTTP method '{}' in endpoint", c.method));
+  std::string upper(text);
+  for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (!methods.contains(upper)) return std::nullopt;
+  return upper;
+}
+
+/// Reads `endpoint: "POST /api/x"` or `endpoint: /api/x`; returns the verb it names, if any.
+/// The method itself is settled once all keys are read, so that key order does not matter.
+std::optional<std::string> parse_endpoint(const YAML::Node& n, Check& c, YamlReader& r) {
+  auto text = r.string(n, "endpoint");
+  if (!text) return std::nullopt;
+  const auto sp = text->find(' ');
+  if (sp == std::string::npos) {
+    c.endpoint = *text;
+    return std::nullopt;
+  }
+  c.endpoint = text->substr(text->find_first_not_of(' ', sp));
+  const std::string verb = text->substr(0, sp);
+  auto method = http_method(verb);
+  if (!method) r.error(n, "H017", fmt::format("unknown HTTP method '{}' in endpoint", verb));
+  return method;
+}
+
+/// The method of an api_response check: `method:` and a verb in `endpoint:` must agree, and
+/// without either it is GET.
+void settle_method(Check& c, const YAML::Node& method_node, const std::optional<std::string>& endpoint_verb,
+                   YamlReader& r) {
+  if (!method_node) {
+    c.method = endpoint_verb.value_or(c.type == CheckType::api_response ? "GET" : "");
+    return;
+  }
+  const auto text = r.string(method_node, "method");
+  if (!text) return;
+  const auto method = http_method(*text);
+  if (!method) {
+    r.error(method_node, "H017", fmt::format("unknown HTTP method '{}' (GET POST PUT PATCH DELETE HEAD OPTIONS)", *text));
+    return;
+  }
+  if (endpoint_verb && *endpoint_verb != *method)
+    r.error(method_node, "H025", fmt::format("method {} contradicts the {} in endpoint", *method, *endpoint_verb));
+  c.method = *method;
 }
 
 } // namespace
@@ -203,6 +235,7 @@ std::optional<Check> parse_check(const YAML::Node& node, size_t index, YamlReade
   }
   bool shell = false;
   if (node["shell"]) shell = r.boolean(node["shell"], "shell").value_or(false);
+  std::optional<std::string> endpoint_verb;
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
@@ -217,9 +250,9 @@ std::optional<Check> parse_check(const YAML::Node& node, size_t index, YamlReade
     } else if (key == "start") {
       if (auto cmd = parse_command(v, shell, "start", r)) c.start = *cmd; else ok = false;
     } else if (key == "ready_url") c.ready_url = r.string(v, "ready_url");
-    else if (key == "endpoint") parse_endpoint(v, c, r);
+    else if (key == "endpoint") endpoint_verb = parse_endpoint(v, c, r);
+    else if (key == "method") continue; // settled after the loop, against endpoint's verb
     else if (key == "url") c.url = r.string(v, "url").value_or("");
-    else if (key == "method") c.method = r.string(v, "method").value_or("GET");
     else if (key == "body") c.body = v.IsScalar() ? v.Scalar() : yaml_to_json(v);
     else if (key == "selector") c.selector = r.string(v, "selector").value_or("");
     else if (key == "description") c.description = r.string(v, "description").value_or("");
@@ -235,7 +268,7 @@ std::optional<Check> parse_check(const YAML::Node& node, size_t index, YamlReade
       for (const auto& h : v) target[h.first.Scalar()] = h.second.IsScalar() ? h.second.Scalar() : yaml_to_json(h.second);
     }
   }
-  if (c.type == CheckType::api_response && c.method.empty()) c.method = "GET";
+  settle_method(c, node["method"], endpoint_verb, r);
   if (!ok) return std::nullopt;
   return c;
 }

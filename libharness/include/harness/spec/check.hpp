@@ -74,7 +74,7 @@ struct Check {
   std::map<std::string, std::string> env;
 
   // api_response
-  std::string method;   ///< from "POST /api/auth/login"
+  std::string method;   ///< upper case, from `method:` or "POST /api/auth/login"; GET by default
   std::string endpoint; ///< path part of `endpoint`
   std::string url;      ///< full URL; or base URL joined with `endpoint`; also ui_* page URL
   std::map<std::string, std::string> headers;
