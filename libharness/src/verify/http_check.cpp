@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <fcntl.h>
 #include <regex>
@@ -66,7 +67,9 @@ Response request(const Url& u, const std::string& method, const std::map<std::st
     for (const auto& [k, v] : headers) req.set(k, v);
     if (!body.empty()) {
       req.body() = body;
-      if (!headers.count("Content-Type")) req.set(http::field::content_type, "application/json");
+      // Header names are case-insensitive: a plan's `content-type:` is the Content-Type.
+      const bool has_type = std::ranges::any_of(headers, [](const auto& h) { return beast::iequals(h.first, "Content-Type"); });
+      if (!has_type) req.set(http::field::content_type, "application/json");
       req.prepare_payload();
     }
     http::write(stream, req);

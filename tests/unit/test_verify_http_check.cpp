@@ -1,0 +1,62 @@
+// The api_response check against a local server that echoes what it was sent.
+#include "harness/verify/engine.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+using namespace harness;
+
+namespace {
+
+// Answers every request with "<method> <content-type> <body>".
+const char* k_echo_server = R"(import sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+class Echo(BaseHTTPRequestHandler):
+    def reply(self):
+        body = self.rfile.read(int(self.headers.get('Content-Length') or 0)).decode()
+        out = ('%s %s %s' % (self.command, self.headers.get('Content-Type'), body)).encode()
+        self.send_response(200)
+        self.send_header('Content-Length', str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+    do_GET = do_POST = do_PUT = reply
+    def log_message(self, *args):
+        pass
+HTTPServer(('127.0.0.1', int(sys.argv[1])), Echo).serve_forever()
+)";
+
+/// An api_response check that starts the echo server in `dir` on a port of its own.
+spec::Check echo_check(const test::TempDir& dir) {
+  dir.write("echo.py", k_echo_server);
+  // Keyed by pid like the engine tests' port, one above it so the two never meet.
+  const auto port = std::to_string(20001 + (::getpid() % 20000));
+  spec::Check c;
+  c.type = spec::CheckType::api_response;
+  c.id = "echo";
+  c.start.argv = {"python3", "echo.py", port};
+  c.url = "http://127.0.0.1:" + port;
+  c.endpoint = "/api/tasks";
+  c.timeout_seconds = 20;
+  return c;
+}
+
+} // namespace
+
+TEST_CASE("a plan's content-type header is kept whatever its case; a body without one is sent as JSON") {
+  test::TempDir dir;
+  auto c = echo_check(dir);
+  c.method = "POST";
+  c.body = "hello";
+  c.headers = {{"content-type", "text/plain"}};
+  c.expects.body_re = "^POST text/plain hello$";
+  auto r = verify::run_check(c, dir.path, {});
+  INFO(r.message << " " << r.evidence);
+  CHECK(r.status == verify::CheckStatus::passed);
+  c.headers.clear();
+  c.expects.body_re = "^POST application/json hello$";
+  r = verify::run_check(c, dir.path, {});
+  INFO(r.message << " " << r.evidence);
+  CHECK(r.status == verify::CheckStatus::passed);
+}
