@@ -1,9 +1,11 @@
 // The api_response check against a local server that echoes what it was sent.
 #include "harness/verify/engine.hpp"
 #include "spec_test_util.hpp"
+#include "../../libharness/src/verify/ui_check.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <unistd.h>
 
 using namespace harness;
@@ -27,11 +29,13 @@ class Echo(BaseHTTPRequestHandler):
 HTTPServer(('127.0.0.1', int(sys.argv[1])), Echo).serve_forever()
 )";
 
+/// Keyed by pid like the engine tests' port, above it so that they never meet.
+std::string echo_port(int offset) { return std::to_string(20001 + offset + (::getpid() % 20000)); }
+
 /// An api_response check that starts the echo server in `dir` on a port of its own.
 spec::Check echo_check(const test::TempDir& dir) {
   dir.write("echo.py", k_echo_server);
-  // Keyed by pid like the engine tests' port, one above it so the two never meet.
-  const auto port = std::to_string(20001 + (::getpid() % 20000));
+  const auto port = echo_port(0);
   spec::Check c;
   c.type = spec::CheckType::api_response;
   c.id = "echo";
@@ -59,4 +63,17 @@ TEST_CASE("a plan's content-type header is kept whatever its case; a body withou
   r = verify::run_check(c, dir.path, {});
   INFO(r.message << " " << r.evidence);
   CHECK(r.status == verify::CheckStatus::passed);
+}
+
+TEST_CASE("a fractional timeout is kept in milliseconds, not cut to whole seconds") {
+  verify::VerifyOptions opt;
+  spec::Check c;
+  CHECK(verify::check_timeout(c, opt) == std::chrono::minutes(10));
+  c.timeout_seconds = 0.5;
+  CHECK(verify::check_timeout(c, opt) == std::chrono::milliseconds(500));
+  CHECK(verify::detail::ui_driver_input(c, verify::check_timeout(c, opt)).find(R"("timeout_ms":500)") != std::string::npos);
+  c.timeout_seconds = 1.9;
+  CHECK(verify::check_timeout(c, opt) == std::chrono::milliseconds(1900));
+  c.timeout_seconds = 0.0004; // rounded up: never zero, which the browser driver reads as "default"
+  CHECK(verify::check_timeout(c, opt) == std::chrono::milliseconds(1));
 }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 
@@ -62,7 +63,7 @@ CheckResult command_check(const spec::Check& c, const fs::path& root, const Veri
   worker::CommandRequest req;
   req.argv = c.command.argv;
   req.cwd = root;
-  req.timeout = std::chrono::milliseconds(static_cast<long>(1000 * c.timeout_seconds.value_or(static_cast<double>(opt.default_timeout.count()))));
+  req.timeout = check_timeout(c, opt);
   req.max_output = opt.max_output;
   if (!c.env.empty()) {
     std::map<std::string, std::string> env;
@@ -103,6 +104,13 @@ CheckResult command_check(const spec::Check& c, const fs::path& root, const Veri
 }
 
 } // namespace
+
+std::chrono::milliseconds check_timeout(const spec::Check& c, const VerifyOptions& opt) {
+  if (!c.timeout_seconds) return opt.default_timeout;
+  // Capped at a year: far beyond any check, and a huge double would overflow the conversion.
+  const double seconds = std::min(*c.timeout_seconds, 365.0 * 24 * 3600);
+  return std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(seconds));
+}
 
 CheckResult run_check(const spec::Check& c, const fs::path& root, const VerifyOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -53,7 +53,7 @@ struct Response {
 };
 
 Response request(const Url& u, const std::string& method, const std::map<std::string, std::string>& headers,
-                 const std::string& body, std::chrono::seconds timeout) {
+                 const std::string& body, std::chrono::milliseconds timeout) {
   Response r;
   try {
     asio::io_context ctx;
@@ -164,7 +164,7 @@ bool json_subset(std::string_view pattern, std::string_view actual) {
 }
 
 std::expected<std::shared_ptr<Server>, std::string> serve_and_wait(const spec::Check& c, const std::filesystem::path& root,
-                                                                   const std::string& full, std::chrono::seconds timeout) {
+                                                                   const std::string& full, std::chrono::milliseconds timeout) {
   std::shared_ptr<Server> server;
   if (!c.start.empty()) {
     server = std::make_shared<Server>(c.start, root);
@@ -176,7 +176,7 @@ std::expected<std::shared_ptr<Server>, std::string> serve_and_wait(const spec::C
   if (!ready) return std::unexpected(fmt::format("'{}' is not an http:// URL", c.ready_url.value_or(full)));
   const auto until = std::chrono::steady_clock::now() + timeout;
   for (;;) {
-    auto res = request(*ready, "GET", {}, "", std::chrono::seconds(2));
+    auto res = request(*ready, "GET", {}, "", std::min<std::chrono::milliseconds>(timeout, std::chrono::seconds(2)));
     if (res.error.empty()) return server;
     if (std::chrono::steady_clock::now() > until) return std::unexpected(fmt::format("no answer from {}: {}", full, res.error));
     if (server && !server->running()) return std::unexpected("the server started by `start` exited before answering");
@@ -195,7 +195,7 @@ CheckResult run_api_response(const spec::Check& c, const std::filesystem::path& 
     r.message = fmt::format("'{}' is not an http:// URL (set url: and endpoint:)", full);
     return r;
   }
-  const auto timeout = std::chrono::seconds(static_cast<long>(c.timeout_seconds.value_or(static_cast<double>(opt.default_timeout.count()))));
+  const auto timeout = check_timeout(c, opt);
   auto server = serve_and_wait(c, root, full, timeout);
   if (!server) {
     r.status = server.error().starts_with("no answer") ? CheckStatus::failed : CheckStatus::error;

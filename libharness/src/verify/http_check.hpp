@@ -20,6 +20,6 @@ class Server;
 /// `check.ready_url` or else `url` answers over HTTP (any status). The result keeps the server
 /// running; destroying it stops the server's process group. The error says why not.
 std::expected<std::shared_ptr<Server>, std::string> serve_and_wait(const spec::Check& check, const std::filesystem::path& root,
-                                                                   const std::string& url, std::chrono::seconds timeout);
+                                                                   const std::string& url, std::chrono::milliseconds timeout);
 
 } // namespace harness::verify::detail

@@ -37,7 +37,7 @@ CheckResult run_ui_check(const spec::Check& c, const std::filesystem::path& root
     return error("browser checks need harness's ui_driver.cjs (share/harness/ of the installation); reinstall harness");
   const auto node = worker::find_program("node");
   if (node.empty()) return error("browser checks need Node.js (apt-get install nodejs), playwright-core and Chromium");
-  const auto timeout = std::chrono::seconds(static_cast<long>(c.timeout_seconds.value_or(static_cast<double>(opt.default_timeout.count()))));
+  const auto timeout = check_timeout(c, opt);
   auto server = serve_and_wait(c, root, c.url, timeout);
   if (!server) return error(server.error());
   worker::CommandRequest req;
@@ -48,7 +48,7 @@ CheckResult run_ui_check(const spec::Check& c, const std::filesystem::path& root
   const auto run = worker::run_command(req);
   if (run.timed_out) {
     r.status = CheckStatus::failed;
-    r.message = fmt::format("the browser did not finish within {} s (stopped with its process group)", req.timeout.count() / 1000);
+    r.message = fmt::format("the browser did not finish within {:g} s (stopped with its process group)", static_cast<double>(req.timeout.count()) / 1000);
     return r;
   }
   // The verdict is the driver's last line; anything before it (warnings) is evidence.

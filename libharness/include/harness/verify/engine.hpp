@@ -30,6 +30,10 @@ struct VerifyOptions {
 /// when installed, else `source_dir`/libharness/data/ui_driver.cjs; empty when neither exists.
 std::filesystem::path find_ui_driver(const std::filesystem::path& exe_dir, const std::filesystem::path& source_dir);
 
+/// The time `check` may take: its `timeout`, else `opt.default_timeout`. Milliseconds, rounded
+/// up: `timeout: 0.5` or `500ms` must not become zero seconds.
+std::chrono::milliseconds check_timeout(const spec::Check& check, const VerifyOptions& opt);
+
 /// Runs one check in `project_root`.
 CheckResult run_check(const spec::Check& check, const std::filesystem::path& project_root, const VerifyOptions& opt);
 
