@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <csignal>
 #include <string>
 #include <unistd.h>
 
@@ -76,4 +77,56 @@ TEST_CASE("a fractional timeout is kept in milliseconds, not cut to whole second
   CHECK(verify::check_timeout(c, opt) == std::chrono::milliseconds(1900));
   c.timeout_seconds = 0.0004; // rounded up: never zero, which the browser driver reads as "default"
   CHECK(verify::check_timeout(c, opt) == std::chrono::milliseconds(1));
+}
+
+TEST_CASE("an api check with a sub-second timeout gets its answer instead of timing out at once") {
+  test::TempDir dir;
+  auto c = echo_check(dir);
+  const auto port = echo_port(1);
+  c.url = "http://127.0.0.1:" + port;
+  // Started by the test, not by the check, so that the check's short timeout is the request's alone.
+  const int pid = std::stoi(test::sh(dir.path, "python3 echo.py " + port + " >/dev/null 2>&1 & echo $!"));
+  struct Stop {
+    int pid;
+    ~Stop() { ::kill(pid, SIGTERM); }
+  } stop{pid};
+  c.start = {};
+  c.ready_url = c.url;
+  auto r = verify::run_check(c, dir.path, {});
+  INFO(r.message << " " << r.evidence);
+  REQUIRE(r.status == verify::CheckStatus::passed);
+  c.ready_url.reset();
+  c.timeout_seconds = 0.9;
+  r = verify::run_check(c, dir.path, {});
+  INFO(r.message << " " << r.evidence);
+  CHECK(r.status == verify::CheckStatus::passed);
+}
+
+TEST_CASE("a server that accepts and never answers fails the check when its timeout is up") {
+  test::TempDir dir;
+  // Gone after 15 s in any case, so that a check without a working timeout fails, not hangs.
+  dir.write("hang.py", "import signal, socket, sys\n"
+                       "signal.alarm(15)\n"
+                       "s = socket.socket()\n"
+                       "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                       "s.bind(('127.0.0.1', int(sys.argv[1])))\n"
+                       "s.listen()\n"
+                       "conns = []\n"
+                       "while True:\n"
+                       "    conns.append(s.accept())\n");
+  const auto port = echo_port(2);
+  spec::Check c;
+  c.type = spec::CheckType::api_response;
+  c.id = "hang";
+  c.start.argv = {"python3", "hang.py", port};
+  c.url = "http://127.0.0.1:" + port;
+  c.endpoint = "/api/tasks";
+  c.timeout_seconds = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = verify::run_check(c, dir.path, {});
+  const auto took = std::chrono::steady_clock::now() - t0;
+  INFO(r.message);
+  CHECK(r.status == verify::CheckStatus::failed);
+  CHECK(r.message.find("timed out") != std::string::npos);
+  CHECK(took < std::chrono::seconds(10));
 }

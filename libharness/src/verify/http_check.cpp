@@ -52,6 +52,9 @@ struct Response {
   std::string error;
 };
 
+/// One request, all of it (connect, write, read) within `timeout`. Asynchronous because Beast's
+/// stream timeouts apply only to asynchronous operations: a synchronous read from a server that
+/// accepts and never answers would wait forever.
 Response request(const Url& u, const std::string& method, const std::map<std::string, std::string>& headers,
                  const std::string& body, std::chrono::milliseconds timeout) {
   Response r;
@@ -59,8 +62,6 @@ Response request(const Url& u, const std::string& method, const std::map<std::st
     asio::io_context ctx;
     asio::ip::tcp::resolver resolver(ctx);
     beast::tcp_stream stream(ctx);
-    stream.expires_after(timeout);
-    stream.connect(resolver.resolve(u.host, u.port));
     http::request<http::string_body> req{http::string_to_verb(method), u.target, 11};
     req.set(http::field::host, u.host);
     req.set(http::field::user_agent, "harness-verify");
@@ -72,12 +73,28 @@ Response request(const Url& u, const std::string& method, const std::map<std::st
       if (!has_type) req.set(http::field::content_type, "application/json");
       req.prepare_payload();
     }
-    http::write(stream, req);
     beast::flat_buffer buffer;
     http::response<http::string_body> res;
-    http::read(stream, buffer, res);
-    r.status = static_cast<int>(res.result_int());
-    r.body = res.body();
+    auto failed = [&](beast::error_code ec, std::string_view what) {
+      if (ec) r.error = fmt::format("{}: {}", what, ec == beast::error::timeout ? "timed out" : ec.message());
+      return static_cast<bool>(ec);
+    };
+    stream.expires_after(timeout); // one deadline for connect, write and read together
+    resolver.async_resolve(u.host, u.port, [&](beast::error_code ec, const asio::ip::tcp::resolver::results_type& endpoints) {
+      if (failed(ec, "resolve")) return;
+      stream.async_connect(endpoints, [&](beast::error_code ec_connect, const asio::ip::tcp::endpoint&) {
+        if (failed(ec_connect, "connect")) return;
+        http::async_write(stream, req, [&](beast::error_code ec_write, size_t) {
+          if (failed(ec_write, "write")) return;
+          http::async_read(stream, buffer, res, [&](beast::error_code ec_read, size_t) {
+            if (failed(ec_read, "read")) return;
+            r.status = static_cast<int>(res.result_int());
+            r.body = res.body();
+          });
+        });
+      });
+    });
+    ctx.run();
     beast::error_code ec;
     stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
   } catch (const std::exception& e) {
