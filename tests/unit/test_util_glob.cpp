@@ -52,3 +52,30 @@ TEST_CASE("glob_error rejects empty patterns, unclosed classes and glued double 
   CHECK(glob_error("src/[abc").value() == "unclosed '[' at column 5");
   CHECK(glob_error("src/a**/b").value().find("whole path segment") != std::string::npos);
 }
+
+TEST_CASE("a path spelled exactly like the pattern matches it, brackets included, as a git pathspec does") {
+  // Next.js dynamic routes: the directory is literally named `[id]`.
+  CHECK(glob_match("app/posts/[id]/page.tsx", "app/posts/[id]/page.tsx"));
+  CHECK(glob_match("app/posts/[id]", "app/posts/[id]/page.tsx"));
+  CHECK(glob_match("app/[...slug]/page.tsx", "app/[...slug]/page.tsx"));
+  CHECK(glob_match("app/posts/[id]/page.tsx", "app/posts/i/page.tsx")); // still a class too, as in git
+  CHECK_FALSE(glob_match("app/posts/[id]/page.tsx", "app/posts/[id]/layout.tsx"));
+  CHECK_FALSE(glob_match("app/posts/[id]/page.tsx", "app/posts/[id]x/page.tsx"));
+  CHECK_FALSE(glob_match("app/posts/[id]", "app/posts/[id]x"));
+}
+
+TEST_CASE("globs_overlap stays exact for bracketed names") {
+  CHECK(globs_overlap("app/posts/[id]/page.tsx", "app/posts/[id]/page.tsx"));
+  CHECK(globs_overlap("app/posts/[id]/page.tsx", "app/posts/*/page.tsx"));
+  CHECK(globs_overlap("app/posts/[id]/page.tsx", "app/**"));
+  CHECK(globs_overlap("app/posts/[id]", "app/posts/[id]/page.tsx"));
+  CHECK(globs_overlap("app/posts/[id]/page.tsx", "app/posts/i/page.tsx"));
+  CHECK_FALSE(globs_overlap("app/posts/[id]/page.tsx", "app/posts/[id]/layout.tsx"));
+  CHECK_FALSE(globs_overlap("app/posts/[id]/page.tsx", "app/posts/new/page.tsx"));
+  CHECK_FALSE(globs_overlap("app/posts/[id]/page.tsx", "app/posts/[slug]/page.tsx"));
+  CHECK_FALSE(globs_overlap("app/[id]/page.tsx", "app/[...slug]/page.tsx"));
+  CHECK(globs_overlap("app/[locale]/page.tsx", "app/[...slug]/page.tsx")); // both accept `l`
+  CHECK(globs_overlap("file[0-9].txt", "file[5-7].txt"));
+  CHECK_FALSE(globs_overlap("file[0-4].txt", "file[5-7].txt"));
+  CHECK(globs_overlap("a?c", "[ab]bc"));
+}

@@ -182,3 +182,27 @@ TEST_CASE("a directory in files_modified covers the files written below it") {
   CHECK(sh(repo.dir.path, "git show --name-only --format= HEAD~2") == "out/a.txt\n");
   CHECK(sh(repo.dir.path, "git status --porcelain out").empty());
 }
+
+TEST_CASE("a declared file whose name has brackets (a Next.js route) is committed") {
+  Repo repo;
+  repo.dir.write("docs/specs/SPC-007-demo/planning/plans/01-core/01-01-PLAN.md", R"(---
+plan_id: '01-01'
+depends_on: []
+files_modified: ['app/posts/[id]/page.tsx']
+---
+# 01-01: a dynamic route
+
+### Task 1: the page
+
+```bash
+mkdir -p 'app/posts/[id]' && echo page > 'app/posts/[id]/page.tsx'
+```
+)");
+  sh(repo.dir.path, "git commit -qam 'a dynamic route'");
+  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(r.commits.size() == 2); // the task's file, then the SUMMARY
+  CHECK(sh(repo.dir.path, "git show --name-only --format= HEAD~1") == "app/posts/[id]/page.tsx\n");
+  CHECK(sh(repo.dir.path, "git status --porcelain app").empty());
+}

@@ -1,5 +1,7 @@
 #include "harness/util/glob.hpp"
 
+#include <algorithm>
+#include <bitset>
 #include <vector>
 
 namespace harness::util {
@@ -80,11 +82,42 @@ bool match_segments(const std::vector<std::string_view>& pat, size_t pi, const s
   return ni == path.size();
 }
 
-/// Could one name match both segment patterns? Exact when either is literal; for two wildcard
-/// segments compares the literal prefixes and suffixes (`*.ts` vs `*.js` cannot overlap).
+/// The characters one position of a star-free segment accepts, starting at seg[i]; advances i.
+std::bitset<256> position_set(std::string_view seg, size_t& i) {
+  std::bitset<256> set;
+  if (seg[i] == '?') {
+    set.set();
+    ++i;
+  } else if (seg[i] == '[') {
+    size_t next = i;
+    for (size_t c = 0; c < 256; ++c) {
+      next = i;
+      if (match_class(seg, next, static_cast<char>(c))) set.set(c);
+    }
+    i = next;
+  } else {
+    set.set(static_cast<unsigned char>(seg[i++]));
+  }
+  return set;
+}
+
+/// Two segments without `*` name names of fixed lengths: they overlap when, position by
+/// position, some character is accepted by both (`[id]` and `[slug]` do not).
+bool fixed_segments_overlap(std::string_view a, std::string_view b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size())
+    if ((position_set(a, i) & position_set(b, j)).none()) return false;
+  return i >= a.size() && j >= b.size();
+}
+
+/// Could one name match both segment patterns? A pattern also matches the name spelled exactly
+/// like it (see glob_match), so `[id]` meets the directory `[id]` as well as `i` and `d`. Exact
+/// when either is literal or neither has a `*`; for two starred segments compares the literal
+/// prefixes and suffixes (`*.ts` vs `*.js` cannot overlap).
 bool segments_overlap(std::string_view a, std::string_view b) {
-  if (is_literal_glob(a)) return match_segment(b, a);
-  if (is_literal_glob(b)) return match_segment(a, b);
+  if (a == b || match_segment(b, a) || match_segment(a, b)) return true;
+  if (is_literal_glob(a) || is_literal_glob(b)) return false;
+  if (a.find('*') == std::string_view::npos && b.find('*') == std::string_view::npos) return fixed_segments_overlap(a, b);
   auto prefix = [](std::string_view s) { return s.substr(0, s.find_first_of("*?[")); };
   auto suffix = [](std::string_view s) {
     size_t k = s.find_last_of("*?]");
@@ -123,7 +156,13 @@ static std::vector<std::string_view> with_descendants(std::string_view pattern) 
 }
 
 bool glob_match(std::string_view pattern, std::string_view path) {
-  return match_segments(with_descendants(pattern), 0, split_segments(path), 0);
+  const auto segs = split_segments(path);
+  // As in a git pathspec, a pattern first names the path spelled exactly like it (and what lies
+  // below): Next.js's `app/posts/[id]/page.tsx` is that file, not `app/posts/i/page.tsx`.
+  if (const auto literal = split_segments(pattern);
+      !literal.empty() && literal.size() <= segs.size() && std::equal(literal.begin(), literal.end(), segs.begin()))
+    return true;
+  return match_segments(with_descendants(pattern), 0, segs, 0);
 }
 
 bool globs_overlap(std::string_view a, std::string_view b) {
