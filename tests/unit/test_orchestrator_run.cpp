@@ -5,6 +5,7 @@
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/store/store.hpp"
+#include "harness/worker/run_command.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -273,6 +274,59 @@ TEST_CASE("Ctrl-C while a verification runs ends the run once the verification i
   CHECK(rec.sent);
   CHECK(r->outcome == "interrupted");
   CHECK(r->exit_code == 130);
+}
+
+namespace {
+
+/// The first plan verification runs a minute-long command, stoppable through the run's flag.
+class MinuteVerifier final : public orchestrator::Verifier {
+public:
+  orchestrator::VerifyOutcome verify_plan(const spec::Spec&, const spec::Plan&) override {
+    if (!first.exchange(false)) return {};
+    worker::CommandRequest req;
+    req.argv = {"sleep", "60"};
+    req.grace = std::chrono::milliseconds(200);
+    req.cancel = cancel_flag();
+    stopped = worker::run_command(req).cancelled;
+    return {};
+  }
+  orchestrator::VerifyOutcome verify_phase(const spec::Spec&, spec::PhaseNumber) override { return {}; }
+  orchestrator::VerifyOutcome verify_final(const spec::Spec&) override { return {}; }
+  std::atomic<bool> first{true}, stopped{false};
+};
+
+/// Two Ctrl-Cs, a moment apart, once the first plan verification has started.
+class DoubleInterrupter final : public orchestrator::Observer {
+public:
+  void on_event(const orchestrator::RunEvent& e, const orchestrator::RunView&) override {
+    if (e.kind == orchestrator::RunEventKind::task_started && e.task_id.starts_with("verify-plan:") && !sent) {
+      sent = true;
+      std::thread([] {
+        ::raise(SIGINT);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        ::raise(SIGINT);
+      }).detach();
+    }
+  }
+  bool sent = false;
+};
+
+} // namespace
+
+TEST_CASE("A second Ctrl-C stops a running verification's commands instead of waiting for them") {
+  Project proj;
+  MinuteVerifier v;
+  DoubleInterrupter rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  ::alarm(120);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = o.run();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ::alarm(0);
+  REQUIRE(r);
+  CHECK(r->outcome == "interrupted");
+  CHECK(v.stopped);
+  CHECK(seconds < 40); // guard: waiting for the command would take 60 s
 }
 
 TEST_CASE("agent workers start at least stagger_ms apart; the run still completes") {

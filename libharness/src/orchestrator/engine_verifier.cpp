@@ -30,7 +30,9 @@ public:
   VerifyOutcome verify_plan(const spec::Spec& spec, const spec::Plan& plan) override {
     verify::VerifyOptions opt = m_checks;
     opt.trailers = trailer_index();
+    opt.cancel = cancel_flag();
     auto r = verify::verify_plan(spec, plan, opt);
+    if (cancelled()) return stopped();
     if (r.status == spec::VerificationStatus::gaps_found) return {sched::Verdict::passed, true, first_gap(r)};
     // A check only a human can judge does not hold the plan: the phase gate asks for it.
     return {sched::Verdict::passed, false, fmt::format("{}/{} checks passed", r.passed(), r.total())};
@@ -38,7 +40,9 @@ public:
   VerifyOutcome verify_phase(const spec::Spec& spec, spec::PhaseNumber phase) override {
     verify::VerifyOptions opt = m_checks;
     opt.trailers = trailer_index();
+    opt.cancel = cancel_flag();
     auto r = verify::verify_phase(spec, phase, opt);
+    if (cancelled()) return stopped(); // a half-run verification is not a verdict: nothing written
     auto file = verify::write_report(spec, phase, r);
     return {verdict_of(r.status), false,
             fmt::format("{} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),
@@ -47,7 +51,9 @@ public:
   VerifyOutcome verify_final(const spec::Spec& spec) override {
     verify::VerifyOptions opt = m_checks;
     opt.trailers = trailer_index();
+    opt.cancel = cancel_flag();
     auto r = verify::verify_final(spec, opt);
+    if (cancelled()) return stopped();
     auto file = verify::write_report(spec, std::nullopt, r);
     return {verdict_of(r.status), false,
             fmt::format("final {} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),
@@ -55,6 +61,7 @@ public:
   }
 
 private:
+  static VerifyOutcome stopped() { return {sched::Verdict::passed, true, "cancelled: the run is stopping"}; }
   verify::VerifyOptions m_checks;
 };
 

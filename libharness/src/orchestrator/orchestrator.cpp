@@ -444,6 +444,7 @@ void Orchestrator::Impl::watch_signals() {
       if (summary.outcome.empty()) summary.outcome = "interrupted"; // a cost limit stays the reason
       draining = true;
       stop_now = true; // a verification running on the pool is not waited for
+      cancel_verification = true; // and its commands are stopped, so the pool's join is quick
       maybe_stop_after_drain();
     }
     watch_signals();
@@ -495,6 +496,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   trailers.emplace(spec.layout.project_root);
   trailers->refresh();
   verifier.set_trailer_index(&*trailers);
+  verifier.set_cancel(&cancel_verification);
   commit_orphan_summaries();
   recover_commits_log();
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
@@ -516,6 +518,8 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });
   ctx.run();
   verify_pool->join();
+  verifier.set_cancel(nullptr); // the flag and the index are this run's; the verifier may outlive it
+  verifier.set_trailer_index(nullptr);
   if (summary.outcome.empty()) summary.outcome = "interrupted";
   return summary;
 }

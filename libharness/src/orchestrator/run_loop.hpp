@@ -107,6 +107,7 @@ struct Orchestrator::Impl {
   int interrupts = 0;
   bool draining = false;
   bool stop_now = false;    ///< second interrupt: end without waiting for running verifications
+  std::atomic<bool> cancel_verification{false}; ///< set with stop_now: the pool's checks stop too
   bool done = false;
   std::deque<sched::Event> deferred_events;
   std::optional<store::Store> db;                 ///< <project>/.orchestration/harness.db

@@ -65,6 +65,7 @@ CheckResult command_check(const spec::Check& c, const fs::path& root, const Veri
   req.cwd = root;
   req.timeout = check_timeout(c, opt);
   req.max_output = opt.max_output;
+  req.cancel = opt.cancel;
   if (!c.env.empty()) {
     std::map<std::string, std::string> env;
     for (char** e = environ; *e; ++e) {
@@ -76,6 +77,7 @@ CheckResult command_check(const spec::Check& c, const fs::path& root, const Veri
   }
   auto res = worker::run_command(req);
   if (!res.started) return fail(CheckStatus::error, res.error);
+  if (res.cancelled) return fail(CheckStatus::error, "cancelled: the run is stopping", res.output);
   CheckResult r;
   r.evidence = res.output;
   if (res.timed_out) return fail(CheckStatus::failed, fmt::format("timed out after {:.0f}s (process group killed)", res.seconds), res.output);
@@ -112,8 +114,8 @@ std::chrono::milliseconds check_timeout(const spec::Check& c, const VerifyOption
   return std::chrono::ceil<std::chrono::milliseconds>(std::chrono::duration<double>(seconds));
 }
 
-CheckResult run_check(const spec::Check& c, const fs::path& root, const VerifyOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
+namespace {
+CheckResult run_one(const spec::Check& c, const fs::path& root, const VerifyOptions& opt) {
   CheckResult r;
   switch (c.type) {
   case spec::CheckType::file_exists: {
@@ -132,6 +134,14 @@ CheckResult run_check(const spec::Check& c, const fs::path& root, const VerifyOp
   case spec::CheckType::visual_quality:
   case spec::CheckType::ux_flow: r = fail(CheckStatus::human, c.description); break;
   }
+  return r;
+}
+} // namespace
+
+CheckResult run_check(const spec::Check& c, const fs::path& root, const VerifyOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckResult r = opt.cancel && opt.cancel->load() ? fail(CheckStatus::error, "cancelled: the run is stopping")
+                                                    : run_one(c, root, opt);
   r.id = c.id;
   r.type = std::string(spec::to_string(c.type));
   r.line = c.line;

@@ -45,7 +45,9 @@ CheckResult run_ui_check(const spec::Check& c, const std::filesystem::path& root
   req.cwd = root;
   req.timeout = timeout + std::chrono::seconds(15); // the driver's own waits end first, with a message
   req.max_output = opt.max_output;
+  req.cancel = opt.cancel;
   const auto run = worker::run_command(req);
+  if (run.cancelled) return error("cancelled: the run is stopping");
   if (run.timed_out) {
     r.status = CheckStatus::failed;
     r.message = fmt::format("the browser did not finish within {:g} s (stopped with its process group)", static_cast<double>(req.timeout.count()) / 1000);

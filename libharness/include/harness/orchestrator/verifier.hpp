@@ -6,6 +6,7 @@
 #include "harness/spec/spec.hpp"
 #include "harness/worker/git.hpp"
 
+#include <atomic>
 #include <string>
 
 namespace harness::orchestrator {
@@ -22,15 +23,21 @@ public:
   /// The run loop's trailer index (kept fresh before each gate), so plan checks need not walk
   /// the whole history for every plan. Null: implementations read it themselves.
   void set_trailer_index(const worker::TrailerIndex* trailers) { m_trailers = trailers; }
+  /// The run's stop-now flag (a second Ctrl-C): a verification in progress stops its commands
+  /// and writes nothing. Null: never.
+  void set_cancel(const std::atomic<bool>* cancel) { m_cancel = cancel; }
   virtual VerifyOutcome verify_plan(const spec::Spec& spec, const spec::Plan& plan) = 0;
   virtual VerifyOutcome verify_phase(const spec::Spec& spec, spec::PhaseNumber phase) = 0;
   virtual VerifyOutcome verify_final(const spec::Spec& spec) = 0;
 
 protected:
   const worker::TrailerIndex* trailer_index() const { return m_trailers; }
+  const std::atomic<bool>* cancel_flag() const { return m_cancel; }
+  bool cancelled() const { return m_cancel && m_cancel->load(); }
 
 private:
   const worker::TrailerIndex* m_trailers = nullptr;
+  const std::atomic<bool>* m_cancel = nullptr;
 };
 
 } // namespace harness::orchestrator

@@ -8,6 +8,7 @@
 #include "harness/verify/result.hpp"
 #include "harness/worker/git.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -24,6 +25,9 @@ struct VerifyOptions {
   /// ui_element_exists / ui_navigation: the browser driver script (ui_driver.cjs, installed in
   /// share/harness/); empty: those checks end in `error` saying so.
   std::filesystem::path ui_driver;
+  /// Set by another thread to stop: a running command or browser check is stopped with its
+  /// process group and every check after it ends in `error` "cancelled". Null: never.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Where ui_driver.cjs is for a program at `exe_dir`: <exe_dir>/../share/harness/ui_driver.cjs
