@@ -89,9 +89,22 @@ void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::pat
   std::error_code ec;
   const std::string spec_rel = fs::relative(spec.layout.spec_dir, root, ec).string();
   const std::string only_rel = only.empty() ? std::string() : fs::relative(only, root, ec).string();
+  // What a live worker is writing is its to commit (a SUMMARY with its trailers, a research
+  // file): sweeping it into this commit would take it from under the worker.
+  std::set<std::string> theirs;
+  for (const auto& [sid, s] : sessions) {
+    if (!host || !host->has_process(sid)) continue;
+    const auto* plan = plan_of(s.action);
+    const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+    if (phase && (s.action.kind == TaskKind::execute || s.action.kind == TaskKind::reconcile))
+      theirs.insert(fs::relative(spec.layout.summary_file(*phase, plan->id), root, ec).string());
+    if (auto n = spec::parse_phase_number(s.action.subject); n && s.action.kind == TaskKind::research)
+      theirs.insert(fs::relative(spec.layout.research_file(*n), root, ec).string());
+  }
   std::vector<std::string> paths;
   for (const auto& c : worker::changed_paths(root))
-    if (c.path.starts_with(spec_rel + "/") && (only_rel.empty() || c.path == only_rel || c.path.starts_with(only_rel + "/")))
+    if (c.path.starts_with(spec_rel + "/") && (only_rel.empty() || c.path == only_rel || c.path.starts_with(only_rel + "/")) &&
+        !theirs.contains(c.path))
       paths.push_back(c.path);
   auto r = worker::commit_paths(root, state_dir / "git.lock", paths,
                                 fmt::format("docs({}): {}\n\nSpec: {}\n", spec.layout.spec_name, what, spec.layout.spec_name));
