@@ -3,13 +3,13 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/run_command.hpp"
 #include "http_check.hpp"
+#include "line_search.hpp"
 #include "ui_check.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
-#include <regex>
 
 extern char** environ;
 
@@ -26,36 +26,32 @@ CheckResult fail(CheckStatus s, std::string message, std::string evidence = {}) 
   return r;
 }
 
-/// Occurrences of `pattern` (regex, or literal text) in `text`; nullopt with `error` set for a bad regex.
-std::optional<int> count_matches(const std::string& text, const std::string& pattern, bool literal, std::string& error) {
+int count_literal(std::string_view text, std::string_view needle) {
   int n = 0;
-  if (literal) {
-    for (size_t pos = 0; !pattern.empty() && (pos = text.find(pattern, pos)) != std::string::npos; pos += pattern.size()) ++n;
-    return n;
-  }
-  try {
-    const std::regex re(pattern, std::regex::ECMAScript | std::regex::multiline);
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) ++n;
-    return n;
-  } catch (const std::regex_error& e) {
-    error = fmt::format("invalid regex /{}/: {}", pattern, e.what());
-    return std::nullopt;
-  }
+  for (size_t pos = 0; !needle.empty() && (pos = text.find(needle, pos)) != std::string_view::npos; pos += needle.size()) ++n;
+  return n;
 }
 
 CheckResult file_contains(const spec::Check& c, const fs::path& root) {
   auto text = util::read_file(root / c.path);
   if (!text) return fail(CheckStatus::failed, fmt::format("{} does not exist", c.path));
-  std::string error;
-  auto n = count_matches(*text, c.pattern, c.literal, error);
-  if (!n) return fail(CheckStatus::error, error);
+  int n = 0;
+  if (c.literal) {
+    n = count_literal(*text, c.pattern);
+  } else {
+    const auto m = detail::count_line_matches(*text, c.pattern);
+    if (!m.error.empty()) return fail(CheckStatus::error, m.error);
+    // A line too long for the regex leaves a count unknown, and an absence unproven.
+    if (m.unsearched_line && (c.count || m.count == 0)) return fail(CheckStatus::failed, detail::unsearched_message(m, c.path, c.pattern));
+    n = m.count;
+  }
   const std::string what = c.literal ? "'" + c.pattern + "'" : "/" + c.pattern + "/";
-  if (c.count ? *n != *c.count : *n == 0)
+  if (c.count ? n != *c.count : n == 0)
     return fail(CheckStatus::failed,
-                c.count ? fmt::format("{} found {} times in {} (expected {})", what, *n, c.path, *c.count)
+                c.count ? fmt::format("{} found {} times in {} (expected {})", what, n, c.path, *c.count)
                         : fmt::format("{} not found in {}", what, c.path));
   CheckResult r;
-  r.evidence = fmt::format("{} matches of {} in {}", *n, what, c.path);
+  r.evidence = fmt::format("{} matches of {} in {}", n, what, c.path);
   return r;
 }
 
@@ -89,10 +85,12 @@ CheckResult command_check(const spec::Check& c, const fs::path& root, const Veri
   // stdout and stderr arrive interleaved in one stream; both patterns search it.
   for (const auto* re : {&c.expects.stdout_re, &c.expects.stderr_re}) {
     if (!*re) continue;
-    std::string error;
-    auto n = count_matches(res.output, **re, false, error);
-    if (!n) return fail(CheckStatus::error, error);
-    if (*n == 0) return fail(CheckStatus::failed, fmt::format("output does not match /{}/", **re), res.output);
+    const auto m = detail::count_line_matches(res.output, **re);
+    if (!m.error.empty()) return fail(CheckStatus::error, m.error);
+    if (m.count == 0)
+      return fail(CheckStatus::failed,
+                  m.unsearched_line ? detail::unsearched_message(m, "the output", **re) : fmt::format("output does not match /{}/", **re),
+                  res.output);
   }
   if (c.type == spec::CheckType::tests_pass) {
     auto counts = parse_test_counts(res.output);

@@ -1,6 +1,7 @@
 #include "http_check.hpp"
 
 #include "harness/worker/spawn.hpp"
+#include "line_search.hpp"
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
@@ -15,7 +16,6 @@
 #include <algorithm>
 #include <csignal>
 #include <fcntl.h>
-#include <regex>
 #include <thread>
 #include <unistd.h>
 
@@ -239,15 +239,16 @@ CheckResult run_api_response(const spec::Check& c, const std::filesystem::path& 
     return r;
   }
   if (c.expects.body_re) {
-    try {
-      if (!std::regex_search(res.body, std::regex(*c.expects.body_re))) {
-        r.status = CheckStatus::failed;
-        r.message = fmt::format("body does not match /{}/", *c.expects.body_re);
-        return r;
-      }
-    } catch (const std::regex_error& e) {
+    const auto m = count_line_matches(res.body, *c.expects.body_re);
+    if (!m.error.empty()) {
       r.status = CheckStatus::error;
-      r.message = fmt::format("invalid regex /{}/: {}", *c.expects.body_re, e.what());
+      r.message = m.error;
+      return r;
+    }
+    if (m.count == 0) {
+      r.status = CheckStatus::failed;
+      r.message = m.unsearched_line ? unsearched_message(m, "the response body", *c.expects.body_re)
+                                    : fmt::format("body does not match /{}/", *c.expects.body_re);
       return r;
     }
   }

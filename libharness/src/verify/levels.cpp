@@ -2,12 +2,12 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/git.hpp"
+#include "line_search.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <ctime>
-#include <regex>
 #include <set>
 
 namespace harness::verify {
@@ -48,12 +48,11 @@ void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckR
     CheckStatus st = CheckStatus::passed;
     std::string msg = fmt::format("{} -> {} ({})", k.from, k.to, k.via);
     if (!text) st = CheckStatus::failed, msg = k.from + " does not exist";
-    else {
-      try {
-        if (!std::regex_search(*text, std::regex(k.pattern))) st = CheckStatus::failed, msg = fmt::format("/{}/ not found in {}", k.pattern, k.from);
-      } catch (const std::regex_error& e) {
-        st = CheckStatus::error, msg = fmt::format("invalid regex /{}/: {}", k.pattern, e.what());
-      }
+    else if (const auto m = detail::count_line_matches(*text, k.pattern); !m.error.empty()) {
+      st = CheckStatus::error, msg = m.error;
+    } else if (m.count == 0) {
+      st = CheckStatus::failed;
+      msg = m.unsearched_line ? detail::unsearched_message(m, k.from, k.pattern) : fmt::format("/{}/ not found in {}", k.pattern, k.from);
     }
     out.push_back(item(plan, "key_link:" + k.from, "key_link", st, msg, k.line));
   }
