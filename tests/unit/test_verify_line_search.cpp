@@ -57,3 +57,21 @@ TEST_CASE("a line just under the cap is searched with a repetition that would ov
   // Anchored, so that the failing search is linear: from every other start `^` fails at once.
   CHECK(verify::run_check(contains("long.txt", "^(a|b)*y"), dir.path, opt).message == "/^(a|b)*y/ not found in long.txt");
 }
+
+TEST_CASE("a key_link anchored with ^ is found on any line of its file, not only the first") {
+  test::TempDir dir;
+  dir.write("src/app.js", "// the app\n'use strict';\nimport { list } from \"./api\";\n\nlist();\n");
+  spec::Spec s;
+  s.layout.project_root = dir.path;
+  spec::Plan plan;
+  plan.id = "01-01";
+  plan.must_haves.key_links.push_back({"src/app.js", "src/api.js", "import", "^import .* from \"./api\"", 12});
+  plan.must_haves.key_links.push_back({"src/app.js", "src/db.js", "import", "^import .* from \"./db\"", 13});
+  verify::VerifyOptions opt;
+  opt.check_commits = false;
+  const auto report = verify::verify_plan(s, plan, opt);
+  REQUIRE(report.results.size() == 2);
+  CHECK(report.results[0].status == verify::CheckStatus::passed);
+  CHECK(report.results[1].status == verify::CheckStatus::failed);
+  CHECK(report.results[1].message == "/^import .* from \"./db\"/ not found in src/app.js");
+}
