@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <thread>
 
 using namespace harness;
@@ -60,6 +61,43 @@ TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][
   CHECK(test::sh(repo.dir.path, "git rev-parse HEAD") == hash + "\n");
   repo.commit("b.txt", "second");
   CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "again").value() == "");
+}
+
+namespace {
+
+/// Sets environment variables for one test and puts the old values back after it.
+struct ScopedEnv {
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+  ScopedEnv(std::initializer_list<std::pair<const char*, const char*>> vars) {
+    for (const auto& [k, v] : vars) {
+      const char* old = std::getenv(k);
+      saved.emplace_back(k, old ? std::optional<std::string>(old) : std::nullopt);
+      ::setenv(k, v, 1);
+    }
+  }
+  ~ScopedEnv() {
+    for (const auto& [k, v] : saved)
+      if (v) ::setenv(k.c_str(), v->c_str(), 1);
+      else ::unsetenv(k.c_str());
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
+
+} // namespace
+
+TEST_CASE("nothing to commit is recognised whatever language the user's git speaks", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  // LANGUAGE translates git's messages under any locale but plain C: C.UTF-8 is always installed,
+  // de_DE.UTF-8 may not be.
+  ScopedEnv german{{"LANG", "de_DE.UTF-8"}, {"LC_ALL", "C.UTF-8"}, {"LANGUAGE", "de"}};
+  const auto r = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"a.txt"}, "again");
+  INFO((r ? std::string() : r.error()));
+  REQUIRE(r.has_value());
+  CHECK(r->empty());
+  repo.dir.write("b.txt", "b\n");
+  CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "b").value().size() == 40);
 }
 
 TEST_CASE("Commits skip git's per-commit auto maintenance; the run asks for it once", "[worker][git]") {

@@ -11,12 +11,23 @@
 #include <boost/process/v2/process.hpp>
 #include <fmt/format.h>
 
-
 namespace harness::worker {
 namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 namespace fs = std::filesystem;
 
+namespace {
+
+/// Ours, in the C locale: callers read git's messages ("nothing to commit"), which a git
+/// inheriting the user's LANG / LANGUAGE would print translated.
+std::map<std::string, std::string> git_environment() {
+  auto env = current_environment();
+  env["LC_ALL"] = "C";
+  env.erase("LANGUAGE");
+  return env;
+}
+
+} // namespace
 
 GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   GitResult r;
@@ -34,7 +45,7 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   boost::system::error_code ec;
   args.insert(args.begin(), "git");
   // Not in a process group of its own: a stop of the worker that runs git must reach git too.
-  auto pid = spawn_process({git, args, std::nullopt, root, (*pipe)->write_end, (*pipe)->write_end, false});
+  auto pid = spawn_process({git, args, git_environment(), root, (*pipe)->write_end, (*pipe)->write_end, false});
   (*pipe)->close_write_end();
   if (!pid) {
     r.out = "git: " + pid.error();

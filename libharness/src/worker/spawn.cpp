@@ -31,6 +31,15 @@ struct SpawnSetup {
 
 } // namespace
 
+std::map<std::string, std::string> current_environment() {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string_view kv(*e);
+    if (const auto eq = kv.find('='); eq != std::string_view::npos) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  return env;
+}
+
 std::filesystem::path find_program(const std::string& name) {
   if (name.empty()) return {};
   if (name.find('/') != std::string::npos) return name;

@@ -19,7 +19,8 @@ struct GitResult {
   std::string out; ///< stdout and stderr
 };
 
-/// Runs `git <args>` in `root`.
+/// Runs `git <args>` in `root`: every git the library starts goes through here. In the C locale
+/// (LC_ALL=C, LANGUAGE unset), so that its messages read the same for every user.
 GitResult run_git(const std::filesystem::path& root, std::vector<std::string> args);
 
 /// A path that differs from HEAD.

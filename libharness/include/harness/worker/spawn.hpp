@@ -30,6 +30,9 @@ struct SpawnRequest {
 /// Returns its pid, or why it could not start (exec failures included).
 std::expected<pid_t, std::string> spawn_process(const SpawnRequest& req);
 
+/// This process's environment as a map, to start a child with a few variables changed.
+std::map<std::string, std::string> current_environment();
+
 /// The executable `name` resolves to: itself when it contains a '/', else the first match on PATH.
 std::filesystem::path find_program(const std::string& name);
 
