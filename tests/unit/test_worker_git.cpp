@@ -63,6 +63,26 @@ TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][
   CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "again").value() == "");
 }
 
+TEST_CASE("commit_paths takes each path literally: brackets are no character class", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  repo.dir.write("app/posts/[id]/page.tsx", "route\n");
+  REQUIRE(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"app/posts/[id]/page.tsx"},
+                               "route")
+              .value()
+              .size() == 40);
+  // Deleting the route: git matches a pathspec that names no existing file as a glob, so
+  // `[id]` would also take `i/page.tsx`, which nobody declared.
+  fs::remove(repo.dir.path / "app/posts/[id]/page.tsx");
+  repo.dir.write("app/posts/i/page.tsx", "not declared\n");
+  REQUIRE(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"app/posts/[id]/page.tsx"},
+                               "drop route")
+              .value()
+              .size() == 40);
+  CHECK(test::sh(repo.dir.path, "git show --name-only --format= HEAD") == "app/posts/[id]/page.tsx\n");
+  CHECK(test::sh(repo.dir.path, "git status --porcelain --untracked-files=all") == "?? app/posts/i/page.tsx\n");
+}
+
 namespace {
 
 /// Sets environment variables for one test and puts the old values back after it.

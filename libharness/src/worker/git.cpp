@@ -57,6 +57,8 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   return r;
 }
 
+std::string literal_pathspec(const std::string& path) { return ":(literal)" + path; }
+
 std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std::string>& globs) {
   std::vector<std::string> args = {"--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all"};
   if (!globs.empty()) {
@@ -84,8 +86,11 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
                                                      const std::vector<std::string>& paths, const std::string& message) {
   if (paths.empty()) return std::string();
   FileLock lock(lock_file);
+  // Paths, not patterns: `app/posts/[id]/page.tsx` must not also take `app/posts/i/page.tsx`.
+  std::vector<std::string> literal;
+  for (const auto& p : paths) literal.push_back(literal_pathspec(p));
   std::vector<std::string> add = {"add", "-A", "--"};
-  add.insert(add.end(), paths.begin(), paths.end());
+  add.insert(add.end(), literal.begin(), literal.end());
   if (auto r = run_git(root, add); r.exit_code != 0)
     return std::unexpected(fmt::format("git add failed (exit {}): {}", r.exit_code, r.out));
   // Commit only these paths: other workers may have staged their own files meanwhile.
@@ -93,7 +98,7 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   // maintenance.auto=false: git would otherwise start `git maintenance run --auto` after every
   // commit, inside our lock; the orchestrator runs it once per run instead (run_auto_maintenance).
   std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-verify", "--no-status", "-m", message, "--"};
-  commit.insert(commit.end(), paths.begin(), paths.end());
+  commit.insert(commit.end(), literal.begin(), literal.end());
   auto r = run_git(root, commit);
   if (r.exit_code != 0) {
     if (r.out.find("nothing to commit") != std::string::npos || r.out.find("no changes added") != std::string::npos ||

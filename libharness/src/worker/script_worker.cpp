@@ -70,9 +70,9 @@ void reset_declared_files(const fs::path& root, const fs::path& lock, const spec
   std::vector<fs::path> remove;
   for (const auto& c : changed_paths(root, plan.files_modified)) {
     if (!declared(plan, c.path)) continue;
-    if (c.added) unstage.push_back(c.path); // a killed attempt got as far as `git add`
+    if (c.added) unstage.push_back(literal_pathspec(c.path)); // a killed attempt got as far as `git add`
     if (c.untracked || c.added) remove.push_back(root / c.path);
-    else checkout.push_back(c.path);
+    else checkout.push_back(literal_pathspec(c.path));
   }
   if (unstage.size() == 3 && checkout.size() == 3 && remove.empty()) return;
   with_git_lock(lock, [&] {

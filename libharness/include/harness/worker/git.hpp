@@ -34,7 +34,10 @@ struct GitChange {
 /// match one of them are looked at (git walks just those parts of the tree).
 std::vector<GitChange> changed_paths(const std::filesystem::path& root, const std::vector<std::string>& globs = {});
 
-/// Stages and commits exactly `paths` (which may include deletions) under `lock_file`.
+/// `path` as a git pathspec that means that path only (no wildcards): ":(literal)path".
+std::string literal_pathspec(const std::string& path);
+
+/// Stages and commits exactly `paths` (file paths, never patterns; deletions too) under `lock_file`.
 /// Returns the new commit hash, empty when nothing changed, or git's complaint.
 std::expected<std::string, std::string> commit_paths(const std::filesystem::path& root,
                                                      const std::filesystem::path& lock_file,
