@@ -2,7 +2,6 @@
 // The loop's state is Orchestrator::Impl (run_loop.hpp).
 #include "run_loop.hpp"
 
-extern char** environ;
 
 namespace harness::orchestrator {
 
@@ -202,11 +201,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
   req.db_path = state_dir / "harness.db";
   req.harness_mcp = opt.harness_mcp;
   req.harness_cli = opt.harness_cli;
-  for (char** e = environ; *e; ++e) {
-    std::string_view kv(*e);
-    const auto eq = kv.find('=');
-    if (eq != std::string_view::npos) req.inherited_env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
-  }
+  req.inherited_env = worker::current_environment();
   if (s.adapter != worker::AdapterKind::script) req.prompt = render_prompt(s);
   else if (const auto* p = plan_of(s.action); p && s.action.kind == TaskKind::execute) {
     // The script worker skips tasks already committed; tell it which, so it need not walk the

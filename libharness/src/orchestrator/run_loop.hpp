@@ -24,6 +24,7 @@
 #include "harness/worker/git.hpp"
 #include "harness/worker/prompt.hpp"
 #include "harness/worker/script_worker.hpp"
+#include "harness/worker/spawn.hpp"
 #include "session_files.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>

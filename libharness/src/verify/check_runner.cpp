@@ -2,6 +2,7 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/run_command.hpp"
+#include "harness/worker/spawn.hpp"
 #include "http_check.hpp"
 #include "line_search.hpp"
 #include "ui_check.hpp"
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <chrono>
 
-extern char** environ;
 
 namespace harness::verify {
 namespace fs = std::filesystem;
@@ -63,11 +63,7 @@ CheckResult command_check(const spec::Check& c, const fs::path& root, const Veri
   req.max_output = opt.max_output;
   req.cancel = opt.cancel;
   if (!c.env.empty()) {
-    std::map<std::string, std::string> env;
-    for (char** e = environ; *e; ++e) {
-      std::string_view kv(*e);
-      if (auto eq = kv.find('='); eq != std::string_view::npos) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
-    }
+    auto env = worker::current_environment();
     for (const auto& [k, v] : c.env) env[k] = v;
     req.env = std::move(env);
   }
