@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "harness/protocol/answer.hpp"
+#include "harness/protocol/codec.hpp"
 
 using harness::protocol::MessageType;
 using harness::protocol::read_answer;
@@ -33,4 +34,13 @@ TEST_CASE("an action is done unless the answer says it was refused", "[protocol]
   CHECK(read_answer(a, R"({"outcome":"done"})").note == "done");
   CHECK_FALSE(read_answer(a, R"({"outcome":"refused"})").approved);
   CHECK_FALSE(read_answer(a, R"({"approved":false})").approved);
+}
+
+TEST_CASE("field_text reads a string as it is and anything else as its JSON", "[protocol][answer]") {
+  const auto o = boost::json::parse(R"({"s":"yes","b":false,"n":3,"o":{"k":1}})").as_object();
+  CHECK(harness::protocol::field_text(o, "s") == "yes");
+  CHECK(harness::protocol::field_text(o, "b") == "false");
+  CHECK(harness::protocol::field_text(o, "n") == "3");
+  CHECK(harness::protocol::field_text(o, "o") == R"({"k":1})");
+  CHECK(harness::protocol::field_text(o, "absent").empty());
 }

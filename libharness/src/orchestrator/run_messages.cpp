@@ -2,6 +2,8 @@
 // (harness_start_session, harness_end_session), read whenever the database changes.
 #include "run_loop.hpp"
 
+#include "harness/protocol/codec.hpp"
+
 namespace harness::orchestrator {
 
 void Orchestrator::Impl::schedule_pump() {
@@ -92,9 +94,7 @@ Orchestrator::Impl::Answer Orchestrator::Impl::end_requested(const std::string& 
 }
 
 std::string Orchestrator::Impl::field(const boost::json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  if (it == o.end()) return {};
-  return it->value().is_string() ? std::string(it->value().as_string()) : boost::json::serialize(it->value());
+  return protocol::field_text(o, key);
 }
 
 void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {

@@ -362,4 +362,10 @@ std::expected<Envelope, std::string> parse_envelope(std::string_view text) {
   return envelope_from_json(v);
 }
 
+std::string field_text(const boost::json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  if (it == o.end()) return {};
+  return it->value().is_string() ? std::string(it->value().as_string()) : boost::json::serialize(it->value());
+}
+
 }  // namespace harness::protocol

@@ -29,4 +29,8 @@ std::expected<Payload, std::string> payload_from_json(std::string_view type, con
 /// Parses JSON text and decodes an envelope.
 std::expected<Envelope, std::string> parse_envelope(std::string_view text);
 
+/// `o[key]` as text, for reading free-form payloads and answers: a string as it is, any other
+/// value as its JSON (`false`, `3`, `{...}`), empty when the key is absent.
+std::string field_text(const boost::json::object& o, std::string_view key);
+
 }  // namespace harness::protocol
