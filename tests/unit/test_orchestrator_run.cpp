@@ -4,6 +4,7 @@
 // engine (the engine has its own tests, and the CLI integration test runs both together).
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
+#include "harness/orchestrator/writeback.hpp"
 #include "harness/store/store.hpp"
 #include "harness/worker/run_command.hpp"
 #include "spec_test_util.hpp"
@@ -168,6 +169,56 @@ TEST_CASE("a second run after completion starts nothing and a run resumes from t
   CHECK((*answered)->status == "refused");
   CHECK((*answered)->result.value_or("").find("ask again") != std::string::npos);
   CHECK(db->session(ghost.id).value()->status == "failed");
+}
+
+TEST_CASE("the write-back commits what the orchestrator wrote, not a user's edit in the spec directory") {
+  Project proj;
+  // The user edits the spec while the run goes on (here: just before; the commit sweep is the same).
+  { std::ofstream(proj.spec / "SPEC.md", std::ios::app) << "\nA note the user has not committed yet.\n"; }
+  FileVerifier v;
+  Recorder rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  REQUIRE(o.run()->outcome == "complete");
+  // Everything the run wrote is committed; the user's edit is left as it was, uncommitted.
+  CHECK(sh(proj.dir.path, "git status --porcelain") == " M docs/specs/SPC-001-task-tracker/SPEC.md\n");
+  CHECK(sh(proj.dir.path, "git log --format=%s -- docs/specs/SPC-001-task-tracker/SPEC.md") == "init\n");
+  CHECK(sh(proj.dir.path, "git log -1 --format=%s -- docs/specs/SPC-001-task-tracker/STATUS.md").starts_with("docs(SPC-001"));
+}
+
+TEST_CASE("files a killed run wrote and never committed are committed by the next run, and only those") {
+  Project proj;
+  {
+    FileVerifier v;
+    Recorder rec;
+    orchestrator::Orchestrator o(proj.options(), v, rec);
+    REQUIRE(o.run()->outcome == "complete");
+  }
+  // As a run killed right after marking a SUMMARY leaves it: the file changed, and the store
+  // lists it as the orchestrator's to commit. Another SUMMARY the user touched is not listed.
+  const fs::path phase1 = proj.spec / "execution/phases/01-foundation";
+  REQUIRE(fs::exists(phase1 / "01-01-SUMMARY.md"));
+  REQUIRE(fs::exists(phase1 / "01-02-SUMMARY.md"));
+  { std::ofstream(phase1 / "01-01-SUMMARY.md", std::ios::app) << "\nmarked by the killed run\n"; }
+  { std::ofstream(phase1 / "01-02-SUMMARY.md", std::ios::app) << "\nedited by the user\n"; }
+  {
+    auto db = store::Store::open_project(proj.dir.path);
+    REQUIRE(db);
+    REQUIRE(db->set_value(orchestrator::uncommitted_writes_key("SPC-001-task-tracker"),
+                          R"(["docs/specs/SPC-001-task-tracker/execution/phases/01-foundation/01-01-SUMMARY.md"])"));
+  }
+  FileVerifier v;
+  Recorder rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  REQUIRE(o.run());
+  CHECK(sh(proj.dir.path, "git status --porcelain") ==
+        " M docs/specs/SPC-001-task-tracker/execution/phases/01-foundation/01-02-SUMMARY.md\n");
+  CHECK(sh(proj.dir.path, "git log -1 --format=%s -- docs/specs/SPC-001-task-tracker/execution/phases/01-foundation/01-01-SUMMARY.md")
+            .starts_with("docs(SPC-001-task-tracker): "));
+  // Committed: the store no longer lists it.
+  auto db = store::Store::open_project(proj.dir.path);
+  REQUIRE(db);
+  for (const auto& [key, value] : db->values().value())
+    CHECK(key != orchestrator::uncommitted_writes_key("SPC-001-task-tracker"));
 }
 
 namespace {

@@ -368,6 +368,7 @@ void Orchestrator::Impl::write_progress(bool running) {
   const std::string state = running ? "running" : summary.outcome;
   (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks));
   (void)update_roadmap(spec, progress, execute_minutes, running);
+  wrote({spec.layout.status_md, spec.layout.roadmap_md}); // an unchanged one is not committed
 }
 
 void Orchestrator::Impl::begin_drain(bool finish_if_idle) {
@@ -471,6 +472,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
   db.emplace(std::move(*opened));
+  load_own_writes(); // what a killed run wrote and never committed
   // Reports workers left in files while no orchestrator was listening are not lost.
   if (auto r = store::StateDir(state_dir).ingest(*db); r)
     for (const auto& e : r->errors) observer.on_event({RunEventKind::note, 0, "", -1, 0, "ingest: " + e}, {});

@@ -47,6 +47,9 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
   if (a.kind == TaskKind::verify_plan) mark_plan_verified(a);
   const bool gate = a.kind == TaskKind::verify_phase || a.kind == TaskKind::verify_final;
   if (gate) {
+    if (a.kind == TaskKind::verify_final) wrote({spec.layout.final_verification});
+    else if (auto n = spec::parse_phase_number(a.subject))
+      if (const auto* dir = spec.layout.find_phase(*n)) wrote({spec.layout.verification_file(*dir)});
     reload_spec();
     if (out.verdict == sched::Verdict::passed && a.kind == TaskKind::verify_phase)
       emit(RunEventKind::phase_verified, a.task, a.slot, a.attempt, out.message);
@@ -205,8 +208,11 @@ bool Orchestrator::Impl::withdraw_questions(const std::string& task) {
 
 void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
   const auto* plan = plan_of(a);
-  if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr)
-    (void)mark_summary_verification(spec.layout.summary_file(*phase, plan->id), "passed");
+  if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr) {
+    const auto summary_file = spec.layout.summary_file(*phase, plan->id);
+    if (auto r = mark_summary_verification(summary_file, "passed"); !r) emit(RunEventKind::note, a.task, -1, 0, r.error());
+    else wrote({summary_file});
+  }
 }
 
 } // namespace harness::orchestrator

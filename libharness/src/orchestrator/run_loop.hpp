@@ -128,6 +128,7 @@ struct Orchestrator::Impl {
   static constexpr int max_rate_limit_retries = 8; ///< about an hour of backing off
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
   std::set<std::string> planning_marked;          ///< phases with a planning mark in the store
+  std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -224,8 +225,14 @@ struct Orchestrator::Impl {
   void reload_spec();
   /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
   /// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too.
-  /// `only`: just the changes under this path (a phase's plans), not the whole spec directory.
+  /// `only`: instead, the changes under this path (a phase's plans, a research file a worker
+  /// that has exited wrote).
   void commit_writeback(const std::string& what, const fs::path& only = {});
+  /// Records files the orchestrator (or its verifier) just wrote: the next write-back commits
+  /// them. The list is kept in the store too, so what a killed run wrote is committed by the next.
+  void wrote(std::initializer_list<fs::path> files);
+  void load_own_writes();
+  void save_own_writes();
   void write_progress(bool running);
   void begin_drain(bool finish_if_idle = true);
   void maybe_stop_after_drain();

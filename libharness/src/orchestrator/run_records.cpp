@@ -65,6 +65,7 @@ void Orchestrator::Impl::recover_commits_log() {
   const auto lines = missing_commit_lines(log, commits, "recovered");
   if (auto r = append_commits_log(spec.layout.commits_log, lines); !r)
     observer.on_event({RunEventKind::note, 0, "", -1, 0, r.error()}, {}); // before the loop exists
+  else if (!lines.empty()) wrote({spec.layout.commits_log});
 }
 
 void Orchestrator::Impl::record_commits(const Session& s) {
@@ -79,16 +80,16 @@ void Orchestrator::Impl::record_commits(const Session& s) {
     if (c.is_string()) commits.emplace_back(c.as_string().c_str(), s.action.subject);
   const auto log = util::read_file(spec.layout.commits_log).value_or("");
   const auto lines = missing_commit_lines(log, commits, s.id);
-  (void)append_commits_log(spec.layout.commits_log, lines);
+  if (auto r = append_commits_log(spec.layout.commits_log, lines); !r) emit(RunEventKind::note, s.action.task, -1, 0, r.error());
+  else if (!lines.empty()) wrote({spec.layout.commits_log});
 }
 
 /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
-/// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too.
+/// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too. Only
+/// those: a user editing SPEC.md while the run goes on keeps that edit to commit.
 void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::path& only) {
   const auto root = spec.layout.project_root;
   std::error_code ec;
-  const std::string spec_rel = fs::relative(spec.layout.spec_dir, root, ec).string();
-  const std::string only_rel = only.empty() ? std::string() : fs::relative(only, root, ec).string();
   // What a live worker is writing is its to commit (a SUMMARY with its trailers, a research
   // file): sweeping it into this commit would take it from under the worker.
   std::set<std::string> theirs;
@@ -97,18 +98,59 @@ void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::pat
     const auto* plan = plan_of(s.action);
     const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
     if (phase && (s.action.kind == TaskKind::execute || s.action.kind == TaskKind::reconcile))
-      theirs.insert(fs::relative(spec.layout.summary_file(*phase, plan->id), root, ec).string());
+      theirs.insert(fs::relative(spec.layout.summary_file(*phase, plan->id), root, ec).generic_string());
     if (auto n = spec::parse_phase_number(s.action.subject); n && s.action.kind == TaskKind::research)
-      theirs.insert(fs::relative(spec.layout.research_file(*n), root, ec).string());
+      theirs.insert(fs::relative(spec.layout.research_file(*n), root, ec).generic_string());
   }
   std::vector<std::string> paths;
-  for (const auto& c : worker::changed_paths(root))
-    if (c.path.starts_with(spec_rel + "/") && (only_rel.empty() || c.path == only_rel || c.path.starts_with(only_rel + "/")) &&
-        !theirs.contains(c.path))
-      paths.push_back(c.path);
+  if (!only.empty()) {
+    const std::string only_rel = fs::relative(only, root, ec).generic_string();
+    for (const auto& c : worker::changed_paths(root))
+      if ((c.path == only_rel || c.path.starts_with(only_rel + "/")) && !theirs.contains(c.path)) paths.push_back(c.path);
+  } else {
+    if (own_writes.empty()) return;
+    // The paths as pathspecs: git looks at these files only, not the whole tree.
+    const std::vector<std::string> mine(own_writes.begin(), own_writes.end());
+    paths = writeback_paths(worker::changed_paths(root, mine), own_writes, theirs);
+  }
   auto r = worker::commit_paths(root, state_dir / "git.lock", paths,
                                 fmt::format("docs({}): {}\n\nSpec: {}\n", spec.layout.spec_name, what, spec.layout.spec_name));
-  if (!r) emit(RunEventKind::note, "", -1, 0, "could not commit the spec directory: " + r.error());
+  if (!r) return emit(RunEventKind::note, "", -1, 0, "could not commit the spec directory: " + r.error());
+  if (!only.empty()) return;
+  // Committed now, or unchanged: either way nothing of ours is left to commit but a live worker's.
+  const auto before = own_writes.size();
+  std::erase_if(own_writes, [&](const std::string& p) { return !theirs.contains(p); });
+  if (own_writes.size() != before) save_own_writes();
+}
+
+void Orchestrator::Impl::wrote(std::initializer_list<fs::path> files) {
+  bool added = false;
+  std::error_code ec;
+  for (const auto& f : files) {
+    auto rel = fs::relative(f, spec.layout.project_root, ec).generic_string();
+    if (!ec && !rel.empty() && !rel.starts_with("..")) added |= own_writes.insert(std::move(rel)).second;
+  }
+  if (added) save_own_writes();
+}
+
+void Orchestrator::Impl::load_own_writes() {
+  if (!db) return;
+  auto entries = db->values();
+  if (!entries) return;
+  const auto key = uncommitted_writes_key(spec.layout.spec_name);
+  for (const auto& [k, v] : *entries)
+    if (k == key) own_writes = decode_paths(v);
+}
+
+void Orchestrator::Impl::save_own_writes() {
+  if (!db) return;
+  const auto key = uncommitted_writes_key(spec.layout.spec_name);
+  auto r = own_writes.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(own_writes));
+  if (!r) {
+    const std::string msg = "could not record the files to commit: " + r.error();
+    if (scheduler) emit(RunEventKind::note, "", -1, 0, msg);
+    else observer.on_event({RunEventKind::note, 0, "", -1, 0, msg}, {}); // before the loop exists
+  }
 }
 
 /// A planner is done when its plans are on disk and parse; a checker's verdict comes from its

@@ -109,4 +109,30 @@ std::vector<std::string> missing_commit_lines(std::string_view existing_log,
   return out;
 }
 
+std::string uncommitted_writes_key(std::string_view spec_name) { return fmt::format("uncommitted_writes:{}", spec_name); }
+
+std::string encode_paths(const std::set<std::string>& paths) {
+  boost::json::array a;
+  for (const auto& p : paths) a.emplace_back(p);
+  return boost::json::serialize(a);
+}
+
+std::set<std::string> decode_paths(std::string_view json) {
+  boost::system::error_code ec;
+  auto v = boost::json::parse(json, ec);
+  std::set<std::string> out;
+  if (ec || !v.is_array()) return out;
+  for (const auto& p : v.as_array())
+    if (p.is_string() && !p.as_string().empty()) out.emplace(p.as_string().c_str());
+  return out;
+}
+
+std::vector<std::string> writeback_paths(const std::vector<worker::GitChange>& changed, const std::set<std::string>& own,
+                                         const std::set<std::string>& live) {
+  std::vector<std::string> out;
+  for (const auto& c : changed)
+    if (own.contains(c.path) && !live.contains(c.path)) out.push_back(c.path);
+  return out;
+}
+
 } // namespace harness::orchestrator

@@ -1,12 +1,15 @@
 #pragma once
 // Writing results back into the spec directory: the plan-level verification mark in a SUMMARY,
 // STATUS.md, ROADMAP.md's frontmatter (position, progress, velocity; in place, other bytes kept),
-// and execution/commits.log. Every file is written atomically.
+// and execution/commits.log. Every file is written atomically. Which of these files the next
+// write-back commit takes (only the orchestrator's own, kept across a killed run).
 
 #include "harness/graph/progress.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/worker/git.hpp"
 
 #include <expected>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,5 +37,19 @@ std::expected<void, std::string> append_commits_log(const std::filesystem::path&
 std::vector<std::string> missing_commit_lines(std::string_view existing_log,
                                               const std::vector<std::pair<std::string, std::string>>& commits,
                                               std::string_view session);
+
+/// The store's key/value entry listing the files the orchestrator of `spec_name` wrote and has not
+/// committed yet: a run killed between a write and its commit leaves them for the next run.
+std::string uncommitted_writes_key(std::string_view spec_name);
+/// That entry's value: a JSON array of paths relative to the project root.
+std::string encode_paths(const std::set<std::string>& paths);
+/// The paths of such a value; an unreadable one (edited by hand) reads as none.
+std::set<std::string> decode_paths(std::string_view json);
+
+/// What a write-back commits: of the `changed` paths, those the orchestrator wrote (`own`), but
+/// not those a live worker is writing (`live`: a SUMMARY it will commit with its trailers). A
+/// user's edit elsewhere in the spec directory stays the user's to commit.
+std::vector<std::string> writeback_paths(const std::vector<worker::GitChange>& changed, const std::set<std::string>& own,
+                                         const std::set<std::string>& live);
 
 } // namespace harness::orchestrator
