@@ -73,6 +73,9 @@ elif kind == "plan" and task["phase"] == "01":
 elif kind == "plan":
     plan(f"{task['plans_dir']}/02-01-PLAN.md", "02-01", ["01-01"], ["README.md"], "readme", "echo 'run: sh greet.sh' > README.md")
 elif kind == "check-plans":
+    if os.environ.get("HANG_IN_CHECK"):  # the run is killed here, the plans written, not checked
+        open(os.environ["HANG_IN_CHECK"], "w").close()
+        time.sleep(600)
     if task["phase"] == "01" and len(task["plans"]) < 2:
         result.update(verdict="revise", findings=["R1 has no test: add a plan that tests greet.sh"])
     else:
@@ -155,6 +158,34 @@ PY
 # Finished: a third run finds nothing to plan again.
 (cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/killed3.jsonl" 2>&1) || fail "third run"
 ! grep -q '"task":"plan:01"' "$tmp/killed3.jsonl" || fail "the planning mark outlived the check"
+
+# 2b. Killed while the checker looks at phase 01's plans (the planner had finished): the next run
+# checks them first and plans again only because the checker sends them back.
+p=$tmp/killed-check
+new_project "$p"
+mkdir -p "$p/.orchestration"
+cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
+(cd "$p" && HANG_IN_CHECK=$tmp/checking AGENT_LOG=$tmp/kc-agent.log exec "$cli" orchestrate "$spec" --yes --json \
+  >"$tmp/kc1.jsonl" 2>&1) &
+orch=$!
+for _ in $(seq 300); do [[ -f "$tmp/checking" ]] && break; sleep 0.1; done
+[[ -f "$tmp/checking" ]] || { kill -9 $orch; cat "$tmp/kc1.jsonl" >&2; fail "the checker never started"; }
+kill -9 $orch; wait $orch 2>/dev/null || true
+pkill -9 -f "$tmp/agent.py" || true
+rc=0
+(cd "$p" && AGENT_LOG=$tmp/kc-agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/kc2.jsonl" 2>"$tmp/kc2.err") || rc=$?
+[[ $rc -eq 0 ]] || { tail -30 "$tmp/kc2.jsonl" >&2; cat "$tmp/kc2.err" >&2; fail "the run resumed after the check exited $rc"; }
+python3 - "$tmp/kc2.jsonl" "$tmp/kc-agent.log" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("complete"), ev[-1]
+assert any("phase 01's plans were written but never checked" in e.get("message", "") for e in ev), "no note"
+order = [e["task"] for e in ev if e["event"] == "task_started" and e["task"] in ("plan:01", "check-plans:01")]
+assert order[:3] == ["check-plans:01", "plan:01", "check-plans:01"], order  # checked first, then revised
+tasks = [json.loads(l) for l in open(sys.argv[2])]
+plans = [t for t in tasks if t["kind"] == "plan" and t["phase"] == "01"]
+assert len(plans) == 2 and plans[1].get("revision_findings"), plans  # the killed run's pass, then the revision
+PY
 
 # 3. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
 p=$tmp/script

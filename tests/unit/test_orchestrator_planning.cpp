@@ -153,15 +153,20 @@ TEST_CASE("A planner resuming an interrupted pass is shown what it wrote and tol
   CHECK(std::string(b.at("instructions").as_string()).find("interrupted") != std::string::npos);
 }
 
-TEST_CASE("Planning marks are per spec and per phase", "[orchestrator][planning]") {
+TEST_CASE("Planning marks are per spec and per phase, and say how far planning got", "[orchestrator][planning]") {
   using orchestrator::planning_mark_key;
+  using orchestrator::PlanningStage;
+  using Marks = std::vector<orchestrator::UnfinishedPlanning>;
+  const auto written = orchestrator::planning_mark_value(PlanningStage::written);
   const std::vector<std::pair<std::string, std::string>> kv{
-      {planning_mark_key("SPC-001-greet", "01"), "true"},
-      {planning_mark_key("SPC-001-greet", "02.1"), "true"},
-      {planning_mark_key("SPC-001-greet-v2", "03"), "true"}, // another spec whose name starts alike
+      {planning_mark_key("SPC-001-greet", "01"), orchestrator::planning_mark_value(PlanningStage::planning)},
+      {planning_mark_key("SPC-001-greet", "02.1"), written},
+      {planning_mark_key("SPC-001-greet", "04"), "true"}, // an older run's mark: still planning
+      {planning_mark_key("SPC-001-greet-v2", "03"), written}, // another spec whose name starts alike
       {"phase", "{}"}};
-  CHECK(orchestrator::unfinished_planning(kv, "SPC-001-greet") == std::vector<std::string>{"01", "02.1"});
-  CHECK(orchestrator::unfinished_planning(kv, "SPC-001-greet-v2") == std::vector<std::string>{"03"});
+  CHECK(orchestrator::unfinished_planning(kv, "SPC-001-greet") ==
+        Marks{{"01", PlanningStage::planning}, {"02.1", PlanningStage::written}, {"04", PlanningStage::planning}});
+  CHECK(orchestrator::unfinished_planning(kv, "SPC-001-greet-v2") == Marks{{"03", PlanningStage::written}});
   CHECK(orchestrator::unfinished_planning(kv, "SPC-002-other").empty());
 }
 

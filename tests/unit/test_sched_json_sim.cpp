@@ -36,6 +36,9 @@ TEST_CASE("Events, actions, workloads and configs survive a JSON round trip", "[
   w.phases[1].planning_unfinished = true;
   CHECK(boost::json::serialize(to_json(*workload_from_json(to_json(w)))) == boost::json::serialize(to_json(w)));
   CHECK(workload_from_json(to_json(w))->phases[1].planning_unfinished);
+  CHECK_FALSE(workload_from_json(to_json(w))->phases[1].plans_unchecked);
+  w.phases[1].plans_unchecked = true;
+  CHECK(workload_from_json(to_json(w))->phases[1].plans_unchecked);
 }
 
 TEST_CASE("Malformed JSON events are refused with the field named", "[sched][json]") {

@@ -147,6 +147,35 @@ TEST_CASE("Plans of an interrupted planning pass are planned again and checked b
   CHECK(d.state("execute:01-03") == "done");
 }
 
+TEST_CASE("Plans a finished planner wrote but no checker passed are checked, not planned again", "[sched]") {
+  auto w = workload(1, {plan("01-01"), plan("01-02")});
+  w.phases[0].plans_unchecked = true;
+  {
+    Driver d(w);
+    d.begin();
+    CHECK(d.running() == std::vector<std::string>{"check-plans:01"});
+    CHECK(d.state("plan:01") == "done");
+    CHECK(d.state("execute:01-01") == "pending");
+    d.succeed("check-plans:01");
+    CHECK(d.is_running("execute:01-01"));
+    d.run_all();
+    CHECK(d.finished_with("complete"));
+  }
+  // The checker sends them back: now the planner runs, then the checker again.
+  Driver d(w);
+  d.begin();
+  d.succeed("check-plans:01", Verdict::revise);
+  CHECK(d.running() == std::vector<std::string>{"plan:01"});
+  auto e = make_event(EventType::succeeded, "plan:01");
+  e.plans = {plan("01-01"), plan("01-02"), plan("01-03")};
+  d.send(e);
+  CHECK(d.running() == std::vector<std::string>{"check-plans:01"});
+  d.succeed("check-plans:01");
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+  CHECK(d.state("execute:01-03") == "done");
+}
+
 TEST_CASE("check-plans sends plans back at most three times, then asks a human", "[sched]") {
   Workload w;
   w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true});

@@ -197,12 +197,19 @@ std::string planning_mark_key(std::string_view spec_name, std::string_view phase
   return fmt::format("planning_unfinished:{}:{}", spec_name, phase);
 }
 
-std::vector<std::string> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
-                                             std::string_view spec_name) {
+std::string planning_mark_value(PlanningStage stage) {
+  return stage == PlanningStage::written ? "\"written\"" : "\"planning\"";
+}
+
+std::vector<UnfinishedPlanning> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
+                                                    std::string_view spec_name) {
   const std::string prefix = planning_mark_key(spec_name, "");
-  std::vector<std::string> phases;
+  std::vector<UnfinishedPlanning> phases;
   for (const auto& [key, value] : entries)
-    if (key.starts_with(prefix) && key.size() > prefix.size()) phases.push_back(key.substr(prefix.size()));
+    if (key.starts_with(prefix) && key.size() > prefix.size())
+      phases.push_back({key.substr(prefix.size()), value == planning_mark_value(PlanningStage::written)
+                                                       ? PlanningStage::written
+                                                       : PlanningStage::planning});
   return phases;
 }
 

@@ -141,9 +141,10 @@ struct Orchestrator::Impl {
 
   void feed(const sched::Event& e);
   /// Planning marks (see planning_mark_key): read into the workload at start, set when a planner
-  /// starts, removed once the phase's check-plans is done.
+  /// starts (each pass: a revision may be killed half-way too), "written" when it finishes,
+  /// removed once the phase's check-plans is done.
   void apply_planning_marks(sched::Workload& w);
-  void mark_planning(const std::string& phase);
+  void mark_planning(const std::string& phase, PlanningStage stage);
   void clear_checked_planning();
   void succeed(const std::string& task, sched::Verdict verdict = sched::Verdict::passed, bool deviations = false);
   void fail(const std::string& task, sched::FailureClass why, std::string detail);

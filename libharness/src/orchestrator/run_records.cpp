@@ -179,26 +179,39 @@ void Orchestrator::Impl::finish_planning(const std::string& sid) {
   } else {
     const auto count = r->event.plans.size();
     outcome = fmt::format("{} {}plan{} in the graph", count, a.kind == TaskKind::plan_gaps ? "new " : "", count == 1 ? "" : "s");
-    // The plans go into the history now: a run killed later resumes from them.
+    // The plans go into the history now: a run killed later resumes from them, and has only to
+    // check them.
     commit_writeback(fmt::format("plan phase {}", a.subject), phase_plans_dir(spec, *spec::parse_phase_number(a.subject)));
+    if (a.kind == TaskKind::plan && planning_marked.contains(a.subject)) mark_planning(a.subject, PlanningStage::written);
   }
   end_session(sid, outcome);
   feed(r->event);
 }
 
 /// A phase a killed run was planning has plans on disk that no checker passed: the planner runs
-/// again over them and the checker after it. Not with the script worker, which cannot plan: its
-/// run takes the plans as they are and says so.
+/// again over them and the checker after it, or only the checker when the planner had finished.
+/// Not with the script worker, which cannot plan: its run takes half-written plans as they are
+/// on disk and says so.
 void Orchestrator::Impl::apply_planning_marks(sched::Workload& w) {
   if (!db) return;
   auto entries = db->values();
   if (!entries) return;
   const bool can_plan = adapter_for(TaskKind::plan) != worker::AdapterKind::script;
-  for (const auto& phase : unfinished_planning(*entries, spec.layout.spec_name)) {
+  for (const auto& [phase, stage] : unfinished_planning(*entries, spec.layout.spec_name)) {
     auto n = spec::parse_phase_number(phase);
     auto it = n ? std::ranges::find(w.phases, *n, &sched::WorkPhase::number) : w.phases.end();
     if (it == w.phases.end() || !it->plans_exist || it->verified) {
       (void)db->erase_value(planning_mark_key(spec.layout.spec_name, phase)); // nothing left to finish
+      continue;
+    }
+    if (stage == PlanningStage::written) {
+      it->plans_unchecked = true;
+      planning_marked.insert(phase);
+      observer.on_event({RunEventKind::note, 0, "", -1, 0,
+                         fmt::format("phase {}'s plans were written but never checked: they are checked before any "
+                                     "of them runs",
+                                     phase)},
+                        {});
       continue;
     }
     if (!can_plan) {
@@ -219,10 +232,11 @@ void Orchestrator::Impl::apply_planning_marks(sched::Workload& w) {
   }
 }
 
-void Orchestrator::Impl::mark_planning(const std::string& phase) {
-  if (!db || !planning_marked.insert(phase).second) return;
-  if (auto r = db->set_value(planning_mark_key(spec.layout.spec_name, phase), "true"); !r)
-    emit(RunEventKind::note, "plan:" + phase, -1, 0, "could not record that planning started: " + r.error());
+void Orchestrator::Impl::mark_planning(const std::string& phase, PlanningStage stage) {
+  if (!db) return;
+  planning_marked.insert(phase);
+  if (auto r = db->set_value(planning_mark_key(spec.layout.spec_name, phase), planning_mark_value(stage)); !r)
+    emit(RunEventKind::note, "plan:" + phase, -1, 0, "could not record the planning's progress: " + r.error());
 }
 
 void Orchestrator::Impl::clear_checked_planning() {

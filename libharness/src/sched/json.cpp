@@ -104,7 +104,7 @@ json::value to_json(const WorkPlan& p) {
 json::value to_json(const WorkPhase& p) {
   return json::object{{"phase", spec::to_string(p.number)}, {"research_exists", p.research_exists},
                       {"plans_exist", p.plans_exist}, {"planning_unfinished", p.planning_unfinished},
-                      {"verified", p.verified}};
+                      {"plans_unchecked", p.plans_unchecked}, {"verified", p.verified}};
 }
 
 json::value to_json(const Workload& w) {
@@ -186,6 +186,7 @@ std::expected<WorkPhase, std::string> work_phase_from_json(const json::value& v)
   p.research_exists = r->boolean("research_exists", false);
   p.plans_exist = r->boolean("plans_exist", false);
   p.planning_unfinished = r->boolean("planning_unfinished", false);
+  p.plans_unchecked = r->boolean("plans_unchecked", false);
   p.verified = r->boolean("verified", false);
   if (!r->error.empty()) return std::unexpected("phase: " + r->error);
   return p;

@@ -137,12 +137,13 @@ void Scheduler::build_phase(int index, const WorkPhase& phase) {
   PhaseInfo info;
   info.number = phase.number;
   const bool plan_again = !phase.plans_exist || phase.planning_unfinished;
+  const bool check_again = plan_again || phase.plans_unchecked;
   info.planned = !plan_again;
   const auto name = spec::to_string(phase.number);
   m_phases.push_back(info);
   auto& ph = m_phases.back();
   if (!phase.plans_exist && !phase.research_exists) ph.research = add_task(TaskKind::research, name, index, -1);
-  if (plan_again) {
+  if (check_again) { // the plan task too: a checker's "revise" sends the plans back to it
     m_phases.back().plan = add_task(TaskKind::plan, name, index, -1);
     m_phases.back().check = add_task(TaskKind::check_plans, name, index, -1);
   }
@@ -162,6 +163,8 @@ void Scheduler::apply_initial_state(const Workload& workload) {
   }();
   for (auto& ph : m_phases) {
     auto it = std::ranges::find(sorted, ph.number, &WorkPhase::number);
+    if (it != sorted.end() && it->plans_exist && it->plans_unchecked && !it->planning_unfinished && ph.plan >= 0)
+      done(ph.plan); // written by a planner that finished: only the check is outstanding
     if (it != sorted.end() && it->verified) {
       done(ph.verify);
       for (int p : ph.plans) {

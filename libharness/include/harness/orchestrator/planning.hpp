@@ -57,9 +57,20 @@ boost::json::object task_brief(const spec::Spec& spec, const sched::Action& a, c
 /// makes the next run plan that phase again over the plans already written (see
 /// sched::WorkPhase::planning_unfinished).
 std::string planning_mark_key(std::string_view spec_name, std::string_view phase);
-/// The phases of `spec_name` with a planning mark among the store's key/value `entries`.
-std::vector<std::string> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
-                                             std::string_view spec_name);
+/// How far the marked planning got: a planner is writing the plans (or was, when the run was
+/// killed), or it finished and only the check is outstanding.
+enum class PlanningStage { planning, written };
+/// The mark's value in the store (JSON text).
+std::string planning_mark_value(PlanningStage stage);
+struct UnfinishedPlanning {
+  std::string phase;
+  PlanningStage stage = PlanningStage::planning;
+  bool operator==(const UnfinishedPlanning&) const = default;
+};
+/// The phases of `spec_name` with a planning mark among the store's key/value `entries`. A value
+/// other than "written" (an older run's `true` too) reads as planning: the safe side.
+std::vector<UnfinishedPlanning> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
+                                                    std::string_view spec_name);
 
 /// `planning/plans/03-auth` for phase 3: the phase's directory when it has one, else a new one
 /// named after the roadmap phase.

@@ -79,6 +79,10 @@ struct WorkPhase {
   /// Its plans exist, but the planning pass that wrote them never finished (a run killed while
   /// planning): plan runs again over them and check-plans passes before any of them executes.
   bool planning_unfinished = false;
+  /// Its plans exist and the planning pass that wrote them finished, but no check-plans passed
+  /// them (a run killed while checking): check-plans runs before any of them executes; the
+  /// planner only if the checker sends them back.
+  bool plans_unchecked = false;
   bool verified = false;        ///< phase VERIFICATION passed
 };
 
