@@ -44,7 +44,7 @@ assert any(e["event"] == "task_progress" and e.get("task") == "plan:01" and "wro
 PY
 cd "$p"
 [[ "$(cat out/planned.txt)" == "planned by claude" ]] || fail "the plan Claude Code wrote did not run"
-git log --format=%s | grep -qx "docs(SPC-046-claude-plans): plan phase 01" || fail "the plan is not committed"
+git log --format=%s | grep -x "docs(SPC-046-claude-plans): plan phase 01" >/dev/null || fail "the plan is not committed; history: $(git log --format=%s | head -20)"
 python3 - "$tmp/requests.jsonl" <<'PY' || fail "the task input did not reach the model's prompt"
 import json, re, sys
 prompts = [json.loads(l).get("prompt", "") for l in open(sys.argv[1])]

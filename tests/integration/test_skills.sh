@@ -139,5 +139,5 @@ set -e
 rc=0; (cd "$u" && "$cli" init --spec "Typo" --project "$u/typo") 2>/dev/null || rc=$?
 [[ $rc -eq 2 && ! -e "$u/typo" ]] || fail "init --project typo: exit $rc, want 2 and no directory"
 (cd "$u" && timeout 10 "$cli" init --spec "{{title}} page") >/dev/null || fail "init with {{title}} in the name"
-head -1 "$u/docs/specs/SPC-003-title-page/SPEC.md" | grep -qF "# SPC-003: {{title}} page" || fail "init title"
+head -1 "$u/docs/specs/SPC-003-title-page/SPEC.md" | grep -F "# SPC-003: {{title}} page" >/dev/null || fail "init title"
 echo "skills: all checks passed"

@@ -63,6 +63,31 @@ TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][
   CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "again").value() == "");
 }
 
+TEST_CASE("A commit waits while another git holds the index lock, and gives up on a stale one", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  // Another git (an agent's `git status`, an editor) holds .git/index.lock for a moment.
+  const fs::path lock = repo.dir.path / ".git/index.lock";
+  repo.dir.write(".git/index.lock", "");
+  repo.dir.write("b.txt", "b\n");
+  std::thread other([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    fs::remove(lock);
+  });
+  auto hash = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "second");
+  other.join();
+  REQUIRE(hash);
+  CHECK(hash->size() == 40);
+  // A lock nobody releases: git's own complaint after the patience runs out.
+  repo.dir.write(".git/index.lock", "");
+  repo.dir.write("c.txt", "c\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = worker::run_git_writing_index(repo.dir.path, {"add", "--", "c.txt"}, std::chrono::milliseconds(200));
+  CHECK(r.exit_code != 0);
+  CHECK(r.out.find("index.lock") != std::string::npos);
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)); // generous: not the 10 s default
+}
+
 TEST_CASE("commit_paths takes each path literally: brackets are no character class", "[worker][git]") {
   GitRepo repo;
   repo.commit("a.txt", "first");

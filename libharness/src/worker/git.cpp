@@ -11,6 +11,8 @@
 #include <boost/process/v2/process.hpp>
 #include <fmt/format.h>
 
+#include <thread>
+
 namespace harness::worker {
 namespace asio = boost::asio;
 namespace bp = boost::process::v2;
@@ -57,6 +59,18 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   return r;
 }
 
+GitResult run_git_writing_index(const fs::path& root, std::vector<std::string> args, std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  auto pause = std::chrono::milliseconds(20);
+  for (;;) {
+    auto r = run_git(root, args);
+    const bool locked = r.exit_code != 0 && r.out.find("index.lock': File exists") != std::string::npos;
+    if (!locked || std::chrono::steady_clock::now() + pause > deadline) return r;
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(500));
+  }
+}
+
 std::string literal_pathspec(const std::string& path) { return ":(literal)" + path; }
 
 std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std::string>& globs) {
@@ -91,7 +105,7 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   for (const auto& p : paths) literal.push_back(literal_pathspec(p));
   std::vector<std::string> add = {"add", "-A", "--"};
   add.insert(add.end(), literal.begin(), literal.end());
-  if (auto r = run_git(root, add); r.exit_code != 0)
+  if (auto r = run_git_writing_index(root, add); r.exit_code != 0)
     return std::unexpected(fmt::format("git add failed (exit {}): {}", r.exit_code, r.out));
   // Commit only these paths: other workers may have staged their own files meanwhile.
   // core.abbrev=40 makes the summary line "[branch <full hash>] subject": no rev-parse needed.
@@ -99,7 +113,7 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   // commit, inside our lock; the orchestrator runs it once per run instead (run_auto_maintenance).
   std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-verify", "--no-status", "-m", message, "--"};
   commit.insert(commit.end(), literal.begin(), literal.end());
-  auto r = run_git(root, commit);
+  auto r = run_git_writing_index(root, commit);
   if (r.exit_code != 0) {
     if (r.out.find("nothing to commit") != std::string::npos || r.out.find("no changes added") != std::string::npos ||
         r.out.find("nothing added to commit") != std::string::npos)

@@ -76,10 +76,10 @@ void reset_declared_files(const fs::path& root, const fs::path& lock, const spec
   }
   if (unstage.size() == 3 && checkout.size() == 3 && remove.empty()) return;
   with_git_lock(lock, [&] {
-    if (unstage.size() > 3) run_git(root, unstage);
+    if (unstage.size() > 3) run_git_writing_index(root, unstage);
     std::error_code ec;
     for (const auto& f : remove) fs::remove(f, ec);
-    if (checkout.size() > 3) run_git(root, checkout);
+    if (checkout.size() > 3) run_git_writing_index(root, checkout);
   });
 }
 

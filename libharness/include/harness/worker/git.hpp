@@ -3,6 +3,7 @@
 // Commits name their paths explicitly, under a lock file, so concurrent writers in one
 // repository never commit each other's files.
 
+#include <chrono>
 #include <expected>
 #include <filesystem>
 #include <functional>
@@ -22,6 +23,13 @@ struct GitResult {
 /// Runs `git <args>` in `root`: every git the library starts goes through here. In the C locale
 /// (LC_ALL=C, LANGUAGE unset), so that its messages read the same for every user.
 GitResult run_git(const std::filesystem::path& root, std::vector<std::string> args);
+
+/// run_git for a command that writes the index (add, commit, reset, checkout). Another git in the
+/// repository (an editor's, or an agent's `git status`, which takes .git/index.lock for a moment)
+/// makes git give up at once with "index.lock: File exists"; this tries again until `patience`
+/// has passed. A lock left by a crashed git outlasts it: git's own message then says what to do.
+GitResult run_git_writing_index(const std::filesystem::path& root, std::vector<std::string> args,
+                                std::chrono::milliseconds patience = std::chrono::seconds(10));
 
 /// A path that differs from HEAD.
 struct GitChange {
