@@ -52,6 +52,7 @@ TEST_CASE("the claude adapter runs claude -p with stream-json and a strict harne
   CHECK(spec->env.at("HARNESS_SESSION_ID") == "s-0001");
   CHECK(spec->env.at("CLAUDE_CONFIG_DIR") == "/proj/.orchestration/sessions/s-0001/claude-config");
   CHECK(spec->env.at("MCP_CONNECTION_NONBLOCKING") == "0");
+  CHECK(spec->env.at("GIT_OPTIONAL_LOCKS") == "0"); // its `git status` must not block others' commits
   CHECK(spec->env.at("PATH") == "/usr/bin");
 
   REQUIRE(spec->files.size() == 1);

@@ -20,6 +20,10 @@ void add_session_env(std::map<std::string, std::string>& env, const LaunchReques
   env["HARNESS_SPEC_DIR"] = req.spec_dir.string();
   env["HARNESS_TASK_ID"] = req.task_id;
   if (!req.plan_file.empty()) env["HARNESS_PLAN_FILE"] = req.plan_file.string();
+  // Workers share one repository. Claude Code runs `git status` for its context, which takes
+  // .git/index.lock to refresh the index as a side effect; a commit running at that moment (the
+  // orchestrator's, another worker's) fails. Git skips such optional locks with this set.
+  env["GIT_OPTIONAL_LOCKS"] = "0";
 }
 
 std::string mcp_config_json(const LaunchRequest& req) {
