@@ -18,6 +18,7 @@ gap_rounds: 1
 max_cost_usd: 3.5
 stagger_ms: 500
 timeouts: {task: 600, idle: 60, stop_grace: 3}
+rate_limit: {backoff_ms: 10, max_backoff_ms: 40, retries: 2}
 adapters:
   default: codex
   executor: claude
@@ -41,6 +42,9 @@ workers:
   CHECK(o.task_timeout == std::chrono::seconds(600));
   CHECK(o.idle_timeout == std::chrono::seconds(60));
   CHECK(o.stop_grace == std::chrono::seconds(3));
+  CHECK(o.rate_limit.first_wait == std::chrono::milliseconds(10));
+  CHECK(o.rate_limit.max_wait == std::chrono::milliseconds(40));
+  CHECK(o.rate_limit.retries == 2);
   CHECK(o.adapter == worker::AdapterKind::codex);
   CHECK(o.adapter_by_kind.at(sched::TaskKind::execute) == worker::AdapterKind::claude);
   CHECK(o.adapter_by_kind.at(sched::TaskKind::reconcile) == worker::AdapterKind::claude);
@@ -67,6 +71,15 @@ TEST_CASE("An empty config leaves every built-in default", "[orchestrator][confi
   CHECK(o.adapter_by_kind.empty());
   CHECK_FALSE(o.max_cost_usd.has_value());
   CHECK(o.adapter_settings.claude_binary == "claude");
+  CHECK(o.rate_limit == d.rate_limit);
+}
+
+TEST_CASE("A rate_limit key the config leaves out keeps its default", "[orchestrator][config]") {
+  orchestrator::RunOptions o;
+  orchestrator::apply_config(store::parse_config("rate_limit: {backoff_ms: 250}\n", "config.yaml").value(), o);
+  CHECK(o.rate_limit.first_wait == std::chrono::milliseconds(250));
+  CHECK(o.rate_limit.max_wait == std::chrono::minutes(10));
+  CHECK(o.rate_limit.retries == 8);
 }
 
 TEST_CASE("apply_project_config reads the config of the spec's project and reports its errors", "[orchestrator][config]") {

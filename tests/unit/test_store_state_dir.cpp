@@ -16,6 +16,8 @@ TEST_CASE("config.yaml round-trips and absent keys stay absent", "[store][config
   c.max_cost_usd = 2.5;
   c.task_timeout = std::chrono::seconds(120);
   c.stagger = std::chrono::milliseconds(250);
+  c.rate_limit_backoff = std::chrono::milliseconds(50);
+  c.rate_limit_retries = 0;
   c.default_adapter = "codex";
   c.adapters["executor"] = "claude";
   c.claude.binary = "/opt/claude/bin/claude";
@@ -44,6 +46,44 @@ TEST_CASE("config.yaml integers are decimal even when zero-padded", "[store][con
   CHECK(parse_config("slots: +4\n", "config.yaml").value().slots == 4);
   for (const char* bad : {"slots: 0x10\n", "slots: 4.0\n", "slots: 4 slots\n", "slots: ''\n"})
     CHECK_FALSE(parse_config(bad, "config.yaml").has_value());
+}
+
+TEST_CASE("config.yaml's rate_limit backoff is in milliseconds, each key range-checked", "[store][config]") {
+  auto all = parse_config("rate_limit: {backoff_ms: 20, max_backoff_ms: 80, retries: 3}\n", "config.yaml");
+  REQUIRE(all);
+  CHECK(all->rate_limit_backoff == std::chrono::milliseconds(20));
+  CHECK(all->rate_limit_max_backoff == std::chrono::milliseconds(80));
+  CHECK(all->rate_limit_retries == 3);
+  auto one = parse_config("rate_limit:\n  retries: 0\n", "config.yaml");
+  REQUIRE(one);
+  CHECK(one->rate_limit_retries == 0);
+  CHECK_FALSE(one->rate_limit_backoff.has_value());
+  CHECK_FALSE(one->rate_limit_max_backoff.has_value());
+  // A first wait above the built-in cap is no mistake: the cap never shortens the first wait.
+  CHECK(parse_config("rate_limit: {backoff_ms: 900000}\n", "config.yaml").has_value());
+  CHECK(parse_config("rate_limit: {backoff_ms: 86400000, max_backoff_ms: 86400000, retries: 100}\n", "c.yaml"));
+
+  auto zero = parse_config("rate_limit:\n  backoff_ms: 0\n", "c.yaml");
+  REQUIRE_FALSE(zero.has_value());
+  CHECK(spec::render(zero.error()[0]).starts_with(
+      "c.yaml:2:15: error[H202]: `rate_limit.backoff_ms` must be between 1 and 86400000"));
+  auto below = parse_config("rate_limit:\n  backoff_ms: 1000\n  max_backoff_ms: 999\n", "c.yaml");
+  REQUIRE_FALSE(below.has_value());
+  CHECK(below.error()[0].line == 3);
+  CHECK(below.error()[0].code == "H202");
+  CHECK(below.error()[0].message == "`rate_limit.max_backoff_ms` must be at least `rate_limit.backoff_ms` (1000)");
+  for (const char* bad : {"rate_limit: {retries: 101}\n", "rate_limit: {retries: -1}\n", "rate_limit: {backoff_ms: 1.5}\n",
+                          "rate_limit: {max_backoff_ms: 86400001}\n", "rate_limit: {backoff_ms: 30s}\n", "rate_limit: 30000\n"}) {
+    INFO(bad);
+    auto r = parse_config(bad, "c.yaml");
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error()[0].code == "H202");
+  }
+  auto typo = parse_config("rate_limit:\n  backoff: 100\n", "c.yaml");
+  REQUIRE_FALSE(typo.has_value());
+  CHECK(typo.error()[0].code == "H203");
+  CHECK(typo.error()[0].line == 2);
+  CHECK(typo.error()[0].message == "unknown key `rate_limit.backoff` (expected backoff_ms, max_backoff_ms, retries)");
 }
 
 TEST_CASE("config.yaml errors carry file, line, column and code", "[store][config]") {

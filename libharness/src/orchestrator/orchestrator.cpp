@@ -71,10 +71,9 @@ void Orchestrator::Impl::apply(const sched::Action& a) {
     break;
   case ActionType::ask_human: ask_human(a); break;
   case ActionType::defer: {
-    // Backing off: 30 s, then twice as long each time in a row, at most 10 minutes.
-    const int n = std::clamp(rate_limits[a.task], 1, 6);
-    const auto wait = std::min(std::chrono::seconds(600), std::chrono::seconds(30) * (1 << (n - 1)));
-    emit(RunEventKind::task_failed, a.task, a.slot, a.attempt, fmt::format("rate-limited; retrying in {} s", wait.count()));
+    const auto wait = rate_limit_wait(opt.rate_limit, rate_limits[a.task]);
+    emit(RunEventKind::task_failed, a.task, a.slot, a.attempt,
+         fmt::format("rate-limited; retrying in {:g} s", std::chrono::duration<double>(wait).count()));
     auto timer = std::make_shared<asio::steady_timer>(ctx, wait);
     timer->async_wait([this, timer, t = a.task](boost::system::error_code e) {
       if (!e) feed(sched::make_event(EventType::retry_due, t));
@@ -306,12 +305,14 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     return fail(task, sched::FailureClass::timed_out, x.stop_reason);
   }
   if (facts && facts->rate_limited) {
-    end_session(sid, "rate-limited", false);
     // A rate limit costs no attempt, so an error misread as one (or a limit that never lifts)
     // would retry forever: after enough in a row it is an ordinary failure.
-    if (++rate_limits[task] > max_rate_limit_retries)
-      return fail(task, sched::FailureClass::crashed,
-                  fmt::format("rate-limited {} times in a row: {}", max_rate_limit_retries + 1, facts->error_message));
+    if (const int n = ++rate_limits[task]; n > opt.rate_limit.retries) {
+      const auto why = fmt::format("rate-limited {} times in a row: {}", n, facts->error_message);
+      end_session(sid, why, false);
+      return fail(task, sched::FailureClass::crashed, why);
+    }
+    end_session(sid, "rate-limited", false);
     return fail(task, sched::FailureClass::rate_limited, facts->error_message);
   }
   rate_limits.erase(task);

@@ -48,6 +48,9 @@ void apply_config(const store::OrchestrationConfig& c, RunOptions& o) {
   if (c.idle_timeout) o.idle_timeout = *c.idle_timeout;
   if (c.stop_grace) o.stop_grace = *c.stop_grace;
   if (c.stagger) o.stagger = *c.stagger;
+  if (c.rate_limit_backoff) o.rate_limit.first_wait = *c.rate_limit_backoff;
+  if (c.rate_limit_max_backoff) o.rate_limit.max_wait = *c.rate_limit_max_backoff;
+  if (c.rate_limit_retries) o.rate_limit.retries = *c.rate_limit_retries;
   if (c.default_adapter)
     if (auto k = worker::parse_adapter_kind(*c.default_adapter)) o.adapter = *k;
   for (const auto& [role, kind] : role_kinds) {

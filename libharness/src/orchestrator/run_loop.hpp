@@ -125,7 +125,6 @@ struct Orchestrator::Impl {
   std::map<std::string, int> session_id_uses;     ///< session ids handed out in this run
   std::chrono::steady_clock::time_point next_agent_start; ///< --stagger: no agent starts before this
   std::map<std::string, int> rate_limits;         ///< task -> rate-limited attempts in a row
-  static constexpr int max_rate_limit_retries = 8; ///< about an hour of backing off
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
   std::set<std::string> planning_marked;          ///< phases with a planning mark in the store
   std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)

@@ -105,6 +105,30 @@ struct ConfigParser {
     });
   }
 
+  void rate_limit(const YAML::Node& node, OrchestrationConfig& c) {
+    constexpr long long day_ms = 86400000;
+    YAML::Mark max_mark; // where a cap below the first wait is reported
+    mapping(node, "rate_limit", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
+      const auto full = "rate_limit." + key;
+      auto ms = [&]() -> std::optional<std::chrono::milliseconds> {
+        if (auto n = integer(v, full, 1, day_ms)) return std::chrono::milliseconds(*n);
+        return std::nullopt;
+      };
+      if (key == "backoff_ms") c.rate_limit_backoff = ms();
+      else if (key == "max_backoff_ms") {
+        c.rate_limit_max_backoff = ms();
+        max_mark = v.Mark();
+      } else if (key == "retries") int_key(v, full, 0, 100, c.rate_limit_retries);
+      else unknown(k, full, "backoff_ms, max_backoff_ms, retries");
+    });
+    // Only when both are written here: a cap below this file's first wait is a slip, whereas a
+    // first wait above the built-in cap simply raises it.
+    if (c.rate_limit_backoff && c.rate_limit_max_backoff && *c.rate_limit_max_backoff < *c.rate_limit_backoff)
+      report(max_mark, code_value,
+             fmt::format("`rate_limit.max_backoff_ms` must be at least `rate_limit.backoff_ms` ({})",
+                         c.rate_limit_backoff->count()));
+  }
+
   void adapters(const YAML::Node& node, OrchestrationConfig& c) {
     mapping(node, "adapters", [&](const std::string& key, const YAML::Node& k, const YAML::Node& v) {
       if (key == "default") {
@@ -182,12 +206,13 @@ struct ConfigParser {
       else if (key == "stagger_ms") {
         if (auto n = integer(v, key, 0, 600000)) c.stagger = std::chrono::milliseconds(*n);
       } else if (key == "timeouts") timeouts(v, c);
+      else if (key == "rate_limit") rate_limit(v, c);
       else if (key == "adapters") adapters(v, c);
       else if (key == "workers") workers(v, c);
       else
         unknown(kv.first, key,
                 "slots, lookahead, research_depth, max_attempts, plan_check_iterations, gap_rounds, "
-                "max_cost_usd, stagger_ms, timeouts, adapters, workers");
+                "max_cost_usd, stagger_ms, timeouts, rate_limit, adapters, workers");
     }
   }
 };
@@ -252,6 +277,13 @@ std::string render_config(const OrchestrationConfig& c) {
     if (c.task_timeout) out << YAML::Key << "task" << YAML::Value << c.task_timeout->count();
     if (c.idle_timeout) out << YAML::Key << "idle" << YAML::Value << c.idle_timeout->count();
     if (c.stop_grace) out << YAML::Key << "stop_grace" << YAML::Value << c.stop_grace->count();
+    out << YAML::EndMap;
+  }
+  if (c.rate_limit_backoff || c.rate_limit_max_backoff || c.rate_limit_retries) {
+    out << YAML::Key << "rate_limit" << YAML::Value << YAML::BeginMap;
+    if (c.rate_limit_backoff) out << YAML::Key << "backoff_ms" << YAML::Value << c.rate_limit_backoff->count();
+    if (c.rate_limit_max_backoff) out << YAML::Key << "max_backoff_ms" << YAML::Value << c.rate_limit_max_backoff->count();
+    opt("retries", c.rate_limit_retries);
     out << YAML::EndMap;
   }
   if (c.default_adapter || !c.adapters.empty()) {

@@ -1,6 +1,7 @@
 #pragma once
 // Settings of one `orchestrate` run (flags and .orchestration/config.yaml merged by the caller).
 
+#include "harness/orchestrator/rate_limit.hpp"
 #include "harness/sched/types.hpp"
 #include "harness/worker/adapter.hpp"
 
@@ -30,6 +31,7 @@ struct RunOptions {
   std::chrono::seconds idle_timeout{900};
   std::chrono::seconds stop_grace{10};
   std::chrono::milliseconds stagger{0};         ///< delay between two agent starts
+  RateLimitBackoff rate_limit;                  ///< waits after a rate-limited worker
   InterruptMode interrupt = InterruptMode::finish_running;
   int verify_threads = 2;
 };

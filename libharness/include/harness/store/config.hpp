@@ -40,6 +40,9 @@ struct OrchestrationConfig {
   std::optional<std::chrono::seconds> idle_timeout;
   std::optional<std::chrono::seconds> stop_grace;
   std::optional<std::chrono::milliseconds> stagger; ///< delay between two agent starts
+  std::optional<std::chrono::milliseconds> rate_limit_backoff;     ///< first wait after a rate limit
+  std::optional<std::chrono::milliseconds> rate_limit_max_backoff; ///< cap of the doubling waits
+  std::optional<int> rate_limit_retries;      ///< rate limits in a row that wait before one crashes
   std::optional<std::string> default_adapter;  ///< claude | codex | command | script
   /// Adapter per task kind (researcher, planner, plan_checker, executor, verifier).
   std::map<std::string, std::string> adapters;
