@@ -217,7 +217,9 @@ TEST_CASE("files a killed run wrote and never committed are committed by the nex
   // Committed: the store no longer lists it.
   auto db = store::Store::open_project(proj.dir.path);
   REQUIRE(db);
-  for (const auto& [key, value] : db->values().value())
+  const auto values = db->values();
+  REQUIRE(values);
+  for (const auto& [key, value] : *values)
     CHECK(key != orchestrator::uncommitted_writes_key("SPC-001-task-tracker"));
 }
 

@@ -285,9 +285,10 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (db) (void)db->set_session_status(sid, x.exit_code == 0 && !x.stopped ? "completed" : "failed", x.exit_code);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
-  const worker::AgentRunFacts* facts = s.adapter == worker::AdapterKind::claude  ? &s.claude.facts()
-                                       : s.adapter == worker::AdapterKind::codex ? &s.codex.facts()
-                                                                                 : nullptr;
+  // A copy: end_session() below erases the session, and with it the adapter's own facts.
+  std::optional<worker::AgentRunFacts> facts;
+  if (s.adapter == worker::AdapterKind::claude) facts = s.claude.facts();
+  else if (s.adapter == worker::AdapterKind::codex) facts = s.codex.facts();
   if (facts) {
     summary.cost_usd += facts->cost_usd;
     check_cost(); // before this attempt's outcome lets the scheduler start anything new
