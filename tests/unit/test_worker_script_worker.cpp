@@ -152,7 +152,34 @@ TEST_CASE("a first attempt keeps a user's uncommitted edit to a declared file; a
     INFO(r.error);
     REQUIRE(r.ok);
     CHECK(read(repo.dir.path / "out/a.txt") == (first ? "base\nuser\none\n" : "base\none\n"));
+    // What the reset threw away is kept: it may have been the user's work, not an attempt's.
+    const auto copies = sh(repo.dir.path, "find .orchestration/discarded -type f 2>/dev/null | sort");
+    if (first) CHECK(copies.empty());
+    else {
+      REQUIRE(copies.find("/out/a.txt\n") != std::string::npos);
+      CHECK(read(repo.dir.path / copies.substr(0, copies.size() - 1)) == "base\nuser\n");
+    }
   }
+}
+
+TEST_CASE("a retry keeps a copy of an untracked declared file before removing it, and resets nothing it cannot copy") {
+  Repo repo;
+  repo.dir.write("out/notes.txt", "the user's notes\n"); // untracked, matches out/**
+  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK_FALSE(fs::exists(repo.dir.path / "out/notes.txt"));
+  const auto copy = sh(repo.dir.path, "find .orchestration/discarded -name notes.txt");
+  REQUIRE_FALSE(copy.empty());
+  CHECK(read(repo.dir.path / copy.substr(0, copy.size() - 1)) == "the user's notes\n");
+  // A place for copies that cannot be made: the attempt fails and the file stays as it is.
+  Repo blocked;
+  blocked.dir.write("out/notes.txt", "keep me\n");
+  blocked.dir.write(".orchestration/discarded", "a file where a directory must go\n");
+  auto f = worker::run_script_worker({blocked.spec, "01-01", {}, "", std::nullopt});
+  REQUIRE_FALSE(f.ok);
+  CHECK(f.error.find("could not keep a copy of out/notes.txt") != std::string::npos);
+  CHECK(read(blocked.dir.path / "out/notes.txt") == "keep me\n");
 }
 
 TEST_CASE("another spec's plan with the same id does not count as this plan's done tasks") {

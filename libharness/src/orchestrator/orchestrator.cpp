@@ -423,8 +423,9 @@ void Orchestrator::Impl::warn_about_dirty_files() {
   const auto dirty = dirty_declared_files(spec, worker::changed_paths(spec.layout.project_root, globs));
   for (std::size_t i = 0; i < dirty.size() && i < 10; ++i)
     emit(RunEventKind::note, "execute:" + dirty[i].plan_id, -1, 0,
-         fmt::format("{} has uncommitted changes and plan {} writes it: its commit will include them "
-                     "(commit or stash them first to keep them apart)",
+         fmt::format("{} has uncommitted changes and plan {} writes it: its commit will include them, and a "
+                     "retry resets the file (a copy goes to .orchestration/discarded/); commit or stash them first "
+                     "to keep them apart",
                      dirty[i].path, dirty[i].plan_id));
   if (dirty.size() > 10)
     emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more files with uncommitted changes that plans write", dirty.size() - 10));

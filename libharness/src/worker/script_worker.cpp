@@ -60,27 +60,58 @@ int run_block(const fs::path& root, const std::string& script) {
   return proc.wait();
 }
 
+/// Copies the files a reset is about to throw away into a new directory under
+/// .orchestration/discarded/: what looks like an attempt's leftovers may be a user's uncommitted
+/// work in a declared file. Returns that directory (relative to `root`).
+std::expected<std::string, std::string> keep_copies(const fs::path& root, const std::string& plan_id,
+                                                    const std::vector<std::string>& files) {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  const std::string rel = fmt::format(".orchestration/discarded/{}-{}-{}", plan_id, stamp, ::getpid());
+  std::error_code ec;
+  for (const auto& f : files) {
+    const fs::path from = root / f;
+    if (!fs::is_regular_file(from, ec) && !fs::is_symlink(from, ec)) continue; // deleted: HEAD has it
+    const fs::path to = root / rel / f;
+    fs::create_directories(to.parent_path(), ec);
+    if (!ec) fs::copy(from, to, fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks, ec);
+    if (ec) return std::unexpected(fmt::format("could not keep a copy of {} in {}: {}", f, rel, ec.message()));
+  }
+  return rel;
+}
+
 /// Puts the declared files back to HEAD and removes untracked ones: what an interrupted attempt
-/// left behind must not leak into the retry.
-void reset_declared_files(const fs::path& root, const fs::path& lock, const spec::Plan& plan) {
+/// left behind must not leak into the retry. A copy of each is kept first (keep_copies); when
+/// that fails nothing is reset. Returns a line for the log, empty when nothing changed.
+std::expected<std::string, std::string> reset_declared_files(const fs::path& root, const fs::path& lock,
+                                                             const spec::Plan& plan) {
   // Looked at outside the repository lock: while this worker holds its plan lock nobody else
   // writes these files, and `status --no-optional-locks` only reads the index.
   std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
   std::vector<std::string> unstage = {"reset", "-q", "--"};
   std::vector<fs::path> remove;
+  std::vector<std::string> discarded;
   for (const auto& c : changed_paths(root, plan.files_modified)) {
     if (!declared(plan, c.path)) continue;
+    discarded.push_back(c.path);
     if (c.added) unstage.push_back(literal_pathspec(c.path)); // a killed attempt got as far as `git add`
     if (c.untracked || c.added) remove.push_back(root / c.path);
     else checkout.push_back(literal_pathspec(c.path));
   }
-  if (unstage.size() == 3 && checkout.size() == 3 && remove.empty()) return;
+  if (discarded.empty()) return std::string();
+  auto kept = keep_copies(root, plan.id, discarded);
+  if (!kept) return std::unexpected(kept.error());
   with_git_lock(lock, [&] {
     if (unstage.size() > 3) run_git_writing_index(root, unstage);
     std::error_code ec;
     for (const auto& f : remove) fs::remove(f, ec);
     if (checkout.size() > 3) run_git_writing_index(root, checkout);
   });
+  return fmt::format("reset {} declared file{} an earlier attempt (or you) left changed; copies in {}", discarded.size(),
+                     discarded.size() == 1 ? "" : "s", *kept);
 }
 
 /// Commits the changed declared files (and `extra` paths). Returns the hash, empty when nothing
@@ -216,7 +247,11 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
       continue;
     }
     status("running", task.index, label);
-    if (leftovers_possible) reset_declared_files(root, lock, *plan);
+    if (leftovers_possible) {
+      auto reset = reset_declared_files(root, lock, *plan);
+      if (!reset) return fail(fmt::format("{}: {}; nothing was reset", label, reset.error()));
+      if (!reset->empty()) fmt::print("{}\n", *reset); // the session log; copies are never lost silently
+    }
     for (const auto& script : task.scripts) {
       if (int code = run_block(root, script); code != 0)
         return fail(fmt::format("{} failed: a shell block exited {}", label, code));
