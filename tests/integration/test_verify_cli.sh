@@ -29,8 +29,8 @@ HTML
 echo '{"tasks": [{"id": 1, "title": "write tests"}], "count": 1}' >"$p/api/tasks.json"
 serve="python3 -m http.server $port --bind 127.0.0.1"
 
-plan() { # id, checks (YAML list items, indented by 2)
-  printf -- "---\nplan_id: '%s'\ndepends_on: []\nfiles_modified: []\nmust_pass:\n%s---\n# %s\n\n### Task 1: nothing\n" "$1" "$2" "$1" \
+plan() { # id, checks (YAML list items, indented by 2), more of the body
+  printf -- "---\nplan_id: '%s'\ndepends_on: []\nfiles_modified: []\nmust_pass:\n%s---\n# %s\n\n### Task 1: nothing\n%s" "$1" "$2" "$1" "${3:-}" \
     >"$plans/$1-PLAN.md"
 }
 plan 01-01 "  - {id: readme, type: file_exists, path: site/index.html}
@@ -70,6 +70,8 @@ plan 01-02 "  - id: missing
     timeout: 3
 "
 plan 01-03 "  - {id: looks, type: visual_quality, description: 'the list looks tidy on a phone'}
+" "
+### Task 2: run the tests
 "
 plan 01-04 "  - {id: slow, type: command_output, command: 'sh -c \"sleep $marker & sleep $marker\"', timeout: 1}
 "
@@ -132,8 +134,15 @@ assert by["wrapped"]["status"] == "passed", by["wrapped"]
 PY
 sleep 0.3
 if pgrep -f "http.server $port" >/dev/null; then fail "the server a wrapper left in the background survived the check"; fi
-# A human check waits for a person.
-verify 3 01-03
+# A human check waits for a person. Task 2 has no commit: the commits check passes (a task may
+# change nothing) but names it.
+verify 3 01-03 --json
+python3 - "$out" <<'PY'
+import json, sys
+by = {c["id"]: c for c in json.loads(sys.argv[1])["results"]}
+assert by["commits"]["status"] == "passed", by["commits"]
+assert by["commits"]["message"].startswith("1 commit, 1 of 2 tasks covered; no commit for task 2 'run the tests'"), by["commits"]
+PY
 # A timeout stops the command's whole process group: no `sleep` survives it.
 verify 1 01-04
 [[ "$out" == *"timed out"* || "$out" == *"timeout"* ]] || fail "timeout not reported: $out"

@@ -76,11 +76,18 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   for (const auto& c : found)
     if (c.task > 0) tasks.insert(c.task);
   const int total = static_cast<int>(plan.tasks.size());
+  // A task that changes no file (run the tests, check a page) has nothing to commit, so a task
+  // without a commit does not fail the check; the message names it so a reader can judge.
+  std::string uncovered;
+  for (int i = 1; i <= total; ++i)
+    if (!tasks.contains(i))
+      uncovered += fmt::format("{}task {} '{}'", uncovered.empty() ? "" : ", ", i, plan.tasks[static_cast<std::size_t>(i - 1)].name);
   const CheckStatus st = found.empty() ? CheckStatus::failed : CheckStatus::passed;
-  const std::string msg =
+  std::string msg =
       !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
       : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}' (they are another spec's)", plan.id, spec.layout.spec_name)
-                       : fmt::format("{} commits, {} of {} tasks covered", found.size(), tasks.size(), total);
+                       : fmt::format("{} commit{}, {} of {} tasks covered", found.size(), found.size() == 1 ? "" : "s", tasks.size(), total);
+  if (!found.empty() && !uncovered.empty()) msg += "; no commit for " + uncovered + " (fine only if it changes no file)";
   out.push_back(item(plan, "commits", "commits", st, msg, 0));
 }
 
