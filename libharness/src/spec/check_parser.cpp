@@ -1,4 +1,5 @@
 #include "check_parser.hpp"
+#include "near_miss.hpp"
 
 #include "harness/util/shell_words.hpp"
 
@@ -30,6 +31,7 @@ const std::set<std::string, std::less<>> k_known_fields = {
     "id", "type", "path", "pattern", "text", "literal", "count", "command", "shell", "start", "ready_url",
     "env", "endpoint", "url", "method", "headers", "body", "selector", "steps", "description", "expects",
     "timeout", "contains"};
+const std::set<std::string, std::less<>> k_expects_keys = {"exit_code", "stdout", "stderr", "status", "url", "text", "body"};
 
 void parse_expects(const YAML::Node& n, Check& c, YamlReader& r) {
   if (!n.IsMap()) {
@@ -48,7 +50,10 @@ void parse_expects(const YAML::Node& n, Check& c, YamlReader& r) {
     else if (key == "body") {
       if (v.IsScalar()) c.expects.body_re = v.Scalar();
       else c.expects.body_json = yaml_to_json(v);
-    } else r.warning(kv.first, "H014", fmt::format("unknown key 'expects.{}' is ignored", key));
+    } else if (auto like = detail::near_miss(key, k_expects_keys))
+      r.error(kv.first, "H026", fmt::format("unknown key 'expects.{}': did you mean 'expects.{}'? (as written, the check "
+                                            "would not test it)", key, *like));
+    else r.warning(kv.first, "H014", fmt::format("unknown key 'expects.{}' is ignored", key));
   }
 }
 
@@ -239,7 +244,13 @@ std::optional<Check> parse_check(const YAML::Node& node, size_t index, YamlReade
   for (const auto& kv : node) {
     const std::string key = kv.first.Scalar();
     const YAML::Node& v = kv.second;
-    if (!k_known_fields.contains(key)) r.warning(kv.first, "H014", fmt::format("unknown check field '{}' is ignored", key));
+    if (!k_known_fields.contains(key)) {
+      if (auto like = detail::near_miss(key, k_known_fields)) {
+        r.error(kv.first, "H026", fmt::format("unknown check field '{}': did you mean '{}'? (as written, it is not "
+                                              "part of the check)", key, *like));
+        ok = false;
+      } else r.warning(kv.first, "H014", fmt::format("unknown check field '{}' is ignored", key));
+    }
     else if (key == "path") c.path = r.string(v, "path").value_or("");
     else if (key == "pattern") c.pattern = r.string(v, "pattern").value_or("");
     else if (key == "text" || key == "contains") c.pattern = r.string(v, key).value_or(""), c.literal = true;

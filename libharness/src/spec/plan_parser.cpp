@@ -1,6 +1,7 @@
 #include "harness/spec/plan_parser.hpp"
 
 #include "check_parser.hpp"
+#include "near_miss.hpp"
 #include "text_match.hpp"
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/markdown.hpp"
@@ -21,6 +22,10 @@ const std::set<std::string, std::less<>> k_plan_keys = {
     "plan_id", "depends_on", "files_modified", "files_read", "checkpoints", "autonomous", "must_pass",
     "estimate", "automation", "phase", "plan", "type", "wave", "requirements", "must_haves", "user_setup",
     "gap_closure", "title", "description", "tags", "created", "status", "subsystem"};
+// The keys that steer scheduling or verification: a typo of one is an error (H026), since the
+// plan would otherwise run unchecked or out of order. Typos of the descriptive keys only warn.
+const std::set<std::string, std::less<>> k_weighty_keys = {
+    "plan_id", "depends_on", "files_modified", "files_read", "checkpoints", "autonomous", "must_pass", "must_haves"};
 
 void parse_automation(const YAML::Node& n, Plan& p, YamlReader& r) {
   if (!n.IsMap()) {
@@ -228,7 +233,12 @@ std::optional<Plan> parse_plan(std::string_view text, const std::string& display
     const std::string key = kv.first.Scalar();
     p.key_lines[key] = r.line_of(kv.first);
     if (!k_plan_keys.contains(key)) {
-      r.warning(kv.first, "H014", fmt::format("unknown frontmatter key '{}' is ignored", key));
+      if (auto like = detail::near_miss(key, k_weighty_keys))
+        r.error(kv.first, "H026", fmt::format("unknown frontmatter key '{}': did you mean '{}'? (as written, the plan "
+                                              "would run without it)", key, *like));
+      else if (auto hint = detail::near_miss(key, k_plan_keys))
+        r.warning(kv.first, "H014", fmt::format("unknown frontmatter key '{}' is ignored (did you mean '{}'?)", key, *hint));
+      else r.warning(kv.first, "H014", fmt::format("unknown frontmatter key '{}' is ignored", key));
       continue;
     }
     parse_key(key, kv.second, p, r);
