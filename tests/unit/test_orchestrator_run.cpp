@@ -410,3 +410,32 @@ TEST_CASE("agent workers start at least stagger_ms apart; the run still complete
   CHECK(closest >= 100'000'000);
   CHECK((starts.back() - starts.front()) / static_cast<long long>(starts.size() - 1) >= 250'000'000);
 }
+
+TEST_CASE("a run shows the spec's warnings at its start, and refuses an invalid spec naming each error") {
+  Project proj;
+  const fs::path plan = proj.spec / "planning/plans/01-foundation/01-01-PLAN.md";
+  sh(proj.dir.path, "sed -i 's/^depends_on:/owner_team: core\\ndepends_on:/' " + plan.string());
+  {
+    FileVerifier v;
+    Recorder rec;
+    orchestrator::Orchestrator o(proj.options(), v, rec);
+    REQUIRE(o.run());
+    bool warned = false;
+    for (const auto& e : rec.events)
+      warned |= e.kind == orchestrator::RunEventKind::note &&
+                e.message.find("01-01-PLAN.md:") != std::string::npos &&
+                e.message.ends_with("warning[H014]: unknown frontmatter key 'owner_team' is ignored");
+    CHECK(warned);
+  }
+  // A misspelt must_pass would run the plan unchecked: the run refuses and says where.
+  sh(proj.dir.path, "sed -i 's/^must_pass:/must-pass:/' " + plan.string());
+  FileVerifier v;
+  Recorder rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  auto r = o.run();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().exit_code == 2);
+  CHECK(r.error().message.starts_with("the spec does not validate:\n"));
+  CHECK(r.error().message.find("01-01-PLAN.md:") != std::string::npos);
+  CHECK(r.error().message.find("error[H026]: unknown frontmatter key 'must-pass': did you mean 'must_pass'?") != std::string::npos);
+}

@@ -417,6 +417,22 @@ void Orchestrator::Impl::finish_run() {
 
 /// Uncommitted edits in files a pending plan writes would go into that plan's commit: say so
 /// before any worker runs (the run goes on; the user may stop it and commit or stash first).
+/// A warning of the spec (an ignored key, a dependency on a later phase) is shown at every run,
+/// not only by `validate`: the run acts on the plans as parsed, without what was ignored.
+void Orchestrator::Impl::warn_about_validation() {
+  std::size_t shown = 0, warnings = 0;
+  for (const auto& d : spec.diagnostics) {
+    if (d.severity != spec::Severity::warning) continue;
+    if (++warnings > 10) continue;
+    const std::string text = spec::render(d);
+    emit(RunEventKind::note, "", -1, 0, text.substr(0, text.find('\n')));
+    ++shown;
+  }
+  if (warnings > shown)
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("and {} more warnings: harness-cli validate {}", warnings - shown, spec_arg()));
+}
+
 void Orchestrator::Impl::warn_about_dirty_files() {
   const auto globs = pending_write_globs(spec);
   if (globs.empty()) return;
@@ -453,7 +469,11 @@ void Orchestrator::Impl::watch_signals() {
 std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   auto loaded = spec::load_spec(opt.spec_dir);
   if (!loaded) return std::unexpected(RunError{loaded.error(), 2});
-  if (!loaded->valid()) return std::unexpected(RunError{"the spec does not validate; run harness-cli validate " + opt.spec_dir.string(), 2});
+  if (!loaded->valid()) {
+    std::string why = spec::validation_text(*loaded);
+    if (!why.empty() && why.back() == '\n') why.pop_back();
+    return std::unexpected(RunError{"the spec does not validate:\n" + why, 2});
+  }
   spec = std::move(*loaded);
   if (spec.plans.empty() && sched::workload_from_spec(spec).phases.empty())
     return std::unexpected(RunError{fmt::format("{}: nothing to run: no phases in ROADMAP.md and no PLAN files; plan the "
@@ -512,7 +532,8 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   emit(RunEventKind::run_started, "", -1, 0,
        fmt::format("{}: {} plans, {} slots, {} worker", spec.layout.spec_name, spec.plans.size(), opt.sched.slots,
                    worker::to_string(opt.adapter)));
-  warn_about_dirty_files(); // after run_started: emit needs the scheduler's view
+  warn_about_validation(); // after run_started: emit needs the scheduler's view
+  warn_about_dirty_files();
   watch_signals();
   schedule_pump();
   asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });

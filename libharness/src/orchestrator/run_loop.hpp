@@ -13,7 +13,9 @@
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/sched/scheduler.hpp"
 #include "harness/sched/spec_workload.hpp"
+#include "harness/spec/diagnostic.hpp"
 #include "harness/spec/document_parsers.hpp"
+#include "harness/spec/report.hpp"
 #include "harness/store/recovery.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/store/state_dir.hpp"
@@ -238,6 +240,7 @@ struct Orchestrator::Impl {
   void maybe_stop_after_drain();
   void finish_run();
   void watch_signals();
+  void warn_about_validation();
   void warn_about_dirty_files();
   std::expected<RunSummary, RunError> run();
 };
