@@ -62,10 +62,11 @@ run_case codex_commits_without_trailers "task reported done but no commit carrie
   || fail "the untrailered worker's exec_command did not run (the case would prove nothing)"
 run_case codex_never_completes "the worker exited without reporting task_completed"
 
-# A stalled model: Codex waits on an open request and prints nothing; the idle timeout (2 s) stops
-# the worker's process group. Afterwards no process may still run in that project.
+# A stalled model: Codex waits on an open request and prints nothing; the idle timeout stops the
+# worker's process group. Afterwards no process may still run in that project. The limit (10 s)
+# leaves the CLI time to start and reach the stub on a loaded machine (2 s was not always enough).
 s=$(date +%s)
-run_case codex_stalls "idle (no output and no message)" "{task: 120, idle: 2, stop_grace: 2}"
+run_case codex_stalls "idle (no output and no message)" "{task: 120, idle: 10, stop_grace: 2}"
 (( $(date +%s) - s < 60 )) || fail "the idle timeout took $(( $(date +%s) - s )) s"
 grep -q '"hang"' "$tmp/codex_stalls/requests.jsonl" || fail "the stub never served the stalling step"
 for d in /proc/[0-9]*; do
