@@ -52,4 +52,13 @@ std::optional<VerificationStatus> parse_verification_status(std::string_view s) 
   return std::nullopt;
 }
 
+bool uses_port_placeholder(const Check& c) {
+  auto mentions = [](const std::string& s) { return s.find(k_port_placeholder) != std::string::npos; };
+  bool any = mentions(c.url) || mentions(c.endpoint) || (c.ready_url && mentions(*c.ready_url)) ||
+             (c.expects.url && mentions(*c.expects.url));
+  for (const auto& a : c.start.argv) any |= mentions(a);
+  for (const auto& s : c.steps) any |= mentions(s.value);
+  return any;
+}
+
 } // namespace harness::spec

@@ -280,6 +280,11 @@ std::optional<Check> parse_check(const YAML::Node& node, size_t index, YamlReade
     }
   }
   settle_method(c, node["method"], endpoint_verb, r);
+  if (c.start.empty() && uses_port_placeholder(c)) {
+    // The port is handed to the server the check starts: without one nothing listens there.
+    r.error(node, "H013", fmt::format("{} check '{}' uses {} but has no 'start' to give it to", *type_name, c.id, k_port_placeholder));
+    ok = false;
+  }
   if (!ok) return std::nullopt;
   return c;
 }

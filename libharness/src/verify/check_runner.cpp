@@ -5,6 +5,7 @@
 #include "harness/worker/spawn.hpp"
 #include "http_check.hpp"
 #include "line_search.hpp"
+#include "check_port.hpp"
 #include "ui_check.hpp"
 
 #include <fmt/format.h>
@@ -134,8 +135,16 @@ CheckResult run_one(const spec::Check& c, const fs::path& root, const VerifyOpti
 
 CheckResult run_check(const spec::Check& c, const fs::path& root, const VerifyOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
-  CheckResult r = opt.cancel && opt.cancel->load() ? fail(CheckStatus::error, "cancelled: the run is stopping")
-                                                    : run_one(c, root, opt);
+  CheckResult r;
+  if (opt.cancel && opt.cancel->load()) {
+    r = fail(CheckStatus::error, "cancelled: the run is stopping");
+  } else if (spec::uses_port_placeholder(c)) {
+    // A port of its own for each run of the check: see check_port.hpp.
+    auto port = detail::free_local_port();
+    r = port ? run_one(detail::with_port(c, *port), root, opt) : fail(CheckStatus::error, port.error());
+  } else {
+    r = run_one(c, root, opt);
+  }
   r.id = c.id;
   r.type = std::string(spec::to_string(c.type));
   r.line = c.line;

@@ -91,4 +91,10 @@ struct Check {
   std::optional<double> timeout_seconds; ///< default chosen by the verify engine (10 min)
 };
 
+/// The placeholder a check that starts a server writes for a port the engine picks per run.
+inline constexpr std::string_view k_port_placeholder = "{port}";
+
+/// True when the check's start command, URLs, endpoint, steps or expected URL mention `{port}`.
+bool uses_port_placeholder(const Check& check);
+
 } // namespace harness::spec
