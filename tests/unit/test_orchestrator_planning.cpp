@@ -195,11 +195,26 @@ TEST_CASE("A user's uncommitted edit in a file a pending plan writes is found; e
   d.dir.write("docs/specs/SPC-001-greet/execution/phases/01-core/01-02-SUMMARY.md",
               "---\nplan_id: '01-02'\nstatus: complete\n---\n# done\n");
   const auto s = d.load();
-  CHECK(orchestrator::pending_write_globs(s) == std::vector<std::string>{"f01-01"});
   std::vector<worker::GitChange> changes{{false, false, "f01-01"}, {false, false, "f01-02"}, {true, false, "notes.txt"},
                                          {true, false, "docs/specs/SPC-001-greet/STATUS.md"}};
   const auto dirty = orchestrator::dirty_declared_files(s, changes);
   REQUIRE(dirty.size() == 1);
   CHECK(dirty[0].plan_id == "01-01");
   CHECK(dirty[0].path == "f01-01");
+}
+
+TEST_CASE("what a run changed that no plan declares is found; what was dirty before, declared or the harness's is not", "[orchestrator][preflight]") {
+  SpecDir d;
+  d.plan("01-01"); // writes f01-01
+  d.plan("01-02"); // writes f01-02
+  const auto s = d.load();
+  const std::vector<worker::GitChange> before{{true, false, "scratch.txt"}};
+  const std::vector<worker::GitChange> after{{true, false, "scratch.txt"},      // the user's, before the run
+                                             {false, false, "f01-02"},          // declared by 01-02
+                                             {true, false, "stray/out.log"},    // nobody's
+                                             {false, false, "README.md"},       // nobody's
+                                             {true, false, ".orchestration/sessions/x/output.log"},
+                                             {false, false, "docs/specs/SPC-001-greet/STATUS.md"}};
+  CHECK(orchestrator::undeclared_changes(s, before, after) == std::vector<std::string>{"stray/out.log", "README.md"});
+  CHECK(orchestrator::undeclared_changes(s, after, after).empty());
 }

@@ -415,6 +415,9 @@ TEST_CASE("a run shows the spec's warnings at its start, and refuses an invalid 
   Project proj;
   const fs::path plan = proj.spec / "planning/plans/01-foundation/01-01-PLAN.md";
   sh(proj.dir.path, "sed -i 's/^depends_on:/owner_team: core\\ndepends_on:/' " + plan.string());
+  // 01-01 also writes a file outside its files_modified: left uncommitted, and the run says so.
+  { std::ofstream(plan, std::ios::app) << "\n### Task 9: stray\n\n```bash\necho stray > stray.txt\n```\n"; }
+  sh(proj.dir.path, "git commit -qam 'plan edits'");
   {
     FileVerifier v;
     Recorder rec;
@@ -426,6 +429,12 @@ TEST_CASE("a run shows the spec's warnings at its start, and refuses an invalid 
                 e.message.find("01-01-PLAN.md:") != std::string::npos &&
                 e.message.ends_with("warning[H014]: unknown frontmatter key 'owner_team' is ignored");
     CHECK(warned);
+    bool stray = false;
+    for (const auto& e : rec.events)
+      stray |= e.kind == orchestrator::RunEventKind::note &&
+               e.message.starts_with("changed during the run, declared by no plan's files_modified, left uncommitted: stray.txt (");
+    CHECK(stray);
+    CHECK(sh(proj.dir.path, "git status --porcelain") == "?? stray.txt\n");
   }
   // A misspelt must_pass would run the plan unchecked: the run refuses and says where.
   sh(proj.dir.path, "sed -i 's/^must_pass:/must-pass:/' " + plan.string());

@@ -400,6 +400,7 @@ void Orchestrator::Impl::finish_run() {
   }
   write_progress(false);
   commit_writeback("orchestrate: " + summary.outcome);
+  warn_about_undeclared_changes();
   // The commits of this run skipped git's per-commit auto maintenance; one check for all.
   (void)worker::run_auto_maintenance(spec.layout.project_root, state_dir / "git.lock");
   summary.elapsed_seconds = elapsed();
@@ -434,9 +435,9 @@ void Orchestrator::Impl::warn_about_validation() {
 }
 
 void Orchestrator::Impl::warn_about_dirty_files() {
-  const auto globs = pending_write_globs(spec);
-  if (globs.empty()) return;
-  const auto dirty = dirty_declared_files(spec, worker::changed_paths(spec.layout.project_root, globs));
+  // One look at the whole tree: it also is the baseline of warn_about_undeclared_changes().
+  changes_at_start = worker::changed_paths(spec.layout.project_root);
+  const auto dirty = dirty_declared_files(spec, *changes_at_start);
   for (std::size_t i = 0; i < dirty.size() && i < 10; ++i)
     emit(RunEventKind::note, "execute:" + dirty[i].plan_id, -1, 0,
          fmt::format("{} has uncommitted changes and plan {} writes it: its commit will include them, and a "
@@ -445,6 +446,21 @@ void Orchestrator::Impl::warn_about_dirty_files() {
                      dirty[i].path, dirty[i].plan_id));
   if (dirty.size() > 10)
     emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more files with uncommitted changes that plans write", dirty.size() - 10));
+}
+
+/// Workers commit only the files their plan declares: what else changed during the run stays
+/// uncommitted, and the run says so rather than leave it to be found later.
+void Orchestrator::Impl::warn_about_undeclared_changes() {
+  if (!changes_at_start) return; // the run never got as far as its start
+  const auto undeclared = undeclared_changes(spec, *changes_at_start, worker::changed_paths(spec.layout.project_root));
+  if (undeclared.empty()) return;
+  std::string names;
+  for (std::size_t i = 0; i < undeclared.size() && i < 10; ++i) names += (i ? ", " : "") + undeclared[i];
+  if (undeclared.size() > 10) names += fmt::format(" and {} more", undeclared.size() - 10);
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("changed during the run, declared by no plan's files_modified, left uncommitted: {} (a plan wrote "
+                   "outside its files_modified, or someone edited meanwhile: git status shows them)",
+                   names));
 }
 
 void Orchestrator::Impl::watch_signals() {

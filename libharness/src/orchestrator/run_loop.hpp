@@ -130,6 +130,7 @@ struct Orchestrator::Impl {
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
   std::set<std::string> planning_marked;          ///< phases with a planning mark in the store
   std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)
+  std::optional<std::vector<worker::GitChange>> changes_at_start; ///< git status when the run began
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -242,6 +243,7 @@ struct Orchestrator::Impl {
   void watch_signals();
   void warn_about_validation();
   void warn_about_dirty_files();
+  void warn_about_undeclared_changes();
   std::expected<RunSummary, RunError> run();
 };
 

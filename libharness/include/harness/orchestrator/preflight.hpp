@@ -18,11 +18,15 @@ struct DirtyDeclaredFile {
   std::string path; ///< relative to the project root
 };
 
-/// The globs of every plan without a SUMMARY (what to ask git about).
-std::vector<std::string> pending_write_globs(const spec::Spec& spec);
-
 /// `changes` (git status of the project) matched against the pending plans' `files_modified`;
 /// files inside the spec directory and `.orchestration/` are the harness's own and not listed.
 std::vector<DirtyDeclaredFile> dirty_declared_files(const spec::Spec& spec, const std::vector<worker::GitChange>& changes);
+
+/// What a run changed that no plan declares: paths in `after` (git status at the end of the run)
+/// that were not in `before` (at its start), lie outside the spec directory and `.orchestration/`,
+/// and match no plan's `files_modified`. Workers commit only declared files, so these are left
+/// uncommitted: a plan wrote outside its `files_modified`, or someone edited during the run.
+std::vector<std::string> undeclared_changes(const spec::Spec& spec, const std::vector<worker::GitChange>& before,
+                                            const std::vector<worker::GitChange>& after);
 
 } // namespace harness::orchestrator
