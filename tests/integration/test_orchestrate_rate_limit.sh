@@ -62,13 +62,16 @@ python3 - "$tmp/events.jsonl" <<'PY'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 def of(kind, task): return [e for e in ev if e["event"] == kind and e.get("task") == task]
-def waits(task): return [e["message"] for e in of("task_failed", task) if "retrying in" in e["message"]]
+def waits(task): return [e["message"] for e in of("note", task) if "retrying in" in e["message"]]
+def limited(task): return [e for e in of("task_failed", task) if e["message"].startswith("rate-limited: ")]
 assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("blocked"), ev[-1]
 
 # 01-01: nine starts of attempt 1 (eight waits, doubling to the cap), then attempt 2.
 t = "execute:01-01"
 assert [e.get("attempt") for e in of("task_started", t)] == [1] * 9 + [2], of("task_started", t)
-assert waits(t) == ["rate-limited; retrying in %s s" % w for w in ["0.02", "0.04"] + ["0.08"] * 6], waits(t)
+assert waits(t) == ["rate-limited; retrying in %s s (costs no attempt)" % w for w in ["0.02", "0.04"] + ["0.08"] * 6], waits(t)
+# One task_failed per rate limit, carrying the API's message; the retry plan is a note.
+assert len(limited(t)) == 8 and all("rate_limit_error" in e["message"] for e in limited(t)), limited(t)
 crashed = [e for e in of("task_failed", t) if "times in a row" in e["message"]]
 assert [(e["attempt"], e["message"].split(":")[0]) for e in crashed] == \
     [(1, "rate-limited 9 times in a row"), (2, "rate-limited 10 times in a row")], crashed
@@ -80,7 +83,8 @@ assert not of("task_succeeded", t)
 # 01-02: two waits, then its first attempt succeeds.
 t = "execute:01-02"
 assert [e.get("attempt") for e in of("task_started", t)] == [1, 1, 1], of("task_started", t)
-assert waits(t) == ["rate-limited; retrying in 0.02 s", "rate-limited; retrying in 0.04 s"], waits(t)
+assert waits(t) == ["rate-limited; retrying in 0.02 s (costs no attempt)", "rate-limited; retrying in 0.04 s (costs no attempt)"], waits(t)
+assert len(limited(t)) == 2, limited(t)
 assert len(of("task_succeeded", t)) == 1 and not of("task_blocked", t)
 PY
 [[ $(cat "$FAULT_DIR/01-01") -eq 10 ]] || fail "01-01's CLI should have started 10 times, not $(cat "$FAULT_DIR/01-01")"

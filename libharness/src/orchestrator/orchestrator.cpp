@@ -72,8 +72,10 @@ void Orchestrator::Impl::apply(const sched::Action& a) {
   case ActionType::ask_human: ask_human(a); break;
   case ActionType::defer: {
     const auto wait = rate_limit_wait(opt.rate_limit, rate_limits[a.task]);
-    emit(RunEventKind::task_failed, a.task, a.slot, a.attempt,
-         fmt::format("rate-limited; retrying in {:g} s", std::chrono::duration<double>(wait).count()));
+    // The attempt's task_failed (with the API's message) was emitted as its session ended: this
+    // is the plan for it, not a second failure.
+    emit(RunEventKind::note, a.task, a.slot, a.attempt,
+         fmt::format("rate-limited; retrying in {:g} s (costs no attempt)", std::chrono::duration<double>(wait).count()));
     auto timer = std::make_shared<asio::steady_timer>(ctx, wait);
     timer->async_wait([this, timer, t = a.task](boost::system::error_code e) {
       if (!e) feed(sched::make_event(EventType::retry_due, t));
@@ -313,7 +315,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
       end_session(sid, why, false);
       return fail(task, sched::FailureClass::crashed, why);
     }
-    end_session(sid, "rate-limited", false);
+    end_session(sid, facts->error_message.empty() ? "rate-limited" : "rate-limited: " + facts->error_message, false);
     return fail(task, sched::FailureClass::rate_limited, facts->error_message);
   }
   rate_limits.erase(task);
