@@ -2,15 +2,14 @@
 #include "harness/store/store.hpp"
 
 #include "harness/protocol/codec.hpp"
+#include "rows.hpp"
 #include "schema_internal.hpp"
 #include "store_impl.hpp"
 
 #include <fmt/format.h>
 
 namespace harness::store {
-using detail::DbError;
-using detail::Result;
-using detail::Stmt;
+using namespace detail;
 using Mode = detail::Txn::Mode;
 namespace {
 
@@ -80,43 +79,15 @@ constexpr const char* sql_insert_message =
     "ON CONFLICT(id) DO NOTHING";
 
 Result<InsertOutcome> insert_one(Store::Impl& impl, const MessageRecord& m) {
-  auto s = impl.stmt(sql_insert_message);
-  if (!s) return std::unexpected(s.error());
   // Only a question waits for an answer: anything else is pending for nobody.
   const auto type = protocol::parse_message_type(m.type);
   const bool question = !type || protocol::expects_response(*type);
   const std::string status = m.status == message_pending && !question ? message_received : m.status;
-  (*s)->bind_all(m.id, m.session_id, m.type, m.payload, status, m.created_at);
-  if (auto r = (*s)->run("insert message " + m.id); !r) return std::unexpected(r.error());
-  return sqlite3_changes(impl.db.get()) > 0 ? InsertOutcome::inserted : InsertOutcome::duplicate;
-}
-
-/// Collects every row of a statement through `read`.
-template <class T, class F>
-Result<std::vector<T>> collect(Stmt& s, F read, std::string_view what) {
-  std::vector<T> out;
-  while (true) {
-    auto row = s.step(what);
-    if (!row) return std::unexpected(row.error());
-    if (!*row) return out;
-    out.push_back(read(s));
-  }
-}
-
-/// First row through `read`, or nullopt.
-template <class T, class F>
-Result<std::optional<T>> first(Stmt& s, F read, std::string_view what) {
-  auto row = s.step(what);
-  if (!row) return std::unexpected(row.error());
-  if (!*row) return std::optional<T>();
-  std::optional<T> out = read(s);
-  s.reset();
-  return out;
-}
-
-Result<bool> changed(Store::Impl& impl, Stmt& s, std::string_view what) {
-  if (auto r = s.run(what); !r) return std::unexpected(r.error());
-  return sqlite3_changes(impl.db.get()) > 0;
+  auto s = impl.stmt(sql_insert_message, m.id, m.session_id, m.type, m.payload, status, m.created_at);
+  if (!s) return std::unexpected(s.error());
+  auto added = changed(impl.db, **s, "insert message " + m.id);
+  if (!added) return std::unexpected(added.error());
+  return *added ? InsertOutcome::inserted : InsertOutcome::duplicate;
 }
 
 Result<void> configure(const detail::Db& db, const StoreOptions& o) {
@@ -195,7 +166,7 @@ std::expected<bool, std::string> Store::update_session(const SessionRecord& sess
                           "adapter=?13, pgid=?14, pid_start_time=?15, log_path=?16, updated_at=?17 WHERE id=?1");
     if (!s) return std::unexpected(s.error());
     bind_session(**s, session);
-    return changed(*m_impl, **s, "update session " + session.id);
+    return changed(m_impl->db, **s, "update session " + session.id);
   });
 }
 
@@ -204,19 +175,17 @@ std::expected<bool, std::string> Store::set_session_status(const std::string& id
   return m_impl->transact(Mode::write, [&]() -> Result<bool> {
     auto s = m_impl->stmt("UPDATE sessions SET status=?2, exit_code=COALESCE(?3, exit_code), updated_at=?4, "
                           "ended_at=CASE WHEN ?2 IN ('completed','failed') THEN COALESCE(ended_at, ?4) ELSE ended_at END "
-                          "WHERE id=?1");
+                          "WHERE id=?1", id, status, exit_code, now());
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(id, status, exit_code, now());
-    return changed(*m_impl, **s, "set session status " + id);
+    return changed(m_impl->db, **s, "set session status " + id);
   });
 }
 
 std::expected<std::optional<SessionRecord>, std::string> Store::session(const std::string& id) {
   return m_impl->transact(Mode::read, [&]() -> Result<std::optional<SessionRecord>> {
     static const std::string sql = fmt::format("SELECT {} FROM sessions WHERE id=?", session_cols);
-    auto s = m_impl->stmt(sql.c_str());
+    auto s = m_impl->stmt(sql.c_str(), id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(id);
     return first<SessionRecord>(**s, read_session, "read session");
   });
 }
@@ -232,15 +201,11 @@ std::expected<std::vector<SessionRecord>, std::string> Store::list_sessions() {
 
 std::expected<bool, std::string> Store::has_session_for_task(const std::string& task_id) {
   return m_impl->transact(Mode::read, [&]() -> Result<bool> {
-    auto s = m_impl->stmt("SELECT 1 FROM sessions WHERE task_id=? LIMIT 1");
+    auto s = m_impl->stmt("SELECT 1 FROM sessions WHERE task_id=? LIMIT 1", task_id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(task_id);
-    auto row = (*s)->step("find a session of " + task_id);
-    if (!row) return std::unexpected(row.error());
-    // A statement left on its row keeps this connection's read snapshot open: later reads would
-    // not see what other processes (harness-mcp) write.
-    (*s)->reset();
-    return *row;
+    auto found = first<bool>(**s, [](const Stmt&) { return true; }, "find a session of " + task_id);
+    if (!found) return std::unexpected(found.error());
+    return found->has_value();
   });
 }
 
@@ -284,9 +249,8 @@ std::expected<std::size_t, std::string> Store::insert_messages(const std::vector
 std::expected<std::optional<MessageRecord>, std::string> Store::message(const std::string& id) {
   return m_impl->transact(Mode::read, [&]() -> Result<std::optional<MessageRecord>> {
     static const std::string sql = fmt::format("SELECT {} FROM worker_messages WHERE id=?", message_cols);
-    auto s = m_impl->stmt(sql.c_str());
+    auto s = m_impl->stmt(sql.c_str(), id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(id);
     return first<MessageRecord>(**s, read_message, "read message");
   });
 }
@@ -296,9 +260,8 @@ std::expected<std::vector<MessageRecord>, std::string> Store::pending_messages(c
     static const std::string sql = fmt::format(
         "SELECT {} FROM worker_messages WHERE status='pending' AND (?1 IS NULL OR session_id=?1) ORDER BY seq",
         message_cols);
-    auto s = m_impl->stmt(sql.c_str());
+    auto s = m_impl->stmt(sql.c_str(), session_id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(session_id);
     return collect<MessageRecord>(**s, read_message, "pending messages");
   });
 }
@@ -307,9 +270,8 @@ std::expected<std::vector<MessageRecord>, std::string> Store::messages_after(std
   return m_impl->transact(Mode::read, [&]() -> Result<std::vector<MessageRecord>> {
     static const std::string sql =
         fmt::format("SELECT {} FROM worker_messages WHERE seq > ? ORDER BY seq LIMIT ?", message_cols);
-    auto s = m_impl->stmt(sql.c_str());
+    auto s = m_impl->stmt(sql.c_str(), after_seq, static_cast<std::int64_t>(limit));
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(after_seq, static_cast<std::int64_t>(limit));
     return collect<MessageRecord>(**s, read_message, "messages after");
   });
 }
@@ -317,20 +279,20 @@ std::expected<std::vector<MessageRecord>, std::string> Store::messages_after(std
 std::expected<bool, std::string> Store::respond(const std::string& message_id, const std::string& response) {
   return m_impl->transact(Mode::write, [&]() -> Result<bool> {
     auto s = m_impl->stmt("UPDATE worker_messages SET status='responded', responded_at=?2, response=?3 "
-                          "WHERE id=?1 AND status='pending'");
+                          "WHERE id=?1 AND status='pending'", message_id, now(), response);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(message_id, now(), response);
-    return changed(*m_impl, **s, "respond " + message_id);
+    return changed(m_impl->db, **s, "respond " + message_id);
   });
 }
 
 std::expected<std::size_t, std::string> Store::expire_pending(const std::string& session_id) {
   return m_impl->transact(Mode::write, [&]() -> Result<std::size_t> {
-    auto s = m_impl->stmt("UPDATE worker_messages SET status='expired' WHERE session_id=? AND status='pending'");
+    auto s = m_impl->stmt("UPDATE worker_messages SET status='expired' WHERE session_id=? AND status='pending'",
+                          session_id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(session_id);
-    if (auto r = (*s)->run("expire messages"); !r) return std::unexpected(r.error());
-    return static_cast<std::size_t>(sqlite3_changes(m_impl->db.get()));
+    auto n = changes(m_impl->db, **s, "expire messages");
+    if (!n) return std::unexpected(n.error());
+    return static_cast<std::size_t>(*n);
   });
 }
 

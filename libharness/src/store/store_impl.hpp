@@ -15,8 +15,9 @@ struct Store::Impl {
   std::mutex mutex;
   std::map<const char*, detail::Stmt> cache;  // keyed by the SQL literal's address
 
-  /// The cached statement for `sql` (a string literal), reset and ready to bind.
-  detail::Result<detail::Stmt*> stmt(const char* sql) {
+  /// The cached statement for `sql` (a string literal), reset, with `args` bound from index 1.
+  template <class... A>
+  detail::Result<detail::Stmt*> stmt(const char* sql, const A&... args) {
     auto it = cache.find(sql);
     if (it == cache.end()) {
       auto s = detail::Stmt::prepare(db, sql);
@@ -24,6 +25,7 @@ struct Store::Impl {
       it = cache.emplace(sql, std::move(*s)).first;
     }
     it->second.reset();
+    it->second.bind_all(args...);
     return &it->second;
   }
 

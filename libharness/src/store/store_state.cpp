@@ -1,34 +1,15 @@
 // The store's execution state, key/value state, tasks, attempts, scheduler events, maintenance.
 #include "harness/store/store.hpp"
 
+#include "rows.hpp"
 #include "store_impl.hpp"
 
 namespace harness::store {
-using detail::Result;
-using detail::Stmt;
+using namespace detail;
 using Mode = detail::Txn::Mode;
 namespace {
 
 std::string now() { return protocol::now_iso8601(); }
-
-template <class T, class F>
-Result<std::vector<T>> rows(Stmt& s, F read, std::string_view what) {
-  std::vector<T> out;
-  while (true) {
-    auto row = s.step(what);
-    if (!row) return std::unexpected(row.error());
-    if (!*row) return out;
-    out.push_back(read(s));
-  }
-}
-
-template <class T, class F>
-Result<std::optional<T>> one(Stmt& s, F read, std::string_view what) {
-  auto r = rows<T>(s, read, what);
-  if (!r) return std::unexpected(r.error());
-  if (r->empty()) return std::optional<T>();
-  return std::optional<T>(std::move(r->front()));
-}
 
 ExecutionState read_state(const Stmt& s) {
   ExecutionState e;
@@ -56,10 +37,9 @@ std::expected<std::optional<ExecutionState>, std::string> Store::execution_state
   return m_impl->transact(Mode::read, [&]() -> Result<std::optional<ExecutionState>> {
     auto s = m_impl->stmt("SELECT project_path, highest_executed_phase, highest_verified_phase, pending_verify_phase, "
                           "highest_executing_phase, highest_executing_plan, COALESCE(updated_at,'') "
-                          "FROM execution_state WHERE project_path=?");
+                          "FROM execution_state WHERE project_path=?", project_path);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(project_path);
-    return one<ExecutionState>(**s, read_state, "read execution state");
+    return first<ExecutionState>(**s, read_state, "read execution state");
   });
 }
 
@@ -67,28 +47,27 @@ std::expected<void, std::string> Store::set_execution_state(const ExecutionState
   return m_impl->transact(Mode::write, [&]() -> Result<void> {
     auto s = m_impl->stmt("INSERT OR REPLACE INTO execution_state (project_path, highest_executed_phase, "
                           "highest_verified_phase, pending_verify_phase, highest_executing_phase, "
-                          "highest_executing_plan, updated_at) VALUES (?,?,?,?,?,?,?)");
+                          "highest_executing_plan, updated_at) VALUES (?,?,?,?,?,?,?)",
+                          e.project_path, e.highest_executed_phase, e.highest_verified_phase, e.pending_verify_phase,
+                          e.highest_executing_phase, e.highest_executing_plan, now());
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(e.project_path, e.highest_executed_phase, e.highest_verified_phase, e.pending_verify_phase,
-                   e.highest_executing_phase, e.highest_executing_plan, now());
     return (*s)->run("write execution state");
   });
 }
 
 std::expected<void, std::string> Store::set_value(const std::string& key, const std::string& json_value) {
   return m_impl->transact(Mode::write, [&]() -> Result<void> {
-    auto s = m_impl->stmt("INSERT OR REPLACE INTO kv_state (key, value, updated_at) VALUES (?,?,?)");
+    auto s = m_impl->stmt("INSERT OR REPLACE INTO kv_state (key, value, updated_at) VALUES (?,?,?)",
+                          key, json_value, now());
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(key, json_value, now());
     return (*s)->run("set value " + key);
   });
 }
 
 std::expected<void, std::string> Store::erase_value(const std::string& key) {
   return m_impl->transact(Mode::write, [&]() -> Result<void> {
-    auto s = m_impl->stmt("DELETE FROM kv_state WHERE key=?");
+    auto s = m_impl->stmt("DELETE FROM kv_state WHERE key=?", key);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(key);
     return (*s)->run("erase value " + key);
   });
 }
@@ -98,25 +77,24 @@ std::expected<std::vector<std::pair<std::string, std::string>>, std::string> Sto
   return m_impl->transact(Mode::read, [&]() -> Result<std::vector<Pair>> {
     auto s = m_impl->stmt("SELECT key, value FROM kv_state ORDER BY key");
     if (!s) return std::unexpected(s.error());
-    return rows<Pair>(**s, [](const Stmt& st) { return Pair{st.text(0), st.text(1)}; }, "read values");
+    return collect<Pair>(**s, [](const Stmt& st) { return Pair{st.text(0), st.text(1)}; }, "read values");
   });
 }
 
 std::expected<void, std::string> Store::upsert_task(const TaskRecord& t) {
   return m_impl->transact(Mode::write, [&]() -> Result<void> {
-    auto s = m_impl->stmt("INSERT OR REPLACE INTO tasks (id, kind, status, detail, updated_at) VALUES (?,?,?,?,?)");
+    auto s = m_impl->stmt("INSERT OR REPLACE INTO tasks (id, kind, status, detail, updated_at) VALUES (?,?,?,?,?)",
+                          t.id, t.kind, t.status, t.detail, now());
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(t.id, t.kind, t.status, t.detail, now());
     return (*s)->run("write task " + t.id);
   });
 }
 
 std::expected<std::optional<TaskRecord>, std::string> Store::task(const std::string& id) {
   return m_impl->transact(Mode::read, [&]() -> Result<std::optional<TaskRecord>> {
-    auto s = m_impl->stmt("SELECT id, kind, status, detail, updated_at FROM tasks WHERE id=?");
+    auto s = m_impl->stmt("SELECT id, kind, status, detail, updated_at FROM tasks WHERE id=?", id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(id);
-    return one<TaskRecord>(**s, read_task, "read task");
+    return first<TaskRecord>(**s, read_task, "read task");
   });
 }
 
@@ -124,17 +102,17 @@ std::expected<std::vector<TaskRecord>, std::string> Store::list_tasks() {
   return m_impl->transact(Mode::read, [&]() -> Result<std::vector<TaskRecord>> {
     auto s = m_impl->stmt("SELECT id, kind, status, detail, updated_at FROM tasks ORDER BY id");
     if (!s) return std::unexpected(s.error());
-    return rows<TaskRecord>(**s, read_task, "list tasks");
+    return collect<TaskRecord>(**s, read_task, "list tasks");
   });
 }
 
 std::expected<void, std::string> Store::begin_attempt(const AttemptRecord& a) {
   return m_impl->transact(Mode::write, [&]() -> Result<void> {
     auto s = m_impl->stmt("INSERT INTO attempts (task_id, attempt, session_id, status, started_at, ended_at, error) "
-                          "VALUES (?,?,?,?,?,?,?)");
+                          "VALUES (?,?,?,?,?,?,?)",
+                          a.task_id, a.attempt, a.session_id, a.status, a.started_at.empty() ? now() : a.started_at,
+                          a.ended_at, a.error);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(a.task_id, a.attempt, a.session_id, a.status, a.started_at.empty() ? now() : a.started_at,
-                   a.ended_at, a.error);
     return (*s)->run("begin attempt " + a.task_id);
   });
 }
@@ -142,29 +120,26 @@ std::expected<void, std::string> Store::begin_attempt(const AttemptRecord& a) {
 std::expected<bool, std::string> Store::finish_attempt(const std::string& task_id, int attempt, const std::string& status,
                                                        const std::optional<std::string>& error) {
   return m_impl->transact(Mode::write, [&]() -> Result<bool> {
-    auto s = m_impl->stmt("UPDATE attempts SET status=?3, ended_at=?4, error=?5 WHERE task_id=?1 AND attempt=?2");
+    auto s = m_impl->stmt("UPDATE attempts SET status=?3, ended_at=?4, error=?5 WHERE task_id=?1 AND attempt=?2",
+                          task_id, attempt, status, now(), error);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(task_id, attempt, status, now(), error);
-    if (auto r = (*s)->run("finish attempt " + task_id); !r) return std::unexpected(r.error());
-    return sqlite3_changes(m_impl->db.get()) > 0;
+    return changed(m_impl->db, **s, "finish attempt " + task_id);
   });
 }
 
 std::expected<std::vector<AttemptRecord>, std::string> Store::attempts(const std::string& task_id) {
   return m_impl->transact(Mode::read, [&]() -> Result<std::vector<AttemptRecord>> {
     auto s = m_impl->stmt("SELECT task_id, attempt, session_id, status, started_at, ended_at, error FROM attempts "
-                          "WHERE task_id=? ORDER BY attempt");
+                          "WHERE task_id=? ORDER BY attempt", task_id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(task_id);
-    return rows<AttemptRecord>(**s, read_attempt, "list attempts");
+    return collect<AttemptRecord>(**s, read_attempt, "list attempts");
   });
 }
 
 std::expected<std::int64_t, std::string> Store::append_event(const std::string& kind, const std::string& body) {
   return m_impl->transact(Mode::write, [&]() -> Result<std::int64_t> {
-    auto s = m_impl->stmt("INSERT INTO events (created_at, kind, body) VALUES (?,?,?)");
+    auto s = m_impl->stmt("INSERT INTO events (created_at, kind, body) VALUES (?,?,?)", now(), kind, body);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(now(), kind, body);
     if (auto r = (*s)->run("append event"); !r) return std::unexpected(r.error());
     return static_cast<std::int64_t>(sqlite3_last_insert_rowid(m_impl->db.get()));
   });
@@ -172,10 +147,9 @@ std::expected<std::int64_t, std::string> Store::append_event(const std::string& 
 
 std::expected<std::vector<EventRecord>, std::string> Store::events_after(std::int64_t after_seq) {
   return m_impl->transact(Mode::read, [&]() -> Result<std::vector<EventRecord>> {
-    auto s = m_impl->stmt("SELECT seq, created_at, kind, body FROM events WHERE seq > ? ORDER BY seq");
+    auto s = m_impl->stmt("SELECT seq, created_at, kind, body FROM events WHERE seq > ? ORDER BY seq", after_seq);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(after_seq);
-    return rows<EventRecord>(**s, read_event, "read events");
+    return collect<EventRecord>(**s, read_event, "read events");
   });
 }
 
@@ -183,7 +157,7 @@ std::expected<std::string, std::string> Store::integrity_check() {
   return m_impl->transact(Mode::read, [&]() -> Result<std::string> {
     auto s = m_impl->stmt("PRAGMA integrity_check");
     if (!s) return std::unexpected(s.error());
-    auto lines = rows<std::string>(**s, [](const Stmt& st) { return st.text(0); }, "integrity check");
+    auto lines = collect<std::string>(**s, [](const Stmt& st) { return st.text(0); }, "integrity check");
     if (!lines) return std::unexpected(lines.error());
     std::string out;
     for (const auto& l : *lines) out += (out.empty() ? "" : "\n") + l;
@@ -218,9 +192,9 @@ std::expected<RequestRecord, std::string> Store::add_request(const std::string& 
                                                              const std::string& body) {
   return m_impl->transact(Mode::write, [&]() -> Result<RequestRecord> {
     RequestRecord r{0, protocol::new_message_id(), kind, target, body, "pending", std::nullopt, protocol::now_iso8601()};
-    auto s = m_impl->stmt("INSERT INTO requests (id, kind, target, body, status, created_at) VALUES (?,?,?,?,?,?)");
+    auto s = m_impl->stmt("INSERT INTO requests (id, kind, target, body, status, created_at) VALUES (?,?,?,?,?,?)",
+                          r.id, r.kind, r.target, r.body, r.status, r.created_at);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(r.id, r.kind, r.target, r.body, r.status, r.created_at);
     if (auto done = (*s)->run("add request " + kind); !done) return std::unexpected(done.error());
     r.seq = sqlite3_last_insert_rowid(m_impl->db.get());
     return r;
@@ -230,10 +204,9 @@ std::expected<RequestRecord, std::string> Store::add_request(const std::string& 
 std::expected<std::vector<RequestRecord>, std::string> Store::pending_requests(std::int64_t after_seq) {
   return m_impl->transact(Mode::read, [&]() -> Result<std::vector<RequestRecord>> {
     auto s = m_impl->stmt("SELECT seq, id, kind, target, body, status, result, created_at FROM requests "
-                          "WHERE status='pending' AND seq>? ORDER BY seq");
+                          "WHERE status='pending' AND seq>? ORDER BY seq", after_seq);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(after_seq);
-    return rows<RequestRecord>(**s, read_request, "read pending requests");
+    return collect<RequestRecord>(**s, read_request, "read pending requests");
   });
 }
 
@@ -242,22 +215,18 @@ namespace {
 std::expected<bool, std::string> move_request(Store::Impl& impl, const char* sql, const std::string& id,
                                               const std::string& status, const std::string& result_json) {
   return impl.transact(Mode::write, [&]() -> Result<bool> {
-    auto s = impl.stmt(sql);
+    auto s = impl.stmt(sql, id, status, result_json, protocol::now_iso8601());
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(id, status, result_json, protocol::now_iso8601());
-    if (auto r = (*s)->run("update request " + id); !r) return std::unexpected(r.error());
-    return sqlite3_changes(impl.db.get()) > 0;
+    return changed(impl.db, **s, "update request " + id);
   });
 }
 } // namespace
 
 std::expected<bool, std::string> Store::claim_request(const std::string& id) {
   return m_impl->transact(Mode::write, [&]() -> Result<bool> {
-    auto s = m_impl->stmt("UPDATE requests SET status='handling' WHERE id=? AND status='pending'");
+    auto s = m_impl->stmt("UPDATE requests SET status='handling' WHERE id=? AND status='pending'", id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(id);
-    if (auto r = (*s)->run("claim request " + id); !r) return std::unexpected(r.error());
-    return sqlite3_changes(m_impl->db.get()) > 0;
+    return changed(m_impl->db, **s, "claim request " + id);
   });
 }
 
@@ -271,11 +240,10 @@ std::expected<bool, std::string> Store::finish_request(const std::string& id, co
 std::expected<int, std::string> Store::refuse_requests_before(const std::string& before, const std::string& result_json) {
   return m_impl->transact(Mode::write, [&]() -> Result<int> {
     auto s = m_impl->stmt("UPDATE requests SET status='refused', result=?2, handled_at=?3 "
-                          "WHERE status IN ('pending','handling') AND created_at < ?1");
+                          "WHERE status IN ('pending','handling') AND created_at < ?1",
+                          before, result_json, protocol::now_iso8601());
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(before, result_json, protocol::now_iso8601());
-    if (auto r = (*s)->run("refuse stale requests"); !r) return std::unexpected(r.error());
-    return sqlite3_changes(m_impl->db.get());
+    return changes(m_impl->db, **s, "refuse stale requests");
   });
 }
 
@@ -286,10 +254,10 @@ std::expected<bool, std::string> Store::withdraw_request(const std::string& id, 
 
 std::expected<std::optional<RequestRecord>, std::string> Store::request(const std::string& id) {
   return m_impl->transact(Mode::read, [&]() -> Result<std::optional<RequestRecord>> {
-    auto s = m_impl->stmt("SELECT seq, id, kind, target, body, status, result, created_at FROM requests WHERE id=?");
+    auto s = m_impl->stmt("SELECT seq, id, kind, target, body, status, result, created_at FROM requests WHERE id=?",
+                          id);
     if (!s) return std::unexpected(s.error());
-    (*s)->bind_all(id);
-    return one<RequestRecord>(**s, read_request, "read request");
+    return first<RequestRecord>(**s, read_request, "read request");
   });
 }
 
