@@ -7,10 +7,8 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-trap 'pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+source "$src/tests/integration/lib/project.sh"
+project_tmp
 source "$src/tests/integration/lib/gen30.sh"
 spec=docs/specs/SPC-030-crash
 

@@ -6,21 +6,13 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-trap 'pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$src/tests/integration/lib/project.sh"
+project_tmp
 spec=docs/specs/SPC-001-task-tracker
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
-
-new_project() { # dir
-  mkdir -p "$1/docs/specs"
-  cp -r "$src/examples/specs/SPC-001-task-tracker" "$1/docs/specs/"
-  (cd "$1" && git init -q && git add -A && git commit -qm init)
-}
 
 # 1. A whole run: complete, every document written back, one commit per task.
 p=$tmp/run
-new_project "$p"
+example_project "$p"
 (cd "$p" && "$cli" orchestrate "$spec" --worker script --yes --json >"$tmp/events.jsonl") || fail "orchestrate exited $?"
 python3 - "$tmp/events.jsonl" <<'PY'
 import json, sys
@@ -59,7 +51,7 @@ cd - >/dev/null
 # 2. Without --yes and without a terminal the checkpoint waits for `harness-cli respond`. The
 # worker kind and one slot come from .orchestration/config.yaml, not from flags.
 p=$tmp/respond
-new_project "$p"
+example_project "$p"
 mkdir -p "$p/.orchestration"
 printf 'slots: 1\nadapters:\n  default: cluade\n' >"$p/.orchestration/config.yaml"
 set +e

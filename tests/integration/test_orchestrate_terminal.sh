@@ -6,17 +6,13 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
-tmp=$(mktemp -d)
-trap 'pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+source "$src/tests/integration/lib/project.sh"
+project_tmp
 spec=docs/specs/SPC-001-task-tracker
 
 for mode in type respond; do
   p=$tmp/$mode
-  mkdir -p "$p/docs/specs"
-  cp -r "$src/examples/specs/SPC-001-task-tracker" "$p/docs/specs/"
-  (cd "$p" && git init -q && git add -A && git commit -qm init)
+  example_project "$p"
   python3 - "$cli" "$p" "$spec" "$mode" <<'PY' || fail "$mode: see above"
 import os, pty, select, subprocess, sys, time
 cli, project, spec, mode = sys.argv[1:5]

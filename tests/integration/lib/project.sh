@@ -1,0 +1,21 @@
+# Shared by the integration tests that run harness-cli on throwaway git projects (sourced, not run).
+# Needs: $src (HARNESS_SOURCE_DIR).
+
+# fail MESSAGE: ends the test, with MESSAGE on stderr.
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# project_tmp: sets tmp to a new directory for the test's projects, whose commits get a fixed
+# author. At exit every process still running from it (workers, servers a plan started, API stubs)
+# is killed, then it is removed; KEEP=1 keeps it for a look.
+project_tmp() {
+  tmp=$(mktemp -d)
+  trap 'pkill -KILL -f "$tmp" 2>/dev/null || true; [[ -n "${KEEP:-}" ]] || rm -rf "$tmp"' EXIT
+  export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+}
+
+# example_project DIR: a git project with the example spec SPC-001-task-tracker committed.
+example_project() {
+  mkdir -p "$1/docs/specs"
+  cp -r "$src/examples/specs/SPC-001-task-tracker" "$1/docs/specs/"
+  (cd "$1" && git init -q && git add -A && git commit -qm init)
+}
