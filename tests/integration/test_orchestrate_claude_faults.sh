@@ -13,43 +13,18 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
-fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$src/tests/integration/lib/agents.sh"
-claude=$(agent_cli claude)
-offline "$0"
-
-tmp=$(mktemp -d)
-stubs=()
-trap 'for p in "${stubs[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
-export ANTHROPIC_API_KEY=stub-key
+agent_test claude
 spec=docs/specs/SPC-045-claude-faults
 
 # run_case NAME EXPECTED_REASON [TIMEOUTS]: a one-plan project whose executor is Claude Code
-# scripted by tests/agents/NAME.json; the run must exit 1 with one task_failed for the plan, whose
-# message contains EXPECTED_REASON.
+# scripted by tests/agents/NAME.json; the run must be blocked on the plan, its task_failed message
+# containing EXPECTED_REASON (blocked_run).
 run_case() {
-  local name=$1 reason=$2 timeouts=${3:-"{task: 120, idle: 60}"} d=$tmp/$1
-  mkdir -p "$d"
-  start_stub anthropic_stub.mjs "${script:-$name}.json" "$d"
-  stubs+=("$stub_pid")
-  one_plan_project "$d/p" "$spec"
+  local name=$1 d=$tmp/$1
+  agent_project "$d" claude "${script:-$name}.json" "${3:-}"
   [[ -z "${project_hook:-}" ]] || (cd "$d/p" && eval "$project_hook")
-  printf 'adapters: {default: script, executor: claude}\nworkers:\n  claude: {binary: %s}\nmax_attempts: 1\ntimeouts: %s\n' \
-    "$claude" "$timeouts" >"$d/p/.orchestration/config.yaml"
-  local rc=0
-  (cd "$d/p" && ANTHROPIC_BASE_URL=http://127.0.0.1:$stub_port "$cli" orchestrate "$spec" --yes --json \
-     >"$d/events.jsonl" 2>"$d/stderr.log") || rc=$?
-  [[ $rc -eq 1 ]] || { cat "$d/stderr.log"; tail -5 "$d/events.jsonl"; fail "$name: the run should be blocked (exit 1), got $rc"; }
-  python3 - "$d/events.jsonl" "$reason" <<'PY' || fail "$name: events"
-import json, sys
-ev = [json.loads(l) for l in open(sys.argv[1])]
-failed = [e for e in ev if e["event"] == "task_failed" and e.get("task") == "execute:01-01"]
-assert len(failed) == 1 and sys.argv[2] in failed[0]["message"], failed
-assert not [e for e in ev if e["event"] == "task_succeeded" and e.get("task") == "execute:01-01"]
-assert not ev[-1]["message"].startswith("complete"), ev[-1]
-PY
-  [[ ! -e "$d/p/$spec/execution/FINAL-VERIFICATION.md" ]] || fail "$name: a final verification was written"
+  blocked_run "$name" "$d" "$2"
   kill "$stub_pid" 2>/dev/null || true
 }
 
@@ -77,8 +52,5 @@ s=$(date +%s)
 run_case claude_stalls "idle (no output and no message)" "{task: 120, idle: 10, stop_grace: 2}"
 (( $(date +%s) - s < 60 )) || fail "the idle timeout took $(( $(date +%s) - s )) s"
 grep -q '"answer":\["hang"\]' "$tmp/claude_stalls/requests.jsonl" || fail "the stub never served the stalling step"
-for d in /proc/[0-9]*; do
-  [[ "$(readlink "$d/cwd" 2>/dev/null)" != "$tmp/claude_stalls/p"* ]] \
-    || fail "a worker process outlived the run: $(tr '\0' ' ' <"$d/cmdline")"
-done
+no_process_in "$tmp/claude_stalls/p"
 echo "orchestrate refuses Claude Code's unproven completion and stops its stalled worker: all checks passed"

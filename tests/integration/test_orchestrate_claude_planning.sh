@@ -8,26 +8,18 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
-fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$src/tests/integration/lib/agents.sh"
-claude=$(agent_cli claude)
-offline "$0"
-
-tmp=$(mktemp -d)
-trap 'kill $stub_pid 2>/dev/null || true; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+agent_test claude
 spec=docs/specs/SPC-046-claude-plans
 
-start_stub anthropic_stub.mjs plan_phase.json "$tmp"
-export ANTHROPIC_BASE_URL=http://127.0.0.1:$stub_port ANTHROPIC_API_KEY=stub-key
+agent_stub claude plan_phase.json "$tmp"
 
 p=$tmp/project
 mkdir -p "$p/$spec/planning/research" "$p/.orchestration"
 printf '# SPC-046: claude plans\n\n## Requirements\n- R1. out/planned.txt exists.\n' >"$p/$spec/SPEC.md"
 printf '# Roadmap\n\n## Phase 1: Core\n**Goal**: write out/planned.txt\n**Depends on**: nothing\n' >"$p/$spec/ROADMAP.md"
 printf '# Phase 01 research\n\nNothing to research.\n' >"$p/$spec/planning/research/phase-01-research.md"
-printf 'adapters: {default: script, planner: claude}\nworkers:\n  claude: {binary: %s}\nmax_attempts: 1\ntimeouts: {task: 120, idle: 60}\n' \
-  "$claude" >"$p/.orchestration/config.yaml"
+agent_config "$p" planner claude
 (cd "$p" && git init -q && git add -A && git commit -qm init)
 
 rc=0

@@ -8,20 +8,15 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
-fail() { echo "FAIL: $*" >&2; exit 1; }
 source "$src/tests/integration/lib/agents.sh"
-claude=$(agent_cli claude)
-offline "$0"
-tmp=$(mktemp -d)
-trap 'kill $stub_pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
+agent_test claude
 
 p=$tmp/project
 mkdir -p "$p/docs/specs"
 cp -r "$src/examples/specs/SPC-001-task-tracker" "$p/docs/specs/"
 "$cli" install-skills --project "$p" >/dev/null
-start_stub anthropic_stub.mjs status_command.json "$tmp"
+agent_stub claude status_command.json "$tmp"
 
-export ANTHROPIC_BASE_URL=http://127.0.0.1:$stub_port ANTHROPIC_API_KEY=stub-key
 export CLAUDE_CONFIG_DIR=$tmp/claude-config CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_TELEMETRY=1 DISABLE_AUTOUPDATER=1
 export PATH=$(dirname "$cli"):$PATH
 (cd "$p" && "$claude" -p "/harness:status docs/specs/SPC-001-task-tracker" --output-format stream-json --verbose \
