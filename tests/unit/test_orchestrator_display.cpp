@@ -14,6 +14,19 @@ TEST_CASE("an event line shows time, kind, task, slot, attempt and message") {
   CHECK(format_event_line(run) == "[00:00.0] run_started        : 12 plans, 4 slots");
 }
 
+TEST_CASE("the clock carries rounded seconds into minutes and hours") {
+  CHECK(format_clock(0) == "00:00.0");
+  CHECK(format_clock(59.94) == "00:59.9");
+  CHECK(format_clock(59.96) == "01:00.0");
+  CHECK(format_clock(119.96) == "02:00.0");
+  CHECK(format_clock(72.25) == "01:12.2");
+  CHECK(format_clock(3599.96) == "01:00:00.0");
+  CHECK(format_clock(3723.4) == "01:02:03.4");
+  CHECK(format_clock(-0.3) == "00:00.0");
+  RunEvent e{RunEventKind::task_started, 119.96, "execute:02-01", 0, 1, ""};
+  CHECK(format_event_line(e).starts_with("[02:00.0] "));
+}
+
 TEST_CASE("the JSON rendering is one object with only the fields that are set") {
   auto j = boost::json::parse(format_event_json({RunEventKind::task_started, 1.5, "verify-plan:01-01", 0, 1, ""}));
   CHECK(j.at("event").as_string() == "task_started");

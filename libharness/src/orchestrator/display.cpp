@@ -3,13 +3,11 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace harness::orchestrator {
 namespace {
-
-std::string clock(double seconds) {
-  const int whole = static_cast<int>(seconds);
-  return fmt::format("{:02}:{:04.1f}", whole / 60, seconds - (whole / 60) * 60);
-}
 
 std::string fit(std::string s, size_t width) {
   if (s.size() <= width) return s;
@@ -67,6 +65,16 @@ private:
 
 } // namespace
 
+std::string format_clock(double seconds) {
+  // Round once, to tenths, then split: rounding the seconds alone printed 119.96 s as 01:60.0.
+  // nearbyint rounds half to even, as the fixed-point formatting did (72.25 s stays 01:12.2).
+  const double tenths_d = seconds > 0 ? std::nearbyint(std::min(seconds, 1e12) * 10) : 0; // NaN too
+  const auto tenths = static_cast<long long>(tenths_d);
+  const long long whole = tenths / 10, minutes = whole / 60 % 60, hours = whole / 3600;
+  const auto sec = fmt::format("{:02}.{}", whole % 60, tenths % 10);
+  return hours > 0 ? fmt::format("{:02}:{:02}:{}", hours, minutes, sec) : fmt::format("{:02}:{}", minutes, sec);
+}
+
 std::string_view to_string(RunEventKind k) {
   switch (k) {
   case RunEventKind::run_started: return "run_started";
@@ -86,7 +94,7 @@ std::string_view to_string(RunEventKind k) {
 }
 
 std::string format_event_line(const RunEvent& e) {
-  std::string line = fmt::format("[{}] {:<19}", clock(e.elapsed_seconds), to_string(e.kind));
+  std::string line = fmt::format("[{}] {:<19}", format_clock(e.elapsed_seconds), to_string(e.kind));
   if (!e.task_id.empty()) line += " " + e.task_id;
   if (e.slot >= 0) line += fmt::format(" (slot {})", e.slot + 1);
   if (e.attempt > 1) line += fmt::format(" attempt {}", e.attempt);
@@ -110,7 +118,7 @@ std::string format_table(const RunView& view, int width) {
     std::string row = s.task_id.empty()
                           ? fmt::format(" slot {}  idle", s.slot + 1)
                           : fmt::format(" slot {}  {:<22} {:>7}  {}", s.slot + 1, s.task_id,
-                                        clock(view.elapsed_seconds - s.started_at), s.last_progress);
+                                        format_clock(view.elapsed_seconds - s.started_at), s.last_progress);
     out += fit(std::move(row), w) + "\n";
   }
   const int bar_width = 30;

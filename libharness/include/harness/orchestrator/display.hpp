@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <string>
 
 namespace harness::orchestrator {
 
@@ -14,6 +15,9 @@ enum class DisplayStyle { live_table, lines, json };
 /// A display writing to `out` (not owned). `width` bounds the live table's lines.
 std::unique_ptr<Observer> make_display(DisplayStyle style, std::FILE* out, int width = 100);
 
+/// Elapsed time as `MM:SS.s`, or `HH:MM:SS.s` from one hour on, rounded to tenths of a second
+/// (119.96 s is `02:00.0`); negative or NaN reads as zero.
+std::string format_clock(double seconds);
 /// `[00:12.3] started execute:02-01 (slot 2)`: the line style's rendering of one event.
 std::string format_event_line(const RunEvent& event);
 /// The JSON-lines rendering of one event (no trailing newline).
