@@ -49,14 +49,14 @@ void add_script_worker(CLI::App& app, ExitCode& exit) {
     if (!req.session_id.empty() && std::getenv("HARNESS_STATE_DIR"))
       req.session_dir = std::filesystem::path(env_or("HARNESS_STATE_DIR", "")) / "sessions" / req.session_id;
     if (req.spec_dir.empty() || req.plan_id.empty()) {
-      std::cerr << "harness-cli: error: script-worker needs --spec and --plan (or the HARNESS_* environment)\n";
+      std::cerr << "harness-cli: script-worker: error: needs --spec and --plan (or HARNESS_SPEC_DIR and HARNESS_TASK_ID)\n";
       exit.value = 2;
       return;
     }
     auto r = worker::run_script_worker(req);
     if (!r.ok) {
-      std::cerr << "harness-cli: script-worker: " << r.error << "\n";
-      exit.value = 1;
+      std::cerr << "harness-cli: script-worker: error: " << r.error << "\n";
+      exit.value = r.bad_input ? 2 : 1;
       return;
     }
     std::cout << "script-worker: plan " << req.plan_id << ": " << r.tasks_run << " task(s) run, " << r.tasks_skipped

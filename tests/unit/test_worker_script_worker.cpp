@@ -90,6 +90,7 @@ TEST_CASE("a retry skips committed tasks and discards what a failed attempt left
   ::unsetenv("FAIL_TASK_2");
   REQUIRE_FALSE(first.ok);
   CHECK(first.error.find("Task 2/2") != std::string::npos);
+  CHECK_FALSE(first.bad_input); // a failed task is a failure, not the caller's mistake
   CHECK(read(repo.dir.path / "out/b.txt") == "two\n"); // the half-done task left a file behind
   auto done = worker::committed_tasks(repo.dir.path, "01-01", "SPC-007-demo");
   REQUIRE(done.size() == 1);
@@ -125,6 +126,10 @@ TEST_CASE("an unknown plan fails with its id") {
   auto r = worker::run_script_worker({repo.spec, "09-09", {}, "", std::nullopt});
   REQUIRE_FALSE(r.ok);
   CHECK(r.error.find("09-09") != std::string::npos);
+  CHECK(r.bad_input);
+  auto missing = worker::run_script_worker({repo.dir.path / "no-such-spec", "01-01", {}, "", std::nullopt});
+  REQUIRE_FALSE(missing.ok);
+  CHECK(missing.bad_input);
 }
 
 TEST_CASE("a retry also discards a new file that a killed attempt had already staged") {

@@ -198,8 +198,10 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   };
   // Only this plan's file is read: a worker of a 2,000-plan spec must not parse all of them.
   auto layout = spec::discover_layout(req.spec_dir, fs::current_path());
+  result.bad_input = !layout;
   if (!layout) return fail(layout.error());
   auto loaded = load_one_plan(*layout, req.plan_id);
+  result.bad_input = !loaded;
   if (!loaded) return fail(loaded.error());
   const spec::Plan* plan = &*loaded;
   const spec::Layout* lay = &*layout;

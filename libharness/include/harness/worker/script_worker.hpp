@@ -34,6 +34,9 @@ struct ScriptWorkerRequest {
 struct ScriptWorkerResult {
   bool ok = false;
   std::string error;
+  /// The failure is the request's: no such spec directory, no such plan, or a plan that does not
+  /// validate (the CLI exits 2 for these, 1 for a task that failed).
+  bool bad_input = false;
   std::vector<std::string> commits;
   std::vector<std::string> files_touched;
   std::filesystem::path summary;
