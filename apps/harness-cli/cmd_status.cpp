@@ -8,8 +8,6 @@
 #include "harness/spec/spec.hpp"
 #include "harness/store/run_lock.hpp"
 
-#include <fmt/format.h>
-
 #include <iostream>
 #include <memory>
 
@@ -32,7 +30,7 @@ void add_status(CLI::App& app, ExitCode& exit) {
     if (!spec) return;
     auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), opt->lookahead);
     if (auto run = store::running_orchestrator(spec->layout.project_root / ".orchestration"))
-      progress.running = fmt::format("pid {}, {}, since {}", run->pid, run->spec, run->started_at);
+      progress.running = store::describe_run(*run);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;
   });

@@ -4,8 +4,14 @@
 
 #include "test_store_support.hpp"
 
+#include "harness/util/atomic_file.hpp"
+
+#include <fmt/format.h>
+
 #include <chrono>
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/file.h>
 #include <thread>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +62,44 @@ TEST_CASE("The run lock admits one orchestrator and says who holds it", "[store]
     CHECK(info->spec == "docs/specs/SPC-001-x");
   }
   CHECK(!running_orchestrator(state).has_value()); // released with the object
+}
+
+TEST_CASE("A lock taken a moment ago is named by its holder's pid, not by an earlier run's orchestrator.json", "[store][run_lock]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  std::filesystem::create_directories(state);
+  // An earlier run's record, and an orchestrator that holds the lock but has not written its own
+  // yet: the window in which two orchestrates started together used to print "pid 0, spec unknown".
+  REQUIRE(util::write_file_atomic(state / "orchestrator.json", R"({"pid":999999999,"spec":"docs/specs/SPC-009-old","started_at":"x"})"));
+  const int fd = ::open((state / "orchestrator.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+  auto second = RunLock::acquire(state, {0, "docs/specs/SPC-002-y", ""});
+  REQUIRE(!second);
+  INFO(second.error());
+  CHECK(second.error().find(fmt::format("pid {}, which has not recorded its spec yet", ::getpid())) != std::string::npos);
+  CHECK(second.error().find("SPC-009-old") == std::string::npos);
+  auto info = running_orchestrator(state);
+  REQUIRE(info);
+  CHECK(info->pid == static_cast<long>(::getpid()));
+  CHECK(info->spec.empty());
+  ::close(fd);
+}
+
+TEST_CASE("The run is described plainly when its holder or spec is unknown", "[store][run_lock]") {
+  CHECK(describe_run({4242, "docs/specs/SPC-001-x", "2026-01-01T00:00:00Z"}) == "pid 4242, docs/specs/SPC-001-x, since 2026-01-01T00:00:00Z");
+  CHECK(describe_run({4242, "", ""}) == "pid 4242, which has not recorded its spec yet");
+  CHECK(describe_run({0, "", ""}).find("holder is unknown") != std::string::npos);
+}
+
+TEST_CASE("/proc/locks names the holder of an exclusive flock, not a waiter or a reader", "[store][run_lock]") {
+  const std::string text = "1: POSIX  ADVISORY  READ 27681 fe:00:11357280 128 128\n"
+                           "2: FLOCK  ADVISORY  WRITE 4242 fe:00:11357275 0 EOF\n"
+                           "2: -> FLOCK  ADVISORY  WRITE 5555 fe:00:11357275 0 EOF\n"
+                           "3: FLOCK  ADVISORY  READ 6666 08:01:77 0 EOF\n";
+  CHECK(exclusive_flock_holder(text, 0xfe, 0, 11357275) == 4242);
+  CHECK(!exclusive_flock_holder(text, 8, 1, 77).has_value());
+  CHECK(!exclusive_flock_holder(text, 0xfe, 0, 1).has_value());
 }
 
 TEST_CASE("A killed orchestrator leaves no lock behind, and its workers never held it", "[store][run_lock]") {

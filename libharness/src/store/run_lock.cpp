@@ -7,16 +7,24 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <sstream>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <thread>
 #include <unistd.h>
 
 namespace harness::store {
 namespace fs = std::filesystem;
 
 namespace {
+using namespace std::chrono_literals;
 
+/// orchestrator.json as it is on disk; an empty RunInfo when it is missing or unreadable.
 RunInfo read_info(const fs::path& state_dir) {
   RunInfo info;
   auto text = util::read_file(state_dir / "orchestrator.json");
@@ -31,7 +39,53 @@ RunInfo read_info(const fs::path& state_dir) {
   return info;
 }
 
+/// The kernel's answer to "which process holds `file` locked?"; nullopt when it cannot tell.
+std::optional<long> lock_holder(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::nullopt;
+  auto text = util::read_file("/proc/locks");
+  if (!text) return std::nullopt;
+  return exclusive_flock_holder(*text, major(st.st_dev), minor(st.st_dev), st.st_ino);
+}
+
+bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+/// The holder of `state_dir`'s lock. orchestrator.json is written just after the lock is taken, and
+/// an earlier run's stays behind: it is believed only when it names the holder (or, without
+/// /proc/locks, a live process), and waited for up to `patience` when it does not.
+RunInfo describe_holder(const fs::path& state_dir, std::chrono::milliseconds patience) {
+  const auto deadline = std::chrono::steady_clock::now() + patience;
+  for (;;) {
+    const auto holder = lock_holder(state_dir / "orchestrator.lock");
+    RunInfo info = read_info(state_dir);
+    if (holder ? info.pid == *holder : process_alive(info.pid)) return info;
+    if (std::chrono::steady_clock::now() >= deadline) return RunInfo{holder.value_or(0), "", ""};
+    std::this_thread::sleep_for(20ms);
+  }
+}
+
 }  // namespace
+
+std::optional<long> exclusive_flock_holder(std::string_view proc_locks, unsigned major_id, unsigned minor_id,
+                                           unsigned long long inode) {
+  // "1: FLOCK  ADVISORY  WRITE 4242 fe:00:11357275 0 EOF"; waiters read "1: -> FLOCK ...".
+  const std::string file_id = fmt::format("{:02x}:{:02x}:{}", major_id, minor_id, inode);
+  std::istringstream lines{std::string(proc_locks)};
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string number, type, mode, access, id;
+    long pid = 0;
+    if (!(words >> number >> type >> mode >> access >> pid >> id)) continue;
+    if (type == "FLOCK" && access == "WRITE" && id == file_id) return pid;
+  }
+  return std::nullopt;
+}
+
+std::string describe_run(const RunInfo& info) {
+  if (info.pid <= 0) return "its holder is unknown: orchestrator.json names no running process";
+  if (info.spec.empty()) return fmt::format("pid {}, which has not recorded its spec yet", info.pid);
+  return fmt::format("pid {}, {}{}", info.pid, info.spec, info.started_at.empty() ? "" : ", since " + info.started_at);
+}
 
 std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, RunInfo info) {
   std::error_code ec;
@@ -40,11 +94,14 @@ std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, 
   // O_CLOEXEC: a worker must not inherit the lock and keep it alive after we die.
   const int fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0) return std::unexpected(fmt::format("cannot open {}: {}", file.string(), std::strerror(errno)));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  // running_orchestrator's probe holds a shared lock for a moment: only a lock that stays held
+  // belongs to another orchestrator.
+  bool locked = false;
+  for (int i = 0; i < 5 && !(locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0); ++i) std::this_thread::sleep_for(10ms);
+  if (!locked) {
     ::close(fd);
-    const RunInfo other = read_info(state_dir);
-    return std::unexpected(fmt::format("another harness-cli orchestrate is running in this project (pid {}, {})",
-                                       other.pid, other.spec.empty() ? "spec unknown" : other.spec));
+    return std::unexpected(fmt::format("another harness-cli orchestrate is running in this project ({})",
+                                       describe_run(describe_holder(state_dir, 1s))));
   }
   info.pid = static_cast<long>(::getpid());
   if (info.started_at.empty()) info.started_at = protocol::now_iso8601();
@@ -67,7 +124,7 @@ std::optional<RunInfo> running_orchestrator(const fs::path& state_dir) {
   const bool free = ::flock(fd, LOCK_SH | LOCK_NB) == 0;
   ::close(fd);
   if (free) return std::nullopt;
-  return read_info(state_dir);
+  return describe_holder(state_dir, 0ms);
 }
 
 }  // namespace harness::store

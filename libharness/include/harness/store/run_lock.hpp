@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace harness::store {
 
@@ -33,7 +34,18 @@ private:
 };
 
 /// The orchestrator running in `state_dir`, or nullopt when none holds the lock (whatever an
-/// old orchestrator.json says).
+/// old orchestrator.json says). Its pid is the lock holder's as the kernel reports it; `spec` and
+/// `started_at` are empty when orchestrator.json does not describe that process (an orchestrator
+/// that took the lock a moment ago and has not written it yet, or a stale file of an earlier run).
 std::optional<RunInfo> running_orchestrator(const std::filesystem::path& state_dir);
+
+/// "pid 4242, docs/specs/SPC-001-x, since 2026-...": the run for a message; says so plainly when
+/// the spec is not recorded yet, or the holder is unknown (pid 0).
+std::string describe_run(const RunInfo& info);
+
+/// The pid holding an exclusive flock on the file (device `major`:`minor`, `inode`), read from
+/// the text of /proc/locks; nullopt when no line says so (waiters, `->` lines, do not count).
+std::optional<long> exclusive_flock_holder(std::string_view proc_locks, unsigned major, unsigned minor,
+                                           unsigned long long inode);
 
 }  // namespace harness::store
