@@ -1,5 +1,6 @@
 // harness-cli init [--spec NAME] [--project DIR]: a new numbered spec directory with its SPEC.md.
 #include "commands.hpp"
+#include "project_dir.hpp"
 #include "self_dir.hpp"
 
 #include "harness/setup/install.hpp"
@@ -12,12 +13,12 @@ namespace harness::cli {
 void add_init(CLI::App& app, ExitCode& exit) {
   struct Options {
     std::string spec = "new feature";
-    std::string project = ".";
+    std::string project;
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("init", "Create docs/specs/SPC-NNN-name/SPEC.md from the spec template");
   cmd->add_option("--spec", opt->spec, "the spec's name, e.g. \"user sign-in\"");
-  cmd->add_option("--project", opt->project, "project root (default: current directory)");
+  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up with .git, else with .orchestration/)");
   cmd->callback([opt, &exit] {
     const auto skills = setup::find_skills_dir(self_dir(), HARNESS_SOURCE_DIR);
     if (skills.empty()) {
@@ -25,14 +26,16 @@ void add_init(CLI::App& app, ExitCode& exit) {
       exit.value = 1;
       return;
     }
-    auto dir = setup::init_spec(opt->project, opt->spec, skills);
+    const auto project = project_dir(opt->project);
+    auto dir = setup::init_spec(project, opt->spec, skills);
     if (!dir) {
       std::cerr << "harness-cli: error: " << dir.error().message << "\n";
       exit.value = dir.error().bad_input ? 2 : 1;
       return;
     }
+    // Claude Code runs in the project root: the command names the spec from there.
     std::cout << "created " << (*dir / "SPEC.md").string() << "\nnext: describe the feature there, then run /harness:plan-spec "
-              << dir->string() << " in Claude Code\n";
+              << dir->lexically_relative(project).string() << " in Claude Code\n";
     exit.value = 0;
   });
 }

@@ -1,6 +1,7 @@
 // harness-cli install-skills [--project DIR]: the /harness:* commands, agents, templates and
 // references into the project's .claude/, and the harness MCP server into its .mcp.json.
 #include "commands.hpp"
+#include "project_dir.hpp"
 #include "self_dir.hpp"
 
 #include "harness/setup/install.hpp"
@@ -11,9 +12,9 @@
 namespace harness::cli {
 
 void add_install_skills(CLI::App& app, ExitCode& exit) {
-  auto project = std::make_shared<std::string>(".");
+  auto project = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("install-skills", "Install the /harness:* Claude Code skills and the MCP server entry into a project");
-  cmd->add_option("--project", *project, "project root (default: current directory)");
+  cmd->add_option("--project", *project, "project root (default: the nearest directory up with .git, else with .orchestration/)");
   cmd->callback([project, &exit] {
     const auto skills = setup::find_skills_dir(self_dir(), HARNESS_SOURCE_DIR);
     if (skills.empty()) {
@@ -21,7 +22,7 @@ void add_install_skills(CLI::App& app, ExitCode& exit) {
       exit.value = 1;
       return;
     }
-    auto r = setup::install_skills(skills, *project, self_dir() / "harness-mcp");
+    auto r = setup::install_skills(skills, project_dir(*project), self_dir() / "harness-mcp");
     if (!r) {
       std::cerr << "harness-cli: error: " << r.error().message << "\n";
       exit.value = r.error().bad_input ? 2 : 1;
