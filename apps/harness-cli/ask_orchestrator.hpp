@@ -1,8 +1,11 @@
 #pragma once
 // Shared by start-session and end-session: ask the orchestrator running in the project, print its
 // answer (a line, or the JSON object with --json), and set the exit code (0 done, 1 otherwise).
+// With --json a failure is a JSON object too: the orchestrator's refusal as it sent it, or
+// {"error": "..."}.
 
 #include "commands.hpp"
+#include "print_error.hpp"
 
 #include "harness/store/ask_orchestrator.hpp"
 #include "harness/store/run_lock.hpp"
@@ -21,16 +24,16 @@ namespace harness::cli {
 inline void ask_and_print(const std::filesystem::path& project, const std::string& kind, const std::string& target,
                           const boost::json::object& args, bool json, ExitCode& exit,
                           const std::function<std::string(const boost::json::object&)>& describe) {
+  const Output output = json ? Output::json : Output::text;
+  exit.value = 1;
   // Asked before the store is opened: opening it would create .orchestration/ in any directory.
   if (!store::running_orchestrator(project / ".orchestration")) {
-    std::cerr << "harness-cli: error: " << store::orchestrator_not_running(project / ".orchestration") << "\n";
-    exit.value = 1;
+    print_error(store::orchestrator_not_running(project / ".orchestration"), output);
     return;
   }
   auto db = store::Store::open_project(project);
   if (!db) {
-    std::cerr << "harness-cli: error: " << db.error() << "\n";
-    exit.value = 1;
+    print_error(db.error(), output);
     return;
   }
   auto answer = store::ask_orchestrator(*db, project / ".orchestration", kind, target, boost::json::serialize(args),
@@ -39,8 +42,7 @@ inline void ask_and_print(const std::filesystem::path& project, const std::strin
                                           return false;
                                         });
   if (!answer) {
-    std::cerr << "harness-cli: error: " << answer.error() << "\n";
-    exit.value = 1;
+    print_error(answer.error(), output);
     return;
   }
   boost::system::error_code ec;
@@ -49,8 +51,9 @@ inline void ask_and_print(const std::filesystem::path& project, const std::strin
   const boost::json::object& o = !ec && result.is_object() ? result.as_object() : empty;
   if (!answer->done) {
     const auto* why = o.if_contains("error");
-    std::cerr << "harness-cli: error: " << (why && why->is_string() ? std::string(why->as_string()) : answer->result_json) << "\n";
-    exit.value = 1;
+    const std::string message = why && why->is_string() ? std::string(why->as_string()) : answer->result_json;
+    std::cerr << "harness-cli: error: " << message << "\n";
+    if (json) std::cout << (why ? boost::json::serialize(o) : boost::json::serialize(boost::json::object{{"error", message}})) << "\n";
     return;
   }
   std::cout << (json ? boost::json::serialize(o) : describe(o)) << "\n";

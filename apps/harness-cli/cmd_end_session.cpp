@@ -1,6 +1,8 @@
-// harness-cli end-session SESSION_ID: stop a worker of the running orchestrate; its task is
-// blocked as refused for this run. The terminal's harness_end_session.
+// harness-cli end-session SESSION_ID | end-session --list: stop a worker of the running
+// orchestrate (its task is blocked as refused for this run), or list the workers that can be
+// stopped. The terminal's harness_end_session and harness_list_sessions.
 #include "ask_orchestrator.hpp"
+#include "project_dir.hpp"
 
 #include <memory>
 
@@ -10,23 +12,42 @@ void add_end_session(CLI::App& app, ExitCode& exit) {
   struct Options {
     std::string session;
     std::string reason;
-    std::string project = ".";
+    std::string project;
     bool json = false;
+    bool list = false;
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("end-session", "Stop a worker of the running orchestrate (its task is blocked for this run)");
-  cmd->add_option("SESSION_ID", opt->session, "session id (orchestrate's output, harness_list_sessions)")->required();
+  cmd->add_option("SESSION_ID", opt->session, "session id (end-session --list, start-session's answer)");
   cmd->add_option("--reason", opt->reason, "recorded with the blocked task");
-  cmd->add_option("--project", opt->project, "project root (default: current directory)");
-  cmd->add_flag("--json", opt->json, "print the answer as JSON");
+  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up with .git, else with .orchestration/)");
+  cmd->add_flag("--list", opt->list, "list the running workers' session ids instead");
+  cmd->add_flag("--json", opt->json, "print the answer (or the list) as JSON");
   cmd->callback([opt, &exit] {
+    const auto project = project_dir(opt->project);
+    const Output output = opt->json ? Output::json : Output::text;
+    if (opt->list) {
+      auto sessions = store::running_sessions(project / ".orchestration");
+      if (!sessions) {
+        print_error(sessions.error(), output);
+        exit.value = 1;
+        return;
+      }
+      std::cout << (opt->json ? store::sessions_json(*sessions) + "\n" : store::sessions_text(*sessions));
+      exit.value = 0;
+      return;
+    }
+    if (opt->session.empty()) {
+      print_error("end-session needs a SESSION_ID (end-session --list shows them)", output);
+      exit.value = 2;
+      return;
+    }
     boost::json::object args{{"session_id", opt->session}};
     if (!opt->reason.empty()) args["reason"] = opt->reason;
-    ask_and_print(opt->project, "end_session", opt->session, args, opt->json, exit,
-                  [](const boost::json::object& o) {
-                    const auto* id = o.if_contains("session_id");
-                    return "ended " + (id && id->is_string() ? std::string(id->as_string()) : std::string("the session"));
-                  });
+    ask_and_print(project, "end_session", opt->session, args, opt->json, exit, [](const boost::json::object& o) {
+      const auto* id = o.if_contains("session_id");
+      return "ended " + (id && id->is_string() ? std::string(id->as_string()) : std::string("the session"));
+    });
   });
 }
 

@@ -115,43 +115,4 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
   });
 }
 
-void add_respond(CLI::App& app, ExitCode& exit) {
-  struct Options {
-    std::string id;
-    std::string answer;
-    std::string note;
-    std::string project = ".";
-    bool list = false;
-  };
-  auto opt = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("respond", "Answer a checkpoint a running orchestrate waits on");
-  cmd->add_option("ID", opt->id, "checkpoint id (from the orchestrate output or --list)");
-  cmd->add_option("ANSWER", opt->answer, "approve | refuse");
-  cmd->add_option("--note", opt->note, "a note kept with the answer");
-  cmd->add_option("--project", opt->project, "project root (default: current directory)");
-  cmd->add_flag("--list", opt->list, "list the checkpoints waiting for an answer");
-  cmd->callback([opt, &exit] {
-    const fs::path state = fs::path(opt->project) / ".orchestration";
-    if (opt->list || opt->id.empty()) {
-      for (const auto& cp : orchestrator::pending_checkpoints(state))
-        std::cout << cp.id << "  " << cp.task << "  " << cp.question << "\n";
-      exit.value = 0;
-      return;
-    }
-    if (opt->answer.empty()) {
-      std::cerr << "harness-cli: error: respond needs ID and ANSWER (approve | refuse)\n";
-      exit.value = 2;
-      return;
-    }
-    auto r = orchestrator::respond_checkpoint(state, opt->id, opt->answer, opt->note);
-    if (!r) {
-      std::cerr << "harness-cli: error: " << r.error().message << "\n";
-      exit.value = r.error().exit_code;
-      return;
-    }
-    std::cout << "answered " << opt->id << ": " << opt->answer << "\n";
-    exit.value = 0;
-  });
-}
-
 } // namespace harness::cli

@@ -1,6 +1,7 @@
 // harness-cli start-session PLAN_ID: ask the running orchestrate to start a plan next (or retry a
 // blocked one): the terminal's harness_start_session.
 #include "ask_orchestrator.hpp"
+#include "project_dir.hpp"
 
 #include <memory>
 
@@ -9,16 +10,16 @@ namespace harness::cli {
 void add_start_session(CLI::App& app, ExitCode& exit) {
   struct Options {
     std::string plan;
-    std::string project = ".";
+    std::string project;
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("start-session", "Ask the running orchestrate to start a plan next (a blocked one is retried)");
   cmd->add_option("PLAN_ID", opt->plan, "plan id, e.g. 02-03")->required();
-  cmd->add_option("--project", opt->project, "project root (default: current directory)");
+  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up with .git, else with .orchestration/)");
   cmd->add_flag("--json", opt->json, "print the answer as JSON");
   cmd->callback([opt, &exit] {
-    ask_and_print(opt->project, "start_session", opt->plan, {{"plan_id", opt->plan}}, opt->json, exit,
+    ask_and_print(project_dir(opt->project), "start_session", opt->plan, {{"plan_id", opt->plan}}, opt->json, exit,
                   [](const boost::json::object& o) {
                     auto text = [&](const char* key) {
                       const auto* v = o.if_contains(key);
@@ -27,6 +28,7 @@ void add_start_session(CLI::App& app, ExitCode& exit) {
                     std::string line = text("plan_id") + ": " + text("status");
                     if (!text("session_id").empty()) line += " (session " + text("session_id") + ")";
                     if (!text("waiting_for").empty()) line += "; " + text("waiting_for");
+                    if (text("session_id").empty()) line += "\n(its SESSION_ID shows in `harness-cli end-session --list` once it starts)";
                     return line;
                   });
   });

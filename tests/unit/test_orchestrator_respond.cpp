@@ -22,7 +22,14 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
   CHECK(unknown.error().exit_code == 2);
   CHECK(unknown.error().message.find("respond --list") != std::string::npos);
 
-  REQUIRE(orchestrator::respond_checkpoint(state, "cp-1", "yes", "fine"));
+  const auto pending = orchestrator::pending_checkpoints(state);
+  CHECK(orchestrator::checkpoints_text(pending) == "cp-1  verify-plan:01-01  ok?\n");
+  CHECK(orchestrator::checkpoints_json(pending) == R"({"checkpoints":[{"id":"cp-1","task":"verify-plan:01-01","question":"ok?"}]})");
+  CHECK(orchestrator::checkpoints_json({}) == R"({"checkpoints":[]})");
+
+  auto answered = orchestrator::respond_checkpoint(state, "cp-1", "yes", "fine");
+  REQUIRE(answered);
+  CHECK(*answered == "approve");
   const auto written = util::read_file(state / "sessions/cp-1/checkpoint_response.json").value();
   CHECK(written.find(R"("answer":"approve")") != std::string::npos);
   CHECK(written.find(R"("note":"fine")") != std::string::npos);

@@ -208,6 +208,34 @@ TEST_CASE("ask_orchestrator gets the running orchestrator's answer, or says why 
   CHECK(db.pending_requests()->empty());
 }
 
+TEST_CASE("The running sessions are listed only while an orchestrator runs, and no database is created for it",
+          "[store][requests]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  auto none = running_sessions(state);
+  REQUIRE(none);
+  CHECK(none->empty());
+  CHECK(!std::filesystem::exists(state)); // asking created nothing
+
+  auto db = store_test::open_store(dir.path);
+  auto a = store_test::session("execute-01-01-a1", "execute:01-01");
+  auto b = store_test::session("execute-01-02-a1", "execute:01-02");
+  b.slot = 2;
+  REQUIRE(db.create_session(a));
+  REQUIRE(db.create_session(b));
+  REQUIRE(db.set_session_status(a.id, "completed"));
+  CHECK(running_sessions(state)->empty()); // no orchestrator holds the lock: nothing to end
+  auto lock = RunLock::acquire(state, {0, "spec", ""});
+  REQUIRE(lock);
+  auto live = running_sessions(state);
+  REQUIRE(live);
+  REQUIRE(live->size() == 1);
+  CHECK((*live)[0].id == "execute-01-02-a1");
+  CHECK(sessions_text(*live) == "execute-01-02-a1  execute:01-02  slot 3, attempt 1, script\n");
+  CHECK(sessions_json(*live) ==
+        R"({"sessions":[{"session_id":"execute-01-02-a1","task_id":"execute:01-02","slot":3,"attempt":1,"adapter":"script"}]})");
+}
+
 TEST_CASE("A request the asker withdrew is not acted on; one the orchestrator took cannot be withdrawn",
           "[store][requests]") {
   TempDir dir;

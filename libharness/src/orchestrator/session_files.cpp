@@ -87,7 +87,19 @@ std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {
   return out;
 }
 
-std::expected<void, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
+std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending) {
+  std::string out;
+  for (const auto& cp : pending) out += fmt::format("{}  {}  {}\n", cp.id, cp.task, cp.question);
+  return out;
+}
+
+std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending) {
+  json::array list;
+  for (const auto& cp : pending) list.push_back(json::object{{"id", cp.id}, {"task", cp.task}, {"question", cp.question}});
+  return json::serialize(json::object{{"checkpoints", std::move(list)}});
+}
+
+std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
                                                  const std::string& answer, const std::string& note) {
   std::string normalized;
   if (answer == "approve" || answer == "yes" || answer == "y" || answer == "approved") normalized = "approve";
@@ -99,7 +111,7 @@ std::expected<void, RunError> respond_checkpoint(const fs::path& state_dir, cons
   json::object o{{"id", id}, {"answer", normalized}, {"note", note}};
   if (auto w = util::write_file_atomic(dir / "checkpoint_response.json", json::serialize(o) + "\n"); !w)
     return std::unexpected(RunError{w.error(), 1});
-  return {};
+  return normalized;
 }
 
 } // namespace harness::orchestrator

@@ -16,6 +16,33 @@ std::string orchestrator_not_running(const std::filesystem::path& state_dir) {
                      (state_dir / "orchestrator.lock").string());
 }
 
+std::expected<std::vector<SessionRecord>, std::string> running_sessions(const std::filesystem::path& state_dir) {
+  std::vector<SessionRecord> out;
+  if (!running_orchestrator(state_dir)) return out;
+  auto db = Store::open({.db_path = state_dir / "harness.db"});
+  if (!db) return std::unexpected(db.error());
+  auto all = db->list_sessions();
+  if (!all) return std::unexpected(all.error());
+  for (auto& s : *all)
+    if (s.status == "running") out.push_back(std::move(s));
+  return out;
+}
+
+std::string sessions_json(const std::vector<SessionRecord>& sessions) {
+  boost::json::array list;
+  for (const auto& s : sessions)
+    list.push_back(boost::json::object{{"session_id", s.id}, {"task_id", s.task_id}, {"slot", s.slot + 1}, {"attempt", s.attempt},
+                                       {"adapter", s.adapter}});
+  return boost::json::serialize(boost::json::object{{"sessions", std::move(list)}});
+}
+
+std::string sessions_text(const std::vector<SessionRecord>& sessions) {
+  std::string out;
+  for (const auto& s : sessions)
+    out += fmt::format("{}  {}  slot {}, attempt {}, {}\n", s.id, s.task_id, s.slot + 1, s.attempt, s.adapter);
+  return out;
+}
+
 std::expected<RequestAnswer, std::string> ask_orchestrator(Store& db, const std::filesystem::path& state_dir,
                                                            const std::string& kind, const std::string& target,
                                                            const std::string& body_json, std::chrono::seconds timeout,

@@ -45,11 +45,15 @@ struct PendingCheckpoint {
   std::filesystem::path file;
 };
 std::vector<PendingCheckpoint> pending_checkpoints(const std::filesystem::path& state_dir);
+/// `respond --list`: one `<id>  <task>  <question>` line per checkpoint.
+std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending);
+/// `respond --list --json`: `{"checkpoints": [{"id", "task", "question"}]}`.
+std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending);
 
 /// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is
-/// approve | refuse (or yes | no). Fails with exit_code 2 for an unknown id or answer, 1 when the
-/// answer cannot be written.
-std::expected<void, RunError> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
+/// approve | refuse (or yes | no); returns the answer as written (approve | refuse). Fails with
+/// exit_code 2 for an unknown id or answer, 1 when the answer cannot be written.
+std::expected<std::string, RunError> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
                                                  const std::string& answer, const std::string& note);
 
 } // namespace harness::orchestrator

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace harness::store {
 
@@ -29,6 +30,17 @@ std::expected<RequestAnswer, std::string> ask_orchestrator(Store& db, const std:
                                                            const std::string& kind, const std::string& target,
                                                            const std::string& body_json, std::chrono::seconds timeout,
                                                            const std::function<bool(std::chrono::milliseconds)>& wait);
+
+/// The worker sessions of the orchestrate running in the project whose state directory is
+/// `state_dir` that are still running, id order: the SESSION_IDs `end-session` accepts. Empty when
+/// no orchestrate runs there; the database is then neither opened nor created.
+std::expected<std::vector<SessionRecord>, std::string> running_sessions(const std::filesystem::path& state_dir);
+
+/// `{"sessions": [{"session_id", "task_id", "slot", "attempt", "adapter"}]}`; slots count from 1,
+/// as orchestrate shows them.
+std::string sessions_json(const std::vector<SessionRecord>& sessions);
+/// One line per session: `<id>  <task>  slot N, attempt N, <adapter>`.
+std::string sessions_text(const std::vector<SessionRecord>& sessions);
 
 /// The "orchestrator not running" message for `state_dir`.
 std::string orchestrator_not_running(const std::filesystem::path& state_dir);

@@ -1,0 +1,59 @@
+// harness-cli respond ID approve|refuse [--note TEXT] | respond --list: answer a checkpoint a
+// running orchestrate waits on.
+#include "commands.hpp"
+#include "print_error.hpp"
+#include "project_dir.hpp"
+
+#include "harness/orchestrator/orchestrator.hpp"
+
+#include <boost/json.hpp>
+
+#include <iostream>
+#include <memory>
+
+namespace harness::cli {
+
+void add_respond(CLI::App& app, ExitCode& exit) {
+  struct Options {
+    std::string id;
+    std::string answer;
+    std::string note;
+    std::string project;
+    bool list = false;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  auto* cmd = app.add_subcommand("respond", "Answer a checkpoint a running orchestrate waits on");
+  cmd->add_option("ID", opt->id, "checkpoint id (from the orchestrate output or --list)");
+  cmd->add_option("ANSWER", opt->answer, "approve | refuse");
+  cmd->add_option("--note", opt->note, "a note kept with the answer");
+  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up with .git, else with .orchestration/)");
+  cmd->add_flag("--list", opt->list, "list the checkpoints waiting for an answer");
+  cmd->add_flag("--json", opt->json, "print the list or the answer as JSON");
+  cmd->callback([opt, &exit] {
+    const auto state = project_dir(opt->project) / ".orchestration";
+    const Output output = opt->json ? Output::json : Output::text;
+    if (opt->list || opt->id.empty()) {
+      const auto pending = orchestrator::pending_checkpoints(state);
+      std::cout << (opt->json ? orchestrator::checkpoints_json(pending) + "\n" : orchestrator::checkpoints_text(pending));
+      exit.value = 0;
+      return;
+    }
+    if (opt->answer.empty()) {
+      print_error("respond needs ID and ANSWER (approve | refuse)", output);
+      exit.value = 2;
+      return;
+    }
+    auto r = orchestrator::respond_checkpoint(state, opt->id, opt->answer, opt->note);
+    if (!r) {
+      print_error(r.error().message, output);
+      exit.value = r.error().exit_code;
+      return;
+    }
+    if (opt->json) std::cout << boost::json::serialize(boost::json::object{{"id", opt->id}, {"answer", *r}}) << "\n";
+    else std::cout << "answered " << opt->id << ": " << *r << "\n";
+    exit.value = 0;
+  });
+}
+
+} // namespace harness::cli

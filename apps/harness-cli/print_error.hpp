@@ -1,0 +1,20 @@
+#pragma once
+// How a command reports that it failed: a line on stderr, and with --json also a JSON object on
+// stdout, so a script that parses stdout gets an object whatever happened.
+
+#include <boost/json.hpp>
+
+#include <iostream>
+#include <string>
+
+namespace harness::cli {
+
+enum class Output { text, json };
+
+/// `harness-cli: error: <message>` on stderr; with Output::json also `{"error": "<message>"}` on stdout.
+inline void print_error(const std::string& message, Output output) {
+  std::cerr << "harness-cli: error: " << message << "\n";
+  if (output == Output::json) std::cout << boost::json::serialize(boost::json::object{{"error", message}}) << "\n";
+}
+
+} // namespace harness::cli
