@@ -1,4 +1,4 @@
-// harness-cli init [--spec NAME] [--project DIR]: a new numbered spec directory with its SPEC.md.
+// harness-cli init [--spec NAME] [--project DIR] [--allow-same-name]: a new numbered spec directory with its SPEC.md.
 #include "commands.hpp"
 #include "project_dir.hpp"
 #include "self_dir.hpp"
@@ -14,11 +14,13 @@ void add_init(CLI::App& app, ExitCode& exit) {
   struct Options {
     std::string spec = "new feature";
     std::string project;
+    bool allow_same_name = false;
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("init", "Create docs/specs/SPC-NNN-name/SPEC.md from the spec template");
   cmd->add_option("--spec", opt->spec, "the spec's name, e.g. \"user sign-in\"");
   cmd->add_option("--project", opt->project, "project root (default: the nearest directory up with .git, else with .orchestration/)");
+  cmd->add_flag("--allow-same-name", opt->allow_same_name, "number a new spec even when one with this name exists");
   cmd->callback([opt, &exit] {
     const auto skills = setup::find_skills_dir(self_dir(), HARNESS_SOURCE_DIR);
     if (skills.empty()) {
@@ -27,7 +29,8 @@ void add_init(CLI::App& app, ExitCode& exit) {
       return;
     }
     const auto project = project_dir(opt->project);
-    auto dir = setup::init_spec(project, opt->spec, skills);
+    auto dir = setup::init_spec(project, opt->spec, skills,
+                                opt->allow_same_name ? setup::SameName::allow : setup::SameName::refuse);
     if (!dir) {
       std::cerr << "harness-cli: error: " << dir.error().message << "\n";
       exit.value = dir.error().bad_input ? 2 : 1;

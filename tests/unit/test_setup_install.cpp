@@ -68,6 +68,22 @@ TEST_CASE("init numbers new specs after the highest existing one and refuses to 
   CHECK(setup::slug("  Ünïcode & Co  ") == "n-code-co");
 }
 
+TEST_CASE("init refuses a name an existing spec has, naming it, unless told to allow it", "[setup]") {
+  test::TempDir dir;
+  fs::create_directories(dir.path / "docs/specs/SPC-003-notifications");
+  fs::create_directories(dir.path / "docs/specs/SPC-004-notifications-v2");
+  auto again = setup::init_spec(dir.path, "Notifications", skills);
+  REQUIRE_FALSE(again);
+  CHECK(again.error().bad_input); // exit 2
+  CHECK(again.error().message.find("docs/specs/SPC-003-notifications") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path / "docs/specs/SPC-005-notifications"));
+  auto second = setup::init_spec(dir.path, "notifications", skills, setup::SameName::allow);
+  REQUIRE(second);
+  CHECK(second->filename() == "SPC-005-notifications");
+  // A longer name that starts the same is another spec.
+  CHECK(setup::init_spec(dir.path, "notifications v3", skills).value().filename() == "SPC-006-notifications-v3");
+}
+
 TEST_CASE("init takes any name: one holding a template key, a huge SPC number beside it", "[setup]") {
   test::TempDir dir;
   fs::create_directories(dir.path / "docs/specs/SPC-99999999999999999999-imported");

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <charconv>
 #include <regex>
+#include <vector>
 
 namespace harness::setup {
 namespace fs = std::filesystem;
@@ -126,7 +127,8 @@ std::string slug(std::string_view name) {
   return out;
 }
 
-std::expected<fs::path, SetupError> init_spec(const fs::path& project, std::string_view name, const fs::path& skills_dir) {
+std::expected<fs::path, SetupError> init_spec(const fs::path& project, std::string_view name, const fs::path& skills_dir,
+                                              SameName same_name) {
   const auto s = slug(name);
   if (s.empty()) return std::unexpected(invalid(fmt::format("'{}' gives no usable directory name", name)));
   std::error_code ec;
@@ -137,15 +139,23 @@ std::expected<fs::path, SetupError> init_spec(const fs::path& project, std::stri
   const fs::path specs = project / "docs" / "specs";
   long long highest = 0;
   static const std::regex numbered(R"(SPC-(\d+)(-.*)?)");
+  std::vector<std::string> same; // sorted below: directory order is the file system's
   for (const auto& e : fs::directory_iterator(specs, ec)) {
     std::smatch m;
     const auto dir = e.path().filename().string();
     if (!e.is_directory() || !std::regex_match(dir, m, numbered)) continue;
+    if (m[2].str() == "-" + s) same.push_back(dir);
     long long n = 0;
     const auto digits = m[1].str();
     // A number too long to count with is not one this command made: it does not set the next.
     if (auto [p, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n); err == std::errc() && n < 1'000'000'000)
       highest = std::max(highest, n);
+  }
+  if (!same.empty() && same_name == SameName::refuse) {
+    std::sort(same.begin(), same.end());
+    return std::unexpected(invalid(fmt::format("a spec named '{}' exists: {}; work on it, pick another name, or pass "
+                                               "--allow-same-name to number a second one",
+                                               s, (fs::path("docs") / "specs" / same.front()).string())));
   }
   const auto number = fmt::format("SPC-{:03}", highest + 1);
   const fs::path dir = specs / fmt::format("{}-{}", number, s);

@@ -43,10 +43,15 @@ std::expected<std::string, std::string> merge_mcp_json(std::string_view existing
 /// "User sign-in!" -> "user-sign-in": lower case, runs of other characters become one '-'.
 std::string slug(std::string_view name);
 
+/// Whether init_spec may create a spec whose name another spec already has (with its own number).
+enum class SameName { refuse, allow };
+
 /// Creates docs/specs/SPC-NNN-<slug>/SPEC.md from skills/templates/spec.md (NNN: one more than
 /// the highest SPC number under docs/specs, from 001). `project` must exist. Returns the new
-/// directory.
+/// directory. With SameName::refuse, an existing SPC-MMM-<slug> is bad input naming it: a second
+/// `init --spec notifications` is more often a repeated command than a second feature.
 std::expected<std::filesystem::path, SetupError> init_spec(const std::filesystem::path& project, std::string_view name,
-                                                           const std::filesystem::path& skills_dir);
+                                                           const std::filesystem::path& skills_dir,
+                                                           SameName same_name = SameName::refuse);
 
 } // namespace harness::setup
