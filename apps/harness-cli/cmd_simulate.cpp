@@ -50,17 +50,25 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
       return;
     }
     o.seed = opt->seed;
+    const auto workload = sched::workload_from_spec(*spec);
     if (!opt->durations.empty()) {
       auto text = util::read_file(opt->durations);
-      auto parsed = text ? sched::parse_durations(*text) : std::unexpected(text.error());
+      if (!text) {
+        std::cerr << "harness-cli: error: " << text.error() << "\n";
+        exit.value = 2;
+        return;
+      }
+      std::vector<std::string> ids;
+      for (const auto& p : workload.plans) ids.push_back(p.id);
+      auto parsed = sched::parse_durations(*text, opt->durations, ids);
       if (!parsed) {
-        std::cerr << "harness-cli: error: " << opt->durations << ": " << parsed.error() << "\n";
+        for (const auto& d : parsed.error()) std::cerr << spec::render(d);
         exit.value = 2;
         return;
       }
       o.durations = *parsed;
     }
-    const auto result = sched::simulate(sched::workload_from_spec(*spec), o);
+    const auto result = sched::simulate(workload, o);
     if (opt->json) {
       auto j = sched::to_json(result);
       const auto& m = o.model;

@@ -96,3 +96,41 @@ TEST_CASE("The example spec becomes a workload and simulates to completion", "[s
   CHECK(r.complete);
   CHECK(r.makespan >= r.lower_bound);
 }
+
+TEST_CASE("A simulation names the phases it cannot predict because they have no plans yet", "[sched][sim]") {
+  auto w = workload(2, {plan("01-01", {}, {}, 10)});
+  w.phases[1].plans_exist = false;
+  w.phases.push_back(WorkPhase{.number = {3, 0}, .research_exists = false, .plans_exist = false, .verified = false});
+  const auto r = simulate(w, SimOptions{});
+  REQUIRE(r.unplanned_phases.size() == 2);
+  CHECK(harness::spec::to_string(r.unplanned_phases[0]) == "02");
+  CHECK(render_simulation(r).find("note: phases 02, 03 have no plans yet: their execution cannot be predicted") !=
+        std::string::npos);
+  CHECK(boost::json::serialize(to_json(r)["unplanned_phases"]) == R"(["02","03"])");
+  // Plans the caller supplies for a phase (the benchmark does) make it predictable.
+  SimOptions given;
+  given.unplanned[{2, 0}] = {plan("02-01", {}, {}, 10)};
+  given.unplanned[{3, 0}] = {plan("03-01", {}, {}, 10)};
+  CHECK(simulate(w, given).unplanned_phases.empty());
+  CHECK(render_simulation(simulate(workload(1, {plan("01-01", {}, {}, 10)}), SimOptions{})).find("note:") == std::string::npos);
+}
+
+TEST_CASE("A durations file is an object of minutes by known plan id, its mistakes with line and column", "[sched][sim]") {
+  const std::vector<std::string> ids = {"01-01", "01-02"};
+  auto ok = parse_durations(R"({"01-01": 45, "01-02": 2.5})", "d.json", ids);
+  REQUIRE(ok);
+  CHECK(ok->at("01-02") == Approx(2.5));
+  auto unknown = parse_durations("{\n  \"01-01\": 45,\n  \"09-09\": 5,\n  \"01-1\": 3\n}\n", "d.json", ids);
+  REQUIRE_FALSE(unknown);
+  REQUIRE(unknown.error().size() == 2);
+  CHECK(harness::spec::render(unknown.error()[0]).starts_with("d.json:3:3: error[H302]: no plan '09-09' in the spec\n    \"09-09\": 5,\n    ^"));
+  CHECK(unknown.error()[1].line == 4);
+  auto negative = parse_durations(R"({"01-01": -1})", "d.json", ids);
+  REQUIRE_FALSE(negative);
+  CHECK(negative.error()[0].code == "H301");
+  auto broken = parse_durations("{\n  \"01-01\": 45,\n  oops\n}", "d.json", ids);
+  REQUIRE_FALSE(broken);
+  CHECK(broken.error()[0].code == "H301");
+  CHECK(broken.error()[0].line == 3);
+  CHECK(parse_durations("[1, 2]", "d.json", ids).error()[0].code == "H301");
+}

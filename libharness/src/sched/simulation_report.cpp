@@ -3,24 +3,11 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
 namespace harness::sched {
-
-std::expected<std::map<std::string, double>, std::string> parse_durations(std::string_view json_text) {
-  boost::system::error_code ec;
-  auto v = boost::json::parse(json_text, ec);
-  if (ec) return std::unexpected("durations: invalid JSON: " + ec.message());
-  if (!v.is_object()) return std::unexpected("durations: expected an object of plan id to minutes");
-  std::map<std::string, double> out;
-  for (const auto& kv : v.as_object()) {
-    if (!kv.value().is_number() || kv.value().to_number<double>() < 0)
-      return std::unexpected("durations: '" + std::string(kv.key()) + "' must be a non-negative number of minutes");
-    out[std::string(kv.key())] = kv.value().to_number<double>();
-  }
-  return out;
-}
 
 boost::json::object to_json(const SimResult& r) {
   boost::json::array util, tasks, blocked;
@@ -28,16 +15,27 @@ boost::json::object to_json(const SimResult& r) {
   for (const auto& t : r.tasks)
     tasks.push_back({{"id", t.id}, {"kind", to_string(t.kind)}, {"slot", t.slot}, {"start", t.start}, {"end", t.end}});
   for (const auto& b : r.blocked) blocked.push_back(boost::json::value(b));
+  boost::json::array unplanned;
+  for (auto n : r.unplanned_phases) unplanned.push_back(boost::json::value(spec::to_string(n)));
   return {{"policy", to_string(r.policy)}, {"slots", r.slots}, {"makespan", r.makespan},
           {"lower_bound", r.lower_bound}, {"critical_path", r.critical_path},
           {"gated_critical_path", r.gated_critical_path}, {"total_work", r.total_work},
           {"utilization", std::move(util)}, {"complete", r.complete}, {"blocked", std::move(blocked)},
+          {"unplanned_phases", std::move(unplanned)},
           {"tasks", std::move(tasks)}};
 }
 
 std::string render_simulation(const SimResult& r, int width, std::size_t max_rows) {
   std::string out;
   out += fmt::format("policy {}  slots {}  {}\n", to_string(r.policy), r.slots, r.complete ? "complete" : "BLOCKED");
+  if (!r.unplanned_phases.empty()) {
+    std::vector<std::string> names;
+    for (auto n : r.unplanned_phases) names.push_back(spec::to_string(n));
+    out += fmt::format("note: phase{} {} {} no plans yet: {} execution cannot be predicted; the figures "
+                       "include {} research and planning only\n",
+                       names.size() > 1 ? "s" : "", fmt::join(names, ", "), names.size() > 1 ? "have" : "has",
+                       names.size() > 1 ? "their" : "its", names.size() > 1 ? "their" : "its");
+  }
   out += fmt::format("makespan     {:10.1f} min\n", r.makespan);
   out += fmt::format("lower bound  {:10.1f} min  (critical path {:.1f}, total work {:.1f} / {} slots)\n",
                      r.lower_bound, r.critical_path, r.total_work, r.slots);

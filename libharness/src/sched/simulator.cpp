@@ -163,6 +163,8 @@ SimResult simulate(const Workload& workload, const SimOptions& options) {
   r.critical_path = critical_path(s, dur, std::nullopt);
   r.gated_critical_path = s.config().gate_lookahead ? critical_path(s, dur, s.config().gate_lookahead) : r.critical_path;
   r.lower_bound = std::max(r.critical_path, r.total_work / r.slots);
+  for (const auto& ph : workload.phases)
+    if (!ph.plans_exist && !options.unplanned.contains(ph.number)) r.unplanned_phases.push_back(ph.number);
   return r;
 }
 

@@ -4,6 +4,7 @@
 // `harness-cli simulate` (predicted wall time before spending tokens) and the benchmark.
 
 #include "harness/sched/types.hpp"
+#include "harness/spec/diagnostic.hpp"
 
 #include <boost/json/value.hpp>
 
@@ -51,17 +52,24 @@ struct SimResult {
   std::vector<SimTask> tasks;      ///< in start order
   bool complete = false;
   std::vector<std::string> blocked; ///< "task: reason"
+  /// Phases without plans whose plans SimOptions::unplanned does not give: their research and
+  /// planning are simulated, their execution cannot be predicted.
+  std::vector<spec::PhaseNumber> unplanned_phases;
   std::size_t decisions = 0;        ///< events handled by the scheduler
 };
 
-/// Parses a durations file: a JSON object of execute minutes by plan id, `{"03-02": 45.0}`.
-std::expected<std::map<std::string, double>, std::string> parse_durations(std::string_view json_text);
+/// Parses a durations file: a JSON object of execute minutes by plan id, `{"03-02": 45.0}`. `file`
+/// names it in the diagnostics: H301 for text that is not such an object (invalid JSON, a value
+/// that is not a non-negative number), H302 for an id that is none of `plan_ids` (a typo would
+/// otherwise leave that plan at its estimate without a word).
+std::expected<std::map<std::string, double>, std::vector<spec::Diagnostic>>
+parse_durations(std::string_view json_text, const std::string& file, const std::vector<std::string>& plan_ids);
 
 /// Runs `workload` to completion in virtual time.
 SimResult simulate(const Workload& workload, const SimOptions& options);
 
 /// One JSON object: policy, slots, makespan, lower_bound, critical_path, total_work, utilization,
-/// complete, tasks[{id, kind, slot, start, end}].
+/// complete, blocked, unplanned_phases ["05"], tasks[{id, kind, slot, start, end}].
 boost::json::object to_json(const SimResult& r);
 
 /// Summary figures, utilization per slot and a text Gantt chart `width` columns wide (at most

@@ -1,0 +1,64 @@
+// `simulate --durations FILE`: execute minutes by plan id, checked against the spec's plans.
+#include "harness/sched/simulator.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace harness::sched {
+namespace {
+
+/// A diagnostic at byte `offset` of `text` (1-based line and column, the line for the caret).
+spec::Diagnostic at(std::string_view text, std::size_t offset, const std::string& file, std::string code, std::string message) {
+  offset = std::min(offset, text.size());
+  const auto line_start = text.rfind('\n', offset == 0 ? 0 : offset - 1);
+  const std::size_t begin = offset == 0 || line_start == std::string_view::npos ? 0 : line_start + 1;
+  const auto end = text.find('\n', begin);
+  spec::Diagnostic d;
+  d.file = file;
+  d.line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(begin), '\n'));
+  d.col = 1 + static_cast<int>(offset - begin);
+  d.code = std::move(code);
+  d.message = std::move(message);
+  d.source_line = std::string(text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+  return d;
+}
+
+/// Where `"key"` is written in `text` (its opening quote), or the start when it cannot be found
+/// (a key spelled with escapes).
+std::size_t key_offset(std::string_view text, std::string_view key) {
+  const auto at = text.find(fmt::format("\"{}\"", key));
+  return at == std::string_view::npos ? 0 : at;
+}
+
+} // namespace
+
+std::expected<std::map<std::string, double>, std::vector<spec::Diagnostic>>
+parse_durations(std::string_view json_text, const std::string& file, const std::vector<std::string>& plan_ids) {
+  boost::json::stream_parser parser;
+  boost::system::error_code ec;
+  const std::size_t used = parser.write_some(json_text.data(), json_text.size(), ec);
+  if (!ec) parser.finish(ec);
+  if (ec) return std::unexpected(std::vector{at(json_text, used, file, "H301", "invalid JSON: " + ec.message())});
+  const auto v = parser.release();
+  if (!v.is_object())
+    return std::unexpected(std::vector{at(json_text, 0, file, "H301", "expected a JSON object of execute minutes by plan id")});
+  std::map<std::string, double> out;
+  std::vector<spec::Diagnostic> errors;
+  for (const auto& kv : v.as_object()) {
+    const std::string key(kv.key());
+    if (!kv.value().is_number() || kv.value().to_number<double>() < 0) {
+      errors.push_back(at(json_text, key_offset(json_text, key), file, "H301",
+                          fmt::format("'{}' must be a non-negative number of minutes", key)));
+    } else if (std::find(plan_ids.begin(), plan_ids.end(), key) == plan_ids.end()) {
+      errors.push_back(at(json_text, key_offset(json_text, key), file, "H302", fmt::format("no plan '{}' in the spec", key)));
+    } else {
+      out[key] = kv.value().to_number<double>();
+    }
+  }
+  if (!errors.empty()) return std::unexpected(std::move(errors));
+  return out;
+}
+
+} // namespace harness::sched
