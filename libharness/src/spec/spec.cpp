@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace harness::spec {
 namespace fs = std::filesystem;
@@ -22,6 +23,13 @@ std::vector<fs::path> sorted_files(const fs::path& dir) {
     if (e.is_regular_file()) files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+/// A Markdown file whose name says "plan" in any case: meant as a plan, most likely.
+bool looks_like_a_plan(const std::string& name) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.ends_with(".md") && lower.find("plan") != std::string::npos;
 }
 
 Diagnostic file_diag(std::string file, Severity sev, std::string code, std::string message) {
@@ -38,12 +46,25 @@ void load_plans(Spec& spec, detail::SourceTexts& texts) {
   for (const auto& phase : spec.layout.phases) {
     for (const auto& file : sorted_files(phase.plans_dir)) {
       const std::string name = file.filename().string();
-      if (!name.ends_with("PLAN.md")) continue;
       const std::string shown = spec.layout.relative(file);
+      if (!name.ends_with("PLAN.md")) {
+        // Only NN-MM-PLAN.md files are plans: a plan saved as plan-01.md or 01-01-plan.md would
+        // never run, and nothing else would say so.
+        if (looks_like_a_plan(name))
+          spec.diagnostics.push_back(file_diag(shown, Severity::warning, "H027",
+                                               fmt::format("'{}' is not read: plan files are named NN-MM-PLAN.md", name)));
+        continue;
+      }
       auto parsed_name = parse_plan_file_name(name);
       if (!parsed_name) {
         spec.diagnostics.push_back(file_diag(shown, Severity::error, "H018",
                                              fmt::format("'{}' is not a plan file name like NN-MM-PLAN.md", name)));
+        continue;
+      }
+      // 01-1-PLAN.md reads as plan 01-01, but workers and verifiers open 01-01-PLAN.md.
+      if (const auto canonical = plan_id_of(parsed_name->first, parsed_name->second) + "-PLAN.md"; name != canonical) {
+        spec.diagnostics.push_back(file_diag(shown, Severity::error, "H018",
+                                             fmt::format("'{}' is not a plan file name like NN-MM-PLAN.md: name it {}", name, canonical)));
         continue;
       }
       if (parsed_name->first != phase.number) {
