@@ -1,4 +1,4 @@
-// harness-cli graph SPEC_DIR [--format text|json|dot|mermaid]
+// harness-cli graph SPEC_DIR [--format text|json|dot|mermaid] [--json]
 #include "commands.hpp"
 #include "load_valid_spec.hpp"
 
@@ -16,17 +16,19 @@ void add_graph(CLI::App& app, ExitCode& exit) {
   struct Options {
     std::string spec_dir;
     std::string format = "text";
+    bool json = false;
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("graph", "Show the plan graph: edges, levels, critical path, file conflicts");
   cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
-  cmd->add_option("--format", opt->format, "text, json, dot or mermaid")
-      ->check(CLI::IsMember({"text", "json", "dot", "mermaid"}));
+  auto* format = cmd->add_option("--format", opt->format, "text, json, dot or mermaid")
+                     ->check(CLI::IsMember({"text", "json", "dot", "mermaid"}));
+  cmd->add_flag("--json", opt->json, "same as --format json")->excludes(format);
   cmd->callback([opt, &exit] {
     auto spec = load_valid_spec(opt->spec_dir, exit);
     if (!spec) return;
     const auto graph = graph::build_plan_graph(spec->plans);
-    std::cout << graph::render_graph(graph, *graph::parse_graph_format(opt->format));
+    std::cout << graph::render_graph(graph, *graph::parse_graph_format(opt->json ? "json" : opt->format));
     exit.value = 0;
   });
 }

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "load_valid_spec.hpp"
 
+#include "harness/orchestrator/run_config.hpp"
 #include "harness/sched/simulator.hpp"
 #include "harness/sched/spec_workload.hpp"
 #include "harness/spec/report.hpp"
@@ -42,13 +43,13 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
     sched::SimOptions o;
     o.config.slots = opt->slots;
     o.config.policy = *sched::parse_policy(opt->policy);
-    if (opt->gate == "unlimited") o.config.gate_lookahead.reset();
-    else if (opt->gate.size() == 1 && opt->gate[0] >= '0' && opt->gate[0] <= '9') o.config.gate_lookahead = opt->gate[0] - '0';
-    else {
-      std::cerr << "harness-cli: error: --gate must be a digit or 'unlimited'\n";
+    auto gate = orchestrator::parse_lookahead(opt->gate);
+    if (!gate) {
+      std::cerr << "harness-cli: error: --gate: " << gate.error() << "\n";
       exit.value = 2;
       return;
     }
+    o.config.gate_lookahead = *gate;
     o.seed = opt->seed;
     const auto workload = sched::workload_from_spec(*spec);
     if (!opt->durations.empty()) {

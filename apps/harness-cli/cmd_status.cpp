@@ -1,9 +1,10 @@
-// harness-cli status SPEC_DIR [--json]: progress derived from the files of the spec directory.
+// harness-cli status SPEC_DIR [--json] [--lookahead K|unlimited]: progress derived from the files of the spec directory.
 #include "commands.hpp"
 #include "load_valid_spec.hpp"
 
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
+#include "harness/orchestrator/run_config.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/store/run_lock.hpp"
@@ -17,18 +18,23 @@ void add_status(CLI::App& app, ExitCode& exit) {
   struct Options {
     std::string spec_dir;
     bool json = false;
-    int lookahead = 1;
+    std::string lookahead = "1";
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("status", "Phases and plans: planned, executed, verified; what is ready; blockers");
   cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
   cmd->add_flag("--json", opt->json, "print the result as JSON");
-  cmd->add_option("--lookahead", opt->lookahead, "phase gate lookahead used for 'ready now' (default 1)")
-      ->check(CLI::Range(0, 16));
+  cmd->add_option("--lookahead", opt->lookahead, "phase gate lookahead used for 'ready now': 0..16 or 'unlimited' (default 1)");
   cmd->callback([opt, &exit] {
+    auto lookahead = orchestrator::parse_lookahead(opt->lookahead);
+    if (!lookahead) {
+      std::cerr << "harness-cli: error: --lookahead: " << lookahead.error() << "\n";
+      exit.value = 2;
+      return;
+    }
     auto spec = load_valid_spec(opt->spec_dir, exit);
     if (!spec) return;
-    auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), opt->lookahead);
+    auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), *lookahead);
     if (auto run = store::running_orchestrator(spec->layout.project_root / ".orchestration"))
       progress.running = store::describe_run(*run);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));

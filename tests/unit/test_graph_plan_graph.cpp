@@ -93,6 +93,10 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   CHECK(p.plans_executed == 1);
   CHECK(p.plans_verified == 1);
   CHECK(p.ready == std::vector<std::string>{"01-02", "02-01"}); // 03-01 waits for phase 1's verification
+  // No gate at all (lookahead 'unlimited'): only dependencies count.
+  CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), std::nullopt).ready ==
+        std::vector<std::string>{"01-02", "02-01", "03-01"});
+  CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 0).ready == std::vector<std::string>{"01-02"});
   dir.write("execution/phases/01-a/01-02-SUMMARY.md", "---\nplan_id: '01-02'\nstatus: failed\n---\n");
   dir.write("execution/phases/01-a/VERIFICATION.md", "---\nstatus: gaps_found\n---\n");
   spec = spec::load_spec(dir.path);

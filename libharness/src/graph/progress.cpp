@@ -45,7 +45,7 @@ std::string_view to_string(PlanState s) {
   return "planned";
 }
 
-Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lookahead) {
+Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::optional<int> lookahead) {
   Progress out;
   out.spec_name = spec.layout.spec_name;
   std::map<PhaseNumber, PhaseProgress> phases;
@@ -92,7 +92,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lo
     }
     bool gate_ok = true;
     for (const auto& [n, ph] : phases)
-      if (n.major < plan->phase.major - lookahead && !phase_verified(n)) gate_ok = false;
+      if (lookahead && n.major < plan->phase.major - *lookahead && !phase_verified(n)) gate_ok = false;
     pp.ready = deps_ok && gate_ok;
     if (pp.ready) out.ready.push_back(pp.id);
   }

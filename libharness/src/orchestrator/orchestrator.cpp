@@ -368,7 +368,7 @@ void Orchestrator::Impl::reload_spec() {
 void Orchestrator::Impl::write_progress(bool running) {
   // This run's blocked tasks replace what the previous run left in STATUS.md.
   spec.status = spec::StatusDocument{spec.layout.relative(spec.layout.status_md), blocked_tasks};
-  const auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead.value_or(1000));
+  const auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
   const std::string state = running ? "running" : summary.outcome;
   (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks));
   (void)update_roadmap(spec, progress, execute_minutes, running);

@@ -5,6 +5,7 @@
 #include "harness/graph/plan_graph.hpp"
 #include "harness/spec/spec.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,8 +46,9 @@ struct Progress {
   std::string running;
 };
 
-/// `lookahead`: plans of phase P may start while every phase <= P-1-lookahead is verified.
-Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, int lookahead = 1);
+/// `lookahead`: plans of phase P may start while every phase <= P-1-lookahead is verified;
+/// nullopt ('unlimited'): no phase gate, only dependencies.
+Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::optional<int> lookahead = 1);
 
 std::string progress_text(const Progress& p);
 std::string progress_json(const Progress& p);
