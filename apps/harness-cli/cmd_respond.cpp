@@ -27,7 +27,7 @@ void add_respond(CLI::App& app, ExitCode& exit) {
   cmd->add_option("ID", opt->id, "checkpoint id (from the orchestrate output or --list)");
   cmd->add_option("ANSWER", opt->answer, "approve | refuse");
   cmd->add_option("--note", opt->note, "a note kept with the answer");
-  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up with .git, else with .orchestration/)");
+  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
   cmd->add_flag("--list", opt->list, "list the checkpoints waiting for an answer");
   cmd->add_flag("--json", opt->json, "print the list or the answer as JSON");
   cmd->callback([opt, &exit] {

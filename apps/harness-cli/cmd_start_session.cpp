@@ -16,7 +16,7 @@ void add_start_session(CLI::App& app, ExitCode& exit) {
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("start-session", "Ask the running orchestrate to start a plan next (a blocked one is retried)");
   cmd->add_option("PLAN_ID", opt->plan, "plan id, e.g. 02-03")->required();
-  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up with .git, else with .orchestration/)");
+  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
   cmd->add_flag("--json", opt->json, "print the answer as JSON");
   cmd->callback([opt, &exit] {
     ask_and_print(project_dir(opt->project), "start_session", opt->plan, {{"plan_id", opt->plan}}, opt->json, exit,

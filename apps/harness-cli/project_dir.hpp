@@ -1,6 +1,6 @@
 #pragma once
-// The project a command works on: --project when given, else the one the working directory lies
-// in (util::find_project_root), else the working directory.
+// The project a command works on: --project when given, else the repository the working
+// directory lies in (util::find_project_root), else the working directory.
 
 #include "harness/util/project_root.hpp"
 

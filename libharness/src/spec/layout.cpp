@@ -1,5 +1,7 @@
 #include "harness/spec/layout.hpp"
 
+#include "harness/util/project_root.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -8,15 +10,6 @@ namespace harness::spec {
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path find_project_root(const fs::path& start, const fs::path& cwd) {
-  for (fs::path p = start; !p.empty(); p = p.parent_path()) {
-    std::error_code ec;
-    if (fs::exists(p / ".git", ec)) return p;
-    if (p == p.root_path()) break;
-  }
-  return fs::weakly_canonical(cwd);
-}
 
 /// "03-auth" → phase 3; "02.1-hotfix" → 2.1; anything else → nullopt.
 std::optional<PhaseNumber> phase_of_dir(const std::string& name) {
@@ -114,7 +107,7 @@ std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, 
     l.commits_log = dir / "execution" / "commits.log";
     l.phases = scan_phases(l.plans_dir, l.results_dir, false);
   }
-  l.project_root = find_project_root(l.spec_dir, cwd);
+  l.project_root = util::find_project_root(l.spec_dir).value_or(fs::weakly_canonical(cwd));
   return l;
 }
 
