@@ -40,17 +40,17 @@ parse_durations(std::string_view json_text, const std::string& file, const std::
   boost::system::error_code ec;
   const std::size_t used = parser.write_some(json_text.data(), json_text.size(), ec);
   if (!ec) parser.finish(ec);
-  if (ec) return std::unexpected(std::vector{at(json_text, used, file, "H301", "invalid JSON: " + ec.message())});
+  if (ec) return std::unexpected(std::vector{at(json_text, used, file, "H301", "durations: invalid JSON: " + ec.message())});
   const auto v = parser.release();
   if (!v.is_object())
-    return std::unexpected(std::vector{at(json_text, 0, file, "H301", "expected a JSON object of execute minutes by plan id")});
+    return std::unexpected(std::vector{at(json_text, 0, file, "H301", "durations: expected a JSON object of execute minutes by plan id")});
   std::map<std::string, double> out;
   std::vector<spec::Diagnostic> errors;
   for (const auto& kv : v.as_object()) {
     const std::string key(kv.key());
     if (!kv.value().is_number() || kv.value().to_number<double>() < 0) {
       errors.push_back(at(json_text, key_offset(json_text, key), file, "H301",
-                          fmt::format("'{}' must be a non-negative number of minutes", key)));
+                          fmt::format("durations: '{}' must be a non-negative number of minutes", key)));
     } else if (std::find(plan_ids.begin(), plan_ids.end(), key) == plan_ids.end()) {
       errors.push_back(at(json_text, key_offset(json_text, key), file, "H302", fmt::format("no plan '{}' in the spec", key)));
     } else {
