@@ -71,4 +71,53 @@ assert j["plans_verified"] == 1 and j["plans_total"] == 12, j
 assert j["ready"] == ["01-02", "01-03", "01-04"], j["ready"]'
 rc=0; "$cli" status "$tmp/spec" --lookahead -1 >/dev/null 2>&1 || rc=$?
 [[ $rc -eq 2 ]] || fail "status --lookahead -1 must exit 2, got $rc"
+
+# status --lookahead unlimited (documented, as orchestrate's): no phase gate, so phase 4's first plan
+# is ready although phases 1-3 are not verified
+"$cli" status "$tmp/spec" --lookahead unlimited >"$tmp/status.txt" || fail "status --lookahead unlimited exited $?"
+grep -q "Ready now: 01-02, 01-03, 01-04, 04-01" "$tmp/status.txt" || fail "unlimited ready now: $(grep Ready "$tmp/status.txt")"
+rc=0; "$cli" status "$tmp/spec" --lookahead sometimes >/dev/null 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] && grep -q "from 0 to 16 or 'unlimited'" "$tmp/err" || fail "status --lookahead sometimes: rc $rc, $(cat "$tmp/err")"
+
+# graph --json is --format json ("read commands accept --json"); both at once are refused
+"$cli" graph "$example" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert ["02-01","02-02"] in j["conflicts"], j'
+rc=0; "$cli" graph "$example" --json --format dot >/dev/null 2>&1 || rc=$?
+[[ $rc -eq 2 ]] || fail "graph --json --format dot exited $rc"
+
+# validate: plans saved under names harness never reads are warned about (H026, the spec stays
+# valid); 01-2-PLAN.md would be read as 01-02 but opened as 01-02-PLAN.md by workers: H018
+cp -r "$example" "$tmp/misnamed"
+phase1=$tmp/misnamed/planning/plans/01-foundation
+[[ -d $phase1 ]] || fail "example layout changed: no $phase1"
+cp "$phase1/01-04-PLAN.md" "$phase1/01-04-plan.md"
+printf 'draft\n' >"$phase1/plan-05.md"
+"$cli" validate "$tmp/misnamed" >"$tmp/out" 2>"$tmp/err" || fail "validate with warnings only exited $?: $(cat "$tmp/err")"
+grep -q "^planning/plans/01-foundation/01-04-plan.md: warning\[H026\]: '01-04-plan.md' is not read" "$tmp/out" ||
+  fail "H026 for 01-04-plan.md: $(cat "$tmp/out")"
+grep -q "^planning/plans/01-foundation/plan-05.md: warning\[H026\]" "$tmp/out" || fail "H026 for plan-05.md: $(cat "$tmp/out")"
+mv "$phase1/01-04-plan.md" "$phase1/01-4-PLAN.md"
+rc=0; "$cli" validate "$tmp/misnamed" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "validate with 01-4-PLAN.md exited $rc"
+grep -q "01-4-PLAN.md: error\[H018\]: .*name it 01-04-PLAN.md" "$tmp/err" || fail "H018 for 01-4-PLAN.md: $(cat "$tmp/err")"
+
+# simulate: a ROADMAP phase without plans is named as not predictable (text and JSON)
+cp -r "$example" "$tmp/unplanned"
+printf '\n## Phase 5: Notifications\n**Goal**: Tell people.\n**Depends on**: Phase 4\n' >>"$tmp/unplanned/ROADMAP.md"
+out=$("$cli" simulate "$tmp/unplanned")
+[[ $out == *"note: phase 05 has no plans yet: its execution cannot be predicted"* ]] || fail "simulate note: $out"
+"$cli" simulate "$tmp/unplanned" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["unplanned_phases"] == ["05"], j["unplanned_phases"]'
+out=$("$cli" simulate "$example")
+[[ $out != *"note: phase"* ]] || fail "a fully planned spec got a note: $out"
+
+# simulate --durations: an id that names no plan is an error with file, line and column (exit 2)
+printf '{\n  "01-01": 10,\n  "09-09": 5\n}\n' >"$tmp/durations.json"
+rc=0; "$cli" simulate "$example" --durations "$tmp/durations.json" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "simulate with an unknown duration id exited $rc"
+grep -q "durations.json:3:3: error\[H302\]: no plan '09-09' in the spec" "$tmp/err" || fail "H302: $(cat "$tmp/err")"
+[[ ! -s "$tmp/out" ]] || fail "simulate printed a result despite the error: $(cat "$tmp/out")"
+printf '{"01-01": 10, "03-02": 45}\n' >"$tmp/durations.json"
+"$cli" simulate "$example" --durations "$tmp/durations.json" --json >/dev/null || fail "valid durations exited $?"
+
+# respond --list --json: an object even when nothing waits, in any directory
+(cd "$tmp" && "$cli" respond --list --json) | python3 -c 'import json,sys; assert json.load(sys.stdin) == {"checkpoints": []}'
 echo "cli spec commands: all checks passed"
