@@ -84,7 +84,7 @@ rc=0; "$cli" status "$tmp/spec" --lookahead sometimes >/dev/null 2>"$tmp/err" ||
 rc=0; "$cli" graph "$example" --json --format dot >/dev/null 2>&1 || rc=$?
 [[ $rc -eq 2 ]] || fail "graph --json --format dot exited $rc"
 
-# validate: plans saved under names harness never reads are warned about (H026, the spec stays
+# validate: plans saved under names harness never reads are warned about (H027, the spec stays
 # valid); 01-2-PLAN.md would be read as 01-02 but opened as 01-02-PLAN.md by workers: H018
 cp -r "$example" "$tmp/misnamed"
 phase1=$tmp/misnamed/planning/plans/01-foundation
@@ -92,9 +92,9 @@ phase1=$tmp/misnamed/planning/plans/01-foundation
 cp "$phase1/01-04-PLAN.md" "$phase1/01-04-plan.md"
 printf 'draft\n' >"$phase1/plan-05.md"
 "$cli" validate "$tmp/misnamed" >"$tmp/out" 2>"$tmp/err" || fail "validate with warnings only exited $?: $(cat "$tmp/err")"
-grep -q "^planning/plans/01-foundation/01-04-plan.md: warning\[H026\]: '01-04-plan.md' is not read" "$tmp/out" ||
-  fail "H026 for 01-04-plan.md: $(cat "$tmp/out")"
-grep -q "^planning/plans/01-foundation/plan-05.md: warning\[H026\]" "$tmp/out" || fail "H026 for plan-05.md: $(cat "$tmp/out")"
+grep -q "^planning/plans/01-foundation/01-04-plan.md: warning\[H027\]: '01-04-plan.md' is not read" "$tmp/out" ||
+  fail "H027 for 01-04-plan.md: $(cat "$tmp/out")"
+grep -q "^planning/plans/01-foundation/plan-05.md: warning\[H027\]" "$tmp/out" || fail "H027 for plan-05.md: $(cat "$tmp/out")"
 mv "$phase1/01-04-plan.md" "$phase1/01-4-PLAN.md"
 rc=0; "$cli" validate "$tmp/misnamed" >"$tmp/out" 2>"$tmp/err" || rc=$?
 [[ $rc -eq 2 ]] || fail "validate with 01-4-PLAN.md exited $rc"
