@@ -448,3 +448,29 @@ TEST_CASE("a run shows the spec's warnings at its start, and refuses an invalid 
   CHECK(r.error().message.find("01-01-PLAN.md:") != std::string::npos);
   CHECK(r.error().message.find("error[H026]: unknown frontmatter key 'must-pass': did you mean 'must_pass'?") != std::string::npos);
 }
+
+TEST_CASE("a run in a directory that is not a git repository is refused before it writes anything") {
+  test::TempDir dir;
+  const auto spec = dir.path / "docs/specs/SPC-001-task-tracker";
+  fs::create_directories(spec.parent_path());
+  fs::copy(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker", spec, fs::copy_options::recursive);
+  const auto status_before = sh(spec, "cat STATUS.md");
+  FileVerifier v;
+  Recorder rec;
+  orchestrator::RunOptions opt;
+  opt.spec_dir = spec;
+  opt.adapter = worker::AdapterKind::script;
+  opt.harness_cli = HARNESS_BINARY_DIR "/bin/harness-cli";
+  opt.auto_yes = true;
+  const auto cwd = fs::current_path();
+  fs::current_path(dir.path); // without .git above the spec, the project is the working directory
+  auto r = orchestrator::Orchestrator(opt, v, rec).run();
+  fs::current_path(cwd);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().exit_code == 2);
+  CHECK(r.error().message.find(dir.path.string() + " is not a git repository") != std::string::npos);
+  CHECK(rec.events.empty());
+  CHECK_FALSE(fs::exists(dir.path / ".orchestration"));
+  CHECK(sh(spec, "cat STATUS.md") == status_before);
+  CHECK_FALSE(fs::exists(dir.path / "app")); // no plan's shell block ran
+}

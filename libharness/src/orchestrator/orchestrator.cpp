@@ -96,10 +96,7 @@ void Orchestrator::Impl::apply(const sched::Action& a) {
   }
 }
 
-worker::AdapterKind Orchestrator::Impl::adapter_for(TaskKind k) const {
-  auto it = opt.adapter_by_kind.find(k);
-  return it != opt.adapter_by_kind.end() ? it->second : opt.adapter;
-}
+worker::AdapterKind Orchestrator::Impl::adapter_for(TaskKind k) const { return orchestrator::adapter_for(opt, k); }
 
 void Orchestrator::Impl::start_task(const sched::Action& a) {
   if (draining) return; // nothing new after the first Ctrl-C; the next run resumes it
@@ -498,6 +495,10 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                                                 "spec first (/harness:plan-spec {})",
                                                 spec.layout.spec_name, spec_arg()),
                                     2});
+  // What would fail part-way (commits without git or an identity, a worker that cannot start)
+  // is reported now, all of it, before the lock or any file is written.
+  if (auto problems = start_problems(opt, spec.layout, probe_start_facts(spec.layout.project_root)); !problems.empty())
+    return std::unexpected(RunError{render_start_problems(problems), 2});
   state_dir = spec.layout.project_root / ".orchestration";
   std::error_code rel_ec;
   lock_taken_at = protocol::now_iso8601(); // requests older than this were for an earlier run

@@ -1,12 +1,213 @@
 #include "harness/orchestrator/preflight.hpp"
 
 #include "harness/util/glob.hpp"
+#include "harness/worker/spawn.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <unistd.h>
 
 namespace harness::orchestrator {
+namespace fs = std::filesystem;
+
+namespace {
+
+using sched::TaskKind;
+using worker::AdapterKind;
+
+/// Task kinds whose attempts start a worker process (verification runs in the orchestrator).
+constexpr TaskKind worker_kinds[] = {TaskKind::research, TaskKind::plan, TaskKind::check_plans,
+                                     TaskKind::plan_gaps, TaskKind::reconcile, TaskKind::execute};
+
+/// One worker kind the run would start, and the task kinds it would start it for.
+struct WorkerUse {
+  AdapterKind adapter;
+  std::vector<TaskKind> kinds;
+};
+
+std::vector<WorkerUse> workers_used(const RunOptions& o) {
+  std::vector<WorkerUse> out;
+  for (auto k : worker_kinds) {
+    const auto a = adapter_for(o, k);
+    // The script worker only executes; the harness does the rest of its tasks itself.
+    if (a == AdapterKind::script && k != TaskKind::execute) continue;
+    auto it = std::ranges::find(out, a, &WorkerUse::adapter);
+    if (it == out.end()) out.push_back({a, {k}});
+    else it->kinds.push_back(k);
+  }
+  return out;
+}
+
+/// "every task" or "execute and reconcile tasks".
+std::string tasks_phrase(const WorkerUse& w) {
+  if (w.kinds.size() == std::size(worker_kinds)) return "every task";
+  std::string out;
+  for (std::size_t i = 0; i < w.kinds.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == w.kinds.size() ? " and " : ", ") + std::string(sched::to_string(w.kinds[i]));
+  return out + " tasks";
+}
+
+/// A launch like the run's, for a task that does not exist: build_launch is pure, so this finds
+/// the program (and a template's errors) exactly as the launch will, without writing anything.
+worker::LaunchRequest probe_request(const RunOptions& o, const spec::Layout& layout) {
+  worker::LaunchRequest r;
+  r.session_id = "preflight";
+  r.task_id = "execute:preflight";
+  r.task_kind = "execute";
+  r.project_root = layout.project_root;
+  r.spec_dir = layout.spec_dir;
+  r.plan_file = layout.spec_dir / "PLAN.md";
+  r.state_dir = layout.project_root / ".orchestration";
+  r.session_dir = r.state_dir / "sessions" / r.session_id;
+  r.db_path = r.state_dir / "harness.db";
+  r.harness_mcp = o.harness_mcp;
+  r.harness_cli = o.harness_cli;
+  return r;
+}
+
+constexpr const char* template_help =
+    "placeholders: {prompt_file}, {plan_file}, {task_id}, {task_kind}, {session_id}, {spec_dir}, {project_root}, "
+    "{mcp_config}, {harness_mcp}, {harness_cli}";
+
+std::string missing_program_fix(AdapterKind a, const worker::AdapterSettings& s) {
+  std::string other = "or choose another worker (--worker";
+  for (auto k : {AdapterKind::claude, AdapterKind::codex, AdapterKind::command, AdapterKind::script})
+    if (k != a) other += fmt::format("{} {}", other.ends_with("worker") ? "" : " |", worker::to_string(k));
+  other += ")";
+  switch (a) {
+  case AdapterKind::claude:
+    if (s.claude_binary != "claude")
+      return fmt::format("correct `workers: {{claude: {{binary: ...}}}}` in .orchestration/config.yaml, {}", other);
+    return fmt::format("install Claude Code (npm install -g @anthropic-ai/claude-code) so that `claude` runs in this "
+                       "shell, or set `workers: {{claude: {{binary: /path/to/claude}}}}` in .orchestration/config.yaml, {}",
+                       other);
+  case AdapterKind::codex:
+    if (s.codex_binary != "codex")
+      return fmt::format("correct `workers: {{codex: {{binary: ...}}}}` in .orchestration/config.yaml, {}", other);
+    return fmt::format("install the Codex CLI (npm install -g @openai/codex) so that `codex` runs in this shell, or set "
+                       "`workers: {{codex: {{binary: /path/to/codex}}}}` in .orchestration/config.yaml, {}",
+                       other);
+  case AdapterKind::command:
+    return "install it, or give its full path as the first word of the command template (--command, or `command:` in "
+           ".orchestration/config.yaml)";
+  case AdapterKind::script:
+  case AdapterKind::sim: break;
+  }
+  return "the script worker is harness-cli itself: run the harness-cli of a complete build or installation";
+}
+
+/// The problem with launching `w`'s worker, if there is one.
+std::optional<StartProblem> worker_problem(const WorkerUse& w, const RunOptions& o, const spec::Layout& layout,
+                                           const StartFacts& facts) {
+  const auto name = worker::to_string(w.adapter);
+  const auto& s = o.adapter_settings;
+  if (w.adapter == AdapterKind::command && s.command_template.empty())
+    return StartProblem{fmt::format("the command worker (for {}) has no command template", tasks_phrase(w)),
+                        fmt::format("pass --command 'my-agent {{prompt_file}}', or set `command:` in "
+                                    ".orchestration/config.yaml ({})",
+                                    template_help)};
+  auto launch = worker::build_launch(w.adapter, probe_request(o, layout), s);
+  if (!launch) {
+    const std::string fix = w.adapter == AdapterKind::command
+                                ? fmt::format("correct the command template (--command, or `command:` in "
+                                              ".orchestration/config.yaml; {})",
+                                              template_help)
+                                : "choose the claude, codex, command or script worker";
+    return StartProblem{fmt::format("the {} worker (for {}) cannot be launched: {}", name, tasks_phrase(w), launch.error()), fix};
+  }
+  const std::string& program = launch->argv.front();
+  if (facts.resolve_program && !facts.resolve_program(program).empty()) return std::nullopt;
+  const std::string where = program.empty() ? "no program is set"
+                            : program.find('/') != std::string::npos
+                                ? fmt::format("{} does not exist or is not executable", program)
+                                : fmt::format("`{}` is not on PATH", program);
+  return StartProblem{fmt::format("the {} worker (for {}) cannot start: {}", name, tasks_phrase(w), where),
+                      missing_program_fix(w.adapter, s)};
+}
+
+/// What git printed last, without its "fatal: ": the reason, after its advice.
+std::string git_complaint(const std::string& out) {
+  std::string last;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t nl = out.find('\n', start);
+    if (nl == std::string::npos) nl = out.size();
+    std::string line = out.substr(start, nl - start);
+    start = nl + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.starts_with("fatal: ")) return line.substr(7);
+    last = line;
+  }
+  return last.empty() ? "git failed without a message" : last;
+}
+
+void git_problems(const fs::path& root, const StartFacts& facts, std::vector<StartProblem>& out) {
+  if (!facts.git_found) {
+    out.push_back({"git is not installed (not on PATH), and the orchestrator and its workers commit every task",
+                   "install git (apt-get install git, brew install git, ...) and run again"});
+    return; // a repository or an identity cannot be asked about
+  }
+  if (!facts.git_repository)
+    out.push_back({fmt::format("{} is not a git repository, and the orchestrator and its workers commit every task they "
+                               "finish",
+                               root.string()),
+                   fmt::format("make it one: cd {} && git init && git add -A && git commit -m 'Initial commit' (or run "
+                               "orchestrate inside the repository that holds the spec)",
+                               root.string())});
+  const bool author = !facts.author_identity_error.empty(), committer = !facts.committer_identity_error.empty();
+  if (!author && !committer) return;
+  const std::string set_config =
+      "git config --global user.name 'Your Name' && git config --global user.email you@example.com";
+  if (author)
+    out.push_back({fmt::format("git has no {} to commit with ({})", committer ? "identity" : "author identity",
+                               facts.author_identity_error),
+                   fmt::format("{} (or export GIT_AUTHOR_NAME{} GIT_AUTHOR_EMAIL{})", set_config, committer ? "," : " and",
+                               committer ? ", GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL" : "")});
+  else
+    out.push_back({fmt::format("git has no committer identity to commit with ({})", facts.committer_identity_error),
+                   fmt::format("{} (or export GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL as well)", set_config)});
+}
+
+} // namespace
+
+StartFacts probe_start_facts(const fs::path& project_root) {
+  StartFacts f;
+  f.resolve_program = [](const std::string& name) -> fs::path {
+    // The worker host's own lookup; posix_spawn then needs an executable file there.
+    const auto p = worker::find_program(name);
+    std::error_code ec;
+    if (p.empty() || fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0) return {};
+    return p;
+  };
+  f.git_found = !f.resolve_program("git").empty();
+  if (!f.git_found) return f;
+  f.git_repository = worker::run_git(project_root, {"rev-parse", "--git-dir"}).exit_code == 0;
+  // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
+  // an address guessed from the host name is acceptable), in the environment commits run in.
+  if (auto r = worker::run_git(project_root, {"var", "GIT_AUTHOR_IDENT"}); r.exit_code != 0)
+    f.author_identity_error = git_complaint(r.out);
+  if (auto r = worker::run_git(project_root, {"var", "GIT_COMMITTER_IDENT"}); r.exit_code != 0)
+    f.committer_identity_error = git_complaint(r.out);
+  return f;
+}
+
+std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts) {
+  std::vector<StartProblem> out;
+  git_problems(layout.project_root, facts, out);
+  for (const auto& w : workers_used(options))
+    if (auto p = worker_problem(w, options, layout, facts)) out.push_back(std::move(*p));
+  return out;
+}
+
+std::string render_start_problems(const std::vector<StartProblem>& problems) {
+  std::string out = fmt::format("the run cannot start; {} to fix first (nothing was started or written):",
+                                problems.size() == 1 ? std::string("one problem") : fmt::format("{} problems", problems.size()));
+  for (const auto& p : problems) out += fmt::format("\n  - {}\n    fix: {}", p.problem, p.fix);
+  return out;
+}
 
 namespace {
 

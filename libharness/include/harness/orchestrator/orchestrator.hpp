@@ -13,8 +13,9 @@
 
 namespace harness::orchestrator {
 
-/// Why a run did not start: an invalid spec (exit_code 2) or a project another orchestrate is
-/// running in, or state that cannot be opened (exit_code 1).
+/// Why a run did not start: an invalid spec, or problems that would stop it part-way (no git
+/// repository or identity, a worker that cannot be launched; start_problems) (exit_code 2), or a
+/// project another orchestrate is running in, or state that cannot be opened (exit_code 1).
 struct RunError {
   std::string message;
   int exit_code = 2;
@@ -28,8 +29,9 @@ public:
   Orchestrator& operator=(const Orchestrator&) = delete;
 
   /// Runs until the spec is complete, blocked, waiting for a human with nothing else to do, or
-  /// interrupted (SIGINT/SIGTERM: the first drains, the second stops). Fails before starting
-  /// anything when the spec does not load or validate, or another orchestrate runs in the project.
+  /// interrupted (SIGINT/SIGTERM: the first drains, the second stops). Fails before starting or
+  /// writing anything when the spec does not load or validate, when start_problems finds any, or
+  /// when another orchestrate runs in the project.
   std::expected<RunSummary, RunError> run();
 
 private:

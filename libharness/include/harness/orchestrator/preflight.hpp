@@ -1,14 +1,53 @@
 #pragma once
-// What a run should tell the user before it starts workers: facts about the working tree that a
+// What a run checks before it starts: problems that would make it fail part-way (reported before
+// anything is written, so the user fixes them first), and facts about the working tree that a
 // worker would otherwise act on silently.
 
+#include "harness/orchestrator/run_options.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/worker/git.hpp"
 
+#include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace harness::orchestrator {
+
+/// Something that would make a run fail part-way through (a commit without an identity, a worker
+/// program that is not there), found before the run takes its lock or writes a file.
+struct StartProblem {
+  std::string problem; ///< what is wrong, one line
+  std::string fix;     ///< what to do about it, one line
+};
+
+/// What the start checks need to know about the machine. probe_start_facts asks git and the file
+/// system; a test fills it in, so start_problems is a decision without I/O.
+struct StartFacts {
+  bool git_found = true;      ///< `git` is on PATH
+  bool git_repository = true; ///< the project root is inside a git work tree
+  /// git's complaint (`git var GIT_AUTHOR_IDENT`, the same rule `git commit` applies) when it
+  /// has no author identity for commits made here; empty when it has one.
+  std::string author_identity_error;
+  std::string committer_identity_error; ///< the same for the committer
+  /// The executable a worker's program name resolves to, or empty when it does not resolve to one
+  /// (unset: none resolves).
+  std::function<std::filesystem::path(const std::string& program)> resolve_program;
+};
+
+/// The facts for a run in `project_root`: git processes run there with the orchestrator's own
+/// environment (as its commits do), and program names resolve as the worker host resolves them
+/// (worker::find_program from this process's working directory and PATH), then must be executable.
+StartFacts probe_start_facts(const std::filesystem::path& project_root);
+
+/// Every problem that would stop `options` part-way in the project of `layout`, each with its
+/// fix; empty when the run can start. The worker programs checked are those of the launches the
+/// run would build (worker::build_launch) for each task kind that starts a worker process.
+std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts);
+
+/// The problems as the text of an error: a first line, then "  - problem" and "    fix: ..." per
+/// problem.
+std::string render_start_problems(const std::vector<StartProblem>& problems);
 
 /// An uncommitted change of the user's in a file that a plan which has not run yet declares in
 /// `files_modified`: the worker commits what changed in its declared files, so that commit would

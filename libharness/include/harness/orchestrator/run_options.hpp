@@ -36,6 +36,13 @@ struct RunOptions {
   int verify_threads = 2;
 };
 
+/// The worker kind that runs tasks of `kind`: its override in `adapter_by_kind`, else the run's
+/// default (what the run launches, and what the start checks look at).
+inline worker::AdapterKind adapter_for(const RunOptions& options, sched::TaskKind kind) {
+  auto it = options.adapter_by_kind.find(kind);
+  return it != options.adapter_by_kind.end() ? it->second : options.adapter;
+}
+
 /// How a run ended. exit_code: 0 complete, 1 blocked or failed, 3 waiting for a human, 130 interrupted.
 struct RunSummary {
   std::string outcome; ///< complete | blocked | waiting_for_human | interrupted | cost_limit

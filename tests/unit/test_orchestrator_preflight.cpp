@@ -1,0 +1,183 @@
+// The start checks: what would stop a run part-way (no git repository, no identity to commit
+// with, a worker program that is not there, a command worker without a template) is found before
+// the run starts, all of it, each with its fix. The decision is tested on given facts; the probe
+// that gathers them is tested on a real directory.
+#include "harness/orchestrator/preflight.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <sys/stat.h>
+
+using namespace harness;
+namespace fs = std::filesystem;
+using orchestrator::StartFacts;
+using orchestrator::StartProblem;
+using sched::TaskKind;
+using worker::AdapterKind;
+
+namespace {
+
+spec::Layout layout_at(const fs::path& root) {
+  spec::Layout l;
+  l.project_root = root;
+  l.spec_dir = root / "docs/specs/SPC-001-x";
+  l.spec_name = "SPC-001-x";
+  return l;
+}
+
+orchestrator::RunOptions options(AdapterKind adapter) {
+  orchestrator::RunOptions o;
+  o.spec_dir = "/p/docs/specs/SPC-001-x";
+  o.adapter = adapter;
+  o.harness_cli = "/opt/harness/bin/harness-cli";
+  o.harness_mcp = "/opt/harness/bin/harness-mcp";
+  return o;
+}
+
+/// Facts of a machine where everything is in place; `missing` programs do not resolve, and every
+/// name asked about is recorded.
+struct FakeMachine {
+  StartFacts facts;
+  std::set<std::string> missing;
+  std::vector<std::string> asked;
+  FakeMachine() {
+    facts.resolve_program = [this](const std::string& name) -> fs::path {
+      asked.push_back(name);
+      return missing.contains(name) ? fs::path() : fs::path("/usr/bin") / fs::path(name).filename();
+    };
+  }
+};
+
+std::string all_text(const std::vector<StartProblem>& problems) {
+  std::string out;
+  for (const auto& p : problems) out += p.problem + " | " + p.fix + "\n";
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a run with a git repository, an identity and its worker's program has nothing to fix", "[orchestrator][preflight]") {
+  FakeMachine m;
+  for (auto a : {AdapterKind::claude, AdapterKind::codex, AdapterKind::script}) {
+    auto problems = orchestrator::start_problems(options(a), layout_at("/p"), m.facts);
+    INFO(all_text(problems));
+    CHECK(problems.empty());
+  }
+}
+
+TEST_CASE("every start problem is reported at once, each with its fix", "[orchestrator][preflight]") {
+  FakeMachine m;
+  m.facts.git_repository = false;
+  m.facts.author_identity_error = "unable to auto-detect email address (got 'root@vm.(none)')";
+  m.facts.committer_identity_error = m.facts.author_identity_error;
+  m.missing = {"claude"};
+  auto problems = orchestrator::start_problems(options(AdapterKind::claude), layout_at("/p"), m.facts);
+  INFO(all_text(problems));
+  REQUIRE(problems.size() == 3);
+  CHECK(problems[0].problem == "/p is not a git repository, and the orchestrator and its workers commit every task they finish");
+  CHECK(problems[0].fix.find("git init") != std::string::npos);
+  // one problem for both identities, in git's own words
+  CHECK(problems[1].problem == "git has no identity to commit with (unable to auto-detect email address (got 'root@vm.(none)'))");
+  CHECK(problems[1].fix.find("git config --global user.email") != std::string::npos);
+  CHECK(problems[1].fix.find("GIT_COMMITTER_EMAIL") != std::string::npos);
+  CHECK(problems[2].problem == "the claude worker (for every task) cannot start: `claude` is not on PATH");
+  CHECK(problems[2].fix.find("npm install -g @anthropic-ai/claude-code") != std::string::npos);
+  CHECK(problems[2].fix.find("--worker codex | command | script") != std::string::npos);
+  for (const auto& p : problems) {
+    CHECK(p.problem.find('\n') == std::string::npos);
+    CHECK(p.fix.find('\n') == std::string::npos);
+  }
+  const auto text = orchestrator::render_start_problems(problems);
+  CHECK(text.starts_with("the run cannot start; 3 problems to fix first (nothing was started or written):\n  - /p is"));
+  CHECK(text.find("\n    fix: install Claude Code") != std::string::npos);
+}
+
+TEST_CASE("an identity only the committer lacks says so and names the committer's variables", "[orchestrator][preflight]") {
+  FakeMachine m;
+  m.facts.committer_identity_error = "empty ident name not allowed";
+  auto problems = orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem == "git has no committer identity to commit with (empty ident name not allowed)");
+  CHECK(problems[0].fix.find("GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL") != std::string::npos);
+  m.facts.committer_identity_error.clear();
+  m.facts.author_identity_error = "empty ident name not allowed";
+  problems = orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem == "git has no author identity to commit with (empty ident name not allowed)");
+  CHECK(problems[0].fix.find("GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL)") != std::string::npos);
+}
+
+TEST_CASE("without git the run asks for git, not for a repository or an identity", "[orchestrator][preflight]") {
+  FakeMachine m;
+  m.facts.git_found = false;
+  m.facts.git_repository = false;
+  m.facts.author_identity_error = "whatever";
+  auto problems = orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem.starts_with("git is not installed"));
+}
+
+TEST_CASE("the program checked is the one the launch runs: a configured binary, per task kind", "[orchestrator][preflight]") {
+  FakeMachine m;
+  auto o = options(AdapterKind::script);
+  o.adapter_by_kind[TaskKind::plan] = AdapterKind::claude;
+  o.adapter_by_kind[TaskKind::plan_gaps] = AdapterKind::claude;
+  o.adapter_by_kind[TaskKind::verify_plan] = AdapterKind::codex; // verification starts no worker
+  o.adapter_settings.claude_binary = "/opt/claude/bin/claude";
+  m.missing = {"/opt/claude/bin/claude"};
+  auto problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);
+  INFO(all_text(problems));
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem ==
+        "the claude worker (for plan and plan-gaps tasks) cannot start: /opt/claude/bin/claude does not exist or is not executable");
+  CHECK(problems[0].fix.starts_with("correct `workers: {claude: {binary: ...}}` in .orchestration/config.yaml"));
+  // the script worker (harness-cli) for execute, claude for planning; nothing for codex
+  CHECK(std::set<std::string>(m.asked.begin(), m.asked.end()) ==
+        std::set<std::string>{"/opt/harness/bin/harness-cli", "/opt/claude/bin/claude"});
+}
+
+TEST_CASE("the command worker needs a template whose program is there and whose placeholders exist", "[orchestrator][preflight]") {
+  FakeMachine m;
+  auto o = options(AdapterKind::command);
+  auto problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem == "the command worker (for every task) has no command template");
+  CHECK(problems[0].fix.starts_with("pass --command 'my-agent {prompt_file}', or set `command:` in .orchestration/config.yaml"));
+
+  o.adapter_settings.command_template = "my-agent --prompt {prompt}";
+  problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem == "the command worker (for every task) cannot be launched: command template: unknown placeholder {prompt}");
+
+  o.adapter_settings.command_template = "{harness_cli} script-worker";
+  m.missing = {"/opt/harness/bin/harness-cli"};
+  problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1); // the placeholder is expanded as the launch expands it
+  CHECK(problems[0].problem.ends_with("cannot start: /opt/harness/bin/harness-cli does not exist or is not executable"));
+
+  o.adapter_settings.command_template = "my-agent {prompt_file}";
+  m.missing = {"my-agent"};
+  problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem == "the command worker (for every task) cannot start: `my-agent` is not on PATH");
+}
+
+TEST_CASE("the probe asks git whether the project is a repository and resolves programs like the launch", "[orchestrator][preflight]") {
+  test::TempDir dir;
+  auto facts = orchestrator::probe_start_facts(dir.path);
+  CHECK(facts.git_found);
+  CHECK_FALSE(facts.git_repository);
+  test::sh(dir.path, "git init -q");
+  CHECK(orchestrator::probe_start_facts(dir.path).git_repository);
+
+  CHECK(facts.resolve_program("sh").filename() == "sh");                 // on PATH
+  CHECK(facts.resolve_program("no-such-program-harness").empty());
+  CHECK(facts.resolve_program((dir.path / "missing").string()).empty()); // a path that is not there
+  const auto plain = dir.write("not-executable", "#!/bin/sh\n");
+  CHECK(facts.resolve_program(plain.string()).empty());
+  ::chmod(plain.c_str(), 0755);
+  CHECK(facts.resolve_program(plain.string()) == plain);
+  CHECK(facts.resolve_program(dir.path.string()).empty()); // a directory is not a program
+}
