@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Worker faults under `harness-cli orchestrate`: a worker that crashes, one that hangs without a
 # word (idle timeout), one that prints binary garbage, one that claims task_completed without its
-# artifacts, one whose commit carries another spec's Spec trailer, and an agent (claude adapter) whose stdout is not stream-json although it exits 0.
+# artifacts, one whose commit carries another spec's Spec trailer, one that exits non-zero with
+# only a line on stderr, a script worker whose shell block fails, and an agent (claude adapter)
+# whose stdout is not stream-json although it exits 0.
 # Each must be detected, retried per policy (2 attempts), and what stays blocked must show in
-# STATUS.md and `harness-cli status`. The process group of a killed worker must be gone.
+# STATUS.md and `harness-cli status`, with the worker's own reason and its log, not just an exit
+# code. The process group of a killed worker must be gone.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -48,7 +51,7 @@ PLAN
 p=$tmp/cmd
 export FAULT_DIR=$tmp/attempts
 mkdir -p "$FAULT_DIR"
-new_project "$p" 01-01 01-02 01-03 01-04 01-05
+new_project "$p" 01-01 01-02 01-03 01-04 01-05 01-06
 set +e
 (cd "$p" && "$cli" orchestrate "$spec" --worker command --command "bash $src/tests/integration/faults/fault_worker.sh {harness_cli}" \
    --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log")
@@ -56,7 +59,7 @@ rc=$?
 set -e
 [[ $rc -eq 1 ]] || { cat "$tmp/stderr.log"; fail "a run with a task blocked should exit 1, got $rc"; }
 python3 - "$tmp/events.jsonl" <<'PY'
-import json, sys
+import json, re, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
 def of(kind, task): return [e for e in ev if e["event"] == kind and e.get("task") == task]
 assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("blocked"), ev[-1]
@@ -78,12 +81,21 @@ assert of("task_blocked", "execute:01-04")
 f = of("task_failed", "execute:01-05")
 assert len(f) == 2 and all("Spec: SPC-007-faults" in e["message"] for e in f), f
 assert of("task_blocked", "execute:01-05")
+# the mute one: exits 4 without a report; what it printed last is the reason, with its log
+f = of("task_failed", "execute:01-06")
+assert len(f) == 2, f
+for n, e in enumerate(f, 1):
+    m = re.fullmatch(r"exited 4: its output ends: fault worker: cannot reach the model API "
+                     r"\(log: \.orchestration/sessions/execute-01-06-a(\d)-\w+/output\.log\)", e["message"])
+    assert m and m.group(1) == str(n), e
 PY
 [[ $(cat "$FAULT_DIR/01-04") -eq 2 ]] || fail "the liar should have had exactly 2 attempts"
 if pgrep -f "sleep $FAULT_SLEEP" >/dev/null; then fail "the hung worker's child survived its process group"; fi
 grep -q 'task: "execute:01-04"' "$p/$spec/STATUS.md" || fail "STATUS.md does not list the blocked task: $(head -8 "$p/$spec/STATUS.md")"
 out=$(cd "$p" && "$cli" status "$spec")
 [[ "$out" == *"execute:01-04 blocked by the last run"* && "$out" == *"more tasks wait on these"* ]] || fail "status does not surface the blocked task: $out"
+[[ "$out" == *"execute:01-06 blocked by the last run: crashed: exited 4: its output ends: fault worker: cannot reach the model API (log: .orchestration/sessions/execute-01-06-a2-"*"/output.log) (after 2 attempts)"* ]] ||
+  fail "status does not say why 01-06 failed: $out"
 log=$(ls "$p"/.orchestration/sessions/execute-01-03-a1-*/output.log)
 [[ $(stat -c %s "$log") -gt 200000 ]] || fail "garbage output not logged"
 # The other three plans' side effects happened exactly once.
@@ -91,7 +103,24 @@ for id in 01-01 01-02 01-03; do
   [[ $(cd "$p" && git log --oneline --grep "Plan: $id, Task: 1/1" | wc -l) -eq 1 ]] || fail "$id task committed more or less than once"
 done
 
-# 2. An agent whose stdout is not stream-json fails its attempt even with exit code 0.
+# 2. A script worker whose shell block fails: its task_failed report (result.json) is the reason.
+p=$tmp/script
+new_project "$p" 01-01
+sed -i 's|^mkdir -p out && echo 01-01 > out/01-01.txt$|echo "disk full, says the test" >\&2; exit 3|' "$p/$spec/planning/plans/01-core/01-01-PLAN.md"
+(cd "$p" && git commit -qam 'a block that fails')
+set +e
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes >"$tmp/script.out" 2>"$tmp/script.err")
+rc=$?
+set -e
+[[ $rc -eq 1 ]] || { cat "$tmp/script.err"; fail "a failing shell block should leave the run blocked (exit 1), got $rc"; }
+out=$(cd "$p" && "$cli" status "$spec")
+[[ "$out" == *"execute:01-01 blocked by the last run: crashed: exited 1: the worker reported task_failed: Task 1/1: write failed: a shell block exited 3 (log: .orchestration/sessions/execute-01-01-a2-"*"/output.log) (after 2 attempts)"* ]] ||
+  fail "status does not give the script worker's reason: $out"
+log=${out#*"(log: "}
+log=${log%%")"*}
+[[ $(cat "$p/$log") == *"disk full, says the test"* ]] || fail "the log named does not hold the block's output: $p/$log"
+
+# 3. An agent whose stdout is not stream-json fails its attempt even with exit code 0.
 p=$tmp/agent
 new_project "$p" 01-01
 cat >"$tmp/not-claude" <<'SH'

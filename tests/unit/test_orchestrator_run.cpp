@@ -474,3 +474,28 @@ TEST_CASE("a run in a directory that is not a git repository is refused before i
   CHECK(sh(spec, "cat STATUS.md") == status_before);
   CHECK_FALSE(fs::exists(dir.path / "app")); // no plan's shell block ran
 }
+
+TEST_CASE("a worker that fails names its own reason and its log, in the event and in STATUS.md") {
+  Project proj;
+  const auto plan = proj.spec / "planning/plans/01-foundation/01-01-PLAN.md";
+  sh(proj.dir.path, "sed -i 's|^mkdir -p app/tasks$|echo no room for the model >\\&2; exit 3|' '" + plan.string() +
+                        "' && git commit -qam 'a plan whose first block fails'");
+  FileVerifier v;
+  Recorder rec;
+  auto opt = proj.options();
+  opt.sched.max_attempts = 1;
+  auto r = orchestrator::Orchestrator(opt, v, rec).run();
+  REQUIRE(r);
+  CHECK(r->outcome == "blocked");
+  std::string why;
+  for (const auto& e : rec.events)
+    if (e.kind == orchestrator::RunEventKind::task_failed && e.task_id == "execute:01-01") why = e.message;
+  INFO(why);
+  CHECK(why.starts_with("exited 1: the worker reported task_failed: Task 1/"));
+  CHECK(why.find(": Package layout failed: a shell block exited 3 (log: .orchestration/sessions/execute-01-01-a1-") != std::string::npos);
+  CHECK(why.ends_with("/output.log)"));
+  const auto log = proj.dir.path / why.substr(why.find("(log: ") + 6, why.size() - why.find("(log: ") - 7);
+  CHECK(sh(proj.dir.path, "cat '" + log.string() + "'").find("no room for the model") != std::string::npos);
+  const auto status = sh(proj.spec, "cat STATUS.md");
+  CHECK(status.find("crashed: " + why) != std::string::npos);
+}

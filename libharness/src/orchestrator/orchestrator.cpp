@@ -316,17 +316,25 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     return fail(task, sched::FailureClass::rate_limited, facts->error_message);
   }
   rate_limits.erase(task);
-  std::string why;
-  if (x.exit_code != 0) why = x.signal ? fmt::format("killed by signal {}", x.signal) : fmt::format("exited {}", x.exit_code);
-  else if (facts) why = worker::agent_failure(*facts).value_or("");
-  if (why.empty() && !s.reported_failure.empty()) why = "the worker reported task_failed: " + s.reported_failure;
-  if (why.empty() && left_question) why = "the worker exited while its question was unanswered";
-  if (why.empty() && s.adapter != worker::AdapterKind::script && !s.reported_completed)
-    why = "the worker exited without reporting task_completed";
+  // The worker's own reason first: an exit code alone tells the user nothing to act on.
+  AttemptEnd end;
+  end.exit_code = x.exit_code;
+  end.signal = x.signal;
+  end.reported = s.reported_failure;
+  if (facts) end.agent_failure = worker::agent_failure(*facts).value_or("");
+  if (facts && !facts->permission_denials.empty()) end.refused_tools = refused_tools(*facts);
+  end.output_tail = x.output_tail;
+  std::error_code ec;
+  end.log_path = fs::relative(s.dir / "output.log", spec.layout.project_root, ec).string();
   bool deviations = false;
-  if (why.empty() && s.action.kind == TaskKind::execute) why = check_artifacts(s, deviations);
-  if (!why.empty()) {
-    if (facts && !facts->permission_denials.empty()) why += "; the agent was refused " + refused_tools(*facts);
+  if (x.exit_code == 0 && end.reported.empty() && end.agent_failure.empty()) {
+    // A clean exit is still no success until the harness sees what the task must leave.
+    if (left_question) end.finding = "the worker exited while its question was unanswered";
+    else if (s.adapter != worker::AdapterKind::script && !s.reported_completed)
+      end.finding = "the worker exited without reporting task_completed";
+    else if (s.action.kind == TaskKind::execute) end.finding = check_artifacts(s, deviations);
+  }
+  if (const auto why = failure_reason(end); !why.empty()) {
     end_session(sid, why, false);
     return fail(task, sched::FailureClass::crashed, why);
   }

@@ -7,6 +7,7 @@
 #include "harness/orchestrator/orchestrator.hpp"
 
 #include "harness/graph/plan_graph.hpp"
+#include "harness/orchestrator/failure_reason.hpp"
 #include "harness/orchestrator/planning.hpp"
 #include "harness/orchestrator/preflight.hpp"
 #include "harness/orchestrator/worker_host.hpp"

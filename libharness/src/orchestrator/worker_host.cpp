@@ -143,6 +143,7 @@ void WorkerHost::finish(const std::shared_ptr<Proc>& p, int status) {
   if (WIFSIGNALED(status)) x.signal = WTERMSIG(status);
   x.stopped = p->stopped;
   x.stop_reason = p->stop_reason;
+  x.output_tail = p->log.tail(20);
   m_procs.erase(p->session);
   m_on_exit(p->session, x);
 }

@@ -7,6 +7,7 @@
 #   01-04 liar    : reports task_completed (file transport) without SUMMARY or commits, every time
 #   01-05 stray   : does the work, writes its SUMMARY and commits it, but the commit's Spec trailer
 #                   names another spec, every time
+#   01-06 mute    : says why on stderr and exits 4 without a report, every time
 # Working = `harness-cli script-worker`, the real script adapter.
 # argv: <harness-cli>
 set -u
@@ -25,6 +26,7 @@ case "$plan:$n" in
       "$HARNESS_SESSION_ID" >"$sessions/result.json.tmp"
     mv "$sessions/result.json.tmp" "$sessions/result.json"
     exit 0 ;;
+  01-06:*) echo "fault worker: cannot reach the model API" >&2; exit 4 ;;
   01-05:*)
     cd "$HARNESS_PROJECT"
     mkdir -p out && echo 01-05 >out/01-05.txt

@@ -23,6 +23,7 @@ struct WorkerExit {
   int signal = 0;
   bool stopped = false;     ///< we stopped it (timeout, idle, shutdown)
   std::string stop_reason;  ///< "timed out", "idle", "shutdown"
+  std::string output_tail;  ///< its last lines of output (what it said before it ended)
 };
 
 class WorkerHost {
