@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # orchestrate on a terminal (a real pseudo-terminal, python's pty): a checkpoint is asked inline
-# while the other slots run; "y" on the terminal approves it and the run completes. In a second
+# while the other slots run; an empty line is no answer (the question is asked again), "Approve"
+# on the terminal approves it (any case) and the run completes. In a second
 # run the same question is answered from another terminal (`harness-cli respond`) while it is
 # shown: the prompt gives way, and the run completes without anyone typing.
 set -euo pipefail
@@ -20,7 +21,7 @@ master, slave = pty.openpty()
 proc = subprocess.Popen([cli, "orchestrate", spec, "--worker", "script"], cwd=project,
                         stdin=slave, stdout=slave, stderr=slave, start_new_session=True)
 os.close(slave)
-seen, answered, deadline = b"", False, time.time() + 240
+seen, answered, reasked, deadline = b"", False, False, time.time() + 240
 while time.time() < deadline:
     r, _, _ = select.select([master], [], [], 0.2)
     if r:
@@ -30,12 +31,16 @@ while time.time() < deadline:
             break
         seen += chunk
     if not answered and b"approve (y) / refuse (n):" in seen:
-        if mode == "type":
-            os.write(master, b"y\n")
-        else:
+        if mode == "type" and not reasked:
+            os.write(master, b"\n")  # Enter alone must not refuse: the question is asked again
+            reasked = True
+        elif mode == "type" and b"please answer approve (y) or refuse (n):" in seen:
+            os.write(master, b"Approve\n")  # any case
+            answered = True
+        elif mode == "respond":
             listed = subprocess.run([cli, "respond", "--list"], cwd=project, capture_output=True, text=True).stdout
             subprocess.run([cli, "respond", listed.split()[0], "approve"], cwd=project, check=True)
-        answered = True
+            answered = True
     if proc.poll() is not None and not r:
         break
 rc = proc.wait(timeout=30)

@@ -27,7 +27,7 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
   CHECK(orchestrator::checkpoints_json(pending) == R"({"checkpoints":[{"id":"cp-1","task":"verify-plan:01-01","question":"ok?"}]})");
   CHECK(orchestrator::checkpoints_json({}) == R"({"checkpoints":[]})");
 
-  auto answered = orchestrator::respond_checkpoint(state, "cp-1", "yes", "fine");
+  auto answered = orchestrator::respond_checkpoint(state, "cp-1", "Yes", "fine"); // any case, as on the terminal
   REQUIRE(answered);
   CHECK(*answered == "approve");
   const auto written = util::read_file(state / "sessions/cp-1/checkpoint_response.json").value();

@@ -44,3 +44,14 @@ TEST_CASE("field_text reads a string as it is and anything else as its JSON", "[
   CHECK(harness::protocol::field_text(o, "o") == R"({"k":1})");
   CHECK(harness::protocol::field_text(o, "absent").empty());
 }
+
+TEST_CASE("a typed approval is read without regard to case, and anything unclear is no answer", "[protocol][answer]") {
+  using harness::protocol::parse_approval;
+  for (const char* yes : {"y", "Y", "yes", "YES", "approve", "Approve", "approved", "ok", "OK", "  Ok \r", "yes\n"})
+    CHECK(parse_approval(yes) == std::optional<bool>(true));
+  for (const char* no : {"n", "N", "no", "No", "refuse", "Refuse", "refused", "reject", "Rejected", " no\r\n"})
+    CHECK(parse_approval(no) == std::optional<bool>(false));
+  // An empty line, a typo or a sentence decides nothing: the question is asked again.
+  for (const char* unclear : {"", " ", "\r", "a", "approv", "yess", "o k", "not sure", "maybe", "nope", "yes please"})
+    CHECK_FALSE(parse_approval(unclear).has_value());
+}

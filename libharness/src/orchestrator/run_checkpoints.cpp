@@ -125,10 +125,14 @@ void Orchestrator::Impl::read_terminal() {
       tty_line.erase(0, nl + 1);
       while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
       if (tty_queue.empty()) continue; // nothing asked: the line is not an answer
+      const auto yes = protocol::parse_approval(line);
+      if (!yes) { // an empty line or a typo decides nothing: the same question again
+        std::cerr << "  please answer approve (y) or refuse (n): " << std::flush;
+        continue;
+      }
       const std::string id = tty_queue.front();
       tty_queue.pop_front();
-      const bool yes = !line.empty() && (line[0] == 'y' || line[0] == 'Y' || line[0] == 'a');
-      answer_checkpoint(id, yes, "answered on the terminal");
+      answer_checkpoint(id, *yes, "answered on the terminal");
       show_terminal_question();
     }
     read_terminal();

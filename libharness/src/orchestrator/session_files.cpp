@@ -2,6 +2,7 @@
 
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/orchestrator/worker_host.hpp"
+#include "harness/protocol/answer.hpp"
 #include "harness/util/atomic_file.hpp"
 
 #include <boost/json.hpp>
@@ -101,10 +102,9 @@ std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending) {
 
 std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
                                                  const std::string& answer, const std::string& note) {
-  std::string normalized;
-  if (answer == "approve" || answer == "yes" || answer == "y" || answer == "approved") normalized = "approve";
-  else if (answer == "refuse" || answer == "no" || answer == "n" || answer == "refused") normalized = "refuse";
-  else return std::unexpected(RunError{fmt::format("answer '{}' is not approve or refuse", answer), 2});
+  const auto approved = protocol::parse_approval(answer);
+  if (!approved) return std::unexpected(RunError{fmt::format("answer '{}' is not approve or refuse", answer), 2});
+  const std::string normalized = *approved ? "approve" : "refuse";
   const fs::path dir = state_dir / "sessions" / id;
   if (!fs::exists(dir / "checkpoint.json"))
     return std::unexpected(RunError{fmt::format("no pending checkpoint '{}' (harness-cli respond --list shows them)", id), 2});

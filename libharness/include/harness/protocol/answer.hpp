@@ -3,6 +3,7 @@
 // checkpoint outcome. Answers come from people and from other agents, so the reading is strict
 // where a wrong "yes" costs most: a verification passes only when the answer says so.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,5 +24,11 @@ struct AnswerReading {
 /// - action_needed: approved unless `outcome` is "refused";
 /// - `approved: false` refuses any of them.
 AnswerReading read_answer(MessageType type, std::string_view response_json);
+
+/// A typed answer to an approve-or-refuse question (the terminal prompt, `harness-cli respond`),
+/// read without regard to case or surrounding blanks: y, yes, approve, approved, ok approve;
+/// n, no, refuse, refused, reject, rejected refuse. Anything else, an empty line included, is no
+/// answer (nullopt): a slip of the keyboard must not decide a checkpoint, so the caller asks again.
+std::optional<bool> parse_approval(std::string_view text);
 
 } // namespace harness::protocol
