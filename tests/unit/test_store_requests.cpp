@@ -50,9 +50,9 @@ TEST_CASE("The run lock admits one orchestrator and says who holds it", "[store]
   const auto state = dir.path / ".orchestration";
   CHECK(!running_orchestrator(state).has_value());
   {
-    auto first = RunLock::acquire(state, {0, "docs/specs/SPC-001-x", ""});
+    auto first = RunLock::acquire(state, {0, "docs/specs/SPC-001-x", "", ""});
     REQUIRE(first);
-    auto second = RunLock::acquire(state, {0, "docs/specs/SPC-002-y", ""});
+    auto second = RunLock::acquire(state, {0, "docs/specs/SPC-002-y", "", ""});
     REQUIRE(!second);
     CHECK(second.error().find("another harness-cli orchestrate is running") != std::string::npos);
     CHECK(second.error().find("SPC-001-x") != std::string::npos);
@@ -109,7 +109,7 @@ TEST_CASE("A killed orchestrator leaves no lock behind, and its workers never he
   REQUIRE(::pipe(ready) == 0);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    auto lock = RunLock::acquire(state, {0, "spec", ""});
+    auto lock = RunLock::acquire(state, {0, "spec", "", ""});
     // A worker started by the orchestrator (posix_spawn, as worker::spawn_process does; it
     // returns once the child has exec'd) outlives it: it must not carry the lock.
     pid_t worker = 0;
@@ -128,7 +128,7 @@ TEST_CASE("A killed orchestrator leaves no lock behind, and its workers never he
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
   CHECK(!running_orchestrator(state).has_value());
-  CHECK(RunLock::acquire(state, {0, "spec", ""}).has_value());
+  CHECK(RunLock::acquire(state, {0, "spec", "", ""}).has_value());
   ::close(ready[0]);
   ::close(ready[1]);
 }
@@ -168,7 +168,7 @@ TEST_CASE("ask_orchestrator gets the running orchestrator's answer, or says why 
   CHECK(r.error().find("orchestrator not running") != std::string::npos);
   CHECK(db.pending_requests()->empty()); // nothing is left behind for a later run
 
-  auto lock = RunLock::acquire(state, {0, "spec", ""});
+  auto lock = RunLock::acquire(state, {0, "spec", "", ""});
   REQUIRE(lock);
   // Stands in for the orchestrator's loop: answers the first request, refuses the second.
   auto loop_db = store_test::open_store(dir.path);
@@ -280,7 +280,7 @@ TEST_CASE("ask_orchestrator that gives up while the orchestrator handles the req
   TempDir dir;
   const auto state = dir.path / ".orchestration";
   auto db = store_test::open_store(dir.path);
-  auto lock = RunLock::acquire(state, {0, "spec", ""});
+  auto lock = RunLock::acquire(state, {0, "spec", "", ""});
   REQUIRE(lock);
   auto loop_db = store_test::open_store(dir.path);
   std::thread loop([&] { // takes the request, then answers only after the asker's deadline

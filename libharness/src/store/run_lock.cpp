@@ -36,6 +36,7 @@ RunInfo read_info(const fs::path& state_dir) {
   if (auto* p = o.if_contains("pid"); p && p->is_int64()) info.pid = static_cast<long>(p->as_int64());
   if (auto* s = o.if_contains("spec"); s && s->is_string()) info.spec = std::string(s->as_string());
   if (auto* t = o.if_contains("started_at"); t && t->is_string()) info.started_at = std::string(t->as_string());
+  if (auto* r = o.if_contains("run_id"); r && r->is_string()) info.run_id = std::string(r->as_string());
   return info;
 }
 
@@ -105,7 +106,7 @@ std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, 
   }
   info.pid = static_cast<long>(::getpid());
   if (info.started_at.empty()) info.started_at = protocol::now_iso8601();
-  const boost::json::object o{{"pid", info.pid}, {"spec", info.spec}, {"started_at", info.started_at}};
+  const boost::json::object o{{"pid", info.pid}, {"spec", info.spec}, {"started_at", info.started_at}, {"run_id", info.run_id}};
   if (auto w = util::write_file_atomic(state_dir / "orchestrator.json", boost::json::serialize(o) + "\n"); !w) {
     ::close(fd);
     return std::unexpected("cannot write orchestrator.json: " + w.error());

@@ -1,6 +1,8 @@
 // `.orchestration/` projection and file transport.
 #include "harness/store/state_dir.hpp"
 
+#include "harness/store/checkpoint_files.hpp"
+
 #include "harness/protocol/codec.hpp"
 #include "harness/util/atomic_file.hpp"
 
@@ -236,6 +238,8 @@ void ingest_dir(Store& store, const fs::path& dir, IngestReport& report) {
     const fs::path file = dir / name;
     if (!fs::exists(file, ec)) continue;
     auto v = read_json(file);
+    // The orchestrator keeps its own questions in checkpoint.json too: a record, not a report.
+    if (v && std::string_view(name) == "checkpoint.json" && is_checkpoint_record(*v)) continue;
     std::expected<protocol::Envelope, std::string> msg = std::unexpected(v ? std::string() : v.error());
     if (v) {
       if (std::string_view(name) == "status.json") {

@@ -16,6 +16,7 @@ struct RunInfo {
   long pid = 0;
   std::string spec;        ///< spec directory it runs
   std::string started_at;  ///< ISO 8601
+  std::string run_id;      ///< the run's id (its checkpoints and sessions carry it)
 };
 
 class RunLock {

@@ -1,0 +1,103 @@
+#pragma once
+// The orchestrator's checkpoints as files, so that a person can answer from another terminal
+// (`harness-cli respond`), from an MCP client (harness_get_pending / harness_respond) or while no
+// run is alive at all:
+//   .orchestration/sessions/<id>/checkpoint.json           the open question (a record, not a report)
+//   .orchestration/sessions/<id>/checkpoint_response.json  the answer, until a run reads it
+//   .orchestration/sessions/<id>/checkpoint.answered.json  closed: a run took the answer
+//   .orchestration/sessions/<id>/checkpoint.expired.json   closed: nobody will read an answer
+// A checkpoint belongs to the run that opened it (`run`, the id that run writes beside its lock).
+// One the orchestrator asked itself (a verification, an escalation) is asked again by the next
+// run that reaches its task, which takes over the file and any answer given meanwhile; a worker's
+// question dies with the worker.
+
+#include "harness/store/run_lock.hpp"
+
+#include <boost/json/value.hpp>
+
+#include <expected>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace harness::store {
+
+/// Who reads the answer.
+enum class CheckpointAsker {
+  orchestrator, ///< the run itself (verification, escalation): a later run asks the same again
+  worker,       ///< a worker waiting in harness_worker_await: gone with its run
+};
+
+enum class CheckpointState { open, answered, expired };
+
+struct CheckpointAnswer {
+  bool approved = false;
+  std::string note;
+};
+
+struct CheckpointRecord {
+  std::string id;
+  std::string task;       ///< scheduler task id, "verify-plan:02-03"
+  std::string question;   ///< what the person is asked
+  std::string run;        ///< the run that opened it (empty: written by a harness without run ids)
+  CheckpointAsker asker = CheckpointAsker::orchestrator;
+  std::string message_id; ///< the worker's question in the store (asker worker)
+  std::string opened_at;  ///< ISO 8601
+  CheckpointState state = CheckpointState::open;
+  std::optional<CheckpointAnswer> answer; ///< given; read by a run or not yet
+  std::string expired_because;            ///< state expired
+};
+
+/// What an answer to a checkpoint would do now.
+enum class CheckpointStatus {
+  waiting,      ///< open; the running orchestrate that opened it reads the answer
+  carried_over, ///< open; its run ended: a run that reaches its task again takes the answer
+  stale,        ///< open, yet nobody will read an answer: the worker that asked ended with its run
+  answered,
+  expired,
+};
+std::string_view to_string(CheckpointStatus s);
+
+/// The status of `r` while `running` runs in the project (nullopt: no orchestrate runs). Pure.
+CheckpointStatus checkpoint_status(const CheckpointRecord& r, const std::optional<RunInfo>& running);
+
+/// True for the orchestrator's own checkpoint.json (a record as above), which a worker's report
+/// through the file transport never is: StateDir::ingest skips it.
+bool is_checkpoint_record(const boost::json::value& v);
+
+/// Every checkpoint under `state_dir`/sessions, open or closed, in id order.
+std::vector<CheckpointRecord> read_checkpoints(const std::filesystem::path& state_dir);
+/// One checkpoint by id; nullopt when there is none (or the id is not a plain name).
+std::optional<CheckpointRecord> read_checkpoint(const std::filesystem::path& state_dir, const std::string& id);
+
+/// Writes `r` as the open checkpoint.json (atomic); an answer already given stays.
+std::expected<void, std::string> write_open_checkpoint(const std::filesystem::path& state_dir, const CheckpointRecord& r);
+/// A run took the answer: checkpoint.json and the response become *.answered.json.
+void close_answered_checkpoint(const std::filesystem::path& state_dir, const std::string& id);
+/// Nobody will read an answer to it any more: checkpoint.expired.json records why.
+void expire_checkpoint(const std::filesystem::path& state_dir, const std::string& id, const std::string& why);
+
+/// The answer given to the open checkpoint `id`, not read by a run yet.
+std::optional<CheckpointAnswer> read_checkpoint_answer(const std::filesystem::path& state_dir, const std::string& id);
+
+/// Why an answer was not taken: exit_code 2 for an answer nobody would read (unknown, stale,
+/// closed), 1 when the answer could not be written.
+struct CheckpointRefusal {
+  std::string message;
+  int exit_code = 2;
+};
+/// Writes the answer to an open checkpoint whose answer someone will read (waiting or carried
+/// over); refuses a stale or closed one, naming the checkpoint that waits for the same task.
+std::expected<void, CheckpointRefusal> answer_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
+                                                         const CheckpointAnswer& answer);
+
+/// Open checkpoints without an answer yet whose answer someone will read, in id order.
+struct PendingCheckpointView {
+  CheckpointRecord record;
+  CheckpointStatus status = CheckpointStatus::waiting;
+  std::string hint; ///< who reads the answer, for a carried-over one ("the next orchestrate ...")
+};
+std::vector<PendingCheckpointView> pending_checkpoint_views(const std::filesystem::path& state_dir);
+
+} // namespace harness::store

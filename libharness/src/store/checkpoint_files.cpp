@@ -1,0 +1,221 @@
+#include "harness/store/checkpoint_files.hpp"
+
+#include "harness/protocol/message.hpp"
+#include "harness/util/atomic_file.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace harness::store {
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+constexpr const char* open_file = "checkpoint.json";
+constexpr const char* answered_file = "checkpoint.answered.json";
+constexpr const char* expired_file = "checkpoint.expired.json";
+constexpr const char* response_file = "checkpoint_response.json";
+constexpr const char* answered_response_file = "checkpoint_response.answered.json";
+constexpr const char* expired_response_file = "checkpoint_response.expired.json";
+
+std::optional<json::object> read_object(const fs::path& p) {
+  auto text = util::read_file(p);
+  if (!text) return std::nullopt;
+  boost::system::error_code ec;
+  auto v = json::parse(*text, ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  return v.as_object();
+}
+
+std::string str(const json::object& o, std::string_view k) {
+  auto* v = o.if_contains(k);
+  return v && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+/// An id names one directory under sessions/, never a path out of it.
+bool plain_name(const std::string& id) {
+  return !id.empty() && id != "." && id != ".." && id.find('/') == std::string::npos && id.find('\0') == std::string::npos;
+}
+
+std::optional<CheckpointAnswer> answer_in(const fs::path& file) {
+  auto o = read_object(file);
+  if (!o) return std::nullopt;
+  return CheckpointAnswer{str(*o, "answer") == "approve", str(*o, "note")};
+}
+
+std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
+  CheckpointRecord r;
+  std::optional<json::object> o;
+  if ((o = read_object(dir / open_file))) {
+    r.state = CheckpointState::open;
+    r.answer = answer_in(dir / response_file);
+  } else if ((o = read_object(dir / answered_file))) {
+    r.state = CheckpointState::answered;
+    r.answer = answer_in(dir / answered_response_file);
+  } else if ((o = read_object(dir / expired_file))) {
+    r.state = CheckpointState::expired;
+    r.answer = answer_in(dir / expired_response_file);
+  } else {
+    return std::nullopt;
+  }
+  if (!is_checkpoint_record(*o)) return std::nullopt; // a worker's report through the file transport
+  r.id = str(*o, "id");
+  if (r.id.empty()) r.id = dir.filename().string();
+  r.task = str(*o, "task");
+  r.question = str(*o, "question");
+  r.run = str(*o, "run");
+  r.asker = str(*o, "asker") == "orchestrator" ? CheckpointAsker::orchestrator : CheckpointAsker::worker;
+  r.message_id = str(*o, "message_id");
+  r.opened_at = str(*o, "opened_at");
+  r.expired_because = str(*o, "expired_because");
+  return r;
+}
+
+json::object to_json(const CheckpointRecord& r) {
+  // `type` and `options` as the file always had them: readers of older harness versions.
+  json::object o{{"id", r.id},
+                 {"task", r.task},
+                 {"type", "verification_needed"},
+                 {"question", r.question},
+                 {"options", json::array{"approve", "refuse"}},
+                 {"run", r.run},
+                 {"asker", r.asker == CheckpointAsker::orchestrator ? "orchestrator" : "worker"},
+                 {"opened_at", r.opened_at}};
+  if (!r.message_id.empty()) o["message_id"] = r.message_id;
+  if (!r.expired_because.empty()) o["expired_because"] = r.expired_because;
+  return o;
+}
+
+bool answerable(CheckpointStatus s) { return s == CheckpointStatus::waiting || s == CheckpointStatus::carried_over; }
+
+/// The checkpoint an answer about `task` belongs to now, for a refusal's message.
+std::string where_to_answer(const fs::path& state_dir, const CheckpointRecord& refused, const std::optional<RunInfo>& running) {
+  for (const auto& r : read_checkpoints(state_dir))
+    if (r.id != refused.id && r.task == refused.task && answerable(checkpoint_status(r, running)))
+      return fmt::format("; {} waits on checkpoint {} now: harness-cli respond {} approve|refuse", r.task, r.id, r.id);
+  return fmt::format("; no checkpoint of {} waits for an answer now (harness-cli respond --list shows the ones that do)",
+                     refused.task);
+}
+
+} // namespace
+
+std::string_view to_string(CheckpointStatus s) {
+  switch (s) {
+  case CheckpointStatus::waiting: return "waiting";
+  case CheckpointStatus::carried_over: return "carried_over";
+  case CheckpointStatus::stale: return "stale";
+  case CheckpointStatus::answered: return "answered";
+  case CheckpointStatus::expired: return "expired";
+  }
+  return "stale";
+}
+
+CheckpointStatus checkpoint_status(const CheckpointRecord& r, const std::optional<RunInfo>& running) {
+  if (r.state == CheckpointState::answered) return CheckpointStatus::answered;
+  if (r.state == CheckpointState::expired) return CheckpointStatus::expired;
+  if (r.run.empty()) return CheckpointStatus::stale; // no run id: nothing says who would read it
+  if (running && running->run_id == r.run) return CheckpointStatus::waiting;
+  return r.asker == CheckpointAsker::orchestrator ? CheckpointStatus::carried_over : CheckpointStatus::stale;
+}
+
+bool is_checkpoint_record(const json::value& v) {
+  // A report is a protocol envelope, which always carries its version `v`; a record never does.
+  if (!v.is_object()) return false;
+  const auto& o = v.as_object();
+  auto* q = o.if_contains("question");
+  auto* t = o.if_contains("task");
+  return !o.contains("v") && q && q->is_string() && t && t->is_string();
+}
+
+std::vector<CheckpointRecord> read_checkpoints(const fs::path& state_dir) {
+  std::vector<CheckpointRecord> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(state_dir / "sessions", ec))
+    if (auto r = read_dir(e.path())) out.push_back(std::move(*r));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+std::optional<CheckpointRecord> read_checkpoint(const fs::path& state_dir, const std::string& id) {
+  if (!plain_name(id)) return std::nullopt;
+  return read_dir(state_dir / "sessions" / id);
+}
+
+std::expected<void, std::string> write_open_checkpoint(const fs::path& state_dir, const CheckpointRecord& r) {
+  if (!plain_name(r.id)) return std::unexpected("invalid checkpoint id '" + r.id + "'");
+  return util::write_file_atomic(state_dir / "sessions" / r.id / open_file, json::serialize(to_json(r)) + "\n");
+}
+
+void close_answered_checkpoint(const fs::path& state_dir, const std::string& id) {
+  if (!plain_name(id)) return;
+  std::error_code ec;
+  const fs::path dir = state_dir / "sessions" / id;
+  fs::rename(dir / open_file, dir / answered_file, ec);
+  fs::rename(dir / response_file, dir / answered_response_file, ec);
+}
+
+void expire_checkpoint(const fs::path& state_dir, const std::string& id, const std::string& why) {
+  auto r = read_checkpoint(state_dir, id);
+  if (!r || r->state != CheckpointState::open) return;
+  r->expired_because = why;
+  const fs::path dir = state_dir / "sessions" / id;
+  // The expired record first: a crash in between leaves the checkpoint open, never lost.
+  if (!util::write_file_atomic(dir / expired_file, json::serialize(to_json(*r)) + "\n")) return;
+  std::error_code ec;
+  fs::remove(dir / open_file, ec);
+  fs::rename(dir / response_file, dir / expired_response_file, ec);
+}
+
+std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_dir, const std::string& id,
+                                                         const CheckpointAnswer& answer) {
+  auto r = read_checkpoint(state_dir, id);
+  if (!r) return std::unexpected(CheckpointRefusal{fmt::format("no checkpoint '{}' (harness-cli respond --list shows the pending ones)", id)});
+  const auto running = running_orchestrator(state_dir);
+  switch (checkpoint_status(*r, running)) {
+  case CheckpointStatus::answered:
+    return std::unexpected(CheckpointRefusal{fmt::format(
+        "checkpoint {} was answered already{}; nothing reads another answer", id,
+        r->answer ? (r->answer->approved ? " (approved)" : " (refused)") : "")});
+  case CheckpointStatus::expired:
+    return std::unexpected(CheckpointRefusal{
+        fmt::format("checkpoint {} has expired ({}){}", id, r->expired_because, where_to_answer(state_dir, *r, running))});
+  case CheckpointStatus::stale:
+    return std::unexpected(CheckpointRefusal{fmt::format(
+        "checkpoint {} is stale: the run that opened it has ended{}, so nobody would read an answer{}", id,
+        r->run.empty() ? "" : " and the worker that asked ended with it", where_to_answer(state_dir, *r, running))});
+  case CheckpointStatus::waiting:
+  case CheckpointStatus::carried_over: break;
+  }
+  const json::object o{{"id", id},
+                       {"answer", answer.approved ? "approve" : "refuse"},
+                       {"note", answer.note},
+                       {"answered_at", protocol::now_iso8601()}};
+  if (auto w = util::write_file_atomic(state_dir / "sessions" / id / response_file, json::serialize(o) + "\n"); !w)
+    return std::unexpected(CheckpointRefusal{w.error(), 1});
+  return {};
+}
+
+std::optional<CheckpointAnswer> read_checkpoint_answer(const fs::path& state_dir, const std::string& id) {
+  if (!plain_name(id)) return std::nullopt;
+  return answer_in(state_dir / "sessions" / id / response_file);
+}
+
+std::vector<PendingCheckpointView> pending_checkpoint_views(const fs::path& state_dir) {
+  std::vector<PendingCheckpointView> out;
+  const auto running = running_orchestrator(state_dir);
+  for (auto& r : read_checkpoints(state_dir)) {
+    const auto status = checkpoint_status(r, running);
+    if (!answerable(status) || r.answer) continue;
+    std::string hint;
+    if (status == CheckpointStatus::carried_over)
+      hint = running ? fmt::format("opened by an earlier run; the running orchestrate takes the answer when it reaches {}", r.task)
+                     : fmt::format("no orchestrate runs; the next one takes the answer when it reaches {}", r.task);
+    out.push_back({std::move(r), status, std::move(hint)});
+  }
+  return out;
+}
+
+} // namespace harness::store

@@ -1,0 +1,117 @@
+// The orchestrator's checkpoint files: who reads an answer (the run that opened it, a later run, or
+// nobody), what `respond` refuses and why, and that ingest never takes them for worker reports.
+#include "harness/store/checkpoint_files.hpp"
+#include "harness/store/run_lock.hpp"
+#include "harness/store/state_dir.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "test_store_support.hpp"
+
+using namespace harness;
+using namespace harness::store;
+using store_test::TempDir;
+
+namespace {
+
+CheckpointRecord record(std::string id, std::string task, std::string run, CheckpointAsker asker) {
+  CheckpointRecord r;
+  r.id = std::move(id);
+  r.task = std::move(task);
+  r.question = "verification of 02-03: automated checks passed";
+  r.run = std::move(run);
+  r.asker = asker;
+  r.opened_at = "2026-01-01T00:00:00Z";
+  return r;
+}
+
+RunInfo running(std::string run_id) { return RunInfo{1, "spec", "t", std::move(run_id)}; }
+
+} // namespace
+
+TEST_CASE("a checkpoint's answer is read by its own run, a later run, or nobody", "[store][checkpoints]") {
+  const auto mine = record("cp-1", "verify-plan:02-03", "aaa", CheckpointAsker::orchestrator);
+  const auto workers = record("cp-2", "execute:01-01", "aaa", CheckpointAsker::worker);
+  CHECK(checkpoint_status(mine, running("aaa")) == CheckpointStatus::waiting);
+  CHECK(checkpoint_status(workers, running("aaa")) == CheckpointStatus::waiting);
+  // Its run has ended (another runs, or none): the orchestrator asks the same again, a worker not.
+  CHECK(checkpoint_status(mine, running("bbb")) == CheckpointStatus::carried_over);
+  CHECK(checkpoint_status(mine, std::nullopt) == CheckpointStatus::carried_over);
+  CHECK(checkpoint_status(workers, running("bbb")) == CheckpointStatus::stale);
+  CHECK(checkpoint_status(workers, std::nullopt) == CheckpointStatus::stale);
+  // Written before runs had ids: nothing says who would read it.
+  CHECK(checkpoint_status(record("cp-3", "verify-plan:01-01", "", CheckpointAsker::orchestrator), running("")) ==
+        CheckpointStatus::stale);
+  auto closed = mine;
+  closed.state = CheckpointState::answered;
+  CHECK(checkpoint_status(closed, running("aaa")) == CheckpointStatus::answered);
+  closed.state = CheckpointState::expired;
+  CHECK(checkpoint_status(closed, std::nullopt) == CheckpointStatus::expired);
+}
+
+TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a stale one, naming the live one",
+          "[store][checkpoints]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  // No orchestrate runs: a verification's checkpoint waits for the next run, a worker's is dead.
+  REQUIRE(write_open_checkpoint(state, record("cp-verify", "verify-plan:02-03", "aaa", CheckpointAsker::orchestrator)));
+  REQUIRE(write_open_checkpoint(state, record("cp-old", "execute:01-01", "aaa", CheckpointAsker::worker)));
+  const auto pending = pending_checkpoint_views(state);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].record.id == "cp-verify");
+  CHECK(pending[0].status == CheckpointStatus::carried_over);
+  CHECK(pending[0].hint.find("the next one takes the answer") != std::string::npos);
+
+  REQUIRE(answer_checkpoint(state, "cp-verify", {true, "fine"}));
+  CHECK(read_checkpoint_answer(state, "cp-verify")->approved);
+  CHECK(read_checkpoint_answer(state, "cp-verify")->note == "fine");
+  CHECK(pending_checkpoint_views(state).empty()); // answered: no longer waits for one
+
+  auto stale = answer_checkpoint(state, "cp-old", {true, ""});
+  REQUIRE_FALSE(stale);
+  CHECK(stale.error().exit_code == 2);
+  CHECK(stale.error().message.find("checkpoint cp-old is stale") != std::string::npos);
+  CHECK(stale.error().message.find("no checkpoint of execute:01-01 waits") != std::string::npos);
+  CHECK_FALSE(read_checkpoint_answer(state, "cp-old"));
+
+  // A run that asks the same question again: the refusal names the checkpoint that waits now.
+  auto lock = RunLock::acquire(state, {0, "spec", "", "bbb"});
+  REQUIRE(lock);
+  REQUIRE(write_open_checkpoint(state, record("cp-new", "execute:01-01", "bbb", CheckpointAsker::worker)));
+  stale = answer_checkpoint(state, "cp-old", {true, ""});
+  REQUIRE_FALSE(stale);
+  CHECK(stale.error().message.find("execute:01-01 waits on checkpoint cp-new now: harness-cli respond cp-new") !=
+        std::string::npos);
+
+  // Closed ones are refused too, each saying why; an unknown id or a path is no checkpoint.
+  close_answered_checkpoint(state, "cp-verify");
+  auto again = answer_checkpoint(state, "cp-verify", {false, ""});
+  REQUIRE_FALSE(again);
+  CHECK(again.error().message.find("was answered already (approved)") != std::string::npos);
+  expire_checkpoint(state, "cp-new", "the worker that asked has exited");
+  CHECK(read_checkpoint(state, "cp-new")->state == CheckpointState::expired);
+  auto expired = answer_checkpoint(state, "cp-new", {true, ""});
+  REQUIRE_FALSE(expired);
+  CHECK(expired.error().message.find("has expired (the worker that asked has exited)") != std::string::npos);
+  for (const char* bad : {"cp-9", "../cp-verify", "", ".."}) {
+    auto unknown = answer_checkpoint(state, bad, {true, ""});
+    REQUIRE_FALSE(unknown);
+    CHECK(unknown.error().exit_code == 2);
+    CHECK(unknown.error().message.find("respond --list") != std::string::npos);
+  }
+}
+
+TEST_CASE("ingest leaves the orchestrator's checkpoint records alone: they are not reports", "[store][checkpoints]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  const auto state = dir.path / ".orchestration";
+  REQUIRE(write_open_checkpoint(state, record("cp-verify-plan-02-03-aaa-1", "verify-plan:02-03", "aaa",
+                                              CheckpointAsker::orchestrator)));
+  // As the orchestrator wrote them before they had a run id.
+  REQUIRE(util::write_file_atomic(state / "sessions/cp-legacy/checkpoint.json",
+                                  R"({"id":"cp-legacy","task":"verify-plan:01-01","type":"verification_needed",)"
+                                  R"("question":"ok?","options":["approve","refuse"]})"));
+  auto r = StateDir(state).ingest(s);
+  REQUIRE(r);
+  CHECK(r->errors.empty()); // used to say "v: missing required field" at every run
+  CHECK(r->inserted == 0);
+  CHECK(read_checkpoints(state).size() == 2);
+}
