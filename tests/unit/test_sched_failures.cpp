@@ -127,3 +127,44 @@ TEST_CASE("Admin tasks run last and plans already verified are not run again", "
   CHECK(d.start_index("admin:tests") > d.start_index("execute:01-02"));
   CHECK(d.start_index("execute:01-01") == d.started().size());
 }
+
+TEST_CASE("The scheduler says when only people's answers can move the run on", "[sched]") {
+  Config c;
+  c.slots = 2;
+  // 01-02 writes what 01-01 writes; 01-03 depends on 01-01; 01-04 is free.
+  Driver d(workload(1, {plan("01-01", {}, {"a.txt"}), plan("01-02", {}, {"a.txt"}), plan("01-03", {"01-01"}),
+                        plan("01-04")}),
+           c);
+  CHECK_FALSE(d.s.waits_only_for_humans()); // not begun
+  d.begin();
+  d.succeed("execute:01-01");
+  // A plan's verification checkpoint (no worker left): 01-04 and 01-02 still have work.
+  d.run_until_running("verify-plan:01-01");
+  auto cp = make_event(EventType::checkpoint, "verify-plan:01-01");
+  cp.worker_alive = false;
+  d.send(cp);
+  CHECK_FALSE(d.s.waits_only_for_humans());
+  while (!d.running().empty()) d.succeed(d.running().front());
+  // Everything else is done or waits on 01-01's verification: only the answer moves it on.
+  CHECK(d.state("execute:01-03") == "pending");
+  CHECK(d.s.waits_only_for_humans());
+  CHECK_FALSE(d.s.finished());
+  d.send(make_event(EventType::answered, "verify-plan:01-01"));
+  CHECK_FALSE(d.s.waits_only_for_humans());
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+  CHECK_FALSE(d.s.waits_only_for_humans());
+}
+
+TEST_CASE("A worker waiting for its answer, or a retry to come, is not waiting only for people", "[sched]") {
+  Config c;
+  c.slots = 1;
+  Driver d(workload(1, {plan("01-01")}), c);
+  d.begin();
+  d.send(make_event(EventType::checkpoint, "execute:01-01")); // worker_alive: it holds the slot
+  CHECK_FALSE(d.s.waits_only_for_humans());
+  d.send(make_event(EventType::answered, "execute:01-01"));
+  d.fail("execute:01-01", FailureClass::rate_limited);
+  CHECK(d.state("execute:01-01") == "deferred");
+  CHECK_FALSE(d.s.waits_only_for_humans());
+}

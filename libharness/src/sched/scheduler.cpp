@@ -187,6 +187,15 @@ int Scheduler::busy_slots() const {
   return static_cast<int>(std::ranges::count_if(m_slots, [](int t) { return t >= 0; }));
 }
 
+bool Scheduler::waits_only_for_humans() const {
+  if (!m_begun || m_finished || m_open == 0) return false;
+  // Ready tasks are not counted: one still ready after the dispatch that follows every event,
+  // with no task running, is held by a checkpoint-waiting execute's files.
+  return std::ranges::all_of(m_tasks, [](const Task& t) {
+    return !is_open(t.state) || t.state == TaskState::human || (t.state == TaskState::waiting && t.slot < 0);
+  });
+}
+
 void Scheduler::set_state(Task& t, TaskState s) {
   if (is_open(t.state)) --m_open;
   if (is_open(s)) ++m_open;

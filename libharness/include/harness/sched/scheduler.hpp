@@ -91,6 +91,11 @@ public:
   bool finished() const { return m_finished; }
   /// Number of tasks holding a slot.
   int busy_slots() const;
+  /// True when the run has nothing left to do but wait for people: some task waits at a
+  /// checkpoint or escalation without holding a slot, none runs, waits for a retry or holds a
+  /// slot at a checkpoint (a live worker waiting for its answer), and whatever else is not done
+  /// cannot start before those answers (it depends on them or conflicts with their files).
+  bool waits_only_for_humans() const;
   /// Why a pending task does not start ("waits on execute:01-02 (running)", "phase gate: ..."),
   /// or "ready: waits for a free slot"; empty for an unknown task.
   std::string why_waiting(std::string_view id) const;
