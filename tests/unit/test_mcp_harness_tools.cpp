@@ -4,6 +4,7 @@
 
 #include "harness/mcp/app.hpp"
 #include "harness/mcp/tool_store.hpp"
+#include "harness/store/checkpoint_files.hpp"
 #include "mcp_pipe_session.hpp"
 
 #include <filesystem>
@@ -169,6 +170,46 @@ TEST_CASE("a worker report is answered by the orchestrator and its await returns
   INFO(json::serialize(answer));
   CHECK(answer.at("id") == 3);
   CHECK(answer.at("result").at("structuredContent").at("response").at("choice") == "B");
+}
+
+TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_respond answers them") {
+  TempProject p;
+  const fs::path state = p.root / ".orchestration";
+  harness::store::CheckpointRecord r;
+  r.id = "cp-verify-plan-02-03-abc-1";
+  r.task = "verify-plan:02-03";
+  r.question = "verification of 02-03: automated checks passed (2/2 checks passed)";
+  r.run = "abc"; // a run that has ended: the next one reads the answer
+  r.opened_at = "2026-01-01T00:00:00Z";
+  REQUIRE(harness::store::write_open_checkpoint(state, r));
+  auto stale = r; // a worker's question of that run: nobody can answer it any more
+  stale.id = "cp-execute-01-01-abc-2";
+  stale.task = "execute:01-01";
+  stale.asker = harness::store::CheckpointAsker::worker;
+  REQUIRE(harness::store::write_open_checkpoint(state, stale));
+  const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession o(orchestrator);
+  auto pending = call_tool(o, 1, "harness_get_pending").at("structuredContent").at("messages").as_array();
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].at("message_id").as_string() == r.id);
+  CHECK(pending[0].at("type") == "checkpoint");
+  CHECK(pending[0].at("task_id") == "verify-plan:02-03");
+  CHECK(pending[0].at("payload").at("question").as_string() == r.question);
+  // Only a session's questions when one is named: a checkpoint belongs to no session.
+  CHECK(call_tool(o, 2, "harness_get_pending", {{"session_id", "s1"}}).at("structuredContent").at("messages").as_array().empty());
+  // A word that is neither approve nor refuse decides nothing; the stale one is refused.
+  CHECK(is_error(call_tool(o, 3, "harness_respond", {{"message_id", r.id}, {"response", json::object{{"answer", "maybe"}}}})));
+  auto refused = call_tool(o, 4, "harness_respond", {{"message_id", stale.id}, {"response", json::object{{"verdict", "approved"}}}});
+  CHECK(is_error(refused));
+  CHECK(text_of(refused).find("is stale") != std::string::npos);
+  auto done = call_tool(o, 5, "harness_respond",
+                        {{"message_id", r.id}, {"response", json::object{{"verdict", "approved"}, {"feedback", "looked"}}}});
+  REQUIRE_FALSE(is_error(done));
+  auto answer = harness::store::read_checkpoint_answer(state, r.id);
+  REQUIRE(answer);
+  CHECK(answer->approved);
+  CHECK(answer->note == "looked");
+  CHECK(call_tool(o, 6, "harness_get_pending").at("structuredContent").at("messages").as_array().empty());
 }
 
 TEST_CASE("harness_wait_for_state returns when the status changes and times out otherwise") {

@@ -1,5 +1,8 @@
 // Orchestrator-side harness_* tools.
+#include "harness/protocol/answer.hpp"
+#include "harness/protocol/codec.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/store/checkpoint_files.hpp"
 #include "harness/store/ask_orchestrator.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/util/atomic_file.hpp"
@@ -128,7 +131,37 @@ ToolResult wait_for_state(ToolStore& store, const json::object& args, CallContex
   }
 }
 
-void add_messaging(Server& s, const StorePtr& store) {
+/// An orchestrator's checkpoint (a verification, an escalation) as harness_get_pending lists it
+/// beside the workers' questions: these live in files, not in the store.
+json::object checkpoint_json(const store::PendingCheckpointView& v) {
+  json::object payload{{"task_id", v.record.task},
+                       {"question", v.record.question},
+                       {"options", json::array{"approve", "refuse"}},
+                       {"how_to_answer", "harness_respond with response {\"verdict\":\"approved\"} or {\"verdict\":\"rejected\"}"}};
+  if (!v.hint.empty()) payload["note"] = v.hint;
+  return json::object{{"message_id", v.record.id}, {"task_id", v.record.task}, {"type", "checkpoint"},
+                      {"payload", std::move(payload)}, {"created_at", v.record.opened_at}};
+}
+
+/// harness_respond for a checkpoint id: read as strictly as a verification's answer, or as a word
+/// (`{"answer": "approve"}`) the way `harness-cli respond` reads one.
+ToolResult answer_checkpoint(const fs::path& state_dir, const std::string& id, const json::value& response) {
+  store::CheckpointAnswer answer;
+  const json::value* word = response.is_object() ? response.as_object().if_contains("answer") : nullptr;
+  if (word && word->is_string()) {
+    auto yes = protocol::parse_approval(word->as_string());
+    if (!yes) return error_result("answer '" + std::string(word->as_string()) + "' is not approve or refuse");
+    answer.approved = *yes;
+    answer.note = protocol::field_text(response.as_object(), "note");
+  } else {
+    auto reading = protocol::read_answer(protocol::MessageType::verification_needed, json::serialize(response));
+    answer = {reading.approved, reading.note};
+  }
+  if (auto r = store::answer_checkpoint(state_dir, id, answer); !r) return error_result(r.error().message);
+  return structured_result(json::object{{"message_id", id}, {"responded", true}});
+}
+
+void add_messaging(Server& s, const StorePtr& store, const fs::path& project) {
   add_tool(s, "harness_wait_for_state", "Wait until a session's status changes (long-poll, cancellable).",
            object_schema({{"session_id", typed("string")},
                           {"from_status", typed("string", "status to wait away from (default: current)")},
@@ -138,20 +171,29 @@ void add_messaging(Server& s, const StorePtr& store) {
                          {"session_id", "status", "changed"}),
            [store](const json::object& args, CallContext& ctx) { return wait_for_state(*store, args, ctx); },
            Execution::own_thread);
-  add_tool(s, "harness_get_pending", "Worker messages waiting for an answer.",
-           object_schema({{"session_id", typed("string", "only this session")}}),
+  add_tool(s, "harness_get_pending",
+           "Questions waiting for a person: workers' and the orchestrator's checkpoints.",
+           object_schema({{"session_id", typed("string", "only this session's questions")}}),
            object_schema({{"messages", typed("array")}}, {"messages"}),
-           [store](const json::object& args, CallContext&) {
-             auto messages = store->pending(string_arg(args, "session_id"));
+           [store, project](const json::object& args, CallContext&) {
+             const std::string session = string_arg(args, "session_id");
+             auto messages = store->pending(session);
              if (!messages) return store_failure(messages.error());
+             // A worker's question is in the store already; the orchestrator's own are only files.
+             if (session.empty())
+               for (const auto& v : store::pending_checkpoint_views(project / ".orchestration"))
+                 if (v.record.asker == store::CheckpointAsker::orchestrator) messages->push_back(checkpoint_json(v));
              return structured_result(json::object{{"messages", std::move(*messages)}});
            });
-  add_tool(s, "harness_respond", "Answer a pending worker message.",
-           object_schema({{"message_id", typed("string")}, {"response", typed("object", "e.g. {\"choice\":\"B\"}")}},
+  add_tool(s, "harness_respond", "Answer a pending worker message or checkpoint.",
+           object_schema({{"message_id", typed("string", "a message_id from harness_get_pending")},
+                          {"response", typed("object", "e.g. {\"choice\":\"B\"}; a checkpoint: {\"verdict\":\"approved\"}")}},
                          {"message_id", "response"}),
            object_schema({{"message_id", typed("string")}, {"responded", typed("boolean")}}, {"message_id", "responded"}),
-           [store](const json::object& args, CallContext&) {
+           [store, project](const json::object& args, CallContext&) {
              const std::string id = string_arg(args, "message_id");
+             const fs::path state_dir = project / ".orchestration";
+             if (store::read_checkpoint(state_dir, id)) return answer_checkpoint(state_dir, id, args.at("response"));
              auto done = store->respond(id, args.at("response"));
              if (!done) return store_failure(done.error());
              if (!*done) return error_result("message " + id + " is unknown or already answered");
@@ -276,7 +318,7 @@ void add_orchestrator_tools(Server& server, const ToolEnvironment& env) {
   auto store = std::make_shared<ToolStore>(env.project);
   add_session_control(server, env.project);
   add_session_reads(server, store, env.project);
-  add_messaging(server, store);
+  add_messaging(server, store, env.project);
   add_state_tools(server, store, env.project);
 }
 
