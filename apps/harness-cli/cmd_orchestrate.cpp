@@ -7,6 +7,7 @@
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/setup/install.hpp"
 #include "harness/orchestrator/run_config.hpp"
+#include "harness/protocol/answer.hpp"
 #include "harness/verify/engine.hpp"
 #include "harness/spec/diagnostic.hpp"
 
@@ -111,6 +112,10 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
       return;
     }
     for (const auto& b : result->blocked) std::cerr << "blocked: " << b << "\n";
+    for (const auto& w : result->waiting) std::cerr << "waiting: " << w << "\n";
+    if (!result->waiting.empty())
+      std::cerr << "nothing else can run before these answers; answer them, then run harness-cli orchestrate "
+                << opt->spec_dir << " again\n";
     exit.value = result->exit_code;
   });
 }

@@ -23,9 +23,9 @@ void add_respond(CLI::App& app, ExitCode& exit) {
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("respond", "Answer a checkpoint a running orchestrate waits on");
+  auto* cmd = app.add_subcommand("respond", "Answer a checkpoint orchestrate waits on (or the next run will read)");
   cmd->add_option("ID", opt->id, "checkpoint id (from the orchestrate output or --list)");
-  cmd->add_option("ANSWER", opt->answer, "approve | refuse");
+  cmd->add_option("ANSWER", opt->answer, "approve | refuse (y, yes, ok / n, no, reject; any case)");
   cmd->add_option("--note", opt->note, "a note kept with the answer");
   cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
   cmd->add_flag("--list", opt->list, "list the checkpoints waiting for an answer");

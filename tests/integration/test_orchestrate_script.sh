@@ -48,8 +48,10 @@ grep -q "12/12 plans verified" "$spec/STATUS.md" || fail "STATUS.md"
 "$cli" status "$spec" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["complete"], j'
 cd - >/dev/null
 
-# 2. Without --yes and without a terminal the checkpoint waits for `harness-cli respond`. The
-# worker kind and one slot come from .orchestration/config.yaml, not from flags.
+# 2. Without --yes and without a terminal the checkpoint waits for `harness-cli respond`, answered
+# here while other plans still run (a run with nothing else left stops with exit 3:
+# test_orchestrate_checkpoints.sh). The worker kind and one slot come from .orchestration/config.yaml,
+# not from flags.
 p=$tmp/respond
 example_project "$p"
 mkdir -p "$p/.orchestration"

@@ -1,5 +1,6 @@
 // `harness-cli respond`'s library half: answers go to the waiting checkpoint's directory, and a
-// bad id or answer (exit 2) is told apart from a write that failed (exit 1).
+// bad id or answer, or a checkpoint nobody would read an answer to (exit 2), is told apart from
+// a write that failed (exit 1).
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "spec_test_util.hpp"
@@ -12,7 +13,18 @@ namespace fs = std::filesystem;
 TEST_CASE("respond writes the answer once the checkpoint exists, and says which error is whose", "[orchestrator][respond]") {
   test::TempDir dir;
   const auto state = dir.path / ".orchestration";
-  dir.write(".orchestration/sessions/cp-1/checkpoint.json", R"({"id":"cp-1","task":"verify-plan:01-01","question":"ok?"})");
+  // A verification's checkpoint a run left open: the next run asks it again and reads the answer.
+  dir.write(".orchestration/sessions/cp-1/checkpoint.json",
+            R"({"id":"cp-1","task":"verify-plan:01-01","question":"ok?","run":"r1","asker":"orchestrator"})");
+  // One written before checkpoints named their run: nothing says anyone would read an answer.
+  dir.write(".orchestration/sessions/cp-0/checkpoint.json", R"({"id":"cp-0","task":"verify-plan:01-01","question":"ok?"})");
+  auto stale = orchestrator::respond_checkpoint(state, "cp-0", "approve", "");
+  REQUIRE_FALSE(stale);
+  CHECK(stale.error().exit_code == 2);
+  CHECK(stale.error().message.find("is stale") != std::string::npos);
+  CHECK(stale.error().message.find("verify-plan:01-01 waits on checkpoint cp-1 now") != std::string::npos);
+  REQUIRE(orchestrator::pending_checkpoints(state).size() == 1);
+  CHECK(orchestrator::pending_checkpoints(state)[0].id == "cp-1");
 
   auto bad_answer = orchestrator::respond_checkpoint(state, "cp-1", "perhaps", "");
   REQUIRE_FALSE(bad_answer);

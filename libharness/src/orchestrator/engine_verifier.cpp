@@ -16,6 +16,20 @@ sched::Verdict verdict_of(spec::VerificationStatus s) {
   return sched::Verdict::gaps_found;
 }
 
+/// "; a person must check (VERIFICATION.md): 03-02 looks-right: ..." for a human_needed report:
+/// the checkpoint that follows asks about these.
+std::string human_items(const verify::Report& r, std::string_view report_name) {
+  std::vector<std::string> items;
+  for (const auto& c : r.results)
+    if (c.status == verify::CheckStatus::human)
+      items.push_back(fmt::format("{}{}{}", c.plan.empty() ? "" : c.plan + " ", c.id, c.message.empty() ? "" : ": " + c.message));
+  if (items.empty()) return {};
+  std::string out = fmt::format("; a person must check ({}): ", report_name);
+  for (std::size_t i = 0; i < items.size() && i < 3; ++i) out += (i ? "; " : "") + items[i];
+  if (items.size() > 3) out += fmt::format("; and {} more", items.size() - 3);
+  return out;
+}
+
 std::string first_gap(const verify::Report& r) {
   for (const auto& c : r.results)
     if (c.status == verify::CheckStatus::failed || c.status == verify::CheckStatus::error)
@@ -45,7 +59,7 @@ public:
     if (cancelled()) return stopped(); // a half-run verification is not a verdict: nothing written
     auto file = verify::write_report(spec, phase, r);
     return {verdict_of(r.status), false,
-            fmt::format("{} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),
+            fmt::format("{} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(), human_items(r, "VERIFICATION.md"),
                         file ? "" : "; could not write VERIFICATION.md: " + file.error())};
   }
   VerifyOutcome verify_final(const spec::Spec& spec) override {
@@ -56,7 +70,8 @@ public:
     if (cancelled()) return stopped();
     auto file = verify::write_report(spec, std::nullopt, r);
     return {verdict_of(r.status), false,
-            fmt::format("final {} ({}/{}){}", spec::to_string(r.status), r.passed(), r.total(),
+            fmt::format("final {} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(),
+                        human_items(r, "FINAL-VERIFICATION.md"),
                         file ? "" : "; could not write FINAL-VERIFICATION.md: " + file.error())};
   }
 

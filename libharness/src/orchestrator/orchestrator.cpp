@@ -48,14 +48,16 @@ void Orchestrator::Impl::feed(const sched::Event& e) {
   if (draining) maybe_stop_after_drain();
 }
 
-void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict, bool deviations) {
+void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict, bool deviations, std::string detail) {
   auto e = sched::make_event(EventType::succeeded, task);
   e.verdict = verdict;
   e.has_deviations = deviations;
+  e.detail = std::move(detail);
   feed(e);
 }
 
 void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, std::string detail) {
+  expire_carried(task, "the task failed in this run (" + detail + "); it asks again if it gets there");
   auto e = sched::make_event(EventType::failed, task);
   e.failure = why;
   e.detail = std::move(detail);
@@ -401,10 +403,7 @@ void Orchestrator::Impl::finish_run() {
   if (done) return;
   done = true;
   reload_spec();
-  if (summary.outcome == "blocked" && !checkpoints.empty()) {
-    summary.outcome = "waiting_for_human";
-    summary.exit_code = 3;
-  }
+  settle_checkpoints();
   write_progress(false);
   commit_writeback("orchestrate: " + summary.outcome);
   warn_about_undeclared_changes();
@@ -510,7 +509,8 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   state_dir = spec.layout.project_root / ".orchestration";
   std::error_code rel_ec;
   lock_taken_at = protocol::now_iso8601(); // requests older than this were for an earlier run
-  auto lock = store::RunLock::acquire(state_dir, {0, fs::relative(spec.layout.spec_dir, spec.layout.project_root, rel_ec).string(), ""});
+  auto lock = store::RunLock::acquire(
+      state_dir, {0, fs::relative(spec.layout.spec_dir, spec.layout.project_root, rel_ec).string(), "", run_id});
   if (!lock) return std::unexpected(RunError{lock.error(), 1});
   run_lock.emplace(std::move(*lock));
   util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
@@ -561,6 +561,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                    worker::to_string(opt.adapter)));
   warn_about_validation(); // after run_started: emit needs the scheduler's view
   warn_about_dirty_files();
+  take_over_checkpoints(); // before the first event: a task that asks again finds its checkpoint
   watch_signals();
   schedule_pump();
   asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });

@@ -2,7 +2,9 @@
 // terminal, answered by `harness-cli respond`, by harness_respond, or by --yes.
 #include "run_loop.hpp"
 
+#include "harness/orchestrator/checkpoint_question.hpp"
 #include "harness/protocol/answer.hpp"
+#include "harness/store/checkpoint_files.hpp"
 
 namespace harness::orchestrator {
 
@@ -60,13 +62,28 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
     commit_writeback(fmt::format("{} {}", a.kind == TaskKind::verify_phase ? "verify phase" : "final verification",
                                  a.subject));
   }
-  succeed(a.task, out.verdict);
+  succeed(a.task, out.verdict, false, out.message);
 }
 
 void Orchestrator::Impl::ask_human(const sched::Action& a) {
+  const std::string question = checkpoint_question(a);
+  std::optional<std::string> message_id;
+  if (auto q = worker_question.find(a.task); q != worker_question.end()) {
+    message_id = q->second;
+    worker_question.erase(q);
+  }
+  // The same question an earlier run asked and never had answered (or whose answer came after it
+  // ended): this run takes over that checkpoint, so its id stays valid and its answer counts.
+  std::optional<store::CheckpointRecord> earlier;
+  if (auto c = carried.find(a.task); c != carried.end() && !message_id) {
+    earlier = std::move(c->second);
+    carried.erase(c);
+  }
+  const bool answered_meanwhile = earlier && earlier->answer;
   const bool checks_passed = a.kind == TaskKind::verify_plan && a.reason.find("automated checks passed") != std::string::npos;
-  if (opt.auto_yes && checks_passed) {
-    emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, a.reason);
+  if (opt.auto_yes && checks_passed && !answered_meanwhile) { // a person's answer outweighs --yes
+    if (earlier) store::close_answered_checkpoint(state_dir, earlier->id);
+    emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, question);
     asio::post(ctx, [this, t = a.task] {
       emit(RunEventKind::checkpoint_answered, t, -1, 0, "approved automatically (--yes; checks passed)");
       auto e = sched::make_event(EventType::answered, t);
@@ -75,21 +92,80 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
     });
     return;
   }
-  // Unique per checkpoint: a task may ask twice in a run, and "final" has no ':' to replace.
-  std::string name = a.task;
-  std::replace(name.begin(), name.end(), ':', '-');
-  PendingCheckpoint cp{fmt::format("cp-{}-{}-{}", name, run_id, ++checkpoints_opened), a.task, a.reason,
-                       state_dir / "checkpoints"};
-  cp.file = write_checkpoint(state_dir, cp.id, a.task, a.reason);
-  checkpoints[cp.id] = cp;
-  if (auto q = worker_question.find(a.task); q != worker_question.end()) {
-    checkpoint_message[cp.id] = q->second;
-    worker_question.erase(q);
+  store::CheckpointRecord r;
+  if (earlier) {
+    r = std::move(*earlier);
+  } else {
+    // Unique per checkpoint: a task may ask twice in a run, and "final" has no ':' to replace.
+    std::string name = a.task;
+    std::replace(name.begin(), name.end(), ':', '-');
+    r.id = fmt::format("cp-{}-{}-{}", name, run_id, ++checkpoints_opened);
+    r.opened_at = protocol::now_iso8601();
   }
-  emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt,
-       fmt::format("{} -- answer with: harness-cli respond {} approve|refuse", a.reason, cp.id));
-  if (opt.interactive) prompt_on_terminal(cp);
+  r.task = a.task;
+  r.question = question;
+  r.run = run_id;
+  r.asker = message_id ? store::CheckpointAsker::worker : store::CheckpointAsker::orchestrator;
+  r.message_id = message_id.value_or("");
+  if (auto w = store::write_open_checkpoint(state_dir, r); !w) emit(RunEventKind::note, a.task, -1, 0, "checkpoint: " + w.error());
+  PendingCheckpoint cp{r.id, a.task, question, state_dir / "sessions" / r.id / "checkpoint.json", ""};
+  checkpoints[cp.id] = cp;
+  if (message_id) checkpoint_message[cp.id] = *message_id;
+  std::string text = checkpoint_opened_message(question, cp.id);
+  if (earlier) text += answered_meanwhile ? " (asked by an earlier run, answered since: taking that answer)" : " (asked by an earlier run too)";
+  emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, std::move(text));
+  if (opt.interactive && !answered_meanwhile) prompt_on_terminal(cp);
   poll_checkpoints();
+}
+
+void Orchestrator::Impl::take_over_checkpoints() {
+  // Workers that asked in an earlier run are gone, and so is whoever would read their answers;
+  // what the orchestrator asked itself, it asks again when the task gets there.
+  const std::optional<store::RunInfo> running = store::RunInfo{0, "", "", run_id}; // this run holds the lock
+  for (auto& r : store::read_checkpoints(state_dir)) {
+    const auto status = store::checkpoint_status(r, running);
+    if (status == store::CheckpointStatus::stale) {
+      store::expire_checkpoint(state_dir, r.id, "the run that opened it ended, and the worker that asked with it");
+    } else if (status == store::CheckpointStatus::carried_over) {
+      auto [it, fresh] = carried.try_emplace(r.task, r);
+      if (fresh) continue;
+      // Two for one task (a harness before this one opened a new checkpoint per run): the
+      // answered one counts, else the latest; the other can never be read.
+      auto& kept = it->second;
+      const bool take_new = (r.answer && !kept.answer) || (bool(r.answer) == bool(kept.answer) && r.opened_at > kept.opened_at);
+      const std::string dropped = take_new ? kept.id : r.id, superseded_by = take_new ? r.id : kept.id;
+      if (take_new) kept = r;
+      store::expire_checkpoint(state_dir, dropped, "superseded by checkpoint " + superseded_by + " of the same task");
+    }
+  }
+  for (const auto& [task, r] : carried)
+    emit(RunEventKind::note, task, -1, 0,
+         fmt::format("checkpoint {} of an earlier run {}: asked again when {} gets there", r.id,
+                     r.answer ? fmt::format("was {} since", r.answer->approved ? "approved" : "refused") : "is still open", task));
+}
+
+void Orchestrator::Impl::settle_checkpoints() {
+  std::vector<std::string> asked_by_workers;
+  for (const auto& [id, cp] : checkpoints)
+    if (checkpoint_message.contains(id)) asked_by_workers.push_back(id);
+  for (const auto& id : asked_by_workers) {
+    store::expire_checkpoint(state_dir, id, "the run ended, and with it the worker that asked");
+    checkpoints.erase(id);
+    checkpoint_message.erase(id);
+  }
+  std::vector<std::string> done_without;
+  for (const auto& [task, r] : carried)
+    if (const auto* t = scheduler->find_task(task); !t || t->state == sched::TaskState::done || t->state == sched::TaskState::dropped)
+      done_without.push_back(task);
+  for (const auto& task : done_without) expire_carried(task, "its task was done without it");
+}
+
+void Orchestrator::Impl::expire_carried(const std::string& task, const std::string& why) {
+  auto c = carried.find(task);
+  if (c == carried.end()) return;
+  store::expire_checkpoint(state_dir, c->second.id, why);
+  emit(RunEventKind::note, task, -1, 0, fmt::format("checkpoint {} of an earlier run expired: {}", c->second.id, why));
+  carried.erase(c);
 }
 
 void Orchestrator::Impl::prompt_on_terminal(const PendingCheckpoint& cp) {
@@ -145,9 +221,10 @@ void Orchestrator::Impl::poll_checkpoints() {
     if (e || checkpoints.empty()) return;
     std::vector<std::pair<std::string, std::pair<bool, std::string>>> answered;
     for (const auto& [id, cp] : checkpoints)
-      if (auto r = read_checkpoint_response(state_dir, id)) answered.push_back({id, *r});
+      if (auto r = store::read_checkpoint_answer(state_dir, id)) answered.push_back({id, {r->approved, r->note}});
       else if (auto w = answered_in_store(id)) answered.push_back({id, *w});
     for (const auto& [id, r] : answered) answer_checkpoint(id, r.first, r.second);
+    if (stop_when_only_people_can_go_on()) return;
     if (!checkpoints.empty()) poll_checkpoints();
   });
 }
@@ -157,7 +234,7 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, bool approved,
   if (it == checkpoints.end()) return;
   const auto task = it->second.task;
   checkpoints.erase(it);
-  close_checkpoint(state_dir, id);
+  store::close_answered_checkpoint(state_dir, id);
   if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
     tty_queue.pop_front();
     std::cerr << "(answered elsewhere)\n";
@@ -172,6 +249,23 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, bool approved,
   e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
   e.detail = note;
   feed(e);
+}
+
+bool Orchestrator::Impl::stop_when_only_people_can_go_on() {
+  // On a terminal the question is on the screen and the run waits for it; elsewhere nobody may be
+  // watching, so a run with nothing else to do stops (exit 3) and the next run takes the answers.
+  if (opt.interactive || done || draining || checkpoints.empty() || host->running() > 0) return false;
+  if (!scheduler->waits_only_for_humans()) return false;
+  summary.outcome = "waiting_for_human";
+  summary.exit_code = 3;
+  for (const auto& [id, cp] : checkpoints) {
+    summary.waiting.push_back(fmt::format("{}: {}", cp.task, checkpoint_opened_message(cp.question, id)));
+    emit(RunEventKind::note, cp.task, -1, 0,
+         fmt::format("waits for an answer: {}; then run harness-cli orchestrate {} again", checkpoint_opened_message(cp.question, id),
+                     spec_arg()));
+  }
+  finish_run();
+  return true;
 }
 
 /// A worker's question answered straight in the store (harness_respond over MCP): the worker's
@@ -203,7 +297,7 @@ bool Orchestrator::Impl::withdraw_questions(const std::string& task) {
     withdrawn = true;
     checkpoints.erase(id);
     checkpoint_message.erase(id);
-    close_checkpoint(state_dir, id);
+    store::expire_checkpoint(state_dir, id, "withdrawn: the worker that asked has exited");
     emit(RunEventKind::note, task, -1, 0, "checkpoint " + id + " withdrawn: the worker that asked has exited");
   }
   worker_question.erase(task);

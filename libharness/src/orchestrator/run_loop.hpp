@@ -18,6 +18,7 @@
 #include "harness/spec/document_parsers.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/store/recovery.hpp"
+#include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/store/state_dir.hpp"
 #include "harness/store/store.hpp"
@@ -103,6 +104,9 @@ struct Orchestrator::Impl {
   std::array<char, 256> tty_chunk{};
   std::string tty_line;
   std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
+  /// task -> the open checkpoint an earlier run asked for it: taken over (with any answer given
+  /// meanwhile) when this run asks the same.
+  std::map<std::string, store::CheckpointRecord> carried;
   asio::steady_timer checkpoint_poll{ctx};
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   RunSummary summary;
@@ -149,7 +153,9 @@ struct Orchestrator::Impl {
   void apply_planning_marks(sched::Workload& w);
   void mark_planning(const std::string& phase, PlanningStage stage);
   void clear_checked_planning();
-  void succeed(const std::string& task, sched::Verdict verdict = sched::Verdict::passed, bool deviations = false);
+  /// `detail`: what the verifier found, for the question a verdict other than passed asks.
+  void succeed(const std::string& task, sched::Verdict verdict = sched::Verdict::passed, bool deviations = false,
+               std::string detail = {});
   void fail(const std::string& task, sched::FailureClass why, std::string detail);
 
   // ---- actions out of the scheduler ----------------------------------------------------------
@@ -214,10 +220,22 @@ struct Orchestrator::Impl {
   // ---- checkpoints ----------------------------------------------------------------------------
 
   void ask_human(const sched::Action& a);
+  /// At start: expires the checkpoints nobody can answer any more (a worker's question of an
+  /// ended run) and keeps those this run will ask again in `carried`.
+  void take_over_checkpoints();
+  /// The earlier run's checkpoint of `task` no longer asks about what is there (its checks failed
+  /// since): an answer to it must not decide the task.
+  void expire_carried(const std::string& task, const std::string& why);
   void prompt_on_terminal(const PendingCheckpoint& cp);
   void show_terminal_question();
   void read_terminal();
   void poll_checkpoints();
+  /// Without a terminal, a run that has nothing left but checkpoints ends as waiting_for_human
+  /// (exit 3); their files stay open for `respond` and the next run. True when it ended the run.
+  bool stop_when_only_people_can_go_on();
+  /// At the end of a run: a worker's question dies with the worker; a checkpoint an earlier run
+  /// left whose task got done without it can never be asked again.
+  void settle_checkpoints();
   void answer_checkpoint(const std::string& id, bool approved, const std::string& note);
   std::optional<std::pair<bool, std::string>> answered_in_store(const std::string& checkpoint_id);
   bool withdraw_questions(const std::string& task);

@@ -3,6 +3,7 @@
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/orchestrator/worker_host.hpp"
 #include "harness/protocol/answer.hpp"
+#include "harness/store/checkpoint_files.hpp"
 #include "harness/util/atomic_file.hpp"
 
 #include <boost/json.hpp>
@@ -54,43 +55,18 @@ std::vector<std::string> reap_stale_workers(const fs::path& state_dir) {
   return reaped;
 }
 
-fs::path write_checkpoint(const fs::path& state_dir, const std::string& id, const std::string& task,
-                          const std::string& question) {
-  const fs::path file = state_dir / "sessions" / id / "checkpoint.json";
-  json::object o{{"id", id}, {"task", task}, {"type", "verification_needed"}, {"question", question},
-                 {"options", json::array{"approve", "refuse"}}};
-  (void)util::write_file_atomic(file, json::serialize(o) + "\n");
-  return file;
-}
-
-std::optional<std::pair<bool, std::string>> read_checkpoint_response(const fs::path& state_dir, const std::string& id) {
-  auto o = read_json(state_dir / "sessions" / id / "checkpoint_response.json");
-  if (!o) return std::nullopt;
-  return std::pair{str(*o, "answer") == "approve", str(*o, "note")};
-}
-
-void close_checkpoint(const fs::path& state_dir, const std::string& id) {
-  std::error_code ec;
-  const fs::path dir = state_dir / "sessions" / id;
-  fs::rename(dir / "checkpoint.json", dir / "checkpoint.answered.json", ec);
-  fs::rename(dir / "checkpoint_response.json", dir / "checkpoint_response.answered.json", ec);
-}
-
 std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {
   std::vector<PendingCheckpoint> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(state_dir / "sessions", ec)) {
-    auto cp = read_json(e.path() / "checkpoint.json");
-    if (!cp || fs::exists(e.path() / "checkpoint_response.json")) continue;
-    out.push_back({str(*cp, "id"), str(*cp, "task"), str(*cp, "question"), e.path() / "checkpoint.json"});
-  }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  for (auto& v : store::pending_checkpoint_views(state_dir))
+    out.push_back({v.record.id, v.record.task, v.record.question, state_dir / "sessions" / v.record.id / "checkpoint.json",
+                   std::move(v.hint)});
   return out;
 }
 
 std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending) {
   std::string out;
-  for (const auto& cp : pending) out += fmt::format("{}  {}  {}\n", cp.id, cp.task, cp.question);
+  for (const auto& cp : pending)
+    out += fmt::format("{}  {}  {}{}\n", cp.id, cp.task, cp.question, cp.hint.empty() ? "" : "  (" + cp.hint + ")");
   return out;
 }
 
@@ -104,14 +80,9 @@ std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_di
                                                  const std::string& answer, const std::string& note) {
   const auto approved = protocol::parse_approval(answer);
   if (!approved) return std::unexpected(RunError{fmt::format("answer '{}' is not approve or refuse", answer), 2});
-  const std::string normalized = *approved ? "approve" : "refuse";
-  const fs::path dir = state_dir / "sessions" / id;
-  if (!fs::exists(dir / "checkpoint.json"))
-    return std::unexpected(RunError{fmt::format("no pending checkpoint '{}' (harness-cli respond --list shows them)", id), 2});
-  json::object o{{"id", id}, {"answer", normalized}, {"note", note}};
-  if (auto w = util::write_file_atomic(dir / "checkpoint_response.json", json::serialize(o) + "\n"); !w)
-    return std::unexpected(RunError{w.error(), 1});
-  return normalized;
+  if (auto r = store::answer_checkpoint(state_dir, id, {*approved, note}); !r)
+    return std::unexpected(RunError{r.error().message, r.error().exit_code});
+  return std::string(*approved ? "approve" : "refuse");
 }
 
 } // namespace harness::orchestrator

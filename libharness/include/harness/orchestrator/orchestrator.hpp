@@ -39,12 +39,16 @@ private:
   std::unique_ptr<Impl> m_impl;
 };
 
-/// `.orchestration/sessions/<id>/checkpoint.json` files still waiting for an answer.
+/// `.orchestration/sessions/<id>/checkpoint.json` files waiting for an answer that a run will
+/// read: the running orchestrate's own, and those an earlier run left (the next run that reaches
+/// their task asks the same again and takes the answer). Stale ones (a worker's question whose
+/// run has ended) are not listed.
 struct PendingCheckpoint {
   std::string id;        ///< what `harness-cli respond` takes
   std::string task;
   std::string question;
   std::filesystem::path file;
+  std::string hint;      ///< for one left by an earlier run: who will read the answer
 };
 std::vector<PendingCheckpoint> pending_checkpoints(const std::filesystem::path& state_dir);
 /// `respond --list`: one `<id>  <task>  <question>` line per checkpoint.
@@ -52,9 +56,11 @@ std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending);
 /// `respond --list --json`: `{"checkpoints": [{"id", "task", "question"}]}`.
 std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending);
 
-/// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is
-/// approve | refuse (or yes | no); returns the answer as written (approve | refuse). Fails with
-/// exit_code 2 for an unknown id or answer, 1 when the answer cannot be written.
+/// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is read by
+/// protocol::parse_approval (approve, yes, ok, refuse, no, ... in any case); returns the answer as
+/// written (approve | refuse). Fails with exit_code 2 for an answer that is neither, an unknown id,
+/// or a checkpoint whose answer nobody would read (stale, answered, expired: the message names the
+/// one that waits for the same task), and 1 when the answer cannot be written.
 std::expected<std::string, RunError> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
                                                  const std::string& answer, const std::string& note);
 

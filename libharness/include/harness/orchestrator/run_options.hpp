@@ -48,6 +48,7 @@ struct RunSummary {
   std::string outcome; ///< complete | blocked | waiting_for_human | interrupted | cost_limit
   int exit_code = 1;
   std::vector<std::string> blocked;
+  std::vector<std::string> waiting; ///< waiting_for_human: each open checkpoint and how to answer it
   int attempts = 0;
   double cost_usd = 0;
   double elapsed_seconds = 0;

@@ -1,0 +1,19 @@
+#pragma once
+// What a checkpoint asks a person, in words: the line `orchestrate` prints when it opens one, the
+// question on the terminal, in `respond --list` and in harness_get_pending.
+
+#include "harness/sched/types.hpp"
+
+#include <string>
+
+namespace harness::orchestrator {
+
+/// The question behind the scheduler's ask_human action `a`: what waits for the person and what
+/// an approval or a refusal does ("verification of 02-03: automated checks passed (2/2 checks
+/// passed)", "phase 03 needs a person: ..."). Pure.
+std::string checkpoint_question(const sched::Action& a);
+
+/// The event line's text for an open checkpoint: the question and how to answer it.
+std::string checkpoint_opened_message(const std::string& question, const std::string& checkpoint_id);
+
+} // namespace harness::orchestrator

@@ -1,0 +1,40 @@
+#include "harness/orchestrator/checkpoint_question.hpp"
+
+#include <fmt/format.h>
+
+namespace harness::orchestrator {
+namespace {
+
+/// "human_needed: human_needed (5/7): ..." -> "human_needed (5/7): ...": the scheduler names the
+/// verdict before the verifier's message, which names it too.
+std::string without_repeated_verdict(const std::string& reason) {
+  const auto colon = reason.find(": ");
+  if (colon == std::string::npos) return reason;
+  const std::string verdict = reason.substr(0, colon), rest = reason.substr(colon + 2);
+  return rest.starts_with(verdict) || rest.starts_with("final " + verdict) ? rest : reason;
+}
+
+} // namespace
+
+std::string checkpoint_question(const sched::Action& a) {
+  // A plan's verification checkpoint or a worker's question: the detail says it all.
+  if (a.reason.starts_with("checkpoint: ")) return a.reason.substr(12);
+  const std::string why = without_repeated_verdict(a.reason);
+  switch (a.kind) {
+  case sched::TaskKind::verify_phase:
+    return fmt::format("phase {} verification: {}; approve to count the phase as verified, refuse to block it",
+                       a.subject, why);
+  case sched::TaskKind::verify_final:
+    return fmt::format("final verification: {}; approve to accept the spec as complete, refuse to block it", why);
+  case sched::TaskKind::check_plans:
+    return fmt::format("plans of phase {}: {}; approve to execute them as they are, refuse to block the phase",
+                       a.subject, why);
+  default: return why;
+  }
+}
+
+std::string checkpoint_opened_message(const std::string& question, const std::string& checkpoint_id) {
+  return fmt::format("{} -- answer with: harness-cli respond {} approve|refuse", question, checkpoint_id);
+}
+
+} // namespace harness::orchestrator

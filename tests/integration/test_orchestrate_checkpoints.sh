@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Checkpoints without a terminal and across runs, with the real harness-cli, harness-mcp and the
+# script worker. Plan 01-01 asks for a verification checkpoint; 01-03 depends on it; 01-02 does not.
+#   1. No terminal, no --yes: the run does all it can (01-02), then stops with exit 3; the
+#      checkpoint's line says what it waits for and how to answer it.
+#   2. No run is alive: `respond --list` and harness_get_pending still show the checkpoint;
+#      `respond` refuses an unclear answer (exit 2) and takes "Approve".
+#   3. The next run takes that answer (the same checkpoint, no new question) and completes; the
+#      answered checkpoint is refused from then on, and no run reads it as a worker report.
+#   4. A run killed (kill -9) while its checkpoint waits: the checkpoint outlives it, a refusal
+#      over MCP (harness_respond) is taken, and the next run blocks the plan as refused.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+mcp=${HARNESS_MCP:?}
+tmp=$(mktemp -d)
+export SLOW=$((700000 + RANDOM)) # a unique sleep argument to find the slow worker's child by
+orch=""
+cleanup() {
+  [[ -n $orch ]] && kill -KILL "$orch" 2>/dev/null || true
+  pkill -KILL -f "sleep $SLOW" 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+spec=docs/specs/SPC-009-checkpoints
+
+new_project() { # dir
+  local s=$1/$spec
+  mkdir -p "$s/planning/plans/01-core"
+  printf '# Checkpoints\n\nThree plans; 01-01 wants a person to look at it.\n' >"$s/SPEC.md"
+  plan() { # id depends_on checkpoints script
+    cat >"$s/planning/plans/01-core/$1-PLAN.md" <<PLAN
+---
+plan_id: '$1'
+depends_on: [$2]
+files_modified: ['out/$1.txt']
+checkpoints: [$3]
+must_pass:
+  - id: written
+    type: file_exists
+    path: out/$1.txt
+---
+# $1
+
+### Task 1: write
+
+\`\`\`bash
+$4
+mkdir -p out && echo $1 > out/$1.txt
+\`\`\`
+PLAN
+  }
+  plan 01-01 "" "'verification'" ""
+  # Slow only when the test asks (SLOW_0102 in orchestrate's environment reaches the worker).
+  plan 01-02 "" "" 'if [ -n "${SLOW_0102:-}" ]; then sleep $SLOW & wait $!; fi'
+  plan 01-03 "'01-01'" "" ""
+  (cd "$1" && git init -q && git add -A && git commit -qm init)
+}
+
+mcp_call() { # project tool json-args -> the tools/call response line
+  python3 - "$mcp" "$1" "$2" "$3" <<'PY'
+import json, subprocess, sys
+mcp, project, tool, args = sys.argv[1:5]
+p = subprocess.Popen([mcp, "--project", project], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+send = lambda m: (p.stdin.write(json.dumps(m) + "\n"), p.stdin.flush())
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+      "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+p.stdout.readline()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": json.loads(args)}})
+for line in p.stdout:
+    if json.loads(line).get("id") == 2:
+        print(line.strip())
+        break
+p.stdin.close()
+p.wait(timeout=10)
+PY
+}
+
+# 1. Nothing left but the checkpoint: exit 3, and the line says what to do.
+p=$tmp/stop
+new_project "$p"
+rc=0
+# (A run that waits for ever instead is stopped by the timeout: exit 124.)
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/stop.out" 2>"$tmp/stop.err" </dev/null) || rc=$?
+[[ $rc -eq 3 ]] || { cat "$tmp/stop.out" "$tmp/stop.err" >&2; fail "a run left with only a checkpoint exited $rc, expected 3"; }
+out=$(cat "$tmp/stop.out")
+err=$(cat "$tmp/stop.err")
+line=$(grep "checkpoint_opened" <<<"$out") || fail "no checkpoint line: $out"
+[[ $line == *"verify-plan:01-01: verification of 01-01: automated checks passed (2/2 checks passed) -- answer with: harness-cli respond cp-verify-plan-01-01-"*" approve|refuse" ]] \
+  || fail "the checkpoint line does not say what it waits for and how to answer: $line"
+id=$(sed -n 's/.*harness-cli respond \(cp-[^ ]*\) approve|refuse.*/\1/p' <<<"$line")
+[[ -n $id ]] || fail "no checkpoint id in: $line"
+[[ $out == *"run_finished       : waiting_for_human after"* ]] || fail "run_finished: $out"
+[[ $err == *"waiting: verify-plan:01-01: verification of 01-01"*"harness-cli respond $id approve|refuse"* ]] || fail "stderr: $err"
+[[ $err == *"then run harness-cli orchestrate $spec again"* ]] || fail "stderr does not say how to go on: $err"
+[[ $out == *"task_succeeded      verify-plan:01-02"* ]] || fail "01-02 did not run while the checkpoint waited: $out"
+[[ $out != *"task_started        execute:01-03"* ]] || fail "01-03 ran before 01-01 was approved"
+grep -q 'waiting_for_human' "$p/$spec/STATUS.md" || fail "STATUS.md: $(head -5 "$p/$spec/STATUS.md")"
+
+# 2. No run alive: still listed (saying who reads the answer), over MCP too; answers are read as words.
+list=$(cd "$p" && "$cli" respond --list)
+[[ $list == "$id  verify-plan:01-01  verification of 01-01"*"(no orchestrate runs; the next one takes the answer when it reaches verify-plan:01-01)" ]] \
+  || fail "respond --list: $list"
+pending=$(mcp_call "$p" harness_get_pending '{}')
+python3 - "$pending" "$id" <<'PY' || fail "harness_get_pending: $pending"
+import json, sys
+msgs = json.loads(sys.argv[1])["result"]["structuredContent"]["messages"]
+assert len(msgs) == 1 and msgs[0]["message_id"] == sys.argv[2] and msgs[0]["type"] == "checkpoint", msgs
+assert msgs[0]["payload"]["question"].startswith("verification of 01-01: automated checks passed"), msgs
+PY
+rc=0; err=$(cd "$p" && "$cli" respond "$id" perhaps 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"answer 'perhaps' is not approve or refuse"* ]] || fail "an unclear answer: rc $rc, $err"
+(cd "$p" && "$cli" respond "$id" Approve --note "looked at it" >/dev/null) || fail "respond Approve exited $?"
+[[ -z $(cd "$p" && "$cli" respond --list) ]] || fail "an answered checkpoint is still listed as pending"
+
+# 3. The next run takes the answer: the same checkpoint, approved with the note, and the spec completes.
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/resume.out" 2>&1 </dev/null) || rc=$?
+out=$(cat "$tmp/resume.out")
+[[ $rc -eq 0 ]] || fail "the resumed run exited $rc: $out"
+[[ $(grep -c "checkpoint_opened" <<<"$out") -eq 1 && $out == *"harness-cli respond $id approve|refuse (asked by an earlier run, answered since"* ]] \
+  || fail "the resumed run did not take over $id: $out"
+[[ $out == *"checkpoint_answered verify-plan:01-01: approved: looked at it"* ]] || fail "the answer was not taken: $out"
+[[ $out == *"task_succeeded      execute:01-03"* && $out == *"run_finished       : complete"* ]] || fail "not complete: $out"
+[[ $out != *"ingest:"* ]] || fail "a checkpoint file was read as a worker report: $out"
+rc=0; err=$(cd "$p" && "$cli" respond "$id" approve 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"checkpoint $id was answered already (approved)"* ]] || fail "answering twice: rc $rc, $err"
+
+# 4. Killed while the checkpoint waits (01-02 keeps the run busy): the checkpoint outlives the run.
+p=$tmp/killed
+new_project "$p"
+(cd "$p" && SLOW_0102=1 exec "$cli" orchestrate "$spec" --worker script --json >"$tmp/killed.jsonl" 2>&1 </dev/null) &
+orch=$!
+id=
+for _ in $(seq 1 300); do
+  id=$(cd "$p" && "$cli" respond --list | awk '{print $1}')
+  [[ -n $id ]] && break
+  kill -0 "$orch" 2>/dev/null || break
+  sleep 0.1
+done
+[[ -n $id ]] || { cat "$tmp/killed.jsonl" >&2; fail "no checkpoint while the run was alive"; }
+kill -0 "$orch" 2>/dev/null || fail "the run ended before it could be killed: $(tail -3 "$tmp/killed.jsonl")"
+kill -KILL "$orch"
+wait "$orch" 2>/dev/null || true
+orch=
+list=$(cd "$p" && "$cli" respond --list)
+[[ $list == "$id  verify-plan:01-01  "*"(no orchestrate runs; the next one takes the answer"* ]] || fail "after kill -9: $list"
+out=$(mcp_call "$p" harness_respond "{\"message_id\":\"$id\",\"response\":{\"verdict\":\"rejected\",\"feedback\":\"not like this\"}}")
+[[ $out == *'"responded":true'* ]] || fail "harness_respond: $out"
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/after-kill.out" 2>&1 </dev/null) || rc=$?
+out=$(cat "$tmp/after-kill.out")
+[[ $rc -eq 1 ]] || fail "a run whose checkpoint was refused exited $rc, expected 1 (blocked): $out"
+[[ $out == *"harness-cli respond $id approve|refuse (asked by an earlier run, answered since"* ]] || fail "not taken over: $out"
+[[ $out == *"task_blocked        verify-plan:01-01: refused by a human: not like this"* ]] || fail "the refusal was not taken: $out"
+[[ $out == *"stopped a worker left running by an earlier run"* ]] || fail "the killed run's slow worker was not stopped: $out"
+[[ $out != *"ingest:"* ]] || fail "ingest notes: $out"
+
+echo "orchestrate checkpoints: all checks passed"
