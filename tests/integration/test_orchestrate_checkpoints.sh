@@ -25,8 +25,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 spec=docs/specs/SPC-009-checkpoints
 
-new_project() { # dir
-  local s=$1/$spec
+new_project() { # dir [extra must_pass item of 01-02]
+  local s=$1/$spec extra=${2:-}
   mkdir -p "$s/planning/plans/01-core"
   printf '# Checkpoints\n\nThree plans; 01-01 wants a person to look at it.\n' >"$s/SPEC.md"
   plan() { # id depends_on checkpoints script
@@ -40,6 +40,7 @@ must_pass:
   - id: written
     type: file_exists
     path: out/$1.txt
+$([[ $1 == 01-02 ]] && printf '%s' "$extra")
 ---
 # $1
 
@@ -157,5 +158,17 @@ out=$(cat "$tmp/after-kill.out")
 [[ $out == *"task_blocked        verify-plan:01-01: refused by a human: not like this"* ]] || fail "the refusal was not taken: $out"
 [[ $out == *"stopped a worker left running by an earlier run"* ]] || fail "the killed run's slow worker was not stopped: $out"
 [[ $out != *"ingest:"* ]] || fail "ingest notes: $out"
+
+# 5. A phase that needs a person (a visual_quality check): --yes does not answer for them, and the
+# line says which check a person must look at and what approving does.
+p=$tmp/human
+new_project "$p" "  - {id: looks, type: visual_quality, description: 'the list looks tidy on a phone'}"
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes >"$tmp/human.out" 2>&1 </dev/null) || rc=$?
+out=$(cat "$tmp/human.out")
+[[ $rc -eq 3 ]] || fail "a phase waiting for a person exited $rc, expected 3: $out"
+line=$(grep "checkpoint_opened   verify-phase:01" <<<"$out") || fail "no checkpoint for phase 01: $out"
+[[ $line == *": phase 01 verification: human_needed ("*"); a person must check (execution/phases/01-core/VERIFICATION.md): 01-02 looks: the list looks tidy on a phone; approve to count the phase as verified, refuse to block it -- answer with: harness-cli respond cp-verify-phase-01-"*" approve|refuse" ]] \
+  || fail "the phase checkpoint line: $line"
 
 echo "orchestrate checkpoints: all checks passed"

@@ -16,7 +16,7 @@ sched::Verdict verdict_of(spec::VerificationStatus s) {
   return sched::Verdict::gaps_found;
 }
 
-/// "; a person must check (VERIFICATION.md): 03-02 looks-right: ..." for a human_needed report:
+/// "; a person must check (<report>): 03-02 looks-right: ..." for a human_needed report:
 /// the checkpoint that follows asks about these.
 std::string human_items(const verify::Report& r, std::string_view report_name) {
   std::vector<std::string> items;
@@ -28,6 +28,12 @@ std::string human_items(const verify::Report& r, std::string_view report_name) {
   for (std::size_t i = 0; i < items.size() && i < 3; ++i) out += (i ? "; " : "") + items[i];
   if (items.size() > 3) out += fmt::format("; and {} more", items.size() - 3);
   return out;
+}
+
+/// Where the phase's report is, as the spec directory names it.
+std::string report_name(const spec::Spec& spec, spec::PhaseNumber phase) {
+  const auto* dir = spec.layout.find_phase(phase);
+  return dir ? spec.layout.relative(spec.layout.verification_file(*dir)) : std::string("VERIFICATION.md");
 }
 
 std::string first_gap(const verify::Report& r) {
@@ -59,7 +65,7 @@ public:
     if (cancelled()) return stopped(); // a half-run verification is not a verdict: nothing written
     auto file = verify::write_report(spec, phase, r);
     return {verdict_of(r.status), false,
-            fmt::format("{} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(), human_items(r, "VERIFICATION.md"),
+            fmt::format("{} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(), human_items(r, report_name(spec, phase)),
                         file ? "" : "; could not write VERIFICATION.md: " + file.error())};
   }
   VerifyOutcome verify_final(const spec::Spec& spec) override {
@@ -71,7 +77,7 @@ public:
     auto file = verify::write_report(spec, std::nullopt, r);
     return {verdict_of(r.status), false,
             fmt::format("final {} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(),
-                        human_items(r, "FINAL-VERIFICATION.md"),
+                        human_items(r, spec.layout.relative(spec.layout.final_verification)),
                         file ? "" : "; could not write FINAL-VERIFICATION.md: " + file.error())};
   }
 
