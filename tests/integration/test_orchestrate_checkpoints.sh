@@ -9,6 +9,10 @@
 #      answered checkpoint is refused from then on, and no run reads it as a worker report.
 #   4. A run killed (kill -9) while its checkpoint waits: the checkpoint outlives it, a refusal
 #      over MCP (harness_respond) is taken, and the next run blocks the plan as refused.
+#   5. A phase that needs a person: --yes does not answer for them; the line names the check.
+#   6. A worker's question (an MCP worker waiting in harness_worker_await) dies with its killed
+#      run: not listed, `respond` refuses it as stale; once the next run's worker asks again,
+#      the refusal names the new checkpoint, which an answer then settles.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 mcp=${HARNESS_MCP:?}
@@ -18,6 +22,7 @@ orch=""
 cleanup() {
   [[ -n $orch ]] && kill -KILL "$orch" 2>/dev/null || true
   pkill -KILL -f "sleep $SLOW" 2>/dev/null || true
+  pkill -KILL -f "$tmp/asker.py" 2>/dev/null || true
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -170,5 +175,69 @@ out=$(cat "$tmp/human.out")
 line=$(grep "checkpoint_opened   verify-phase:01" <<<"$out") || fail "no checkpoint for phase 01: $out"
 [[ $line == *": phase 01 verification: human_needed ("*"); a person must check (execution/phases/01-core/VERIFICATION.md): 01-02 looks: the list looks tidy on a phone; approve to count the phase as verified, refuse to block it -- answer with: harness-cli respond cp-verify-phase-01-"*" approve|refuse" ]] \
   || fail "the phase checkpoint line: $line"
+
+# 6. A worker's question outlives neither its worker nor its run.
+cat >"$tmp/asker.py" <<'PY'
+# A worker for `--worker command`: execute:01-01 asks a question over MCP (harness-mcp --worker)
+# and waits for the answer; then, like every other task, the script worker does the plan's work.
+import json, os, subprocess, sys
+mcp, cli = sys.argv[1:3]
+if os.environ.get("HARNESS_TASK_ID") == "execute:01-01":
+    p = subprocess.Popen([mcp, "--worker", "--project", os.environ["HARNESS_PROJECT"]],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def call(i, method, params):
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+        for line in p.stdout:
+            m = json.loads(line)
+            if m.get("id") == i:
+                return m["result"]
+    call(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "asker", "version": "0"}})
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    asked = call(2, "tools/call", {"name": "harness_worker_report", "arguments": {
+        "type": "decision_needed", "payload": {"question": "Keep the output in out/?", "options": ["yes", "no"]}}})
+    answer = call(3, "tools/call", {"name": "harness_worker_await", "arguments": {
+        "message_id": asked["structuredContent"]["message_id"], "timeout_seconds": 120}})
+    print("answered:", json.dumps(answer["structuredContent"]), flush=True)
+    p.stdin.close()
+    p.wait()
+sys.exit(subprocess.run([cli, "script-worker"]).returncode)
+PY
+p=$tmp/asked
+new_project "$p"
+worker=(--worker command --command "python3 $tmp/asker.py {harness_mcp} {harness_cli}" --yes)
+wait_for_question() { # -> the id `respond --list` shows for execute:01-01
+  local id=
+  for _ in $(seq 1 300); do
+    id=$(cd "$p" && "$cli" respond --list | awk '$2 == "execute:01-01" {print $1}')
+    [[ -n $id ]] && break
+    kill -0 "$orch" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$id"
+}
+(cd "$p" && exec "$cli" orchestrate "$spec" "${worker[@]}" >"$tmp/asked1.out" 2>&1 </dev/null) &
+orch=$!
+old=$(wait_for_question)
+[[ -n $old ]] || { cat "$tmp/asked1.out" >&2; fail "the worker's question never became a checkpoint"; }
+kill -KILL "$orch"
+wait "$orch" 2>/dev/null || true
+orch=
+[[ -z $(cd "$p" && "$cli" respond --list) ]] || fail "a dead worker's question is listed: $(cd "$p" && "$cli" respond --list)"
+rc=0; err=$(cd "$p" && "$cli" respond "$old" approve 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"checkpoint $old is stale: the run that opened it has ended and the worker that asked ended with it"* ]] \
+  || fail "answering a dead worker's question: rc $rc, $err"
+(cd "$p" && exec "$cli" orchestrate "$spec" "${worker[@]}" >"$tmp/asked2.out" 2>&1 </dev/null) &
+orch=$!
+new=$(wait_for_question)
+[[ -n $new && $new != "$old" ]] || { cat "$tmp/asked2.out" >&2; fail "the next run's worker did not ask again"; }
+rc=0; err=$(cd "$p" && "$cli" respond "$old" approve 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"checkpoint $old has expired"*"execute:01-01 waits on checkpoint $new now: harness-cli respond $new approve|refuse"* ]] \
+  || fail "the old question does not name the new one: rc $rc, $err"
+(cd "$p" && "$cli" respond "$new" yes >/dev/null) || fail "respond to the live question exited $?"
+rc=0; wait "$orch" || rc=$?
+orch=
+[[ $rc -eq 0 ]] || fail "the run after the answer exited $rc: $(tail -5 "$tmp/asked2.out")"
+grep -q 'answered: {"message_id"' "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log || fail "the worker never got the answer"
 
 echo "orchestrate checkpoints: all checks passed"
