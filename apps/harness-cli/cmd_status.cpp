@@ -5,6 +5,8 @@
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
 #include "harness/orchestrator/run_config.hpp"
+#include "harness/orchestrator/checkpoint_question.hpp"
+#include "harness/orchestrator/orchestrator.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/store/run_lock.hpp"
@@ -35,8 +37,11 @@ void add_status(CLI::App& app, ExitCode& exit) {
     auto spec = load_valid_spec(opt->spec_dir, exit);
     if (!spec) return;
     auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), *lookahead);
-    if (auto run = store::running_orchestrator(spec->layout.project_root / ".orchestration"))
-      progress.running = store::describe_run(*run);
+    const auto state_dir = spec->layout.project_root / ".orchestration";
+    if (auto run = store::running_orchestrator(state_dir)) progress.running = store::describe_run(*run);
+    for (const auto& cp : orchestrator::pending_checkpoints(state_dir))
+      if (cp.spec.empty() || cp.spec == spec->layout.spec_name)
+        progress.waiting.push_back(cp.task + ": " + orchestrator::checkpoint_opened_message(cp.question, cp.id));
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;
   });

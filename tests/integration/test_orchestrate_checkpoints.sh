@@ -2,7 +2,7 @@
 # Checkpoints without a terminal and across runs, with the real harness-cli, harness-mcp and the
 # script worker. Plan 01-01 asks for a verification checkpoint; 01-03 depends on it; 01-02 does not.
 #   1. No terminal, no --yes: the run does all it can (01-02), then stops with exit 3; the
-#      checkpoint's line says what it waits for and how to answer it.
+#      checkpoint's line says what it waits for and how to answer it, and so does `status`.
 #   2. No run is alive: `respond --list` and harness_get_pending still show the checkpoint;
 #      `respond` refuses an unclear answer (exit 2) and takes "Approve".
 #   3. The next run takes that answer (the same checkpoint, no new question) and completes; the
@@ -104,6 +104,9 @@ id=$(sed -n 's/.*harness-cli respond \(cp-[^ ]*\) approve|refuse.*/\1/p' <<<"$li
 [[ $out == *"task_succeeded      verify-plan:01-02"* ]] || fail "01-02 did not run while the checkpoint waited: $out"
 [[ $out != *"task_started        execute:01-03"* ]] || fail "01-03 ran before 01-01 was approved"
 grep -q 'waiting_for_human' "$p/$spec/STATUS.md" || fail "STATUS.md: $(head -5 "$p/$spec/STATUS.md")"
+status=$(cd "$p" && "$cli" status "$spec")
+[[ $status == *$'Waiting for your answer:\n  - verify-plan:01-01: verification of 01-01: automated checks passed (2/2 checks passed) -- answer with: harness-cli respond '"$id"' approve|refuse'* ]] \
+  || fail "status does not show the waiting checkpoint: $status"
 
 # 2. No run alive: still listed (saying who reads the answer), over MCP too; answers are read as words.
 list=$(cd "$p" && "$cli" respond --list)

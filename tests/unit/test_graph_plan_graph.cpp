@@ -121,4 +121,8 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   const auto text = graph::progress_text(p);
   CHECK(text.find("orchestrate running: pid 42, docs/specs/SPC-001-x") < text.find("Phase 01")); // under the headline
   CHECK(boost::json::parse(graph::progress_json(p)).at("running").as_string() == p.running);
+  CHECK(text.find("Waiting for your answer") == std::string::npos);
+  p.waiting = {"verify-plan:02-01: verification of 02-01 -- answer with: harness-cli respond cp-1 approve|refuse"};
+  CHECK(graph::progress_text(p).ends_with("Waiting for your answer:\n  - " + p.waiting[0] + "\n"));
+  CHECK(boost::json::parse(graph::progress_json(p)).at("waiting").at(0).as_string() == p.waiting[0]);
 }

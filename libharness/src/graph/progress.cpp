@@ -139,12 +139,16 @@ std::string progress_text(const Progress& p) {
     out += "\n";
     for (const auto& b : p.blockers) out += "  - " + b + "\n";
   }
+  if (!p.waiting.empty()) {
+    out += "Waiting for your answer:\n";
+    for (const auto& w : p.waiting) out += "  - " + w + "\n";
+  }
   return out;
 }
 
 std::string progress_json(const Progress& p) {
   namespace json = boost::json;
-  json::array phases, plans, ready, blockers;
+  json::array phases, plans, ready, blockers, waiting;
   for (const auto& ph : p.phases)
     phases.push_back(json::object{{"phase", spec::to_string(ph.number)}, {"name", ph.name}, {"state", ph.state},
                                   {"plans", ph.plans}, {"executed", ph.executed}, {"verified", ph.verified}});
@@ -152,10 +156,11 @@ std::string progress_json(const Progress& p) {
     plans.push_back(json::object{{"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}});
   for (const auto& r : p.ready) ready.push_back(json::string(r));
   for (const auto& b : p.blockers) blockers.push_back(json::string(b));
+  for (const auto& w : p.waiting) waiting.push_back(json::string(w));
   json::object o{{"spec", p.spec_name},         {"plans_total", p.plans_total}, {"plans_executed", p.plans_executed},
                  {"plans_verified", p.plans_verified}, {"percent", p.percent},  {"complete", p.complete},
                  {"phases", std::move(phases)}, {"plans", std::move(plans)},   {"ready", std::move(ready)},
-                 {"blockers", std::move(blockers)}};
+                 {"blockers", std::move(blockers)}, {"waiting", std::move(waiting)}};
   o["running"] = p.running.empty() ? json::value(nullptr) : json::value(p.running);
   return json::serialize(o) + "\n";
 }

@@ -103,12 +103,13 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
     r.opened_at = protocol::now_iso8601();
   }
   r.task = a.task;
+  r.spec = spec.layout.spec_name;
   r.question = question;
   r.run = run_id;
   r.asker = message_id ? store::CheckpointAsker::worker : store::CheckpointAsker::orchestrator;
   r.message_id = message_id.value_or("");
   if (auto w = store::write_open_checkpoint(state_dir, r); !w) emit(RunEventKind::note, a.task, -1, 0, "checkpoint: " + w.error());
-  PendingCheckpoint cp{r.id, a.task, question, state_dir / "sessions" / r.id / "checkpoint.json", ""};
+  PendingCheckpoint cp{r.id, a.task, question, state_dir / "sessions" / r.id / "checkpoint.json", "", r.spec};
   checkpoints[cp.id] = cp;
   if (message_id) checkpoint_message[cp.id] = *message_id;
   std::string text = checkpoint_opened_message(question, cp.id);

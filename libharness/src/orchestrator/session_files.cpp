@@ -59,7 +59,7 @@ std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {
   std::vector<PendingCheckpoint> out;
   for (auto& v : store::pending_checkpoint_views(state_dir))
     out.push_back({v.record.id, v.record.task, v.record.question, state_dir / "sessions" / v.record.id / "checkpoint.json",
-                   std::move(v.hint)});
+                   std::move(v.hint), v.record.spec});
   return out;
 }
 

@@ -65,6 +65,7 @@ std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
   r.id = str(*o, "id");
   if (r.id.empty()) r.id = dir.filename().string();
   r.task = str(*o, "task");
+  r.spec = str(*o, "spec");
   r.question = str(*o, "question");
   r.run = str(*o, "run");
   r.asker = str(*o, "asker") == "orchestrator" ? CheckpointAsker::orchestrator : CheckpointAsker::worker;
@@ -84,6 +85,7 @@ json::object to_json(const CheckpointRecord& r) {
                  {"run", r.run},
                  {"asker", r.asker == CheckpointAsker::orchestrator ? "orchestrator" : "worker"},
                  {"opened_at", r.opened_at}};
+  if (!r.spec.empty()) o["spec"] = r.spec;
   if (!r.message_id.empty()) o["message_id"] = r.message_id;
   if (!r.expired_because.empty()) o["expired_because"] = r.expired_because;
   return o;

@@ -44,6 +44,9 @@ struct Progress {
   /// "pid 4242, docs/specs/SPC-002-x, since 2026-...": an orchestrate running in the project right
   /// now. Set by the caller (the graph module reads no run state); empty when none runs.
   std::string running;
+  /// Checkpoints waiting for a person's answer, each with the command that answers it. Set by the
+  /// caller, like `running`.
+  std::vector<std::string> waiting;
 };
 
 /// `lookahead`: plans of phase P may start while every phase <= P-1-lookahead is verified;

@@ -49,6 +49,7 @@ struct PendingCheckpoint {
   std::string question;
   std::filesystem::path file;
   std::string hint;      ///< for one left by an earlier run: who will read the answer
+  std::string spec;      ///< the spec directory's name (empty in files of older harness versions)
 };
 std::vector<PendingCheckpoint> pending_checkpoints(const std::filesystem::path& state_dir);
 /// `respond --list`: one `<id>  <task>  <question>` line per checkpoint.

@@ -39,6 +39,7 @@ struct CheckpointAnswer {
 struct CheckpointRecord {
   std::string id;
   std::string task;       ///< scheduler task id, "verify-plan:02-03"
+  std::string spec;       ///< the spec directory's name (task ids repeat across specs)
   std::string question;   ///< what the person is asked
   std::string run;        ///< the run that opened it (empty: written by a harness without run ids)
   CheckpointAsker asker = CheckpointAsker::orchestrator;
