@@ -28,10 +28,11 @@ public:
   Orchestrator(const Orchestrator&) = delete;
   Orchestrator& operator=(const Orchestrator&) = delete;
 
-  /// Runs until the spec is complete, blocked, waiting for a human with nothing else to do, or
-  /// interrupted (SIGINT/SIGTERM: the first drains, the second stops). Fails before starting or
-  /// writing anything when the spec does not load or validate, when start_problems finds any, or
-  /// when another orchestrate runs in the project.
+  /// Runs until the spec is complete, blocked, waiting for a human with nothing else to do (only
+  /// without a terminal prompt: `interactive` runs wait for the answer), or interrupted
+  /// (SIGINT/SIGTERM: the first drains, the second stops). Fails before starting or writing
+  /// anything when the spec does not load or validate, when start_problems finds any, or when
+  /// another orchestrate runs in the project.
   std::expected<RunSummary, RunError> run();
 
 private:

@@ -25,7 +25,7 @@ struct RunOptions {
   std::filesystem::path harness_cli;            ///< absolute paths the workers need
   std::filesystem::path harness_mcp;
   bool auto_yes = false;                        ///< approve verification checkpoints whose checks passed
-  bool interactive = false;                     ///< ask checkpoints on the terminal
+  bool interactive = false;                     ///< ask checkpoints on the terminal and wait (else exit 3 when only they are left)
   std::optional<double> max_cost_usd;
   std::chrono::seconds task_timeout{3600};
   std::chrono::seconds idle_timeout{900};
