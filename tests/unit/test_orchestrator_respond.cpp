@@ -35,7 +35,9 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
   CHECK(unknown.error().message.find("respond --list") != std::string::npos);
 
   const auto pending = orchestrator::pending_checkpoints(state);
-  CHECK(orchestrator::checkpoints_text(pending) == "cp-1  verify-plan:01-01  ok?\n");
+  // No run holds the lock: the line says who will read the answer.
+  CHECK(orchestrator::checkpoints_text(pending) ==
+        "cp-1  verify-plan:01-01  ok?  (no orchestrate runs; the next one takes the answer when it reaches verify-plan:01-01)\n");
   CHECK(orchestrator::checkpoints_json(pending) == R"({"checkpoints":[{"id":"cp-1","task":"verify-plan:01-01","question":"ok?"}]})");
   CHECK(orchestrator::checkpoints_json({}) == R"({"checkpoints":[]})");
 
