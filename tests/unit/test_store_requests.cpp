@@ -74,7 +74,7 @@ TEST_CASE("A lock taken a moment ago is named by its holder's pid, not by an ear
   const int fd = ::open((state / "orchestrator.lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   REQUIRE(fd >= 0);
   REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
-  auto second = RunLock::acquire(state, {0, "docs/specs/SPC-002-y", ""});
+  auto second = RunLock::acquire(state, {0, "docs/specs/SPC-002-y", "", ""});
   REQUIRE(!second);
   INFO(second.error());
   CHECK(second.error().find(fmt::format("pid {}, which has not recorded its spec yet", ::getpid())) != std::string::npos);
@@ -87,9 +87,9 @@ TEST_CASE("A lock taken a moment ago is named by its holder's pid, not by an ear
 }
 
 TEST_CASE("The run is described plainly when its holder or spec is unknown", "[store][run_lock]") {
-  CHECK(describe_run({4242, "docs/specs/SPC-001-x", "2026-01-01T00:00:00Z"}) == "pid 4242, docs/specs/SPC-001-x, since 2026-01-01T00:00:00Z");
-  CHECK(describe_run({4242, "", ""}) == "pid 4242, which has not recorded its spec yet");
-  CHECK(describe_run({0, "", ""}).find("holder is unknown") != std::string::npos);
+  CHECK(describe_run({4242, "docs/specs/SPC-001-x", "2026-01-01T00:00:00Z", ""}) == "pid 4242, docs/specs/SPC-001-x, since 2026-01-01T00:00:00Z");
+  CHECK(describe_run({4242, "", "", ""}) == "pid 4242, which has not recorded its spec yet");
+  CHECK(describe_run({0, "", "", ""}).find("holder is unknown") != std::string::npos);
 }
 
 TEST_CASE("/proc/locks names the holder of an exclusive flock, not a waiter or a reader", "[store][run_lock]") {
@@ -225,7 +225,7 @@ TEST_CASE("The running sessions are listed only while an orchestrator runs, and 
   REQUIRE(db.create_session(b));
   REQUIRE(db.set_session_status(a.id, "completed"));
   CHECK(running_sessions(state)->empty()); // no orchestrator holds the lock: nothing to end
-  auto lock = RunLock::acquire(state, {0, "spec", ""});
+  auto lock = RunLock::acquire(state, {0, "spec", "", ""});
   REQUIRE(lock);
   auto live = running_sessions(state);
   REQUIRE(live);

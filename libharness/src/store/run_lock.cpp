@@ -60,7 +60,7 @@ RunInfo describe_holder(const fs::path& state_dir, std::chrono::milliseconds pat
     const auto holder = lock_holder(state_dir / "orchestrator.lock");
     RunInfo info = read_info(state_dir);
     if (holder ? info.pid == *holder : process_alive(info.pid)) return info;
-    if (std::chrono::steady_clock::now() >= deadline) return RunInfo{holder.value_or(0), "", ""};
+    if (std::chrono::steady_clock::now() >= deadline) return RunInfo{holder.value_or(0), "", "", ""};
     std::this_thread::sleep_for(20ms);
   }
 }
