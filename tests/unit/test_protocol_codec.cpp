@@ -151,3 +151,18 @@ TEST_CASE("Message type metadata is consistent", "[protocol]") {
   CHECK(new_message_id() != new_message_id());
   CHECK(now_iso8601().size() == 24);
 }
+
+#include "spec_test_util.hpp"
+
+TEST_CASE("the lenient readers of left-behind files: an object or nothing, a string or empty") {
+  harness::test::TempDir dir;
+  const auto good = dir.write("good.json", R"({"task": "execute:01-01", "pid": 42})");
+  const auto obj = harness::protocol::read_json_object(good);
+  REQUIRE(obj);
+  CHECK(harness::protocol::string_field(*obj, "task") == "execute:01-01");
+  CHECK(harness::protocol::string_field(*obj, "pid").empty());     // a number is not text here
+  CHECK(harness::protocol::string_field(*obj, "missing").empty());
+  CHECK_FALSE(harness::protocol::read_json_object(dir.write("list.json", "[1, 2]")));
+  CHECK_FALSE(harness::protocol::read_json_object(dir.write("torn.json", R"({"task": "exe)")));
+  CHECK_FALSE(harness::protocol::read_json_object(dir.path / "absent.json"));
+}

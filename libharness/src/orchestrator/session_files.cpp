@@ -3,6 +3,7 @@
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/orchestrator/worker_host.hpp"
 #include "harness/protocol/answer.hpp"
+#include "harness/protocol/codec.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/util/atomic_file.hpp"
 
@@ -15,24 +16,6 @@ namespace harness::orchestrator {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-namespace {
-
-std::optional<json::object> read_json(const fs::path& p) {
-  auto text = util::read_file(p);
-  if (!text) return std::nullopt;
-  boost::system::error_code ec;
-  auto v = json::parse(*text, ec);
-  if (ec || !v.is_object()) return std::nullopt;
-  return v.as_object();
-}
-
-std::string str(const json::object& o, std::string_view k) {
-  auto it = o.find(k);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
-}
-
-} // namespace
-
 void write_worker_record(const fs::path& session_dir, const WorkerRecord& r) {
   json::object o{{"pid", r.pid}, {"start_ticks", r.start_ticks}, {"task", r.task}, {"session", r.session}};
   (void)util::write_file_atomic(session_dir / "worker.json", json::serialize(o) + "\n");
@@ -42,13 +25,13 @@ std::vector<std::string> reap_stale_workers(const fs::path& state_dir) {
   std::vector<std::string> reaped;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(state_dir / "sessions", ec)) {
-    auto rec = read_json(e.path() / "worker.json");
+    auto rec = protocol::read_json_object(e.path() / "worker.json");
     if (!rec) continue;
     const int pid = static_cast<int>(rec->at("pid").to_number<long long>());
     const auto ticks = rec->at("start_ticks").to_number<unsigned long long>();
     if (process_alive(pid, ticks)) {
       kill_process_group(pid, std::chrono::seconds(5));
-      reaped.push_back(str(*rec, "task"));
+      reaped.push_back(protocol::string_field(*rec, "task"));
     }
     fs::rename(e.path() / "worker.json", e.path() / "worker.ended.json", ec);
   }

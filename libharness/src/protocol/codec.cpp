@@ -1,6 +1,8 @@
 // Strict Boost.JSON codecs for envelopes and payloads.
 #include "harness/protocol/codec.hpp"
 
+#include "harness/util/atomic_file.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -366,6 +368,20 @@ std::string field_text(const boost::json::object& o, std::string_view key) {
   auto it = o.find(key);
   if (it == o.end()) return {};
   return it->value().is_string() ? std::string(it->value().as_string()) : boost::json::serialize(it->value());
+}
+
+std::string string_field(const boost::json::object& o, std::string_view key) {
+  auto it = o.find(key);
+  return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
+}
+
+std::optional<boost::json::object> read_json_object(const std::filesystem::path& path) {
+  auto text = util::read_file(path);
+  if (!text) return std::nullopt;
+  boost::system::error_code ec;
+  auto v = boost::json::parse(*text, ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  return std::move(v.as_object());
 }
 
 }  // namespace harness::protocol

@@ -1,5 +1,6 @@
 #include "harness/store/checkpoint_files.hpp"
 
+#include "harness/protocol/codec.hpp"
 #include "harness/protocol/message.hpp"
 #include "harness/util/atomic_file.hpp"
 
@@ -21,57 +22,43 @@ constexpr const char* response_file = "checkpoint_response.json";
 constexpr const char* answered_response_file = "checkpoint_response.answered.json";
 constexpr const char* expired_response_file = "checkpoint_response.expired.json";
 
-std::optional<json::object> read_object(const fs::path& p) {
-  auto text = util::read_file(p);
-  if (!text) return std::nullopt;
-  boost::system::error_code ec;
-  auto v = json::parse(*text, ec);
-  if (ec || !v.is_object()) return std::nullopt;
-  return v.as_object();
-}
-
-std::string str(const json::object& o, std::string_view k) {
-  auto* v = o.if_contains(k);
-  return v && v->is_string() ? std::string(v->as_string()) : std::string();
-}
-
 /// An id names one directory under sessions/, never a path out of it.
 bool plain_name(const std::string& id) {
   return !id.empty() && id != "." && id != ".." && id.find('/') == std::string::npos && id.find('\0') == std::string::npos;
 }
 
 std::optional<CheckpointAnswer> answer_in(const fs::path& file) {
-  auto o = read_object(file);
+  auto o = protocol::read_json_object(file);
   if (!o) return std::nullopt;
-  return CheckpointAnswer{str(*o, "answer") == "approve", str(*o, "note")};
+  return CheckpointAnswer{protocol::string_field(*o, "answer") == "approve", protocol::string_field(*o, "note")};
 }
 
 std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
   CheckpointRecord r;
   std::optional<json::object> o;
-  if ((o = read_object(dir / open_file))) {
+  if ((o = protocol::read_json_object(dir / open_file))) {
     r.state = CheckpointState::open;
     r.answer = answer_in(dir / response_file);
-  } else if ((o = read_object(dir / answered_file))) {
+  } else if ((o = protocol::read_json_object(dir / answered_file))) {
     r.state = CheckpointState::answered;
     r.answer = answer_in(dir / answered_response_file);
-  } else if ((o = read_object(dir / expired_file))) {
+  } else if ((o = protocol::read_json_object(dir / expired_file))) {
     r.state = CheckpointState::expired;
     r.answer = answer_in(dir / expired_response_file);
   } else {
     return std::nullopt;
   }
   if (!is_checkpoint_record(*o)) return std::nullopt; // a worker's report through the file transport
-  r.id = str(*o, "id");
+  r.id = protocol::string_field(*o, "id");
   if (r.id.empty()) r.id = dir.filename().string();
-  r.task = str(*o, "task");
-  r.spec = str(*o, "spec");
-  r.question = str(*o, "question");
-  r.run = str(*o, "run");
-  r.asker = str(*o, "asker") == "orchestrator" ? CheckpointAsker::orchestrator : CheckpointAsker::worker;
-  r.message_id = str(*o, "message_id");
-  r.opened_at = str(*o, "opened_at");
-  r.expired_because = str(*o, "expired_because");
+  r.task = protocol::string_field(*o, "task");
+  r.spec = protocol::string_field(*o, "spec");
+  r.question = protocol::string_field(*o, "question");
+  r.run = protocol::string_field(*o, "run");
+  r.asker = protocol::string_field(*o, "asker") == "orchestrator" ? CheckpointAsker::orchestrator : CheckpointAsker::worker;
+  r.message_id = protocol::string_field(*o, "message_id");
+  r.opened_at = protocol::string_field(*o, "opened_at");
+  r.expired_because = protocol::string_field(*o, "expired_because");
   return r;
 }
 

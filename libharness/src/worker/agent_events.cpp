@@ -1,5 +1,7 @@
 #include "harness/worker/agent_events.hpp"
 
+#include "harness/protocol/codec.hpp"
+
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
@@ -13,11 +15,6 @@ const json::object* parse_object(std::string_view line, json::value& holder) {
   holder = json::parse(line, ec);
   if (ec || !holder.is_object()) return nullptr;
   return &holder.as_object();
-}
-
-std::string str(const json::object& o, std::string_view key) {
-  auto it = o.find(key);
-  return it != o.end() && it->value().is_string() ? std::string(it->value().as_string()) : std::string();
 }
 
 /// HTTP 429 as a number of its own ("error 429", "429 Too Many Requests"), not "4290 tokens".
@@ -43,13 +40,13 @@ void read_claude_assistant(const json::object& ev, AgentRunFacts& f) {
   auto content = msg->value().as_object().find("content");
   if (content == msg->value().as_object().end() || !content->value().is_array()) return;
   for (const auto& block : content->value().as_array())
-    if (block.is_object() && str(block.as_object(), "type") == "tool_use")
-      f.tool_calls.push_back(str(block.as_object(), "name"));
+    if (block.is_object() && protocol::string_field(block.as_object(), "type") == "tool_use")
+      f.tool_calls.push_back(protocol::string_field(block.as_object(), "name"));
 }
 
 void read_claude_result(const json::object& ev, AgentRunFacts& f) {
   f.saw_result = true;
-  f.result_subtype = str(ev, "subtype");
+  f.result_subtype = protocol::string_field(ev, "subtype");
   if (auto it = ev.find("is_error"); it != ev.end() && it->value().is_bool()) f.is_error = it->value().as_bool();
   if (auto it = ev.find("num_turns"); it != ev.end() && it->value().is_int64())
     f.num_turns = static_cast<int>(it->value().as_int64());
@@ -57,9 +54,9 @@ void read_claude_result(const json::object& ev, AgentRunFacts& f) {
     f.cost_usd = it->value().to_number<double>();
   if (auto it = ev.find("permission_denials"); it != ev.end() && it->value().is_array())
     for (const auto& d : it->value().as_array())
-      if (d.is_object()) f.permission_denials.push_back(str(d.as_object(), "tool_name"));
+      if (d.is_object()) f.permission_denials.push_back(protocol::string_field(d.as_object(), "tool_name"));
   if (f.is_error) {
-    f.error_message = str(ev, "result");
+    f.error_message = protocol::string_field(ev, "result");
     f.rate_limited = looks_rate_limited(f.error_message);
   }
 }
@@ -78,13 +75,13 @@ void ClaudeStreamReader::feed_line(std::string_view line) {
   json::value holder;
   const json::object* ev = event_of(line, holder, m_facts);
   if (!ev) return;
-  const std::string type = str(*ev, "type");
-  if (type == "system" && str(*ev, "subtype") == "init") {
+  const std::string type = protocol::string_field(*ev, "type");
+  if (type == "system" && protocol::string_field(*ev, "subtype") == "init") {
     m_facts.saw_init = true;
     if (auto it = ev->find("mcp_servers"); it != ev->end() && it->value().is_array())
       for (const auto& s : it->value().as_array())
-        if (s.is_object() && str(s.as_object(), "status") != "connected")
-          m_facts.mcp_servers_failed.push_back(str(s.as_object(), "name") + ": " + str(s.as_object(), "status"));
+        if (s.is_object() && protocol::string_field(s.as_object(), "status") != "connected")
+          m_facts.mcp_servers_failed.push_back(protocol::string_field(s.as_object(), "name") + ": " + protocol::string_field(s.as_object(), "status"));
   } else if (type == "assistant") {
     read_claude_assistant(*ev, m_facts);
   } else if (type == "result") {
@@ -96,7 +93,7 @@ void CodexEventReader::feed_line(std::string_view line) {
   json::value holder;
   const json::object* ev = event_of(line, holder, m_facts);
   if (!ev) return;
-  const std::string type = str(*ev, "type");
+  const std::string type = protocol::string_field(*ev, "type");
   if (type == "thread.started") {
     m_facts.saw_init = true;
   } else if (type == "turn.started") {
@@ -105,22 +102,22 @@ void CodexEventReader::feed_line(std::string_view line) {
     auto item = ev->find("item");
     if (item == ev->end() || !item->value().is_object()) return;
     const auto& it = item->value().as_object();
-    if (type == "item.completed" && str(it, "type") == "mcp_tool_call") {
-      m_facts.tool_calls.push_back(str(it, "server") + "." + str(it, "tool"));
-      if (str(it, "status") == "failed") m_facts.failed_tool_calls.push_back(str(it, "server") + "." + str(it, "tool"));
+    if (type == "item.completed" && protocol::string_field(it, "type") == "mcp_tool_call") {
+      m_facts.tool_calls.push_back(protocol::string_field(it, "server") + "." + protocol::string_field(it, "tool"));
+      if (protocol::string_field(it, "status") == "failed") m_facts.failed_tool_calls.push_back(protocol::string_field(it, "server") + "." + protocol::string_field(it, "tool"));
     }
   } else if (type == "turn.completed") {
     m_facts.saw_result = true;
   } else if (type == "error") {
     // "Reconnecting... 2/5" and the like: remembered, but only a failed turn ends the run, and
     // only a failed turn's error says whether it was a rate limit (a retried 429 is not one).
-    m_facts.error_message = str(*ev, "message");
+    m_facts.error_message = protocol::string_field(*ev, "message");
   } else if (type == "turn.failed") {
     m_facts.saw_result = true;
     m_facts.is_error = true;
     auto err = ev->find("error");
-    m_facts.error_message = err != ev->end() && err->value().is_object() ? str(err->value().as_object(), "message")
-                                                                          : str(*ev, "message");
+    m_facts.error_message = err != ev->end() && err->value().is_object() ? protocol::string_field(err->value().as_object(), "message")
+                                                                          : protocol::string_field(*ev, "message");
     m_facts.rate_limited = looks_rate_limited(m_facts.error_message);
   }
 }

@@ -8,6 +8,8 @@
 #include <boost/json.hpp>
 
 #include <expected>
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -32,5 +34,12 @@ std::expected<Envelope, std::string> parse_envelope(std::string_view text);
 /// `o[key]` as text, for reading free-form payloads and answers: a string as it is, any other
 /// value as its JSON (`false`, `3`, `{...}`), empty when the key is absent.
 std::string field_text(const boost::json::object& o, std::string_view key);
+
+/// `o[key]` when it is a string; empty when it is absent or of another type (the lenient read of
+/// the files workers and runs leave behind, where a missing field is no error).
+std::string string_field(const boost::json::object& o, std::string_view key);
+
+/// The JSON object a file holds; nullopt when it is missing, unreadable, not JSON or not an object.
+std::optional<boost::json::object> read_json_object(const std::filesystem::path& path);
 
 }  // namespace harness::protocol
