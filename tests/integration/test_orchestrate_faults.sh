@@ -10,6 +10,7 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
 tmp=$(mktemp -d)
 export FAULT_SLEEP=$((900000 + RANDOM)) # a unique argument to find orphans by
 trap 'pkill -KILL -f "sleep $FAULT_SLEEP" 2>/dev/null || true; rm -rf "$tmp"' EXIT
@@ -19,31 +20,7 @@ spec=docs/specs/SPC-007-faults
 
 new_project() { # dir plans...
   local p=$1; shift
-  local s=$p/$spec
-  mkdir -p "$s/planning/plans/01-core"
-  printf '# Faults\n\nFour independent plans, each writing one file.\n' >"$s/SPEC.md"
-  for id in "$@"; do
-    cat >"$s/planning/plans/01-core/$id-PLAN.md" <<PLAN
----
-plan_id: '$id'
-depends_on: []
-files_modified: ['out/$id.txt']
-must_pass:
-  - id: written
-    type: file_exists
-    path: out/$id.txt
----
-# $id
-
-### Task 1: write
-
-\`\`\`bash
-mkdir -p out && echo $id > out/$id.txt
-\`\`\`
-PLAN
-  done
-  (cd "$p" && git init -q && git add -A && git commit -qm init)
-  mkdir -p "$p/.orchestration"
+  file_plans_project "$p" "$spec" Faults "$@"
   printf 'timeouts: {idle: 3, stop_grace: 1}\nmax_attempts: 2\n' >"$p/.orchestration/config.yaml"
 }
 

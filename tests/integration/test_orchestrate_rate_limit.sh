@@ -10,6 +10,7 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -19,29 +20,7 @@ mkdir -p "$FAULT_DIR"
 spec=docs/specs/SPC-008-limits
 p=$tmp/p
 s=$p/$spec
-mkdir -p "$s/planning/plans/01-core" "$p/.orchestration"
-printf '# Rate limits\n\nTwo independent plans, each writing one file.\n' >"$s/SPEC.md"
-for id in 01-01 01-02; do
-  cat >"$s/planning/plans/01-core/$id-PLAN.md" <<PLAN
----
-plan_id: '$id'
-depends_on: []
-files_modified: ['out/$id.txt']
-must_pass:
-  - id: written
-    type: file_exists
-    path: out/$id.txt
----
-# $id
-
-### Task 1: write
-
-\`\`\`bash
-mkdir -p out && echo $id > out/$id.txt
-\`\`\`
-PLAN
-done
-(cd "$p" && git init -q && git add -A && git commit -qm init)
+file_plans_project "$p" "$spec" "Rate limits" 01-01 01-02
 cat >"$p/.orchestration/config.yaml" <<YAML
 max_attempts: 2
 rate_limit: {backoff_ms: 20, max_backoff_ms: 80}   # retries: the default 8

@@ -19,3 +19,35 @@ example_project() {
   cp -r "$src/examples/specs/SPC-001-task-tracker" "$1/docs/specs/"
   (cd "$1" && git init -q && git add -A && git commit -qm init)
 }
+
+# file_plans_project DIR SPEC TITLE ID...: a git project whose spec (SPEC, a path under DIR) has
+# one phase of independent plans ID..., each writing out/ID.txt with one bash task and checking
+# that it exists; an empty .orchestration/ waits for the test's config.yaml.
+file_plans_project() {
+  local p=$1 spec=$2 title=$3 id
+  shift 3
+  local s=$p/$spec
+  mkdir -p "$s/planning/plans/01-core" "$p/.orchestration"
+  printf '# %s\n\n%s independent plans, each writing one file.\n' "$title" "$#" >"$s/SPEC.md"
+  for id in "$@"; do
+    cat >"$s/planning/plans/01-core/$id-PLAN.md" <<PLAN
+---
+plan_id: '$id'
+depends_on: []
+files_modified: ['out/$id.txt']
+must_pass:
+  - id: written
+    type: file_exists
+    path: out/$id.txt
+---
+# $id
+
+### Task 1: write
+
+\`\`\`bash
+mkdir -p out && echo $id > out/$id.txt
+\`\`\`
+PLAN
+  done
+  (cd "$p" && git init -q && git add -A && git commit -qm init)
+}
