@@ -39,6 +39,16 @@ for sig in TERM INT; do
   (( elapsed_ms < 2000 )) || fail "took ${elapsed_ms} ms to exit on SIG$sig"
 done
 
+# Started below the project (Claude Code starts it in the directory it runs in): the state goes
+# to the repository's root, as for harness-cli, not to the subdirectory.
+mkdir -p proj/app/src
+git -C proj init -q
+set_state='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"harness_set_state","arguments":{"key":"k","value":1}}}'
+(cd proj/app/src && printf '%s\n%s\n' "$init" "$set_state" | "$mcp" >"$work/out.sub" 2>/dev/null) || fail "exit code $? below the project"
+grep -q '"id":3' out.sub || fail "no answer to harness_set_state: $(cat out.sub)"
+[[ -f proj/.orchestration/harness.db ]] || fail "the state is not in the project root"
+[[ ! -e proj/app/src/.orchestration ]] || fail "the state went to the working directory below the project"
+
 # Usage errors.
 rc=0; "$mcp" --no-such-flag </dev/null >/dev/null 2>err.txt || rc=$?
 [[ $rc -eq 2 ]] || fail "unknown flag exit code $rc"

@@ -2,6 +2,7 @@
 
 #include "harness/mcp/conformance_fixture.hpp"
 #include "harness/mcp/harness_tools.hpp"
+#include "harness/util/project_root.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -44,7 +45,8 @@ Server build_server(const McpOptions& options, const WorkerIdentity& identity) {
   }
   info.instructions = std::string(k_instructions);
   Server server(info);
-  ToolEnvironment env{options.project, identity};
+  // Claude Code starts the server in the directory it runs in, which may be below the project.
+  ToolEnvironment env{options.project.empty() ? util::find_project_root(".").value_or(".") : options.project, identity};
   if (options.role == Role::worker) {
     add_worker_tools(server, env);
   } else {

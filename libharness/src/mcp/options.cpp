@@ -59,9 +59,10 @@ std::expected<McpOptions, std::string> parse_options(const std::vector<std::stri
 std::string usage() {
   return "usage: harness-mcp [--worker] [--project DIR] [--tools a,b] [--page-size N] [--conformance-fixture]\n"
          "MCP server on stdio (JSON-RPC lines on stdin/stdout, logs on stderr).\n"
-         "  (no flags)             orchestrator tools for the project in the current directory\n"
+         "  (no flags)             orchestrator tools for the project the current directory lies in\n"
          "  --worker               worker tools; needs HARNESS_SESSION_ID and HARNESS_TOKEN\n"
-         "  --project DIR          project root (state in DIR/.orchestration/)\n"
+         "  --project DIR          project root (state in DIR/.orchestration/; default: the nearest\n"
+         "                         directory up holding .git, as git finds it, else the current one)\n"
          "  --tools a,b            expose only these tools\n"
          "  --page-size N          items per tools/list page (default 100)\n"
          "  --conformance-fixture  the fixture tools for @modelcontextprotocol/conformance\n";

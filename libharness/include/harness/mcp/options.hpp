@@ -13,7 +13,9 @@ enum class Role { orchestrator, worker, conformance_fixture };
 /// Parsed harness-mcp options.
 struct McpOptions {
   Role role = Role::orchestrator;
-  std::filesystem::path project = ".";  ///< project root; state lives in <project>/.orchestration/
+  /// Project root; state lives in <project>/.orchestration/. Empty (no --project): the repository
+  /// the working directory lies in, found as git finds it, else the working directory.
+  std::filesystem::path project;
   std::vector<std::string> tools;       ///< non-empty: expose only these tools
   std::size_t page_size = 100;
 };
