@@ -133,9 +133,10 @@ TEST_CASE("the program checked is the one the launch runs: a configured binary, 
   CHECK(problems[0].problem ==
         "the claude worker (for plan and plan-gaps tasks) cannot start: /opt/claude/bin/claude does not exist or is not executable");
   CHECK(problems[0].fix.starts_with("correct `workers: {claude: {binary: ...}}` in .orchestration/config.yaml"));
-  // the script worker (harness-cli) for execute, claude for planning; nothing for codex
+  // the script worker (harness-cli) for execute, claude for planning and harness-mcp for it to
+  // report through; nothing for codex
   CHECK(std::set<std::string>(m.asked.begin(), m.asked.end()) ==
-        std::set<std::string>{"/opt/harness/bin/harness-cli", "/opt/claude/bin/claude"});
+        std::set<std::string>{"/opt/harness/bin/harness-cli", "/opt/claude/bin/claude", "/opt/harness/bin/harness-mcp"});
 }
 
 TEST_CASE("the command worker needs a template whose program is there and whose placeholders exist", "[orchestrator][preflight]") {
@@ -180,4 +181,16 @@ TEST_CASE("the probe asks git whether the project is a repository and resolves p
   ::chmod(plain.c_str(), 0755);
   CHECK(facts.resolve_program(plain.string()) == plain);
   CHECK(facts.resolve_program(dir.path.string()).empty()); // a directory is not a program
+}
+
+TEST_CASE("agent workers need harness-mcp where the run will start it; the script worker does not", "[orchestrator][preflight]") {
+  const auto layout = layout_at("/p");
+  FakeMachine m;
+  m.missing = {"/opt/harness/bin/harness-mcp"};
+  const auto claude = orchestrator::start_problems(options(AdapterKind::claude), layout, m.facts);
+  REQUIRE(claude.size() == 1);
+  CHECK(claude[0].problem == "harness-mcp, through which claude and codex workers report, is not at /opt/harness/bin/harness-mcp");
+  CHECK(claude[0].fix.find("next to harness-cli") != std::string::npos);
+  CHECK(orchestrator::start_problems(options(AdapterKind::codex), layout, m.facts).size() == 1);
+  CHECK(orchestrator::start_problems(options(AdapterKind::script), layout, m.facts).empty());
 }

@@ -197,8 +197,18 @@ StartFacts probe_start_facts(const fs::path& project_root) {
 std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts) {
   std::vector<StartProblem> out;
   git_problems(layout.project_root, facts, out);
-  for (const auto& w : workers_used(options))
+  bool agents = false;
+  for (const auto& w : workers_used(options)) {
     if (auto p = worker_problem(w, options, layout, facts)) out.push_back(std::move(*p));
+    agents |= w.adapter == AdapterKind::claude || w.adapter == AdapterKind::codex;
+  }
+  // Agent workers report through harness-mcp, which their CLI starts from the MCP config: without
+  // it every attempt would run its model and then fail for want of a report.
+  if (agents && facts.resolve_program && facts.resolve_program(options.harness_mcp.string()).empty())
+    out.push_back({fmt::format("harness-mcp, through which claude and codex workers report, is not at {}",
+                               options.harness_mcp.string()),
+                   "use a complete build or installation of harness: harness-mcp belongs next to harness-cli "
+                   "(cmake --build builds both; cmake --install installs both)"});
   return out;
 }
 
