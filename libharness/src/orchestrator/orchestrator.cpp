@@ -20,11 +20,12 @@ RunView Orchestrator::Impl::view() const {
     }
     v.slots.push_back(sv);
   }
-  for (const auto& t : scheduler->tasks())
-    if (t.kind == TaskKind::verify_plan) {
-      ++v.plans_total;
-      v.plans_verified += t.state == sched::TaskState::done;
-    }
+  if (scheduler) // none yet while the run recovers what an earlier one left: no plan counted
+    for (const auto& t : scheduler->tasks())
+      if (t.kind == TaskKind::verify_plan) {
+        ++v.plans_total;
+        v.plans_verified += t.state == sched::TaskState::done;
+      }
   v.waiting_checkpoints = static_cast<int>(checkpoints.size());
   v.cost_usd = summary.cost_usd;
   return v;
@@ -518,24 +519,22 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   fs::create_directories(state_dir / "sessions", ec);
   if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
   for (const auto& stale : reap_stale_workers(state_dir))
-    observer.on_event({RunEventKind::note, 0, stale, -1, 0, "stopped a worker left running by an earlier run"}, {});
+    emit(RunEventKind::note, stale, -1, 0, "stopped a worker left running by an earlier run");
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
   db.emplace(std::move(*opened));
   load_own_writes(); // what a killed run wrote and never committed
   // Reports workers left in files while no orchestrator was listening are not lost.
   if (auto r = store::StateDir(state_dir).ingest(*db); r)
-    for (const auto& e : r->errors) observer.on_event({RunEventKind::note, 0, "", -1, 0, "ingest: " + e}, {});
+    for (const auto& e : r->errors) emit(RunEventKind::note, "", -1, 0, "ingest: " + e);
   // Sessions an earlier run left "running" whose process is gone (reaped above, or killed with
   // that run) become failed attempts, and their unanswered questions expire: status and the MCP
   // tools must not show them as alive.
   if (auto rec = store::recover(*db); !rec)
-    observer.on_event({RunEventKind::note, 0, "", -1, 0, "store: " + rec.error()}, {});
+    emit(RunEventKind::note, "", -1, 0, "store: " + rec.error());
   else if (!rec->failed_sessions.empty())
-    observer.on_event({RunEventKind::note, 0, "", -1, 0,
-                       fmt::format("{} session(s) of an earlier run had no process left: marked failed",
-                                   rec->failed_sessions.size())},
-                      {});
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("{} session(s) of an earlier run had no process left: marked failed", rec->failed_sessions.size()));
   if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
   refuse_stale_requests();
   if (auto old = db->messages_after(0, 1'000'000); old && !old->empty()) last_seq = old->back().seq;
@@ -559,7 +558,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   emit(RunEventKind::run_started, "", -1, 0,
        fmt::format("{}: {} plans, {} slots, {} worker", spec.layout.spec_name, spec.plans.size(), opt.sched.slots,
                    worker::to_string(opt.adapter)));
-  warn_about_validation(); // after run_started: emit needs the scheduler's view
+  warn_about_validation(); // after run_started: the notes belong to this run
   warn_about_dirty_files();
   take_over_checkpoints(); // before the first event: a task that asks again finds its checkpoint
   watch_signals();

@@ -56,7 +56,7 @@ void Orchestrator::Impl::refuse_stale_requests() {
   // Taken ones too: a run killed between taking a request and answering it leaves it 'handling'.
   const std::string gone = boost::json::serialize(refuse("the orchestrator asked has stopped; ask again").second);
   if (auto r = db->refuse_requests_before(lock_taken_at, gone); !r)
-    observer.on_event({RunEventKind::note, 0, "", -1, 0, "could not refuse the requests of an earlier run: " + r.error()}, {});
+    emit(RunEventKind::note, "", -1, 0, "could not refuse the requests of an earlier run: " + r.error());
 }
 
 Orchestrator::Impl::Answer Orchestrator::Impl::start_requested(const std::string& plan) {

@@ -64,7 +64,7 @@ void Orchestrator::Impl::recover_commits_log() {
   const auto log = util::read_file(spec.layout.commits_log).value_or("");
   const auto lines = missing_commit_lines(log, commits, "recovered");
   if (auto r = append_commits_log(spec.layout.commits_log, lines); !r)
-    observer.on_event({RunEventKind::note, 0, "", -1, 0, r.error()}, {}); // before the loop exists
+    emit(RunEventKind::note, "", -1, 0, r.error());
   else if (!lines.empty()) wrote({spec.layout.commits_log});
 }
 
@@ -148,8 +148,7 @@ void Orchestrator::Impl::save_own_writes() {
   auto r = own_writes.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(own_writes));
   if (!r) {
     const std::string msg = "could not record the files to commit: " + r.error();
-    if (scheduler) emit(RunEventKind::note, "", -1, 0, msg);
-    else observer.on_event({RunEventKind::note, 0, "", -1, 0, msg}, {}); // before the loop exists
+    emit(RunEventKind::note, "", -1, 0, msg);
   }
 }
 
@@ -207,28 +206,23 @@ void Orchestrator::Impl::apply_planning_marks(sched::Workload& w) {
     if (stage == PlanningStage::written) {
       it->plans_unchecked = true;
       planning_marked.insert(phase);
-      observer.on_event({RunEventKind::note, 0, "", -1, 0,
-                         fmt::format("phase {}'s plans were written but never checked: they are checked before any "
-                                     "of them runs",
-                                     phase)},
-                        {});
+      emit(RunEventKind::note, "", -1, 0,
+           fmt::format("phase {}'s plans were written but never checked: they are checked before any of them runs", phase));
       continue;
     }
     if (!can_plan) {
-      observer.on_event({RunEventKind::note, 0, "", -1, 0,
-                         fmt::format("phase {}'s planning was interrupted; the script worker cannot finish it: its "
-                                     "plans run as they are on disk",
-                                     phase)},
-                        {});
+      emit(RunEventKind::note, "", -1, 0,
+           fmt::format("phase {}'s planning was interrupted; the script worker cannot finish it: its plans run as they "
+                       "are on disk",
+                       phase));
       continue;
     }
     it->planning_unfinished = true;
     planning_marked.insert(phase);
-    observer.on_event({RunEventKind::note, 0, "", -1, 0,
-                       fmt::format("phase {}'s planning was interrupted: it is planned again over the plans already "
-                                   "written, and checked, before any of them runs",
-                                   phase)},
-                      {});
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("phase {}'s planning was interrupted: it is planned again over the plans already written, and "
+                     "checked, before any of them runs",
+                     phase));
   }
 }
 
