@@ -5,7 +5,6 @@
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
 #include "harness/orchestrator/run_config.hpp"
-#include "harness/orchestrator/checkpoint_question.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
@@ -39,9 +38,7 @@ void add_status(CLI::App& app, ExitCode& exit) {
     auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), *lookahead);
     const auto state_dir = spec->layout.project_root / ".orchestration";
     if (auto run = store::running_orchestrator(state_dir)) progress.running = store::describe_run(*run);
-    for (const auto& cp : orchestrator::pending_checkpoints(state_dir))
-      if (cp.spec.empty() || cp.spec == spec->layout.spec_name)
-        progress.waiting.push_back(cp.task + ": " + orchestrator::checkpoint_opened_message(cp.question, cp.id));
+    progress.waiting = orchestrator::waiting_lines(state_dir, spec->layout.spec_name);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;
   });

@@ -55,3 +55,17 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
   REQUIRE_FALSE(unwritable);
   CHECK(unwritable.error().exit_code == 1);
 }
+
+TEST_CASE("status's waiting lines are the checkpoints of its spec (or of none), each with its respond command", "[orchestrator][respond]") {
+  test::TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  dir.write(".orchestration/sessions/cp-a/checkpoint.json",
+            R"({"id":"cp-a","task":"verify-plan:01-01","spec":"SPC-001-x","question":"ok?","run":"r1","asker":"orchestrator"})");
+  dir.write(".orchestration/sessions/cp-b/checkpoint.json",
+            R"({"id":"cp-b","task":"verify-plan:02-01","spec":"SPC-002-y","question":"fine?","run":"r1","asker":"orchestrator"})");
+  const auto lines = orchestrator::waiting_lines(state, "SPC-001-x");
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].starts_with("verify-plan:01-01: ok?"));
+  CHECK(lines[0].find("harness-cli respond cp-a approve|refuse") != std::string::npos);
+  CHECK(orchestrator::waiting_lines(state, "SPC-003-z").empty());
+}

@@ -260,7 +260,7 @@ bool Orchestrator::Impl::stop_when_only_people_can_go_on() {
   summary.outcome = "waiting_for_human";
   summary.exit_code = 3;
   for (const auto& [id, cp] : checkpoints) {
-    summary.waiting.push_back(fmt::format("{}: {}", cp.task, checkpoint_opened_message(cp.question, id)));
+    summary.waiting.push_back(waiting_line(cp));
     emit(RunEventKind::note, cp.task, -1, 0,
          fmt::format("waits for an answer: {}; then run harness-cli orchestrate {} again", checkpoint_opened_message(cp.question, id),
                      spec_arg()));

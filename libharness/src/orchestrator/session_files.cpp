@@ -1,5 +1,6 @@
 #include "session_files.hpp"
 
+#include "harness/orchestrator/checkpoint_question.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/orchestrator/worker_host.hpp"
 #include "harness/protocol/answer.hpp"
@@ -57,6 +58,17 @@ std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending) {
   json::array list;
   for (const auto& cp : pending) list.push_back(json::object{{"id", cp.id}, {"task", cp.task}, {"question", cp.question}});
   return json::serialize(json::object{{"checkpoints", std::move(list)}});
+}
+
+std::string waiting_line(const PendingCheckpoint& cp) {
+  return cp.task + ": " + checkpoint_opened_message(cp.question, cp.id);
+}
+
+std::vector<std::string> waiting_lines(const fs::path& state_dir, const std::string& spec_name) {
+  std::vector<std::string> out;
+  for (const auto& cp : pending_checkpoints(state_dir))
+    if (cp.spec.empty() || cp.spec == spec_name) out.push_back(waiting_line(cp));
+  return out;
 }
 
 std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,

@@ -57,6 +57,11 @@ std::vector<PendingCheckpoint> pending_checkpoints(const std::filesystem::path& 
 std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending);
 /// `respond --list --json`: `{"checkpoints": [{"id", "task", "question"}]}`.
 std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending);
+/// "<task>: <question> -- answer with: harness-cli respond <id> approve|refuse": a line of the run's
+/// summary and of `status`'s "Waiting for your answer".
+std::string waiting_line(const PendingCheckpoint& checkpoint);
+/// waiting_line of each checkpoint in `state_dir` that belongs to spec `spec_name` (or names none).
+std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, const std::string& spec_name);
 
 /// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is read by
 /// protocol::parse_approval (approve, yes, ok, refuse, no, ... in any case); returns the answer as
