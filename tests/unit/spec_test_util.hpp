@@ -1,8 +1,9 @@
 #pragma once
-// Shared by the spec and graph unit tests: a temporary directory and file writing.
+// Shared by the unit tests: a temporary directory, file writing, and git projects to run in.
 
 #include <filesystem>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <unistd.h>
@@ -38,5 +39,28 @@ struct TempDir {
     return p;
   }
 };
+
+/// Commits made by the code under test get a fixed author and committer: the machine running the
+/// tests may have no git identity.
+inline void set_git_identity() {
+  ::setenv("GIT_AUTHOR_NAME", "t", 1);
+  ::setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
+  ::setenv("GIT_COMMITTER_NAME", "t", 1);
+  ::setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
+}
+
+#ifdef HARNESS_SOURCE_DIR
+/// The example spec committed in a new git repository at `root` (with set_git_identity); returns
+/// its spec directory, root/docs/specs/SPC-001-task-tracker.
+inline std::filesystem::path example_project(const std::filesystem::path& root) {
+  set_git_identity();
+  const auto spec = root / "docs/specs/SPC-001-task-tracker";
+  std::filesystem::create_directories(spec.parent_path());
+  std::filesystem::copy(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker", spec,
+                        std::filesystem::copy_options::recursive);
+  sh(root, "git init -q && git add -A && git commit -qm init");
+  return spec;
+}
+#endif
 
 } // namespace harness::test

@@ -55,16 +55,7 @@ public:
 struct Project {
   test::TempDir dir;
   fs::path spec;
-  Project() {
-    ::setenv("GIT_AUTHOR_NAME", "t", 1);
-    ::setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
-    ::setenv("GIT_COMMITTER_NAME", "t", 1);
-    ::setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
-    spec = dir.path / "docs/specs/SPC-001-task-tracker";
-    fs::create_directories(spec.parent_path());
-    fs::copy(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker", spec, fs::copy_options::recursive);
-    test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
-  }
+  Project() : spec(test::example_project(dir.path)) {}
   fs::path state() const { return dir.path / ".orchestration"; }
   /// No terminal, no --yes: nobody answers unless the test does.
   orchestrator::RunOptions options() const {

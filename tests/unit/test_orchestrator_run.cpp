@@ -61,16 +61,7 @@ public:
 struct Project {
   test::TempDir dir;
   fs::path spec;
-  Project() {
-    ::setenv("GIT_AUTHOR_NAME", "t", 1);
-    ::setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
-    ::setenv("GIT_COMMITTER_NAME", "t", 1);
-    ::setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
-    spec = dir.path / "docs/specs/SPC-001-task-tracker";
-    fs::create_directories(spec.parent_path());
-    fs::copy(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker", spec, fs::copy_options::recursive);
-    sh(dir.path, "git init -q && git add -A && git commit -qm init");
-  }
+  Project() : spec(test::example_project(dir.path)) {}
   orchestrator::RunOptions options() const {
     orchestrator::RunOptions o;
     o.spec_dir = spec;

@@ -22,10 +22,7 @@ namespace {
 struct GitRepo {
   test::TempDir dir;
   GitRepo() {
-    ::setenv("GIT_AUTHOR_NAME", "t", 1);
-    ::setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
-    ::setenv("GIT_COMMITTER_NAME", "t", 1);
-    ::setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
+    test::set_git_identity();
     test::sh(dir.path, "git init -q");
   }
   std::string commit(const std::string& file, const std::string& message) {

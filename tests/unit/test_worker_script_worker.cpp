@@ -48,10 +48,7 @@ struct Repo {
   test::TempDir dir;
   fs::path spec;
   Repo() {
-    ::setenv("GIT_AUTHOR_NAME", "t", 1);
-    ::setenv("GIT_AUTHOR_EMAIL", "t@example.com", 1);
-    ::setenv("GIT_COMMITTER_NAME", "t", 1);
-    ::setenv("GIT_COMMITTER_EMAIL", "t@example.com", 1);
+    test::set_git_identity();
     spec = dir.write("docs/specs/SPC-007-demo/SPEC.md", "# demo\n").parent_path();
     dir.write("docs/specs/SPC-007-demo/planning/plans/01-core/01-01-PLAN.md", k_plan);
     sh(dir.path, "git init -q && git add -A && git commit -qm init");
