@@ -195,6 +195,8 @@ TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_
   CHECK(pending[0].at("type") == "checkpoint");
   CHECK(pending[0].at("task_id") == "verify-plan:02-03");
   CHECK(pending[0].at("payload").at("question").as_string() == r.question);
+  // The overview counts what harness_get_pending lists, the orchestrator's question included.
+  CHECK(call_tool(o, 7, "harness_get_project_state").at("structuredContent").at("pending_messages") == 1);
   // Only a session's questions when one is named: a checkpoint belongs to no session.
   CHECK(call_tool(o, 2, "harness_get_pending", {{"session_id", "s1"}}).at("structuredContent").at("messages").as_array().empty());
   // A word that is neither approve nor refuse decides nothing; the stale one is refused.

@@ -161,6 +161,17 @@ ToolResult answer_checkpoint(const fs::path& state_dir, const std::string& id, c
   return structured_result(json::object{{"message_id", id}, {"responded", true}});
 }
 
+/// What waits for a person: the store's pending worker messages and, unless one session is asked
+/// for, the orchestrator's own checkpoints (those live only in files; they belong to no session).
+std::expected<json::array, std::string> pending_questions(ToolStore& store, const fs::path& project,
+                                                          const std::string& session) {
+  auto messages = store.pending(session);
+  if (!messages || !session.empty()) return messages;
+  for (const auto& v : store::pending_checkpoint_views(project / ".orchestration"))
+    if (v.record.asker == store::CheckpointAsker::orchestrator) messages->push_back(checkpoint_json(v));
+  return messages;
+}
+
 void add_messaging(Server& s, const StorePtr& store, const fs::path& project) {
   add_tool(s, "harness_wait_for_state", "Wait until a session's status changes (long-poll, cancellable).",
            object_schema({{"session_id", typed("string")},
@@ -176,13 +187,8 @@ void add_messaging(Server& s, const StorePtr& store, const fs::path& project) {
            object_schema({{"session_id", typed("string", "only this session's questions")}}),
            object_schema({{"messages", typed("array")}}, {"messages"}),
            [store, project](const json::object& args, CallContext&) {
-             const std::string session = string_arg(args, "session_id");
-             auto messages = store->pending(session);
+             auto messages = pending_questions(*store, project, string_arg(args, "session_id"));
              if (!messages) return store_failure(messages.error());
-             // A worker's question is in the store already; the orchestrator's own are only files.
-             if (session.empty())
-               for (const auto& v : store::pending_checkpoint_views(project / ".orchestration"))
-                 if (v.record.asker == store::CheckpointAsker::orchestrator) messages->push_back(checkpoint_json(v));
              return structured_result(json::object{{"messages", std::move(*messages)}});
            });
   add_tool(s, "harness_respond", "Answer a pending worker message or checkpoint.",
@@ -223,7 +229,7 @@ json::object project_state(ToolStore& store, const fs::path& project, std::strin
   if (root.size() > 1 && root.back() == '/') root.pop_back();
   json::object out{{"project", root}};
   auto sessions = store.list_sessions();
-  auto pending = store.pending("");
+  auto pending = pending_questions(store, project, "");
   auto phases = store.verified_phases();
   auto state = store.get_state();
   if (!sessions || !pending || !phases || !state) {
