@@ -36,11 +36,11 @@ struct GitRepo {
 } // namespace
 
 TEST_CASE("Trailer log records give plan, task and spec; other commits are left out", "[worker][git]") {
-  const std::string log = "aaa\x1f" "feat(01-02): x\n\nPlan: 01-02, Task: 2/3\nSpec: SPC-001-a\n\x1e\n"
-                          "bbb\x1f" "docs(01-02): summary\n\nPlan: 01-02\nSpec: SPC-001-a\n\x1e\n"
-                          "ccc\x1f" "chore: unrelated, mentions Plan: 09-09 in the text\n\x1e\n"
-                          "ddd\x1f" "feat(01-10): y\n\nPlan: 01-10, Task: 1/1\n\x1e";
-  auto c = worker::parse_trailer_log(log);
+  const std::string log = "\x1e" "aaa\x1f" "feat(01-02): x\n\nPlan: 01-02, Task: 2/3\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0') +
+                          "\x1e" "bbb\x1f" "docs(01-02): summary\n\nPlan: 01-02\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0') +
+                          "\x1e" "ccc\x1f" "chore: unrelated, mentions Plan: 09-09 in the text\n\x1d" + std::string(1, '\0') +
+                          "\x1e" "ddd\x1f" "feat(01-10): y\n\nPlan: 01-10, Task: 1/1\n\x1d" + std::string(1, '\0');
+  auto c = worker::parse_trailer_log(log, false);
   REQUIRE(c.size() == 3);
   CHECK(c[0].hash == "aaa");
   CHECK(c[0].plan == "01-02");
@@ -49,6 +49,24 @@ TEST_CASE("Trailer log records give plan, task and spec; other commits are left 
   CHECK(c[1].task == 0);
   CHECK(c[2].plan == "01-10"); // not confused with 01-1
   CHECK(c[2].spec.empty());
+  CHECK_FALSE(c[0].files_known);
+}
+
+TEST_CASE("Trailer log read by git itself carries the changed paths, any name included", "[worker][git]") {
+  GitRepo repo;
+  repo.dir.write("two words.txt", "a\n");
+  repo.dir.write("nl\nname.txt", "b\n");
+  repo.dir.write("plain.txt", "c\n");
+  test::sh(repo.dir.path, "git add -A && git commit -q -m x -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-001-a'");
+  test::sh(repo.dir.path, "git commit -q --allow-empty -m 'y' -m 'Plan: 01-02'");
+  auto args = worker::trailer_log_args(true);
+  args.push_back("HEAD");
+  auto c = worker::parse_trailer_log(worker::run_git(repo.dir.path, args).out, true);
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].plan == "01-02"); // newest first
+  CHECK(c[0].files_known);
+  CHECK(c[0].files.empty());
+  CHECK(c[1].files == std::vector<std::string>{"nl\nname.txt", "plain.txt", "two words.txt"});
 }
 
 TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][git]") {
@@ -177,6 +195,13 @@ TEST_CASE("The trailer index reads the history once, then only what is new, and 
   CHECK(c[0].hash == h1); // oldest first
   CHECK(c[1].hash == h2);
   CHECK(index.commits_for("01-02").at(0).hash == h3);
+  // Paths: read with the new commits, asked of git for the ones the first refresh read.
+  CHECK(c[1].files_known);
+  CHECK(index.files_of(c) == std::vector<std::string>{"a.txt", "b.txt"});
+  worker::TrailerIndex resumed(repo.dir.path);
+  resumed.refresh();
+  CHECK_FALSE(resumed.commits_for("01-01").at(0).files_known);
+  CHECK(resumed.files_of(resumed.commits_for("01-01")) == std::vector<std::string>{"a.txt", "b.txt"});
   // History rewritten: the commit index read last is gone; the index reads everything again.
   test::sh(repo.dir.path, "git reset -q --hard HEAD~3 && git commit -q --allow-empty -m 'z' -m 'Plan: 01-03, Task: 1/1'");
   test::sh(repo.dir.path, "git reflog expire --expire=now --all && git gc -q --prune=now");

@@ -1,6 +1,7 @@
 #include "harness/verify/engine.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/glob.hpp"
 #include "harness/worker/git.hpp"
 #include "line_search.hpp"
 
@@ -58,20 +59,48 @@ void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckR
   }
 }
 
+/// The committed paths no `files_modified` entry covers, for the reader ("a, b and 3 more"); the
+/// spec's own documents (SUMMARY and the like) are a plan's to write and do not count. The
+/// scheduler keeps plans apart by their declared writes only, so an undeclared write is a
+/// conflict it could not see: named, though it does not fail the check (the work is done).
+std::string undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std::vector<std::string> files) {
+  std::error_code ec;
+  const std::string docs = fs::relative(spec.layout.spec_dir, spec.layout.project_root, ec).generic_string();
+  const bool docs_inside = !ec && !docs.empty() && docs != "." && !docs.starts_with("..");
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  std::erase_if(files, [&](const std::string& f) {
+    if (docs_inside && (f == docs || f.starts_with(docs + "/"))) return true;
+    return std::any_of(plan.files_modified.begin(), plan.files_modified.end(),
+                       [&](const std::string& g) { return util::glob_match(g, f); });
+  });
+  constexpr std::size_t shown = 5;
+  std::string out;
+  for (std::size_t i = 0; i < files.size() && i < shown; ++i) out += (i ? ", " : "") + files[i];
+  if (files.size() > shown) out += fmt::format(" and {} more", files.size() - shown);
+  return out;
+}
+
 /// Seed 000's atomic commits: the plan's work is in commits carrying `Plan: <id>` and `Spec:`.
 void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {
   std::vector<worker::TrailerCommit> found;
   if (opt.trailers) {
     found = opt.trailers->commits_for(plan.id);
   } else {
-    auto log = worker::run_git(spec.layout.project_root,
-                               {"log", "--format=%H%x1f%B%x1e", "--fixed-strings", "--grep", "Plan: " + plan.id});
-    for (auto& c : worker::parse_trailer_log(log.out))
+    auto args = worker::trailer_log_args(true);
+    args.insert(args.end(), {"--fixed-strings", "--grep", "Plan: " + plan.id});
+    auto log = worker::run_git(spec.layout.project_root, args);
+    for (auto& c : worker::parse_trailer_log(log.out, true))
       if (c.plan == plan.id) found.push_back(std::move(c));
   }
   // Plan ids repeat across specs: only commits with this spec's trailer count.
   const bool any_plan_commit = !found.empty();
   std::erase_if(found, [&](const worker::TrailerCommit& c) { return c.spec != spec.layout.spec_name; });
+  std::vector<std::string> files;
+  if (opt.trailers) files = opt.trailers->files_of(found);
+  else
+    for (const auto& c : found) files.insert(files.end(), c.files.begin(), c.files.end());
+  const std::string undeclared = undeclared_files(spec, plan, files);
   std::set<int> tasks;
   for (const auto& c : found)
     if (c.task > 0) tasks.insert(c.task);
@@ -88,6 +117,8 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
       : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}' (they are another spec's)", plan.id, spec.layout.spec_name)
                        : fmt::format("{} commit{}, {} of {} tasks covered", found.size(), found.size() == 1 ? "" : "s", tasks.size(), total);
   if (!found.empty() && !uncovered.empty()) msg += "; no commit for " + uncovered + " (fine only if it changes no file)";
+  if (!undeclared.empty())
+    msg += "; changed outside files_modified: " + undeclared + " (declare them: only declared writes keep parallel plans apart)";
   out.push_back(item(plan, "commits", "commits", st, msg, 0));
 }
 

@@ -11,6 +11,7 @@
 #include <boost/process/v2/process.hpp>
 #include <fmt/format.h>
 
+#include <set>
 #include <thread>
 
 namespace harness::worker {
@@ -147,20 +148,28 @@ std::string find_commit(const fs::path& root, const std::string& needle) {
   return r.exit_code == 0 ? r.out : std::string();
 }
 
-std::vector<TrailerCommit> parse_trailer_log(std::string_view log) {
+std::vector<std::string> trailer_log_args(bool with_files) {
+  // Each commit: RS, hash, US, message, GS, then (-z) a NUL and, with --name-only, a newline and
+  // the paths each ended by a NUL. Control characters never occur in hashes or sane messages.
+  std::vector<std::string> args = {"log", "-z", "--format=%x1e%H%x1f%B%x1d"};
+  if (with_files) args.push_back("--name-only");
+  return args;
+}
+
+std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files) {
   std::vector<TrailerCommit> out;
-  size_t pos = 0;
+  size_t pos = log.find('\x1e');
   while (pos < log.size()) {
-    size_t end = log.find('\x1e', pos);
+    size_t end = log.find('\x1e', pos + 1);
     if (end == std::string_view::npos) end = log.size();
-    std::string_view rec = log.substr(pos, end - pos);
-    pos = end + 1;
+    std::string_view rec = log.substr(pos + 1, end - pos - 1);
+    pos = end;
     const size_t sep = rec.find('\x1f');
-    if (sep == std::string_view::npos) continue;
+    const size_t stop = rec.find('\x1d', sep == std::string_view::npos ? 0 : sep);
+    if (sep == std::string_view::npos || stop == std::string_view::npos) continue;
     TrailerCommit c;
     c.hash = std::string(rec.substr(0, sep));
-    c.hash.erase(0, c.hash.find_first_not_of("\n"));
-    std::string_view body = rec.substr(sep + 1);
+    std::string_view body = rec.substr(sep + 1, stop - sep - 1);
     while (!body.empty()) {
       const size_t nl = body.find('\n');
       std::string_view line = body.substr(0, nl);
@@ -180,6 +189,15 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log) {
         while (!c.spec.empty() && (c.spec.back() == ' ' || c.spec.back() == '\r')) c.spec.pop_back();
       }
     }
+    c.files_known = with_files;
+    std::string_view names = rec.substr(stop + 1);
+    while (with_files && !names.empty()) {
+      const size_t nul = names.find('\0');
+      std::string_view name = names.substr(0, nul);
+      names = nul == std::string_view::npos ? std::string_view() : names.substr(nul + 1);
+      while (!name.empty() && name.front() == '\n') name.remove_prefix(1); // after the message's NUL
+      if (!name.empty()) c.files.emplace_back(name);
+    }
     if (!c.plan.empty()) out.push_back(std::move(c));
   }
   return out;
@@ -191,29 +209,55 @@ void TrailerIndex::add(std::vector<TrailerCommit> newest_first) {
 
 void TrailerIndex::refresh() {
   std::lock_guard lock(m_mutex);
-  const std::string format = "--format=%H%x1f%B%x1e";
+  auto newest = [](const std::string& out) { return out.substr(out.find('\x1e') + 1, 40); };
   if (!m_head.empty()) {
-    auto r = run_git(m_root, {"log", format, m_head + "..HEAD"});
+    // New commits come with their paths: few, and the ones a verification asks about.
+    auto args = trailer_log_args(true);
+    args.push_back(m_head + "..HEAD");
+    auto r = run_git(m_root, args);
     if (r.exit_code == 0) {
-      if (r.out.empty()) return;
-      const std::string newest = r.out.substr(r.out.find_first_not_of('\n'), 40);
-      add(parse_trailer_log(r.out));
-      m_head = newest;
+      if (r.out.find('\x1e') == std::string::npos) return;
+      add(parse_trailer_log(r.out, true));
+      m_head = newest(r.out);
       return;
     }
     m_by_plan.clear(); // the history was rewritten: read it all again
   }
-  auto r = run_git(m_root, {"log", format, "HEAD"});
+  // The whole history without paths: a diff of every commit of a large repository is slow.
+  auto args = trailer_log_args(false);
+  args.push_back("HEAD");
+  auto r = run_git(m_root, args);
   m_by_plan.clear();
-  if (r.exit_code != 0 || r.out.empty()) return m_head.clear(); // no commits yet
-  m_head = r.out.substr(r.out.find_first_not_of('\n'), 40);
-  add(parse_trailer_log(r.out));
+  if (r.exit_code != 0 || r.out.find('\x1e') == std::string::npos) return m_head.clear(); // no commits yet
+  m_head = newest(r.out);
+  add(parse_trailer_log(r.out, false));
 }
 
 std::vector<TrailerCommit> TrailerIndex::commits_for(const std::string& plan_id) const {
   std::lock_guard lock(m_mutex);
   auto it = m_by_plan.find(plan_id);
   return it == m_by_plan.end() ? std::vector<TrailerCommit>{} : it->second;
+}
+
+std::vector<std::string> TrailerIndex::files_of(const std::vector<TrailerCommit>& commits) const {
+  std::lock_guard lock(m_mutex);
+  std::vector<std::string> unknown;
+  for (const auto& c : commits)
+    if (!c.files_known && !m_files.contains(c.hash)) unknown.push_back(c.hash);
+  if (!unknown.empty()) {
+    auto args = trailer_log_args(true);
+    args[0] = "show";
+    args.insert(args.end(), unknown.begin(), unknown.end());
+    auto r = run_git(m_root, args);
+    for (auto& c : parse_trailer_log(r.out, true)) m_files[c.hash] = std::move(c.files);
+  }
+  std::set<std::string> out;
+  for (const auto& c : commits) {
+    const auto cached = m_files.find(c.hash);
+    const auto& files = c.files_known ? c.files : cached != m_files.end() ? cached->second : c.files;
+    out.insert(files.begin(), files.end());
+  }
+  return {out.begin(), out.end()};
 }
 
 } // namespace harness::worker

@@ -68,10 +68,18 @@ struct TrailerCommit {
   std::string plan;  ///< "01-02"
   int task = 0;      ///< 1-based task index; 0 when the trailer names no task (a SUMMARY commit)
   std::string spec;  ///< "SPC-001-x", empty when absent
+  std::vector<std::string> files; ///< paths the commit changed, when files_known
+  bool files_known = false;
 };
 
-/// Parses `git log --format=%H%x1f%B%x1e` output; commits without a `Plan:` trailer are left out.
-std::vector<TrailerCommit> parse_trailer_log(std::string_view log);
+/// `git log` arguments whose output parse_trailer_log reads: hash, message and, with
+/// `with_files`, the changed paths (NUL-separated, so any file name survives). Revisions and
+/// filters go after them.
+std::vector<std::string> trailer_log_args(bool with_files);
+
+/// Parses the output of `git log` (or `git show`) run with trailer_log_args(with_files);
+/// commits without a `Plan:` trailer are left out.
+std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files);
 
 /// The trailer commits of a repository's HEAD history, read once and then incrementally: each
 /// refresh() reads only the commits made since the previous one, so asking after every plan
@@ -84,6 +92,9 @@ public:
   void refresh();
   /// Commits carrying `Plan: <plan_id>`, oldest first.
   std::vector<TrailerCommit> commits_for(const std::string& plan_id) const;
+  /// The paths these commits changed, sorted and unique. Commits read by a refresh after the
+  /// first one come with their paths; older ones (a resumed run's) are asked of git once.
+  std::vector<std::string> files_of(const std::vector<TrailerCommit>& commits) const;
 
 private:
   void add(std::vector<TrailerCommit> newest_first);
@@ -91,6 +102,7 @@ private:
   mutable std::mutex m_mutex;
   std::string m_head; ///< newest commit read so far
   std::map<std::string, std::vector<TrailerCommit>> m_by_plan;
+  mutable std::map<std::string, std::vector<std::string>> m_files; ///< by hash, for files_of
 };
 
 } // namespace harness::worker
