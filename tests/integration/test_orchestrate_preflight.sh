@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `harness-cli orchestrate` refuses to start what would fail part-way: a project that is not a git
-# repository, a git without an identity to commit with, a worker program that is not there, a
-# command worker without a template. Each is reported before anything is written (no
+# repository, a git without an identity to commit with, a merge waiting to be finished, spec
+# documents a .gitignore rule hides, a worker program that is not there, a command worker without
+# a template. Each is reported before anything is written (no
 # .orchestration/ state, STATUS.md unchanged, nothing staged), all of them at once, each with a
 # fix, and the exit code is 2.
 set -euo pipefail
@@ -110,5 +111,20 @@ orchestrate_in "$p" no_identity env PATH="$no_agents_path" "$cli" orchestrate "$
 [[ $err == *"3 problems to fix first"* && $err == *"not a git repository"* && $err == *"git has no identity"* &&
    $err == *'`claude` is not on PATH'* ]] || fail "not every problem reported: $err"
 untouched "$p" "all at once"
+
+# 7. A merge waiting for its conflict to be resolved, and a .gitignore rule that hides the spec's
+# execution/ files: both found before any plan ran, nothing staged into the user's merge.
+p=$tmp/merge
+new_project "$p" git
+(cd "$p" && git checkout -qb other && echo o >c.txt && git add c.txt && git commit -qm o && git checkout -q - &&
+  echo m >c.txt && git add c.txt && git commit -qm m && { git merge -q other >/dev/null 2>&1 || true; } &&
+  printf 'docs/specs/*/execution/\n' >>.git/info/exclude)
+before=$(cd "$p" && git status --porcelain)
+orchestrate_in "$p" "$cli" orchestrate "$spec" --worker script --yes
+[[ $rc -eq 2 ]] || fail "a merge in progress should exit 2, got $rc: $err"
+[[ $err == *"a git merge is in progress in this repository"* && $err == *"git merge --abort"* ]] || fail "merge: $err"
+[[ $err == *"git ignores $spec/execution/"* && $err == *"git check-ignore -v"* ]] || fail "ignored execution/: $err"
+untouched "$p" "merge in progress"
+[[ $(cd "$p" && git status --porcelain) == "$before" ]] || fail "merge: the index or work tree changed: $(cd "$p" && git status --porcelain)"
 
 echo "orchestrate preflight: all checks passed"

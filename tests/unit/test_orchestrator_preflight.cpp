@@ -7,8 +7,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <set>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -167,11 +169,11 @@ TEST_CASE("the command worker needs a template whose program is there and whose 
 
 TEST_CASE("the probe asks git whether the project is a repository and resolves programs like the launch", "[orchestrator][preflight]") {
   test::TempDir dir;
-  auto facts = orchestrator::probe_start_facts(dir.path);
+  auto facts = orchestrator::probe_start_facts(layout_at(dir.path));
   CHECK(facts.git_found);
   CHECK_FALSE(facts.git_repository);
   test::sh(dir.path, "git init -q");
-  CHECK(orchestrator::probe_start_facts(dir.path).git_repository);
+  CHECK(orchestrator::probe_start_facts(layout_at(dir.path)).git_repository);
 
   CHECK(facts.resolve_program("sh").filename() == "sh");                 // on PATH
   CHECK(facts.resolve_program("no-such-program-harness").empty());
@@ -193,4 +195,63 @@ TEST_CASE("agent workers need harness-mcp where the run will start it; the scrip
   CHECK(claude[0].fix.find("next to harness-cli") != std::string::npos);
   CHECK(orchestrator::start_problems(options(AdapterKind::codex), layout, m.facts).size() == 1);
   CHECK(orchestrator::start_problems(options(AdapterKind::script), layout, m.facts).empty());
+}
+
+TEST_CASE("the probe finds a merge in progress, ignored spec documents and state it cannot write", "[orchestrator][preflight]") {
+  test::TempDir dir;
+  test::sh(dir.path, "git init -q -b main && git config user.name t && git config user.email t@example.com");
+  fs::create_directories(dir.path / "docs/specs/SPC-001-x/planning/plans");
+  const auto layout = spec::discover_layout(dir.path / "docs/specs/SPC-001-x", dir.path).value();
+  auto clean = orchestrator::probe_start_facts(layout);
+  CHECK(clean.git_operation.empty());
+  CHECK(clean.ignored_documents.empty());
+  CHECK(clean.unwritable_state.empty());
+  // A conflicting merge stops half-way and waits for the user.
+  test::sh(dir.path, "echo a > f && git add f && git commit -qm a && git checkout -qb other && echo b > f && git commit -qam b"
+                     " && git checkout -q main && echo c > f && git commit -qam c && (git merge -q other >/dev/null 2>&1 || true)");
+  CHECK(orchestrator::probe_start_facts(layout).git_operation == "merge");
+  test::sh(dir.path, "git merge --abort");
+  CHECK(orchestrator::probe_start_facts(layout).git_operation.empty());
+  // A rule that hides the spec's execution/ directory hides every SUMMARY.
+  dir.write(".gitignore", "docs/specs/*/execution/\n");
+  const auto ignored = orchestrator::probe_start_facts(layout).ignored_documents;
+  INFO(ignored.size());
+  REQUIRE(ignored.size() == 3); // commits.log, FINAL-VERIFICATION.md and a SUMMARY; not STATUS.md or ROADMAP.md
+  for (const auto& d : ignored) CHECK(d.starts_with("docs/specs/SPC-001-x/execution/"));
+  fs::remove(dir.path / ".gitignore");
+  // Permission bits do not stop root, the immutable flag does (where the file system has it).
+  fs::create_directories(dir.path / ".orchestration");
+  const auto db = dir.write(".orchestration/harness.db", "");
+  if (::geteuid() != 0) {
+    ::chmod(db.c_str(), 0444);
+    CHECK(orchestrator::probe_start_facts(layout).unwritable_state == std::vector<std::string>{".orchestration/harness.db"});
+    ::chmod(db.c_str(), 0644);
+  } else if (std::system(("chattr +i '" + db.string() + "' 2>/dev/null").c_str()) == 0) {
+    const auto unwritable = orchestrator::probe_start_facts(layout).unwritable_state;
+    (void)std::system(("chattr -i '" + db.string() + "'").c_str());
+    CHECK(unwritable == std::vector<std::string>{".orchestration/harness.db"});
+  }
+  CHECK(orchestrator::probe_start_facts(layout).unwritable_state.empty());
+}
+
+TEST_CASE("an operation in progress, a spec outside the project, ignored documents and unwritable state are problems", "[orchestrator][preflight]") {
+  FakeMachine m;
+  m.facts.git_operation = "rebase";
+  m.facts.ignored_documents = {"docs/specs/SPC-001-x/execution/FINAL-VERIFICATION.md"};
+  m.facts.unwritable_state = {".orchestration/harness.db"};
+  auto outside = layout_at("/p");
+  outside.spec_dir = "/elsewhere/SPC-001-x";
+  const auto problems = orchestrator::start_problems(options(AdapterKind::script), outside, m.facts);
+  const auto text = all_text(problems);
+  INFO(text);
+  REQUIRE(problems.size() == 4);
+  CHECK(text.find("a git rebase is in progress") != std::string::npos);
+  CHECK(text.find("git rebase --continue") != std::string::npos);
+  CHECK(text.find("the spec directory /elsewhere/SPC-001-x is outside the project /p") != std::string::npos);
+  CHECK(text.find("git ignores docs/specs/SPC-001-x/execution/FINAL-VERIFICATION.md") != std::string::npos);
+  CHECK(text.find("git check-ignore -v docs/specs/SPC-001-x/execution/FINAL-VERIFICATION.md") != std::string::npos);
+  CHECK(text.find(".orchestration/harness.db cannot be written") != std::string::npos);
+  m.facts.git_operation = "merge";
+  CHECK(all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts)).find("git merge --abort") !=
+        std::string::npos);
 }

@@ -505,7 +505,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                                     2});
   // What would fail part-way (commits without git or an identity, a worker that cannot start)
   // is reported now, all of it, before the lock or any file is written.
-  if (auto problems = start_problems(opt, spec.layout, probe_start_facts(spec.layout.project_root)); !problems.empty())
+  if (auto problems = start_problems(opt, spec.layout, probe_start_facts(spec.layout)); !problems.empty())
     return std::unexpected(RunError{render_start_problems(problems), 2});
   state_dir = spec.layout.project_root / ".orchestration";
   std::error_code rel_ec;

@@ -171,9 +171,83 @@ void git_problems(const fs::path& root, const StartFacts& facts, std::vector<Sta
                    fmt::format("{} (or export GIT_COMMITTER_NAME and GIT_COMMITTER_EMAIL as well)", set_config)});
 }
 
+/// Where the run writes and commits: an operation git waits on, documents outside the
+/// repository or ignored by it, state that cannot be written. Each would surface only after
+/// work ran (a commit failing, a store refusing writes), so each is a problem now.
+void document_problems(const spec::Layout& layout, const StartFacts& facts, std::vector<StartProblem>& out) {
+  if (!facts.git_operation.empty()) {
+    const std::string& op = facts.git_operation;
+    out.push_back({fmt::format("a git {} is in progress in this repository: the workers' commits would fail, and "
+                               "harness would stage its files into it",
+                               op),
+                   op == "merge" ? "finish it (resolve, then git commit) or abort it (git merge --abort), then run again"
+                                 : fmt::format("finish it (git {0} --continue) or abort it (git {0} --abort), then run again", op)});
+  }
+  std::error_code ec;
+  const auto rel = fs::relative(layout.spec_dir, layout.project_root, ec);
+  if (facts.git_repository && (ec || rel.empty() || rel.string().starts_with("..")))
+    out.push_back({fmt::format("the spec directory {} is outside the project {} (a symbolic link leads there?): git "
+                               "cannot commit its SUMMARY, VERIFICATION and STATUS files",
+                               layout.spec_dir.string(), layout.project_root.string()),
+                   "keep the spec directory inside the repository (move it there; a link from elsewhere to it works)"});
+  if (!facts.ignored_documents.empty()) {
+    std::string names;
+    for (const auto& d : facts.ignored_documents) names += (names.empty() ? "" : ", ") + d;
+    out.push_back({fmt::format("git ignores {} (a .gitignore rule), and harness commits the spec's SUMMARY, "
+                               "VERIFICATION and STATUS files",
+                               names),
+                   fmt::format("change the rule (git check-ignore -v {} names it), then run again",
+                               facts.ignored_documents.front())});
+  }
+  for (const auto& f : facts.unwritable_state)
+    out.push_back({fmt::format("{} cannot be written, and it holds the run's state (messages, sessions, answers)", f),
+                   "make it writable for this user (ls -l shows its owner; chown or chmod), or run as its owner"});
+}
+
 } // namespace
 
-StartFacts probe_start_facts(const fs::path& project_root) {
+namespace {
+
+/// The operation whose state files git keeps in its directory while it waits for the user.
+std::string operation_in_progress(const fs::path& git_dir) {
+  std::error_code ec;
+  if (fs::exists(git_dir / "rebase-merge", ec) || fs::exists(git_dir / "rebase-apply", ec)) return "rebase";
+  if (fs::exists(git_dir / "MERGE_HEAD", ec)) return "merge";
+  if (fs::exists(git_dir / "CHERRY_PICK_HEAD", ec)) return "cherry-pick";
+  if (fs::exists(git_dir / "REVERT_HEAD", ec)) return "revert";
+  return {};
+}
+
+/// Where the run writes documents it commits, as project-relative paths (a SUMMARY of a phase
+/// that may not exist yet is still a path .gitignore rules apply to).
+std::vector<std::string> document_paths(const spec::Layout& layout) {
+  const spec::PhaseDir* first = layout.phases.empty() ? nullptr : &layout.phases.front();
+  std::vector<fs::path> docs = {layout.status_md, layout.roadmap_md, layout.commits_log, layout.final_verification};
+  if (first) docs.push_back(layout.summary_file(*first, spec::to_string(first->number) + "-01"));
+  else docs.push_back(layout.results_dir / "01-phase" / "01-01-SUMMARY.md");
+  std::vector<std::string> out;
+  for (const auto& d : docs) {
+    std::error_code ec;
+    auto rel = fs::relative(d, layout.project_root, ec);
+    if (!ec && !rel.empty() && !rel.string().starts_with("..")) out.push_back(rel.string());
+  }
+  return out;
+}
+
+std::vector<std::string> unwritable_state_files(const fs::path& root) {
+  std::vector<std::string> out;
+  const fs::path dir = root / ".orchestration";
+  for (const auto& f : {dir, dir / "harness.db", dir / "harness.db-wal", dir / "harness.db-shm"}) {
+    std::error_code ec;
+    if (fs::exists(f, ec) && ::access(f.c_str(), W_OK) != 0) out.push_back(fs::relative(f, root, ec).string());
+  }
+  return out;
+}
+
+} // namespace
+
+StartFacts probe_start_facts(const spec::Layout& layout) {
+  const fs::path& project_root = layout.project_root;
   StartFacts f;
   f.resolve_program = [](const std::string& name) -> fs::path {
     // The worker host's own lookup; posix_spawn then needs an executable file there.
@@ -184,7 +258,22 @@ StartFacts probe_start_facts(const fs::path& project_root) {
   };
   f.git_found = !f.resolve_program("git").empty();
   if (!f.git_found) return f;
-  f.git_repository = worker::run_git(project_root, {"rev-parse", "--git-dir"}).exit_code == 0;
+  f.unwritable_state = unwritable_state_files(project_root);
+  auto git_dir = worker::run_git(project_root, {"rev-parse", "--absolute-git-dir"});
+  f.git_repository = git_dir.exit_code == 0;
+  if (f.git_repository) {
+    while (!git_dir.out.empty() && git_dir.out.back() == '\n') git_dir.out.pop_back();
+    f.git_operation = operation_in_progress(git_dir.out);
+    std::vector<std::string> check = {"check-ignore", "--"};
+    for (auto& d : document_paths(layout)) check.push_back(std::move(d));
+    if (auto r = worker::run_git(project_root, check); r.exit_code == 0)
+      for (std::size_t pos = 0; pos < r.out.size();) {
+        std::size_t nl = r.out.find('\n', pos);
+        if (nl == std::string::npos) nl = r.out.size();
+        if (nl > pos) f.ignored_documents.push_back(r.out.substr(pos, nl - pos));
+        pos = nl + 1;
+      }
+  }
   // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
   // an address guessed from the host name is acceptable), in the environment commits run in.
   if (auto r = worker::run_git(project_root, {"var", "GIT_AUTHOR_IDENT"}); r.exit_code != 0)
@@ -197,6 +286,7 @@ StartFacts probe_start_facts(const fs::path& project_root) {
 std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts) {
   std::vector<StartProblem> out;
   git_problems(layout.project_root, facts, out);
+  document_problems(layout, facts, out);
   bool agents = false;
   for (const auto& w : workers_used(options)) {
     if (auto p = worker_problem(w, options, layout, facts)) out.push_back(std::move(*p));

@@ -119,7 +119,10 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
     if (r.out.find("nothing to commit") != std::string::npos || r.out.find("no changes added") != std::string::npos ||
         r.out.find("nothing added to commit") != std::string::npos)
       return std::string();
-    return std::unexpected(fmt::format("git commit failed (exit {}); is user.name/user.email configured? {}", r.exit_code, r.out));
+    // The identity hint only where git complains about the identity: elsewhere it misleads.
+    const bool identity = r.out.find("tell me who you are") != std::string::npos || r.out.find("ident") != std::string::npos;
+    return std::unexpected(fmt::format("git commit failed (exit {}){}: {}", r.exit_code,
+                                       identity ? "; is user.name/user.email configured?" : "", r.out));
   }
   // "[main 0123...]" or "[main (root-commit) 0123...]": the 40 hex digits before the ']'.
   const size_t close = r.out.find(']');

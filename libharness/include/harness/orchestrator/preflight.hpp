@@ -30,15 +30,26 @@ struct StartFacts {
   /// has no author identity for commits made here; empty when it has one.
   std::string author_identity_error;
   std::string committer_identity_error; ///< the same for the committer
+  /// A git operation the repository is in the middle of ("merge", "rebase", "cherry-pick",
+  /// "revert"), empty when none: commits of single paths fail then, and the harness's own
+  /// files would be staged into the user's operation.
+  std::string git_operation;
+  /// The spec's documents (STATUS.md, a SUMMARY, a VERIFICATION, ...; project-relative) that a
+  /// .gitignore rule would keep out of the commits every task and verification makes.
+  std::vector<std::string> ignored_documents;
+  /// Files of the run's state (.orchestration/ and its database) that exist and cannot be
+  /// written: the run would go on without its store and resume would not work.
+  std::vector<std::string> unwritable_state;
   /// The executable a worker's program name resolves to, or empty when it does not resolve to one
   /// (unset: none resolves).
   std::function<std::filesystem::path(const std::string& program)> resolve_program;
 };
 
-/// The facts for a run in `project_root`: git processes run there with the orchestrator's own
-/// environment (as its commits do), and program names resolve as the worker host resolves them
-/// (worker::find_program from this process's working directory and PATH), then must be executable.
-StartFacts probe_start_facts(const std::filesystem::path& project_root);
+/// The facts for a run of the spec at `layout`: git processes run in its project root with the
+/// orchestrator's own environment (as its commits do), and program names resolve as the worker
+/// host resolves them (worker::find_program from this process's working directory and PATH), then
+/// must be executable.
+StartFacts probe_start_facts(const spec::Layout& layout);
 
 /// Every problem that would stop `options` part-way in the project of `layout`, each with its
 /// fix; empty when the run can start. The worker programs checked are those of the launches the
