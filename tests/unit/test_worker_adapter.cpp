@@ -1,9 +1,12 @@
 #include "harness/worker/adapter.hpp"
+#include "spec_test_util.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 
 using namespace harness::worker;
 namespace json = boost::json;
@@ -96,6 +99,39 @@ TEST_CASE("the command adapter expands placeholders after splitting, keeping val
   CHECK(spec->argv == std::vector<std::string>{"my-agent", "--plan", "/proj/a dir/01-01-PLAN.md", "--prompt-file",
                                                "/proj/.orchestration/sessions/s-0001/prompt.md", "--id=s-0001"});
   CHECK(spec->files.size() == 2);
+}
+
+TEST_CASE("in the code of sh -c a placeholder is quoted for the shell: any path stays data") {
+  // Values a user's project can have: blanks, both quotes, a command substitution, a backslash.
+  const std::map<std::string, std::string> vars = {{"a", "/p/my dir/x"}, {"b", "/p/it's \"q\" $(touch PWNED) `id` \\n"}};
+  // The same two values bare, inside '...' and inside "..." of the shell code; the shell prints
+  // each argument on a line of its own.
+  auto argv = expand_command_template(
+      R"(bash -c "printf '%s\n' {a} {b} '{a}' '{b}' \"{b}\" pre{a}post" ignored-argv0)", vars);
+  REQUIRE(argv);
+  CHECK(argv->size() == 4);
+  CHECK((*argv)[3] == "ignored-argv0");
+  std::string cmd;
+  for (const auto& w : *argv) {
+    cmd += " '";
+    for (char c : w) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    cmd += "'";
+  }
+  harness::test::TempDir dir;
+  FILE* pipe = ::popen(("cd '" + dir.path.string() + "' &&" + cmd).c_str(), "r");
+  REQUIRE(pipe);
+  std::string out;
+  char buf[512];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  CHECK(::pclose(pipe) == 0);
+  const std::string a = vars.at("a"), b = vars.at("b");
+  CHECK(out == a + "\n" + b + "\n" + a + "\n" + b + "\n" + b + "\npre" + a + "post\n");
+  CHECK_FALSE(std::filesystem::exists(dir.path / "PWNED"));
+  // Outside a shell's code nothing is quoted: the value is one argument as it is.
+  argv = expand_command_template("agent --spec={b} -c {a}", vars);
+  REQUIRE(argv);
+  CHECK((*argv)[1] == "--spec=" + b);
+  CHECK((*argv)[3] == a);
 }
 
 TEST_CASE("a command template naming an unknown placeholder is rejected with its name") {

@@ -5,7 +5,13 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+
 namespace harness::worker {
+namespace fs = std::filesystem;
 namespace {
 
 namespace json = boost::json;
@@ -136,24 +142,79 @@ std::optional<AdapterKind> parse_adapter_kind(std::string_view s) {
   return std::nullopt;
 }
 
+namespace {
+
+/// True for the word after `sh -c` (or `bash -lc`, `env X=1 zsh -ec`): a shell reads it as code.
+bool is_shell_code(const std::vector<std::string>& words, std::size_t i) {
+  if (i < 2) return false;
+  const std::string& opt = words[i - 1];
+  if (opt.size() < 2 || opt[0] != '-' || opt.back() != 'c' ||
+      !std::all_of(opt.begin() + 1, opt.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+    return false;
+  static const std::set<std::string> shells = {"sh", "bash", "dash", "zsh", "ksh", "ash", "mksh"};
+  for (std::size_t k = 0; k + 1 < i; ++k)
+    if (shells.contains(fs::path(words[k]).filename().string())) return true;
+  return false;
+}
+
+enum class Quote { none, single, dbl };
+
+/// `value` written where the shell code stands in quoting state `q`, so that the shell reads it
+/// back as exactly that text: a path with blanks, quotes or `$(...)` is data, never code.
+std::string shell_quoted(std::string_view value, Quote q) {
+  std::string out;
+  switch (q) {
+  case Quote::none:
+    out = "'";
+    for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+  case Quote::single: // close, escape, reopen around each quote
+    for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out;
+  case Quote::dbl:
+    for (char c : value) {
+      if (c == '"' || c == '\\' || c == '$' || c == '`') out += '\\';
+      out += c;
+    }
+    return out;
+  }
+  return out;
+}
+
+} // namespace
+
 std::expected<std::vector<std::string>, std::string>
 expand_command_template(std::string_view tmpl, const std::map<std::string, std::string>& vars) {
   auto words = util::split_shell_words(tmpl);
   if (!words) return std::unexpected(words.error());
-  // Substitute after splitting so that a value with blanks stays one argument.
-  for (auto& w : *words) {
+  // Substitute after splitting so that a value with blanks stays one argument. In the code of a
+  // `sh -c` the value is quoted for the shell as well, for the quoting state it stands in.
+  for (std::size_t k = 0; k < words->size(); ++k) {
+    std::string& w = (*words)[k];
+    const bool code = is_shell_code(*words, k);
+    Quote q = Quote::none;
     std::string out;
     for (size_t i = 0; i < w.size();) {
-      if (w[i] == '{') {
+      const char c = w[i];
+      if (c == '{') {
         const size_t end = w.find('}', i);
         if (end != std::string::npos) {
           const std::string name = w.substr(i + 1, end - i - 1);
           auto it = vars.find(name);
           if (it == vars.end()) return std::unexpected(fmt::format("unknown placeholder {{{}}}", name));
-          out += it->second;
+          out += code ? shell_quoted(it->second, q) : it->second;
           i = end + 1;
           continue;
         }
+      }
+      if (code) {
+        if (c == '\\' && q != Quote::single && i + 1 < w.size()) { // an escaped character is literal
+          out += w.substr(i, 2);
+          i += 2;
+          continue;
+        }
+        if (c == '\'' && q != Quote::dbl) q = q == Quote::single ? Quote::none : Quote::single;
+        else if (c == '"' && q != Quote::single) q = q == Quote::dbl ? Quote::none : Quote::dbl;
       }
       out += w[i++];
     }
