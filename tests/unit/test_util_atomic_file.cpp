@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -72,4 +73,28 @@ TEST_CASE("stale temporary files of killed writers are removed, nothing else", "
   CHECK_FALSE(fs::exists(dir.path / "a/.SUMMARY.md.tmp-Ab12Cd"));
   CHECK_FALSE(fs::exists(dir.path / "a/b/.STATUS.md.tmp-zzzzzz"));
   for (const char* f : {"a/SUMMARY.md", "a/.keep", "a/notes.tmp-123456", "a/.x.tmp-toolong1"}) CHECK(fs::exists(dir.path / f));
+}
+
+TEST_CASE("write_file_atomic writes through a symbolic link and keeps a file's permissions") {
+  TempDir dir;
+  fs::create_directories(dir.path / "shared");
+  const auto target = dir.path / "shared" / "ROADMAP.md";
+  REQUIRE(write_file_atomic(target, "old"));
+  fs::create_directories(dir.path / "spec");
+  const auto link = dir.path / "spec" / "ROADMAP.md";
+  fs::create_symlink("../shared/ROADMAP.md", link);
+  REQUIRE(write_file_atomic(link, "new"));
+  CHECK(fs::is_symlink(link));
+  CHECK(fs::read_symlink(link) == "../shared/ROADMAP.md");
+  CHECK(read_file(target).value() == "new");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path / "spec")) ++entries;
+  CHECK(entries == 1); // no temporary file left beside the link
+  const auto script = dir.path / "run.sh";
+  REQUIRE(write_file_atomic(script, "#!/bin/sh\n"));
+  fs::permissions(script, fs::perms(0750));
+  REQUIRE(write_file_atomic(script, "#!/bin/sh\necho hi\n"));
+  struct stat st {};
+  REQUIRE(::stat(script.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0750);
 }

@@ -31,9 +31,17 @@ bool write_all(int fd, std::string_view data) {
 
 } // namespace
 
-std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
+std::expected<void, std::string> write_file_atomic(const std::filesystem::path& link_or_path,
                                                    std::string_view content) {
   std::error_code ec;
+  // A symbolic link stays one: the file it points to is replaced (a rename onto the link would
+  // turn a shared ROADMAP.md into a copy, and git would record the type change).
+  std::filesystem::path path = link_or_path;
+  if (std::filesystem::is_symlink(link_or_path, ec))
+    if (auto target = std::filesystem::weakly_canonical(link_or_path, ec); !ec) path = target;
+  // An existing file keeps its permissions (a script stays executable, a private file private).
+  struct stat old {};
+  const mode_t mode = ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : 0644;
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(dir, ec);
   if (ec) return std::unexpected(fmt::format("create directory {}: {}", dir.string(), ec.message()));
@@ -49,7 +57,7 @@ std::expected<void, std::string> write_file_atomic(const std::filesystem::path& 
     ::unlink(tmp.c_str());
     return std::unexpected(msg);
   };
-  if (::fchmod(fd, 0644) != 0) return fail("chmod");
+  if (::fchmod(fd, mode) != 0) return fail("chmod");
   if (!write_all(fd, content)) return fail("write");
   if (::fsync(fd) != 0) return fail("fsync");
   if (::close(fd) != 0) {

@@ -11,6 +11,8 @@ namespace harness::util {
 /// Writes `content` to `path` through a temporary file in the same directory that is fsynced and
 /// then renamed over `path`; the directory is fsynced too so the rename survives a power loss.
 /// Parent directories are created. On failure `path` is untouched and the error names the step.
+/// A symbolic link at `path` stays a link: the file it points to is replaced. An existing file
+/// keeps its permission bits; a new one gets 0644.
 std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
                                                    std::string_view content);
 
