@@ -69,6 +69,24 @@ TEST_CASE("Trailer log read by git itself carries the changed paths, any name in
   CHECK(c[1].files == std::vector<std::string>{"nl\nname.txt", "plain.txt", "two words.txt"});
 }
 
+TEST_CASE("commit_paths runs the repository's hooks when asked, and skips them otherwise", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  repo.dir.write(".git/hooks/pre-commit",
+                 "#!/bin/sh\nif git diff --cached | grep -q AKIA; then echo 'pre-commit: secret found' >&2; exit 1; fi\n");
+  fs::permissions(repo.dir.path / ".git/hooks/pre-commit", fs::perms(0755));
+  repo.dir.write("config.env", "KEY=AKIAABCDEFGHIJKLMNOP\n");
+  const auto lock = repo.dir.path / ".orchestration/git.lock";
+  auto refused = worker::commit_paths(repo.dir.path, lock, {"config.env"}, "task", worker::CommitHooks::run);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().find("pre-commit: secret found") != std::string::npos);
+  CHECK(refused.error().find("user.name") == std::string::npos); // not an identity problem
+  CHECK(test::sh(repo.dir.path, "git log --format=%s -1") == "first\n");
+  auto skipped = worker::commit_paths(repo.dir.path, lock, {"config.env"}, "bookkeeping", worker::CommitHooks::skip);
+  REQUIRE(skipped);
+  CHECK(skipped->size() == 40);
+}
+
 TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][git]") {
   GitRepo repo;
   const auto hash = repo.commit("a.txt", "first\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a");

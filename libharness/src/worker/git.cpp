@@ -98,7 +98,8 @@ std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std
 }
 
 std::expected<std::string, std::string> commit_paths(const fs::path& root, const fs::path& lock_file,
-                                                     const std::vector<std::string>& paths, const std::string& message) {
+                                                     const std::vector<std::string>& paths, const std::string& message,
+                                                     CommitHooks hooks) {
   if (paths.empty()) return std::string();
   FileLock lock(lock_file);
   // Paths, not patterns: `app/posts/[id]/page.tsx` must not also take `app/posts/i/page.tsx`.
@@ -112,7 +113,9 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   // core.abbrev=40 makes the summary line "[branch <full hash>] subject": no rev-parse needed.
   // maintenance.auto=false: git would otherwise start `git maintenance run --auto` after every
   // commit, inside our lock; the orchestrator runs it once per run instead (run_auto_maintenance).
-  std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-verify", "--no-status", "-m", message, "--"};
+  std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-status", "-m", message};
+  if (hooks == CommitHooks::skip) commit.push_back("--no-verify");
+  commit.push_back("--");
   commit.insert(commit.end(), literal.begin(), literal.end());
   auto r = run_git_writing_index(root, commit);
   if (r.exit_code != 0) {

@@ -118,12 +118,12 @@ std::expected<std::string, std::string> reset_declared_files(const fs::path& roo
 /// changed, or git's complaint.
 std::expected<std::string, std::string> commit_task(const fs::path& root, const fs::path& lock, const spec::Plan& plan,
                                                     const std::vector<std::string>& extra, const std::string& message,
-                                                    std::set<std::string>& touched) {
+                                                    std::set<std::string>& touched, CommitHooks hooks) {
   std::vector<std::string> names = extra; // known paths: no need to ask git what changed
   if (!plan.files_modified.empty())
     for (const auto& c : changed_paths(root, plan.files_modified))
       if (declared(plan, c.path) && std::find(names.begin(), names.end(), c.path) == names.end()) names.push_back(c.path);
-  auto hash = commit_paths(root, lock, names, message);
+  auto hash = commit_paths(root, lock, names, message, hooks);
   if (hash && !hash->empty())
     for (const auto& n : names) touched.insert(n);
   return hash;
@@ -261,7 +261,8 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
         return fail(fmt::format("{} failed: a shell block exited {}", label, code));
     }
     ++result.tasks_run;
-    auto hash = commit_task(root, lock, *plan, {}, task_commit_message(*plan, task, total, lay->spec_name), touched);
+    auto hash = commit_task(root, lock, *plan, {}, task_commit_message(*plan, task, total, lay->spec_name), touched,
+                            CommitHooks::run);
     if (!hash) return fail(fmt::format("{}: {}", label, hash.error()));
     if (!hash->empty()) result.commits.push_back(*hash);
   }
@@ -287,7 +288,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   std::error_code ec;
   const std::string summary_rel = fs::relative(result.summary, root, ec).string();
   const std::string msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", plan->id, plan->id, lay->spec_name);
-  auto hash = commit_task(root, lock, spec::Plan{}, {summary_rel}, msg, touched);
+  auto hash = commit_task(root, lock, spec::Plan{}, {summary_rel}, msg, touched, CommitHooks::skip);
   if (!hash) return fail("summary: " + hash.error());
   if (!hash->empty()) result.commits.push_back(*hash);
   result.files_touched.assign(touched.begin(), touched.end());

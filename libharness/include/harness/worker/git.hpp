@@ -45,11 +45,18 @@ std::vector<GitChange> changed_paths(const std::filesystem::path& root, const st
 /// `path` as a git pathspec that means that path only (no wildcards): ":(literal)path".
 std::string literal_pathspec(const std::string& path);
 
+/// Whether a commit runs the repository's hooks (pre-commit, commit-msg): a task's work passes
+/// the project's own gate (secret scanners, linters); harness's documents (SUMMARY, STATUS,
+/// VERIFICATION, ROADMAP progress) are its bookkeeping and skip them.
+enum class CommitHooks { run, skip };
+
 /// Stages and commits exactly `paths` (file paths, never patterns; deletions too) under `lock_file`.
-/// Returns the new commit hash, empty when nothing changed, or git's complaint.
+/// Returns the new commit hash, empty when nothing changed, or git's complaint (a hook's refusal
+/// included).
 std::expected<std::string, std::string> commit_paths(const std::filesystem::path& root,
                                                      const std::filesystem::path& lock_file,
-                                                     const std::vector<std::string>& paths, const std::string& message);
+                                                     const std::vector<std::string>& paths, const std::string& message,
+                                                     CommitHooks hooks = CommitHooks::skip);
 
 /// What `git commit` does after each commit unless told not to: `git maintenance run --auto`
 /// (gc when loose objects pile up). Our commits skip it; a run calls this once at its end.
