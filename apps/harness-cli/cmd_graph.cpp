@@ -25,7 +25,7 @@ void add_graph(CLI::App& app, ExitCode& exit) {
                      ->check(CLI::IsMember({"text", "json", "dot", "mermaid"}));
   cmd->add_flag("--json", opt->json, "same as --format json")->excludes(format);
   cmd->callback([opt, &exit] {
-    auto spec = load_valid_spec(opt->spec_dir, exit);
+    auto spec = load_valid_spec(opt->spec_dir, exit, opt->json || opt->format == "json" ? Output::json : Output::text);
     if (!spec) return;
     const auto graph = graph::build_plan_graph(spec->plans);
     std::cout << graph::render_graph(graph, *graph::parse_graph_format(opt->json ? "json" : opt->format));

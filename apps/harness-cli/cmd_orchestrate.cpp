@@ -11,6 +11,8 @@
 #include "harness/verify/engine.hpp"
 #include "harness/spec/diagnostic.hpp"
 
+#include <boost/json.hpp>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -63,12 +65,23 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
   cmd->add_option("--idle-timeout", opt->idle_min, "minutes without output before a worker counts as stalled (default 15)")
       ->check(CLI::Range(1, 10080));
   cmd->callback([opt, cmd, &exit] {
+    // A refusal is also the event stream's only event: a consumer of --json learns why nothing ran.
+    auto refuse = [&](const std::string& message, int code) {
+      std::cerr << "harness-cli: error: " << message << "\n";
+      if (opt->json)
+        std::cout << boost::json::serialize(
+                         boost::json::object{{"event", "run_refused"}, {"error", message}, {"exit_code", code}})
+                  << "\n";
+      exit.value = code;
+    };
     orchestrator::RunOptions ro;
     ro.spec_dir = opt->spec_dir;
     // Precedence: built-in defaults, then .orchestration/config.yaml, then the flags typed here.
     if (auto applied = orchestrator::apply_project_config(ro); !applied) {
-      for (const auto& d : applied.error()) std::cerr << spec::render(d) << "\n";
-      exit.value = 2;
+      std::string why;
+      for (const auto& d : applied.error()) why += spec::render(d) + "\n";
+      while (!why.empty() && why.back() == '\n') why.pop_back();
+      refuse(".orchestration/config.yaml is not valid:\n" + why, 2);
       return;
     }
     auto given = [cmd](const char* flag) { return cmd->count(flag) > 0; };
@@ -77,8 +90,7 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     if (given("--lookahead")) {
       auto k = orchestrator::parse_lookahead(opt->lookahead);
       if (!k) {
-        std::cerr << "harness-cli: error: --lookahead: " << k.error() << "\n";
-        exit.value = 2;
+        refuse("--lookahead: " + k.error(), 2);
         return;
       }
       ro.sched.gate_lookahead = *k;
@@ -107,8 +119,7 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     orchestrator::Orchestrator o(std::move(ro), *verifier, *display);
     auto result = o.run();
     if (!result) {
-      std::cerr << "harness-cli: error: " << result.error().message << "\n";
-      exit.value = result.error().exit_code;
+      refuse(result.error().message, result.error().exit_code);
       return;
     }
     for (const auto& b : result->blocked) std::cerr << "blocked: " << b << "\n";

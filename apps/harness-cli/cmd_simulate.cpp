@@ -2,6 +2,7 @@
 //                               [--durations FILE] [--json]
 #include "commands.hpp"
 #include "load_valid_spec.hpp"
+#include "print_error.hpp"
 
 #include "harness/orchestrator/run_config.hpp"
 #include "harness/sched/simulator.hpp"
@@ -38,14 +39,15 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
   cmd->add_option("--gate", opt->gate, "phase gate lookahead K: 0 strict, 1 default, 'unlimited'");
   cmd->add_flag("--json", opt->json, "print one JSON object");
   cmd->callback([opt, &exit] {
-    auto spec = load_valid_spec(opt->spec_dir, exit);
+    const Output output = opt->json ? Output::json : Output::text;
+    auto spec = load_valid_spec(opt->spec_dir, exit, output);
     if (!spec) return;
     sched::SimOptions o;
     o.config.slots = opt->slots;
     o.config.policy = *sched::parse_policy(opt->policy);
     auto gate = orchestrator::parse_lookahead(opt->gate);
     if (!gate) {
-      std::cerr << "harness-cli: error: --gate: " << gate.error() << "\n";
+      print_error("--gate: " + gate.error(), output);
       exit.value = 2;
       return;
     }
@@ -55,7 +57,7 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
     if (!opt->durations.empty()) {
       auto text = util::read_file(opt->durations);
       if (!text) {
-        std::cerr << "harness-cli: error: " << text.error() << "\n";
+        print_error(text.error(), output);
         exit.value = 2;
         return;
       }

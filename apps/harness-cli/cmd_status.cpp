@@ -1,6 +1,7 @@
 // harness-cli status SPEC_DIR [--json] [--lookahead K|unlimited]: progress derived from the files of the spec directory.
 #include "commands.hpp"
 #include "load_valid_spec.hpp"
+#include "print_error.hpp"
 
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
@@ -27,13 +28,14 @@ void add_status(CLI::App& app, ExitCode& exit) {
   cmd->add_flag("--json", opt->json, "print the result as JSON");
   cmd->add_option("--lookahead", opt->lookahead, "phase gate lookahead used for 'ready now': 0..16 or 'unlimited' (default 1)");
   cmd->callback([opt, &exit] {
+    const Output output = opt->json ? Output::json : Output::text;
     auto lookahead = orchestrator::parse_lookahead(opt->lookahead);
     if (!lookahead) {
-      std::cerr << "harness-cli: error: --lookahead: " << lookahead.error() << "\n";
+      print_error("--lookahead: " + lookahead.error(), output);
       exit.value = 2;
       return;
     }
-    auto spec = load_valid_spec(opt->spec_dir, exit);
+    auto spec = load_valid_spec(opt->spec_dir, exit, output);
     if (!spec) return;
     auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), *lookahead);
     const auto state_dir = spec->layout.project_root / ".orchestration";

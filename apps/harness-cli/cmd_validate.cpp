@@ -1,5 +1,6 @@
 // harness-cli validate SPEC_DIR [--json]: exit 0 valid (warnings allowed), 2 invalid.
 #include "commands.hpp"
+#include "print_error.hpp"
 
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
@@ -21,7 +22,7 @@ void add_validate(CLI::App& app, ExitCode& exit) {
   cmd->callback([opt, &exit] {
     auto spec = spec::load_spec(opt->spec_dir);
     if (!spec) {
-      std::cerr << "harness-cli: error: " << spec.error() << "\n";
+      print_error(spec.error(), opt->json ? Output::json : Output::text);
       exit.value = 2;
       return;
     }

@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "self_dir.hpp"
 #include "load_valid_spec.hpp"
+#include "print_error.hpp"
 
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
@@ -31,10 +32,11 @@ void add_verify(CLI::App& app, ExitCode& exit) {
   cmd->add_flag("--final", opt->final, "verify every phase and write FINAL-VERIFICATION.md");
   cmd->add_flag("--json", opt->json, "print the report as JSON");
   cmd->callback([opt, &exit] {
-    auto spec = load_valid_spec(opt->spec_dir, exit);
+    const Output output = opt->json ? Output::json : Output::text;
+    auto spec = load_valid_spec(opt->spec_dir, exit, output);
     if (!spec) return;
     if ((!opt->plan.empty()) + (!opt->phase.empty()) + opt->final != 1) {
-      std::cerr << "harness-cli: error: give exactly one of PLAN_ID, --phase N, --final\n";
+      print_error("give exactly one of PLAN_ID, --phase N, --final", output);
       exit.value = 2;
       return;
     }
@@ -45,7 +47,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
     if (!opt->plan.empty()) {
       const auto* plan = spec->find_plan(opt->plan);
       if (!plan) {
-        std::cerr << "harness-cli: error: no plan " << opt->plan << "\n";
+        print_error("no plan " + opt->plan, output);
         exit.value = 2;
         return;
       }
@@ -55,7 +57,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
       if (!opt->final) {
         phase = spec::parse_phase_number(opt->phase);
         if (!phase || !spec->layout.find_phase(*phase)) {
-          std::cerr << "harness-cli: error: no phase " << opt->phase << "\n";
+          print_error("no phase " + opt->phase, output);
           exit.value = 2;
           return;
         }
@@ -63,7 +65,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
       report = phase ? verify::verify_phase(*spec, *phase, checks) : verify::verify_final(*spec, checks);
       auto file = verify::write_report(*spec, phase, report);
       if (!file) {
-        std::cerr << "harness-cli: error: " << file.error() << "\n";
+        print_error(file.error(), output);
         exit.value = 1;
         return;
       }

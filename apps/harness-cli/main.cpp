@@ -9,6 +9,10 @@ int main(int argc, char** argv) {
   CLI::App app{"harness-cli: spec-driven orchestration of AI coding-agent sessions"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("harness-cli 0.1.0"));
+  // A mistake on the command line reads like every other error of ours.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("harness-cli: error: ") + e.what() + "\nRun with --help for more information.\n";
+  });
   ExitCode exit;
   add_validate(app, exit);
   add_graph(app, exit);

@@ -120,4 +120,25 @@ printf '{"01-01": 10, "03-02": 45}\n' >"$tmp/durations.json"
 
 # respond --list --json: an object even when nothing waits, in any directory
 (cd "$tmp" && "$cli" respond --list --json) | python3 -c 'import json,sys; assert json.load(sys.stdin) == {"checkpoints": []}'
+# --json on failure: stdout still carries one JSON object (the error, or the validation result of
+# an invalid spec), stderr the text; a command-line mistake reads like our other errors.
+for cmd in validate status graph simulate verify; do
+  rc=0; "$cli" $cmd "$tmp/no-such-spec" --json >"$tmp/out" 2>"$tmp/err" || rc=$?
+  [[ $rc -eq 2 ]] || fail "$cmd --json on a missing spec exited $rc"
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert "no such directory" in j["error"], j' "$tmp/out" ||
+    fail "$cmd --json on a missing spec: $(cat "$tmp/out")"
+  grep -q "^harness-cli: error: .*no such directory" "$tmp/err" || fail "$cmd: $(cat "$tmp/err")"
+done
+rc=0; "$cli" status "$src/tests/corpus/unknown-dependency" --json >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "status --json on an invalid spec exited $rc"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["valid"] is False and j["diagnostics"], j' "$tmp/out" ||
+  fail "status --json on an invalid spec: $(cat "$tmp/out")"
+rc=0; (cd "$tmp" && "$cli" orchestrate "$tmp/no-such-spec" --worker script --json) >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "orchestrate --json on a missing spec exited $rc"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["event"] == "run_refused" and j["exit_code"] == 2, j' "$tmp/out" ||
+  fail "orchestrate --json refusal: $(cat "$tmp/out")"
+rc=0; "$cli" validate "$example" --bogus >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "an unknown flag exited $rc"
+grep -q "^harness-cli: error: The following argument was not expected: --bogus" "$tmp/err" || fail "unknown flag: $(cat "$tmp/err")"
+
 echo "cli spec commands: all checks passed"
