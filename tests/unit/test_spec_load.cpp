@@ -30,14 +30,18 @@ TEST_CASE("the example spec loads with 12 plans in 4 phases and no diagnostics")
 
 TEST_CASE("GSD's legacy layout is read with SUMMARY files beside the PLAN and decimal phases") {
   harness::test::TempDir dir;
-  const std::string plan = "---\nphase: 02.1-hotfix\nplan: 01\ndepends_on: []\nfiles_modified: [a.txt]\n---\n# x\n";
+  const std::string plan = "---\nphase: 02.1-hotfix\nplan: 01\ndepends_on: []\nfiles_modified: [a.txt]\n---\n# x\n\n"
+                           "<tasks>\n<task type=\"auto\">\n  <name>fix it</name>\n</task>\n</tasks>\n";
   dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 1: Base\n\n### Phase 02.1: Hotfix\n");
-  dir.write(".planning/phases/01-base/01-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [b.txt]\n---\n# y\n");
+  dir.write(".planning/phases/01-base/01-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [b.txt]\n---\n# y\n\n### Task 1: do\n");
   dir.write(".planning/phases/01-base/01-01-SUMMARY.md", "---\nstatus: complete\n---\n");
   dir.write(".planning/phases/02.1-hotfix/02.1-01-PLAN.md", plan);
   fs::create_directory(dir.path / ".git");
   auto spec = load_spec(dir.path, "/");
   REQUIRE(spec);
+  std::string said;
+  for (const auto& d : spec->diagnostics) said += d.code + " " + d.file + " " + d.message + "\n";
+  INFO(said);
   CHECK(spec->diagnostics.empty());
   CHECK(spec->layout.kind == LayoutKind::legacy_gsd);
   CHECK(spec->layout.project_root == fs::canonical(dir.path));

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <cctype>
 
 namespace harness::spec {
@@ -40,6 +41,8 @@ Diagnostic file_diag(std::string file, Severity sev, std::string code, std::stri
   d.message = std::move(message);
   return d;
 }
+
+void warn_misplaced_plans(Spec& spec);
 
 void load_plans(Spec& spec, detail::SourceTexts& texts) {
   const auto dialect = spec.layout.kind == LayoutKind::legacy_gsd ? PlanDialect::gsd : PlanDialect::harness;
@@ -97,12 +100,40 @@ void load_plans(Spec& spec, detail::SourceTexts& texts) {
       plan->number = parsed_name->second;
       plan->phase_slug = phase.slug;
       detail::validate_plan_paths(*plan, texts, spec.diagnostics);
+      // Frontmatter alone (a planner that stopped early, a truncated file) would "verify" with
+      // nothing done: valid, but said.
+      if (plan->tasks.empty())
+        spec.diagnostics.push_back(file_diag(shown, Severity::warning, "H028",
+                                             fmt::format("plan {} has no tasks ('### Task 1: name' headings or <task> "
+                                                         "elements): a worker gets nothing to do",
+                                                         plan->id)));
       spec.plans.push_back(std::move(*plan));
     }
   }
   std::stable_sort(spec.plans.begin(), spec.plans.end(), [](const Plan& a, const Plan& b) {
     return a.phase != b.phase ? a.phase < b.phase : a.number < b.number;
   });
+  warn_misplaced_plans(spec);
+}
+
+/// Plan-like files elsewhere under the plans directory (a phase directory without its number,
+/// a subdirectory of a phase) are never read either: the spec would end "complete" without them.
+void warn_misplaced_plans(Spec& spec) {
+  std::set<fs::path> read;
+  for (const auto& phase : spec.layout.phases) read.insert(phase.plans_dir.lexically_normal());
+  std::error_code ec;
+  constexpr int max_files = 10'000; // a plans directory, not a source tree: stop looking beyond this
+  int seen = 0;
+  for (auto it = fs::recursive_directory_iterator(spec.layout.plans_dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator() && ++seen < max_files; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!it->is_regular_file(ec) || !looks_like_a_plan(name)) continue;
+    if (read.contains(it->path().parent_path().lexically_normal())) continue; // reported above if misnamed
+    spec.diagnostics.push_back(file_diag(spec.layout.relative(it->path()), Severity::warning, "H027",
+                                         fmt::format("'{}' is not read: plans live in a phase directory named "
+                                                     "NN-slug directly under {}",
+                                                     name, spec.layout.relative(spec.layout.plans_dir))));
+  }
 }
 
 void load_results(Spec& spec) {
