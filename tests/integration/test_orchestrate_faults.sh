@@ -3,7 +3,8 @@
 # word (idle timeout), one that prints binary garbage, one that claims task_completed without its
 # artifacts, one whose commit carries another spec's Spec trailer, one that exits non-zero with
 # only a line on stderr, a script worker whose shell block fails, and an agent (claude adapter)
-# whose stdout is not stream-json although it exits 0.
+# whose stdout is not stream-json although it exits 0; and a plan that commits on its own
+# without trailers (the run names that commit).
 # Each must be detected, retried per policy (2 attempts), and what stays blocked must show in
 # STATUS.md and `harness-cli status`, with the worker's own reason and its log, not just an exit
 # code. The process group of a killed worker must be gone.
@@ -120,4 +121,16 @@ assert len(f) == 2, f
 assert all("result" in e["message"] or "stream" in e["message"] for e in f), f
 PY
 [[ ! -e "$p/out/01-01.txt" ]] || fail "nothing should have been written"
+# 4. A plan whose block commits on its own, without trailers, and writes a file no plan declares:
+# the run cannot undo the commit, but it names it with what it changed.
+p=$tmp/own-commit
+new_project "$p" 01-01
+sed -i 's|^mkdir -p out && echo 01-01 > out/01-01.txt$|mkdir -p out \&\& echo 01-01 > out/01-01.txt \&\& echo junk > junk.txt \&\& git add -A \&\& git commit -qm "my own commit"|' \
+  "$p/$spec/planning/plans/01-core/01-01-PLAN.md"
+(cd "$p" && git commit -qam 'a block that commits itself')
+out=$(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "own commit: the run failed: $out"
+[[ "$out" == *"note"*"commit "*" 'my own commit' was made during the run without Plan:/Spec: trailers"*"; it changed junk.txt, out/01-01.txt"* ]] ||
+  fail "the commit without trailers was not named: $out"
+[[ $(grep -c "without Plan:/Spec: trailers" <<<"$out") -eq 1 ]] || fail "harness's own commits were named too: $out"
+
 echo "orchestrate worker faults: all checks passed"

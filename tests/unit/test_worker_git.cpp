@@ -229,6 +229,22 @@ TEST_CASE("The trailer index reads the history once, then only what is new, and 
   CHECK(index.commits_for("01-03").size() == 1);
 }
 
+TEST_CASE("the trailer index lists commits without trailers made after its first look", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("before.txt", "made before the run");
+  worker::TrailerIndex index(repo.dir.path);
+  index.refresh();
+  repo.commit("a.txt", "a\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a");
+  repo.commit("docs.md", "docs(SPC-001-a): verify phase 01\n\nSpec: SPC-001-a"); // harness's own
+  repo.commit("junk.txt", "my own commit");
+  index.refresh();
+  const auto foreign = index.untrailed();
+  REQUIRE(foreign.size() == 1);
+  CHECK(foreign[0].subject == "my own commit");
+  CHECK(foreign[0].files == std::vector<std::string>{"junk.txt"});
+  CHECK(index.commits_for("01-01").size() == 1);
+}
+
 TEST_CASE("changed_paths limited to globs looks only at the matching paths", "[worker][git]") {
   GitRepo repo;
   repo.commit("keep.txt", "k");

@@ -459,6 +459,7 @@ void Orchestrator::Impl::warn_about_dirty_files() {
 /// uncommitted, and the run says so rather than leave it to be found later.
 void Orchestrator::Impl::warn_about_undeclared_changes() {
   if (!changes_at_start) return; // the run never got as far as its start
+  warn_about_untrailed_commits();
   const auto undeclared = undeclared_changes(spec, *changes_at_start, worker::changed_paths(spec.layout.project_root));
   if (undeclared.empty()) return;
   std::string names;
@@ -576,5 +577,25 @@ Orchestrator::Orchestrator(RunOptions options, Verifier& verifier, Observer& obs
     : m_impl(std::make_unique<Impl>(std::move(options), verifier, observer)) {}
 Orchestrator::~Orchestrator() = default;
 std::expected<RunSummary, RunError> Orchestrator::run() { return m_impl->run(); }
+
+/// A worker that commits on its own without the trailers (`git add -A && git commit`) leaves work
+/// no plan owns, in files no plan may declare; the commit is already made, so the run names it.
+void Orchestrator::Impl::warn_about_untrailed_commits() {
+  if (!trailers) return;
+  trailers->refresh();
+  const auto commits = trailers->untrailed();
+  for (std::size_t i = 0; i < commits.size() && i < 5; ++i) {
+    const auto& c = commits[i];
+    std::string files;
+    for (std::size_t k = 0; k < c.files.size() && k < 5; ++k) files += (k ? ", " : "") + c.files[k];
+    if (c.files.size() > 5) files += fmt::format(" and {} more", c.files.size() - 5);
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("commit {} '{}' was made during the run without Plan:/Spec: trailers (a worker's own commit, or "
+                     "someone else's): no plan owns it{}",
+                     c.hash.substr(0, 10), c.subject, files.empty() ? std::string() : "; it changed " + files));
+  }
+  if (commits.size() > 5)
+    emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more commits without trailers", commits.size() - 5));
+}
 
 } // namespace harness::orchestrator

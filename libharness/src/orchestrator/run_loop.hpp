@@ -263,6 +263,7 @@ struct Orchestrator::Impl {
   void warn_about_validation();
   void warn_about_dirty_files();
   void warn_about_undeclared_changes();
+  void warn_about_untrailed_commits();
   std::expected<RunSummary, RunError> run();
 };
 

@@ -162,7 +162,7 @@ std::vector<std::string> trailer_log_args(bool with_files) {
   return args;
 }
 
-std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files) {
+std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all) {
   std::vector<TrailerCommit> out;
   size_t pos = log.find('\x1e');
   while (pos < log.size()) {
@@ -176,6 +176,7 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
     TrailerCommit c;
     c.hash = std::string(rec.substr(0, sep));
     std::string_view body = rec.substr(sep + 1, stop - sep - 1);
+    c.subject = std::string(body.substr(0, body.find('\n')));
     while (!body.empty()) {
       const size_t nl = body.find('\n');
       std::string_view line = body.substr(0, nl);
@@ -204,7 +205,7 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
       while (!name.empty() && name.front() == '\n') name.remove_prefix(1); // after the message's NUL
       if (!name.empty()) c.files.emplace_back(name);
     }
-    if (!c.plan.empty()) out.push_back(std::move(c));
+    if (keep_all || !c.plan.empty()) out.push_back(std::move(c));
   }
   return out;
 }
@@ -223,7 +224,11 @@ void TrailerIndex::refresh() {
     auto r = run_git(m_root, args);
     if (r.exit_code == 0) {
       if (r.out.find('\x1e') == std::string::npos) return;
-      add(parse_trailer_log(r.out, true));
+      auto commits = parse_trailer_log(r.out, true, true);
+      for (auto it = commits.rbegin(); it != commits.rend(); ++it)
+        if (it->plan.empty() && it->spec.empty()) m_untrailed.push_back(*it);
+      std::erase_if(commits, [](const TrailerCommit& c) { return c.plan.empty(); });
+      add(std::move(commits));
       m_head = newest(r.out);
       return;
     }
@@ -243,6 +248,11 @@ std::vector<TrailerCommit> TrailerIndex::commits_for(const std::string& plan_id)
   std::lock_guard lock(m_mutex);
   auto it = m_by_plan.find(plan_id);
   return it == m_by_plan.end() ? std::vector<TrailerCommit>{} : it->second;
+}
+
+std::vector<TrailerCommit> TrailerIndex::untrailed() const {
+  std::lock_guard lock(m_mutex);
+  return m_untrailed;
 }
 
 std::vector<std::string> TrailerIndex::files_of(const std::vector<TrailerCommit>& commits) const {

@@ -75,6 +75,7 @@ struct TrailerCommit {
   std::string plan;  ///< "01-02"
   int task = 0;      ///< 1-based task index; 0 when the trailer names no task (a SUMMARY commit)
   std::string spec;  ///< "SPC-001-x", empty when absent
+  std::string subject; ///< the message's first line
   std::vector<std::string> files; ///< paths the commit changed, when files_known
   bool files_known = false;
 };
@@ -85,8 +86,8 @@ struct TrailerCommit {
 std::vector<std::string> trailer_log_args(bool with_files);
 
 /// Parses the output of `git log` (or `git show`) run with trailer_log_args(with_files);
-/// commits without a `Plan:` trailer are left out.
-std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files);
+/// commits without a `Plan:` trailer are left out unless `keep_all`.
+std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all = false);
 
 /// The trailer commits of a repository's HEAD history, read once and then incrementally: each
 /// refresh() reads only the commits made since the previous one, so asking after every plan
@@ -102,6 +103,10 @@ public:
   /// The paths these commits changed, sorted and unique. Commits read by a refresh after the
   /// first one come with their paths; older ones (a resumed run's) are asked of git once.
   std::vector<std::string> files_of(const std::vector<TrailerCommit>& commits) const;
+  /// Commits read after the first refresh that carry neither a `Plan:` nor a `Spec:` trailer
+  /// (with their paths), oldest first: made while a run went on by someone, or by a worker that
+  /// committed on its own, and owned by no plan.
+  std::vector<TrailerCommit> untrailed() const;
 
 private:
   void add(std::vector<TrailerCommit> newest_first);
@@ -110,6 +115,7 @@ private:
   std::string m_head; ///< newest commit read so far
   std::map<std::string, std::vector<TrailerCommit>> m_by_plan;
   mutable std::map<std::string, std::vector<std::string>> m_files; ///< by hash, for files_of
+  std::vector<TrailerCommit> m_untrailed;
 };
 
 } // namespace harness::worker
