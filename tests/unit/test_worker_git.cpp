@@ -87,6 +87,20 @@ TEST_CASE("commit_paths runs the repository's hooks when asked, and skips them o
   CHECK(skipped->size() == 40);
 }
 
+TEST_CASE("commit_paths refuses a directory that is a git repository of its own", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  test::sh(repo.dir.path, "mkdir -p vendor/x && cd vendor/x && git init -q && echo a > f && git add f && "
+                          "git -c user.name=a -c user.email=b@c commit -qm x");
+  const auto changed = worker::changed_paths(repo.dir.path, {"vendor/**"});
+  REQUIRE(changed.size() == 1);
+  std::vector<std::string> names = {changed[0].path};
+  auto r = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", names, "task");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("vendor/x is a git repository of its own") != std::string::npos);
+  CHECK(test::sh(repo.dir.path, "git ls-files -s vendor").empty()); // nothing staged
+}
+
 TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][git]") {
   GitRepo repo;
   const auto hash = repo.commit("a.txt", "first\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a");

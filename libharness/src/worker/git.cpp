@@ -101,6 +101,17 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
                                                      const std::vector<std::string>& paths, const std::string& message,
                                                      CommitHooks hooks) {
   if (paths.empty()) return std::string();
+  // A directory holding its own .git (a `git clone`, `cargo new`, `create-*-app` inside the plan's
+  // files) would be committed as a bare submodule entry: its files would never reach the history.
+  for (const auto& p : paths) {
+    std::error_code ec;
+    std::string dir = p;
+    while (!dir.empty() && dir.back() == '/') dir.pop_back();
+    if (fs::is_directory(root / dir, ec) && fs::exists(root / dir / ".git", ec))
+      return std::unexpected(fmt::format("{} is a git repository of its own (it has a .git): git would commit it as an "
+                                         "empty submodule entry, not its files; remove {}/.git or declare it a submodule",
+                                         dir, dir));
+  }
   FileLock lock(lock_file);
   // Paths, not patterns: `app/posts/[id]/page.tsx` must not also take `app/posts/i/page.tsx`.
   std::vector<std::string> literal;
