@@ -98,3 +98,21 @@ TEST_CASE("every malformed spec of the corpus reports the exact code, file and l
   }
   CHECK(cases >= 30);
 }
+
+TEST_CASE("a directory that holds specs instead of being one names them") {
+  harness::test::TempDir dir;
+  dir.write("docs/specs/SPC-001-a/SPEC.md", "# a\n");
+  dir.write("docs/specs/SPC-002-b/planning/plans/01-core/.keep", "");
+  dir.write("shared/ROADMAP.md", "# not a spec\n");
+  fs::create_directory(dir.path / ".git");
+  auto specs = load_spec(dir.path / "docs/specs", dir.path);
+  REQUIRE_FALSE(specs);
+  CHECK(specs.error().find("is not a spec directory; it holds the specs") != std::string::npos);
+  CHECK(specs.error().find("docs/specs/SPC-001-a, ") != std::string::npos);
+  CHECK(specs.error().find("docs/specs/SPC-002-b: give one of them") != std::string::npos);
+  auto root = load_spec(dir.path, dir.path); // the project root: its docs/specs/ are looked at too
+  REQUIRE_FALSE(root);
+  CHECK(root.error().find("shared") == std::string::npos);
+  CHECK(root.error().find("docs/specs/SPC-001-a") != std::string::npos);
+  CHECK(load_spec(dir.path / "docs/specs/SPC-001-a", dir.path)); // a spec itself loads as ever
+}

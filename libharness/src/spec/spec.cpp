@@ -165,7 +165,45 @@ const Plan* Spec::find_plan(std::string_view id) const {
   return nullptr;
 }
 
+namespace {
+
+/// A directory holds a spec when it has what a spec starts with (or GSD's .planning/).
+bool holds_a_spec(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / "SPEC.md", ec) || fs::exists(dir / "ROADMAP.md", ec) || fs::is_directory(dir / "planning", ec) ||
+         fs::is_directory(dir / ".planning", ec);
+}
+
+/// The spec directories just below `dir` and in its docs/specs/, when `dir` holds none itself:
+/// `validate docs/specs` or `orchestrate .` meant one of these, and an empty spec would mislead.
+std::vector<std::string> specs_below(const fs::path& dir) {
+  std::vector<std::string> out;
+  if (holds_a_spec(dir)) return out;
+  for (const fs::path& base : {dir, dir / "docs" / "specs"}) {
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(base, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+      std::error_code e2;
+      // A spec has its SPEC.md or its planning/ (a ROADMAP.md alone is any document).
+      if (it->is_directory(e2) && (fs::exists(it->path() / "SPEC.md", e2) || fs::is_directory(it->path() / "planning", e2)))
+        out.push_back((fs::path(dir) / fs::relative(it->path(), dir, e2)).lexically_normal().generic_string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+} // namespace
+
 std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::path& cwd) {
+  if (const auto below = specs_below(spec_dir); !below.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < below.size() && i < 5; ++i) names += (i ? ", " : "") + below[i];
+    if (below.size() > 5) names += fmt::format(" and {} more", below.size() - 5);
+    return std::unexpected(below.size() == 1
+                               ? fmt::format("{} is not a spec directory; it holds the spec {}: give that", spec_dir.string(), names)
+                               : fmt::format("{} is not a spec directory; it holds the specs {}: give one of them",
+                                             spec_dir.string(), names));
+  }
   auto layout = discover_layout(spec_dir, cwd);
   if (!layout) return std::unexpected(layout.error());
   Spec spec;
