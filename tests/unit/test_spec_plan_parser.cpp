@@ -313,3 +313,14 @@ must_pass:
   CHECK(diags[1].line == 28);
   CHECK(diags[1].message == "method DELETE contradicts the POST in endpoint");
 }
+
+TEST_CASE("a plan's title and task names are printable text: they reach terminals and commit subjects") {
+  std::vector<Diagnostic> diags;
+  const std::string text = "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: []\n---\n# A \x1b[31mred\x1b[0m title\n\n"
+                           "### Task 1: d\xffo \x1b[2J\a it\n";
+  auto p = parse_plan(text, "p.md", PlanDialect::harness, diags);
+  REQUIRE(p);
+  CHECK(p->title == "A [31mred[0m title");
+  REQUIRE(p->tasks.size() == 1);
+  CHECK(p->tasks[0].name == "do [2J it");
+}

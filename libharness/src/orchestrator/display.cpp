@@ -1,5 +1,7 @@
 #include "harness/orchestrator/display.hpp"
 
+#include "harness/util/text.hpp"
+
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
@@ -98,7 +100,8 @@ std::string format_event_line(const RunEvent& e) {
   if (!e.task_id.empty()) line += " " + e.task_id;
   if (e.slot >= 0) line += fmt::format(" (slot {})", e.slot + 1);
   if (e.attempt > 1) line += fmt::format(" attempt {}", e.attempt);
-  if (!e.message.empty()) line += ": " + e.message;
+  // A worker's reason, a --reason, a plan's title: never an escape sequence for the terminal.
+  if (!e.message.empty()) line += ": " + util::printable(e.message, true);
   return line;
 }
 
@@ -118,7 +121,7 @@ std::string format_table(const RunView& view, int width) {
     std::string row = s.task_id.empty()
                           ? fmt::format(" slot {}  idle", s.slot + 1)
                           : fmt::format(" slot {}  {:<22} {:>7}  {}", s.slot + 1, s.task_id,
-                                        format_clock(view.elapsed_seconds - s.started_at), s.last_progress);
+                                        format_clock(view.elapsed_seconds - s.started_at), util::printable(s.last_progress, false));
     out += fit(std::move(row), w) + "\n";
   }
   const int bar_width = 30;

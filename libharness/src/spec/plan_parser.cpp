@@ -1,5 +1,7 @@
 #include "harness/spec/plan_parser.hpp"
 
+#include "harness/util/text.hpp"
+
 #include "check_parser.hpp"
 #include "near_miss.hpp"
 #include "text_match.hpp"
@@ -171,8 +173,9 @@ void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
         // "01-01: Task model" → "Task model"
         if (b.text.starts_with(plan.id + ":")) plan.title = b.text.substr(plan.id.size() + 1);
         plan.title.erase(0, plan.title.find_first_not_of(' '));
+        plan.title = util::printable(plan.title, false); // printed by status, put in commit subjects
       } else if (auto name = detail::task_heading_name(b.text)) {
-        plan.tasks.push_back({*name, b.line});
+        plan.tasks.push_back({util::printable(*name, false), b.line});
       }
       break;
     case MdBlockKind::code: plan.code_blocks.push_back({b.info, b.text, b.line}); break;
@@ -185,7 +188,7 @@ void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
           int task_line = b.line + static_cast<int>(std::count(b.text.begin(), b.text.begin() + static_cast<long>(pos), '\n'));
           const size_t end = b.text.find("</task>", pos);
           auto name = detail::element_text(std::string_view(b.text).substr(0, end), "name", pos);
-          plan.tasks.push_back({name ? *name : fmt::format("Task {}", plan.tasks.size() + 1), task_line});
+          plan.tasks.push_back({name ? util::printable(*name, false) : fmt::format("Task {}", plan.tasks.size() + 1), task_line});
         }
         pos += 5;
       }

@@ -164,10 +164,7 @@ enum class Quote { none, single, dbl };
 std::string shell_quoted(std::string_view value, Quote q) {
   std::string out;
   switch (q) {
-  case Quote::none:
-    out = "'";
-    for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
+  case Quote::none: return util::quote_shell_word(value);
   case Quote::single: // close, escape, reopen around each quote
     for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out;

@@ -1,0 +1,20 @@
+#pragma once
+// Text that came from outside (plan files, worker output, a user's --reason) made safe to print
+// on a terminal and to put in a commit subject: valid UTF-8 without control characters.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace harness::util {
+
+/// Length of the valid UTF-8 sequence starting at `s[i]`, or 0 for an invalid byte (overlong
+/// forms and surrogates included).
+std::size_t utf8_length(std::string_view s, std::size_t i);
+
+/// `text` as valid UTF-8 without control characters: line breaks ('\n', '\r') become '\n' when
+/// `keep_newlines`, else a blank; a tab becomes a blank; other control characters (ESC, BEL,
+/// NUL, DEL) and invalid bytes are dropped.
+std::string printable(std::string_view text, bool keep_newlines);
+
+} // namespace harness::util
