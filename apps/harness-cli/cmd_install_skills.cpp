@@ -29,7 +29,12 @@ void add_install_skills(CLI::App& app, ExitCode& exit) {
       return;
     }
     for (const auto& f : r->written) std::cout << "wrote     " << f << "\n";
-    std::cout << r->written.size() << " file(s) written, " << r->unchanged.size() << " already up to date\n";
+    for (const auto& f : r->backed_up) std::cout << "saved     " << f << ".harness-old (the file it replaced)\n";
+    for (const auto& f : r->kept)
+      std::cout << "kept      " << f << " (changed since installed; the new version is " << f << ".harness-new)\n";
+    std::cout << r->written.size() << " file(s) written, " << r->unchanged.size() << " already up to date";
+    if (!r->kept.empty()) std::cout << ", " << r->kept.size() << " kept as you changed them";
+    std::cout << "\n";
     exit.value = 0;
   });
 }

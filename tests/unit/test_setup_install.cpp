@@ -31,6 +31,38 @@ TEST_CASE("install-skills puts commands, agents, templates and references in pla
   CHECK(second->unchanged.size() == first->written.size());
 }
 
+TEST_CASE("install-skills keeps a file the user changed since it was installed, and saves one it never installed", "[setup]") {
+  test::TempDir dir;
+  REQUIRE(setup::install_skills(skills, dir.path, "/opt/harness/bin/harness-mcp"));
+  const auto status = dir.path / ".claude/commands/harness/status.md";
+  const std::string ours = util::read_file(status).value();
+  dir.write(".claude/commands/harness/status.md", ours + "my note\n");
+  // A file of that name from before installs were recorded (or the user's own): replaced, saved.
+  const auto planner = dir.path / ".claude/agents/harness-planner.md";
+  fs::remove(dir.path / ".claude/harness/installed.json");
+  dir.write(".claude/agents/harness-planner.md", "my own planner\n");
+  auto again = setup::install_skills(skills, dir.path, "/opt/harness/bin/harness-mcp");
+  REQUIRE(again);
+  // Without the record the edited status.md cannot be told from an old version: saved, replaced.
+  CHECK(again->backed_up == std::vector<std::string>{".claude/commands/harness/status.md", ".claude/agents/harness-planner.md"});
+  CHECK(util::read_file(planner.string() + ".harness-old").value() == "my own planner\n");
+  CHECK(util::read_file(status).value() == ours);
+  // With the record (written by that install), a later edit is the user's: it stays.
+  dir.write(".claude/commands/harness/status.md", ours + "my note\n");
+  auto third = setup::install_skills(skills, dir.path, "/opt/harness/bin/harness-mcp");
+  REQUIRE(third);
+  CHECK(third->kept == std::vector<std::string>{".claude/commands/harness/status.md"});
+  CHECK(third->written.empty());
+  CHECK(util::read_file(status).value() == ours + "my note\n");
+  CHECK(util::read_file(status.string() + ".harness-new").value() == ours);
+  // Put back as installed, it is harness's again and updates as before.
+  dir.write(".claude/commands/harness/status.md", ours);
+  auto fourth = setup::install_skills(skills, dir.path, "/opt/harness/bin/harness-mcp");
+  REQUIRE(fourth);
+  CHECK(fourth->kept.empty());
+  CHECK(fourth->backed_up.empty());
+}
+
 TEST_CASE(".mcp.json keeps the user's other servers and keys; a broken one is not touched", "[setup]") {
   auto merged = setup::merge_mcp_json(R"({"mcpServers": {"db": {"command": "db-mcp", "args": ["--ro"]},
                                           "harness": {"command": "/old/harness-mcp"}}, "other": 1})",

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
+#include <map>
 #include <regex>
 #include <vector>
 
@@ -20,16 +22,59 @@ namespace {
 SetupError invalid(std::string message) { return {std::move(message), true}; }
 SetupError failed(std::string message) { return {std::move(message), false}; }
 
-/// Writes `content` to `dest` unless it already holds exactly that.
+/// A stable fingerprint of a file's content (FNV-1a, 64 bits): enough to tell whether a file is
+/// still what an install wrote, and the same in every build.
+std::string fingerprint(std::string_view text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return fmt::format("{:016x}", h);
+}
+
+/// What earlier installs wrote, by project-relative path: `.claude/harness/installed.json`.
+using Installed = std::map<std::string, std::string>;
+
+fs::path installed_file(const fs::path& project) { return project / ".claude" / "harness" / "installed.json"; }
+
+Installed read_installed(const fs::path& project) {
+  Installed out;
+  auto text = util::read_file(installed_file(project));
+  if (!text) return out;
+  boost::system::error_code ec;
+  auto v = json::parse(*text, ec);
+  if (ec || !v.is_object()) return out; // unreadable: as if nothing were recorded (old files get a backup)
+  if (const auto* files = v.as_object().if_contains("files"); files && files->is_object())
+    for (const auto& [k, h] : files->as_object())
+      if (h.is_string()) out[std::string(k)] = std::string(h.as_string());
+  return out;
+}
+
+/// Writes `content` to `dest` unless it already holds exactly that. A file that changed since an
+/// install wrote it is a user's edit: it stays, the new version goes beside it. A differing file
+/// no install recorded is saved beside before it is replaced.
 std::expected<void, std::string> put(const fs::path& dest, const std::string& content, const fs::path& project,
-                                     InstallReport& report) {
+                                     Installed& installed, InstallReport& report) {
   std::error_code ec;
   const auto rel = fs::relative(dest, project, ec).generic_string();
-  if (auto old = util::read_file(dest); old && *old == content) {
+  auto old = util::read_file(dest);
+  if (old && *old == content) {
+    installed[rel] = fingerprint(content);
     report.unchanged.push_back(rel);
     return {};
   }
+  if (old) {
+    const auto recorded = installed.find(rel);
+    if (recorded != installed.end() && recorded->second != fingerprint(*old)) {
+      if (auto w = util::write_file_atomic(dest.string() + ".harness-new", content); !w) return std::unexpected(w.error());
+      report.kept.push_back(rel);
+      return {};
+    }
+    if (recorded == installed.end()) {
+      if (auto w = util::write_file_atomic(dest.string() + ".harness-old", *old); !w) return std::unexpected(w.error());
+      report.backed_up.push_back(rel);
+    }
+  }
   if (auto w = util::write_file_atomic(dest, content); !w) return std::unexpected(w.error());
+  installed[rel] = fingerprint(content);
   report.written.push_back(rel);
   return {};
 }
@@ -107,13 +152,22 @@ std::expected<InstallReport, SetupError> install_skills(const fs::path& skills_d
       {skills_dir / "templates", project / ".claude" / "harness" / "templates"},
       {skills_dir / "references", project / ".claude" / "harness" / "references"},
   };
+  Installed installed = read_installed(project);
   for (const auto& [from, to] : copies)
     for (const auto& f : markdown_in(from)) {
       auto text = util::read_file(f);
       if (!text) return std::unexpected(failed(text.error()));
-      if (auto r = put(to / f.filename(), *text, project, report); !r) return std::unexpected(failed(r.error()));
+      if (auto r = put(to / f.filename(), *text, project, installed, report); !r) return std::unexpected(failed(r.error()));
     }
-  if (auto r = put(mcp_file, *merged, project, report); !r) return std::unexpected(failed(r.error()));
+  // .mcp.json is merged, not owned: its other servers and keys are the user's and stay.
+  if (*existing == *merged) report.unchanged.push_back(".mcp.json");
+  else if (auto w = util::write_file_atomic(mcp_file, *merged); !w) return std::unexpected(failed(w.error()));
+  else report.written.push_back(".mcp.json");
+  json::object files;
+  for (const auto& [k, h] : installed) files[k] = h;
+  const std::string record = json::serialize(json::object{{"files", std::move(files)}}) + "\n";
+  if (auto old = util::read_file(installed_file(project)); !old || *old != record)
+    if (auto w = util::write_file_atomic(installed_file(project), record); !w) return std::unexpected(failed(w.error()));
   return report;
 }
 

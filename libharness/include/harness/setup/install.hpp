@@ -22,6 +22,12 @@ struct SetupError {
 struct InstallReport {
   std::vector<std::string> written;   ///< created or changed
   std::vector<std::string> unchanged; ///< already identical
+  /// Files changed since harness installed them (a user's edit): left as they are, the new
+  /// version written beside as `<file>.harness-new`.
+  std::vector<std::string> kept;
+  /// Files replaced that no earlier install recorded (installed before records were kept, or a
+  /// user's own file of that name): the old content saved beside as `<file>.harness-old`.
+  std::vector<std::string> backed_up;
 };
 
 /// The skills directory for a program in `exe_dir`: <exe_dir>/../share/harness/skills when
