@@ -47,6 +47,7 @@ TEST_CASE("Every earlier schema version migrates forward keeping its rows", "[st
              "INSERT INTO execution_state (project_path, highest_executed_phase, highest_verified_phase) "
              "VALUES ('/p', 3, 2);");
     if (from >= 2) exec(db, "UPDATE sessions SET token='tok', task_id='01-01'; INSERT INTO events (created_at, kind, body) VALUES ('t','k','{}');");
+    if (from >= 5) exec(db, "UPDATE worker_messages SET status='received' WHERE id='m3';"); // as a v5 harness wrote it
     auto s = Store::open({.db_path = db});
     REQUIRE(s);
     CHECK(s->user_version() == schema_version);
@@ -66,6 +67,9 @@ TEST_CASE("Every earlier schema version migrates forward keeping its rows", "[st
     auto sess = s->session("s1");
     CHECK((*sess)->pid == 42);
     CHECK((*sess)->token == (from >= 2 ? "tok" : ""));
+    // v6: a session of an older harness names no spec, and counts as an earlier one of every spec.
+    CHECK((*sess)->spec.empty());
+    if (from >= 2) CHECK(s->has_session_for_task("01-01", "SPC-002-b") == true);
     CHECK(s->events_after(0)->size() == (from >= 2 ? 1u : 0u));
     // Migrated schema accepts new writes like a fresh one.
     CHECK(s->insert_message(protocol::make_envelope("s1", protocol::AbortTask{"x"})) == InsertOutcome::inserted);

@@ -133,15 +133,30 @@ TEST_CASE("A killed orchestrator leaves no lock behind, and its workers never he
   ::close(ready[1]);
 }
 
-TEST_CASE("A task's earlier sessions are found whatever run made them", "[store][requests]") {
+TEST_CASE("A task's earlier sessions are found whatever run made them, for its own spec only", "[store][requests]") {
   TempDir dir;
   auto s = store_test::open_store(dir.path);
-  CHECK(s.has_session_for_task("execute:01-01") == false);
+  CHECK(s.has_session_for_task("execute:01-01", "SPC-001-a") == false);
   auto rec = store_test::session("s1");
   rec.task_id = "execute:01-01";
+  rec.spec = "SPC-001-a";
   REQUIRE(s.create_session(rec));
-  CHECK(s.has_session_for_task("execute:01-01") == true);
-  CHECK(s.has_session_for_task("execute:01-02") == false);
+  CHECK(s.has_session_for_task("execute:01-01", "SPC-001-a") == true);
+  CHECK(s.has_session_for_task("execute:01-02", "SPC-001-a") == false);
+  // Every spec numbers its plans from 01-01: another spec's 01-01 is not this one's.
+  CHECK(s.has_session_for_task("execute:01-01", "SPC-002-b") == false);
+  CHECK(s.session("s1")->value().spec == "SPC-001-a");
+}
+
+TEST_CASE("A session an older harness recorded without its spec counts as an earlier session of every spec", "[store][requests]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  auto rec = store_test::session("s1");
+  rec.task_id = "execute:01-01"; // spec unknown: it may have been any spec's 01-01
+  REQUIRE(s.create_session(rec));
+  CHECK(s.has_session_for_task("execute:01-01", "SPC-001-a") == true);
+  CHECK(s.has_session_for_task("execute:01-01", "SPC-002-b") == true);
+  CHECK(s.has_session_for_task("execute:01-02", "SPC-002-b") == false);
 }
 
 TEST_CASE("Finding a task's session leaves no read snapshot open: another process's writes stay visible", "[store][requests]") {
@@ -150,7 +165,7 @@ TEST_CASE("Finding a task's session leaves no read snapshot open: another proces
   auto rec = store_test::session("s1");
   rec.task_id = "execute:01-01";
   REQUIRE(orchestrator.create_session(rec));
-  REQUIRE(orchestrator.has_session_for_task("execute:01-01") == true); // stops on a row
+  REQUIRE(orchestrator.has_session_for_task("execute:01-01", "") == true); // stops on a row
   auto mcp = store_test::open_store(dir.path); // harness-mcp's own connection
   REQUIRE(mcp.add_request("start_session", "01-02"));
   auto pending = orchestrator.pending_requests();
@@ -221,6 +236,7 @@ TEST_CASE("The running sessions are listed only while an orchestrator runs, and 
   auto a = store_test::session("execute-01-01-a1", "execute:01-01");
   auto b = store_test::session("execute-01-02-a1", "execute:01-02");
   b.slot = 2;
+  b.spec = "SPC-001-x";
   REQUIRE(db.create_session(a));
   REQUIRE(db.create_session(b));
   REQUIRE(db.set_session_status(a.id, "completed"));
@@ -233,7 +249,8 @@ TEST_CASE("The running sessions are listed only while an orchestrator runs, and 
   CHECK((*live)[0].id == "execute-01-02-a1");
   CHECK(sessions_text(*live) == "execute-01-02-a1  execute:01-02  slot 3, attempt 1, script\n");
   CHECK(sessions_json(*live) ==
-        R"({"sessions":[{"session_id":"execute-01-02-a1","task_id":"execute:01-02","slot":3,"attempt":1,"adapter":"script"}]})");
+        R"({"sessions":[{"session_id":"execute-01-02-a1","task_id":"execute:01-02","spec":"SPC-001-x","slot":3,"attempt":1,)"
+        R"("adapter":"script"}]})");
 }
 
 TEST_CASE("A request the asker withdrew is not acted on; one the orchestrator took cannot be withdrawn",

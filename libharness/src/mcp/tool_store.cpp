@@ -81,7 +81,8 @@ std::expected<std::optional<SessionRow>, std::string> ToolStore::session(const s
   if (!r) return std::unexpected(r.error());
   if (!*r) return std::nullopt;
   const store::SessionRecord& s = **r;
-  json::object task{{"task_id", s.task_id}, {"attempt", s.attempt}, {"adapter", s.adapter}, {"working_dir", s.working_dir}};
+  json::object task{{"task_id", s.task_id}, {"spec", s.spec}, {"attempt", s.attempt}, {"adapter", s.adapter},
+                    {"working_dir", s.working_dir}};
   if (auto t = (*db)->task(s.task_id); t && *t) {
     task["kind"] = (*t)->kind;
     task["status"] = (*t)->status;
@@ -103,7 +104,7 @@ std::expected<json::array, std::string> ToolStore::list_sessions() {
   std::map<std::string, std::int64_t> counts;
   for (const auto& m : *pending) counts[m.session_id]++;
   for (const auto& s : *sessions) {
-    out.push_back(json::object{{"session_id", s.id}, {"task_id", s.task_id}, {"status", s.status},
+    out.push_back(json::object{{"session_id", s.id}, {"task_id", s.task_id}, {"spec", s.spec}, {"status", s.status},
                                {"updated_at", s.updated_at}, {"pending", counts[s.id]}});
   }
   return out;

@@ -212,10 +212,12 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     for (const auto& c : trailers->commits_for(p->id))
       if (c.task > 0 && c.spec == spec.layout.spec_name) committed.emplace_back(c.task, c.hash); // ids repeat across specs
     req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(committed);
-    // No session of this task in any run before: no attempt can have left files behind.
+    // No session of this task in any run before: no attempt can have left files behind. Asked of
+    // this spec's task: another spec's 01-01 left nothing in this plan's files.
     req.inherited_env.erase("HARNESS_FIRST_ATTEMPT");
     if (s.action.attempt == 1 && db)
-      if (auto seen = db->has_session_for_task(s.action.task); seen && !*seen) req.inherited_env["HARNESS_FIRST_ATTEMPT"] = "1";
+      if (auto seen = db->has_session_for_task(s.action.task, spec.layout.spec_name); seen && !*seen)
+        req.inherited_env["HARNESS_FIRST_ATTEMPT"] = "1";
   }
   auto launch = worker::build_launch(s.adapter, req, opt.adapter_settings);
   const std::string sid = s.id, task = s.action.task;
@@ -232,6 +234,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     pre.slot = s.action.slot;
     pre.working_dir = spec.layout.project_root.string();
     pre.task_id = task;
+    pre.spec = spec.layout.spec_name;
     pre.attempt = s.action.attempt;
     pre.token = req.token;
     pre.adapter = std::string(worker::to_string(s.adapter));
@@ -257,6 +260,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     rec.pgid = *pid;
     rec.pid_start_time = process_start_ticks(*pid);
     rec.task_id = task;
+    rec.spec = spec.layout.spec_name;
     rec.attempt = s.action.attempt;
     rec.token = req.token;
     rec.adapter = std::string(worker::to_string(s.adapter));

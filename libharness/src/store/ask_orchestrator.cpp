@@ -31,8 +31,8 @@ std::expected<std::vector<SessionRecord>, std::string> running_sessions(const st
 std::string sessions_json(const std::vector<SessionRecord>& sessions) {
   boost::json::array list;
   for (const auto& s : sessions)
-    list.push_back(boost::json::object{{"session_id", s.id}, {"task_id", s.task_id}, {"slot", s.slot + 1}, {"attempt", s.attempt},
-                                       {"adapter", s.adapter}});
+    list.push_back(boost::json::object{{"session_id", s.id}, {"task_id", s.task_id}, {"spec", s.spec}, {"slot", s.slot + 1},
+                                       {"attempt", s.attempt}, {"adapter", s.adapter}});
   return boost::json::serialize(boost::json::object{{"sessions", std::move(list)}});
 }
 

@@ -152,7 +152,14 @@ UPDATE worker_messages SET status='received'
  WHERE status='pending' AND message_type NOT IN ('verification_needed','decision_needed','action_needed');
 )sql";
 
-constexpr const char* steps[] = {v1, v2, v3, v4, v5};
+// v5 -> v6: a session records the spec its task belongs to: every spec numbers its plans from
+// 01-01, so "has this task had a session before?" must be asked of (spec, task). Rows written
+// before keep '' (spec unknown), which has_session_for_task counts for every spec.
+constexpr const char* v6 = R"sql(
+ALTER TABLE sessions ADD COLUMN spec TEXT NOT NULL DEFAULT '';
+)sql";
+
+constexpr const char* steps[] = {v1, v2, v3, v4, v5, v6};
 static_assert(std::size(steps) == schema_version);
 
 }  // namespace

@@ -17,7 +17,7 @@ std::string now() { return protocol::now_iso8601(); }
 
 constexpr const char* session_cols =
     "id, slot, status, working_dir, current_command, started_at, ended_at, pid, exit_code, task_id, attempt, token, "
-    "adapter, pgid, pid_start_time, log_path, updated_at";
+    "adapter, pgid, pid_start_time, log_path, updated_at, spec";
 
 SessionRecord read_session(const Stmt& s) {
   SessionRecord r;
@@ -38,13 +38,14 @@ SessionRecord read_session(const Stmt& s) {
   if (auto t = s.opt_int64(14)) r.pid_start_time = static_cast<std::uint64_t>(*t);
   r.log_path = s.opt_text(15);
   r.updated_at = s.text(16);
+  r.spec = s.text(17);
   return r;
 }
 
 void bind_session(Stmt& s, const SessionRecord& r) {
   s.bind_all(r.id, r.slot, r.status, r.working_dir, r.current_command, r.started_at, r.ended_at, r.pid, r.exit_code,
              r.task_id, r.attempt, r.token, r.adapter, r.pgid, r.pid_start_time, r.log_path,
-             r.updated_at.empty() ? now() : r.updated_at);
+             r.updated_at.empty() ? now() : r.updated_at, r.spec);
 }
 
 constexpr const char* message_cols =
@@ -151,8 +152,8 @@ std::expected<int, std::string> Store::user_version() {
 std::expected<void, std::string> Store::create_session(const SessionRecord& session) {
   return m_impl->transact(Mode::write, [&]() -> Result<void> {
     auto s = m_impl->stmt("INSERT INTO sessions (id, slot, status, working_dir, current_command, started_at, ended_at, "
-                          "pid, exit_code, task_id, attempt, token, adapter, pgid, pid_start_time, log_path, updated_at) "
-                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                          "pid, exit_code, task_id, attempt, token, adapter, pgid, pid_start_time, log_path, updated_at, spec) "
+                          "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     if (!s) return std::unexpected(s.error());
     bind_session(**s, session);
     return (*s)->run("create session " + session.id);
@@ -163,7 +164,7 @@ std::expected<bool, std::string> Store::update_session(const SessionRecord& sess
   return m_impl->transact(Mode::write, [&]() -> Result<bool> {
     auto s = m_impl->stmt("UPDATE sessions SET id=?1, slot=?2, status=?3, working_dir=?4, current_command=?5, "
                           "started_at=?6, ended_at=?7, pid=?8, exit_code=?9, task_id=?10, attempt=?11, token=?12, "
-                          "adapter=?13, pgid=?14, pid_start_time=?15, log_path=?16, updated_at=?17 WHERE id=?1");
+                          "adapter=?13, pgid=?14, pid_start_time=?15, log_path=?16, updated_at=?17, spec=?18 WHERE id=?1");
     if (!s) return std::unexpected(s.error());
     bind_session(**s, session);
     return changed(m_impl->db, **s, "update session " + session.id);
@@ -199,9 +200,9 @@ std::expected<std::vector<SessionRecord>, std::string> Store::list_sessions() {
   });
 }
 
-std::expected<bool, std::string> Store::has_session_for_task(const std::string& task_id) {
+std::expected<bool, std::string> Store::has_session_for_task(const std::string& task_id, const std::string& spec) {
   return m_impl->transact(Mode::read, [&]() -> Result<bool> {
-    auto s = m_impl->stmt("SELECT 1 FROM sessions WHERE task_id=? LIMIT 1", task_id);
+    auto s = m_impl->stmt("SELECT 1 FROM sessions WHERE task_id=?1 AND (spec=?2 OR spec='') LIMIT 1", task_id, spec);
     if (!s) return std::unexpected(s.error());
     auto found = first<bool>(**s, [](const Stmt&) { return true; }, "find a session of " + task_id);
     if (!found) return std::unexpected(found.error());

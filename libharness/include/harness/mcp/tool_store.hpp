@@ -19,7 +19,7 @@ namespace harness::mcp {
 /// One worker session as the tools see it.
 struct SessionRow {
   std::string id;
-  boost::json::object task;  ///< task_id, attempt, adapter, working_dir (+ kind/status/detail when the task is stored)
+  boost::json::object task;  ///< task_id, spec, attempt, adapter, working_dir (+ kind/status/detail when the task is stored)
   std::string status;
   std::string updated_at;
   std::string log_path;  ///< the worker's output log when the orchestrator recorded one

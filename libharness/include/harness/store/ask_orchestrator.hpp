@@ -36,8 +36,8 @@ std::expected<RequestAnswer, std::string> ask_orchestrator(Store& db, const std:
 /// no orchestrate runs there; the database is then neither opened nor created.
 std::expected<std::vector<SessionRecord>, std::string> running_sessions(const std::filesystem::path& state_dir);
 
-/// `{"sessions": [{"session_id", "task_id", "slot", "attempt", "adapter"}]}`; slots count from 1,
-/// as orchestrate shows them.
+/// `{"sessions": [{"session_id", "task_id", "spec", "slot", "attempt", "adapter"}]}`; slots count
+/// from 1, as orchestrate shows them.
 std::string sessions_json(const std::vector<SessionRecord>& sessions);
 /// One line per session: `<id>  <task>  slot N, attempt N, <adapter>`.
 std::string sessions_text(const std::vector<SessionRecord>& sessions);

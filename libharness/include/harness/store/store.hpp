@@ -18,7 +18,7 @@
 namespace harness::store {
 
 /// Newest schema version (`PRAGMA user_version`) this build writes.
-inline constexpr int schema_version = 5;
+inline constexpr int schema_version = 6;
 
 /// SQLite `synchronous` setting: NORMAL survives process crashes, FULL also power loss.
 enum class Synchronous { normal, full };
@@ -45,6 +45,7 @@ struct SessionRecord {
   std::optional<std::int64_t> pid;
   std::optional<int> exit_code;
   std::string task_id;
+  std::string spec;                       ///< the spec directory's name; empty: written by an older harness
   int attempt = 1;
   std::string token;                      ///< secret the worker's MCP calls present
   std::string adapter;
@@ -156,8 +157,10 @@ class Store {
   std::expected<std::optional<SessionRecord>, std::string> session(const std::string& id);
   /// All sessions, id order.
   std::expected<std::vector<SessionRecord>, std::string> list_sessions();
-  /// True when any session (of any run) was ever recorded for `task_id`.
-  std::expected<bool, std::string> has_session_for_task(const std::string& task_id);
+  /// True when any session (of any run) was ever recorded for `task_id` of spec `spec` (task ids
+  /// repeat across specs). A session recorded without a spec (by an older harness) counts for
+  /// every spec: it may have been this one's.
+  std::expected<bool, std::string> has_session_for_task(const std::string& task_id, const std::string& spec);
   /// True when `token` is the session's token (constant-time compare); false when unknown.
   std::expected<bool, std::string> check_token(const std::string& session_id, const std::string& token);
 
