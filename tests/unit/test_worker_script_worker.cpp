@@ -1,13 +1,17 @@
 // The script worker against a real git repository in a temporary directory.
+#include "harness/worker/file_lock.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "spec_test_util.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -196,6 +200,40 @@ TEST_CASE("another spec's plan with the same id does not count as this plan's do
   CHECK(r.tasks_skipped == 0);
   CHECK(r.tasks_run == 2);
   CHECK(read(repo.dir.path / "out/a.txt") == "one\n");
+}
+
+TEST_CASE("another spec's worker of a plan with the same id is no earlier attempt: a first attempt keeps the user's edit") {
+  Repo repo;
+  repo.dir.write("out/a.txt", "base\n");
+  sh(repo.dir.path, "git add out/a.txt && git commit -qm base");
+  repo.dir.write("out/a.txt", "base\nuser\n"); // uncommitted
+  // SPC-006's 01-01 is running meanwhile (an orphan of a killed run, say) and holds its plan lock
+  // for a moment: this spec's 01-01 neither waits for it nor takes it for an earlier attempt.
+  std::atomic<bool> held{false};
+  std::thread other([&] {
+    worker::FileLock lock(repo.dir.path / ".orchestration/locks/SPC-006-other/01-01.lock");
+    held = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  });
+  while (!held) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  worker::ScriptWorkerRequest req{repo.spec, "01-01", {}, "", std::nullopt};
+  req.first_attempt = true;
+  auto r = worker::run_script_worker(req);
+  other.join();
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(read(repo.dir.path / "out/a.txt") == "base\nuser\none\n");
+  CHECK_FALSE(fs::exists(repo.dir.path / ".orchestration/discarded")); // nothing was reset
+  CHECK(fs::exists(repo.dir.path / ".orchestration/locks/SPC-007-demo/01-01.lock"));
+}
+
+TEST_CASE("a retry's copies of what it reset are kept under the spec's name") {
+  Repo repo;
+  repo.dir.write("out/notes.txt", "the user's notes\n");
+  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(sh(repo.dir.path, "find .orchestration/discarded -name notes.txt").starts_with(".orchestration/discarded/SPC-007-demo/01-01-"));
 }
 
 TEST_CASE("a directory in files_modified covers the files written below it") {

@@ -61,16 +61,16 @@ int run_block(const fs::path& root, const std::string& script) {
 }
 
 /// Copies the files a reset is about to throw away into a new directory under
-/// .orchestration/discarded/: what looks like an attempt's leftovers may be a user's uncommitted
-/// work in a declared file. Returns that directory (relative to `root`).
-std::expected<std::string, std::string> keep_copies(const fs::path& root, const std::string& plan_id,
-                                                    const std::vector<std::string>& files) {
+/// .orchestration/discarded/<spec>/: what looks like an attempt's leftovers may be a user's
+/// uncommitted work in a declared file. Returns that directory (relative to `root`).
+std::expected<std::string, std::string> keep_copies(const fs::path& root, const std::string& spec_name,
+                                                    const std::string& plan_id, const std::vector<std::string>& files) {
   char stamp[32];
   const std::time_t now = std::time(nullptr);
   std::tm tm{};
   ::gmtime_r(&now, &tm);
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  const std::string rel = fmt::format(".orchestration/discarded/{}-{}-{}", plan_id, stamp, ::getpid());
+  const std::string rel = fmt::format(".orchestration/discarded/{}/{}-{}-{}", spec_name, plan_id, stamp, ::getpid());
   std::error_code ec;
   for (const auto& f : files) {
     const fs::path from = root / f;
@@ -87,7 +87,7 @@ std::expected<std::string, std::string> keep_copies(const fs::path& root, const 
 /// left behind must not leak into the retry. A copy of each is kept first (keep_copies); when
 /// that fails nothing is reset. Returns a line for the log, empty when nothing changed.
 std::expected<std::string, std::string> reset_declared_files(const fs::path& root, const fs::path& lock,
-                                                             const spec::Plan& plan) {
+                                                             const std::string& spec_name, const spec::Plan& plan) {
   // Looked at outside the repository lock: while this worker holds its plan lock nobody else
   // writes these files, and `status --no-optional-locks` only reads the index.
   std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
@@ -102,7 +102,7 @@ std::expected<std::string, std::string> reset_declared_files(const fs::path& roo
     else checkout.push_back(literal_pathspec(c.path));
   }
   if (discarded.empty()) return std::string();
-  auto kept = keep_copies(root, plan.id, discarded);
+  auto kept = keep_copies(root, spec_name, plan.id, discarded);
   if (!kept) return std::unexpected(kept.error());
   with_git_lock(lock, [&] {
     if (unstage.size() > 3) run_git_writing_index(root, unstage);
@@ -221,7 +221,9 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
 
   // One worker per plan at a time. A worker orphaned by a killed orchestrator may still be running
   // this plan: wait for it, and then believe only the history, not what we were told at launch.
-  FileLock plan_lock(root / ".orchestration" / "locks" / (plan->id + ".lock"));
+  // Per spec: every spec numbers its plans from 01-01, and another spec's 01-01 is no earlier
+  // attempt of this one.
+  FileLock plan_lock(root / ".orchestration" / "locks" / lay->spec_name / (plan->id + ".lock"));
   const bool trust_caller = req.done_tasks && !plan_lock.waited();
   const bool leftovers_possible = !(req.first_attempt && !plan_lock.waited());
   std::set<int> done;
@@ -252,7 +254,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
     }
     status("running", task.index, label);
     if (leftovers_possible) {
-      auto reset = reset_declared_files(root, lock, *plan);
+      auto reset = reset_declared_files(root, lock, lay->spec_name, *plan);
       if (!reset) return fail(fmt::format("{}: {}; nothing was reset", label, reset.error()));
       if (!reset->empty()) fmt::print("{}\n", *reset); // the session log; copies are never lost silently
     }
