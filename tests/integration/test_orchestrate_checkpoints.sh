@@ -94,23 +94,23 @@ rc=0
 out=$(cat "$tmp/stop.out")
 err=$(cat "$tmp/stop.err")
 line=$(grep "checkpoint_opened" <<<"$out") || fail "no checkpoint line: $out"
-[[ $line == *"verify-plan:01-01: verification of 01-01: automated checks passed (2/2 checks passed) -- answer with: harness-cli respond cp-verify-plan-01-01-"*" approve|refuse" ]] \
+[[ $line == *"verify-plan:01-01: verification of 01-01: automated checks passed (2/2 checks passed) -- answer with: harness-cli respond cp-SPC-009-checkpoints-verify-plan-01-01-"*" approve|refuse" ]] \
   || fail "the checkpoint line does not say what it waits for and how to answer: $line"
 id=$(sed -n 's/.*harness-cli respond \(cp-[^ ]*\) approve|refuse.*/\1/p' <<<"$line")
 [[ -n $id ]] || fail "no checkpoint id in: $line"
 [[ $out == *"run_finished       : waiting_for_human after"* ]] || fail "run_finished: $out"
-[[ $err == *"waiting: verify-plan:01-01: verification of 01-01"*"harness-cli respond $id approve|refuse"* ]] || fail "stderr: $err"
+[[ $err == *"waiting: verify-plan:01-01 of SPC-009-checkpoints: verification of 01-01"*"harness-cli respond $id approve|refuse"* ]] || fail "stderr: $err"
 [[ $err == *"then run harness-cli orchestrate $spec again"* ]] || fail "stderr does not say how to go on: $err"
 [[ $out == *"task_succeeded      verify-plan:01-02"* ]] || fail "01-02 did not run while the checkpoint waited: $out"
 [[ $out != *"task_started        execute:01-03"* ]] || fail "01-03 ran before 01-01 was approved"
 grep -q 'waiting_for_human' "$p/$spec/STATUS.md" || fail "STATUS.md: $(head -5 "$p/$spec/STATUS.md")"
 status=$(cd "$p" && "$cli" status "$spec")
-[[ $status == *$'Waiting for your answer:\n  - verify-plan:01-01: verification of 01-01: automated checks passed (2/2 checks passed) -- answer with: harness-cli respond '"$id"' approve|refuse'* ]] \
+[[ $status == *$'Waiting for your answer:\n  - verify-plan:01-01 of SPC-009-checkpoints: verification of 01-01: automated checks passed (2/2 checks passed) -- answer with: harness-cli respond '"$id"' approve|refuse'* ]] \
   || fail "status does not show the waiting checkpoint: $status"
 
 # 2. No run alive: still listed (saying who reads the answer), over MCP too; answers are read as words.
 list=$(cd "$p" && "$cli" respond --list)
-[[ $list == "$id  verify-plan:01-01  verification of 01-01"*"(no orchestrate runs; the next one takes the answer when it reaches verify-plan:01-01)" ]] \
+[[ $list == "$id  SPC-009-checkpoints  verify-plan:01-01  verification of 01-01"*"(no orchestrate runs; the next one of SPC-009-checkpoints takes the answer when it reaches verify-plan:01-01 with commit "*" in its history)" ]] \
   || fail "respond --list: $list"
 pending=$(mcp_call "$p" harness_get_pending '{}')
 python3 - "$pending" "$id" <<'PY' || fail "harness_get_pending: $pending"
@@ -155,7 +155,7 @@ kill -KILL "$orch"
 wait "$orch" 2>/dev/null || true
 orch=
 list=$(cd "$p" && "$cli" respond --list)
-[[ $list == "$id  verify-plan:01-01  "*"(no orchestrate runs; the next one takes the answer"* ]] || fail "after kill -9: $list"
+[[ $list == "$id  SPC-009-checkpoints  verify-plan:01-01  "*"(no orchestrate runs; the next one of SPC-009-checkpoints takes the answer"* ]] || fail "after kill -9: $list"
 out=$(mcp_call "$p" harness_respond "{\"message_id\":\"$id\",\"response\":{\"verdict\":\"rejected\",\"feedback\":\"not like this\"}}")
 [[ $out == *'"responded":true'* ]] || fail "harness_respond: $out"
 rc=0
@@ -176,7 +176,7 @@ rc=0
 out=$(cat "$tmp/human.out")
 [[ $rc -eq 3 ]] || fail "a phase waiting for a person exited $rc, expected 3: $out"
 line=$(grep "checkpoint_opened   verify-phase:01" <<<"$out") || fail "no checkpoint for phase 01: $out"
-[[ $line == *": phase 01 verification: human_needed ("*"); a person must check (execution/phases/01-core/VERIFICATION.md): 01-02 looks: the list looks tidy on a phone; approve to count the phase as verified, refuse to block it -- answer with: harness-cli respond cp-verify-phase-01-"*" approve|refuse" ]] \
+[[ $line == *": phase 01 verification: human_needed ("*"); a person must check (execution/phases/01-core/VERIFICATION.md): 01-02 looks: the list looks tidy on a phone; approve to count the phase as verified, refuse to block it -- answer with: harness-cli respond cp-SPC-009-checkpoints-verify-phase-01-"*" approve|refuse" ]] \
   || fail "the phase checkpoint line: $line"
 
 # 6. A worker's question outlives neither its worker nor its run.
@@ -212,7 +212,7 @@ worker=(--worker command --command "python3 $tmp/asker.py {harness_mcp} {harness
 wait_for_question() { # -> the id `respond --list` shows for execute:01-01
   local id=
   for _ in $(seq 1 300); do
-    id=$(cd "$p" && "$cli" respond --list | awk '$2 == "execute:01-01" {print $1}')
+    id=$(cd "$p" && "$cli" respond --list | awk '$3 == "execute:01-01" {print $1}')
     [[ -n $id ]] && break
     kill -0 "$orch" 2>/dev/null || break
     sleep 0.1

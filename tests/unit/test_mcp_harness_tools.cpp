@@ -176,8 +176,10 @@ TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_
   TempProject p;
   const fs::path state = p.root / ".orchestration";
   harness::store::CheckpointRecord r;
-  r.id = "cp-verify-plan-02-03-abc-1";
+  r.id = "cp-SPC-001-x-verify-plan-02-03-abc-1";
   r.task = "verify-plan:02-03";
+  r.spec = "SPC-001-x";
+  r.head = "0123456789abcdef0123456789abcdef01234567";
   r.question = "verification of 02-03: automated checks passed (2/2 checks passed)";
   r.run = "abc"; // a run that has ended: the next one reads the answer
   r.opened_at = "2026-01-01T00:00:00Z";
@@ -194,6 +196,8 @@ TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_
   CHECK(pending[0].at("message_id").as_string() == r.id);
   CHECK(pending[0].at("type") == "checkpoint");
   CHECK(pending[0].at("task_id") == "verify-plan:02-03");
+  CHECK(pending[0].at("spec") == "SPC-001-x"); // every spec has a verify-plan:02-03
+  CHECK(pending[0].at("payload").at("head").as_string() == r.head);
   CHECK(pending[0].at("payload").at("question").as_string() == r.question);
   // The overview counts what harness_get_pending lists, the orchestrator's question included.
   CHECK(call_tool(o, 7, "harness_get_project_state").at("structuredContent").at("pending_messages") == 1);

@@ -97,7 +97,7 @@ TEST_CASE("without a terminal a run with only a checkpoint left stops with exit 
   REQUIRE(opened.size() == 1);
   // The line says what waits and how to answer it.
   CHECK(opened[0]->message.starts_with("verification of 02-03: automated checks passed (2/2 checks passed) -- answer with: "
-                                       "harness-cli respond cp-verify-plan-02-03-"));
+                                       "harness-cli respond cp-SPC-001-task-tracker-verify-plan-02-03-"));
   CHECK(opened[0]->message.ends_with(" approve|refuse"));
   const std::string id = answer_id(*opened[0]);
   REQUIRE(r.waiting.size() == 1);
@@ -110,7 +110,7 @@ TEST_CASE("without a terminal a run with only a checkpoint left stops with exit 
   auto pending = orchestrator::pending_checkpoints(proj.state());
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].id == id);
-  CHECK(pending[0].hint.find("the next one takes the answer") != std::string::npos);
+  CHECK(pending[0].hint.find("the next one of SPC-001-task-tracker takes the answer") != std::string::npos);
   REQUIRE(orchestrator::respond_checkpoint(proj.state(), id, "approve", "looked at it"));
 
   Recorder second;
@@ -183,6 +183,79 @@ TEST_CASE("a worker's question left by an ended run is expired when the next run
   REQUIRE(expired);
   CHECK(expired->state == store::CheckpointState::expired);
   CHECK(expired->expired_because.find("the worker that asked") != std::string::npos);
+}
+
+TEST_CASE("another spec's checkpoint of the same task is neither taken nor expired by this spec's run") {
+  Project proj;
+  // SPC-000-other's 02-03 stopped at its checkpoint, which a person approved since, on this very
+  // commit: a run of SPC-001-task-tracker must not take that approval for its own 02-03.
+  store::CheckpointRecord other;
+  other.id = "cp-SPC-000-other-verify-plan-02-03-dead00-1";
+  other.task = "verify-plan:02-03";
+  other.spec = "SPC-000-other";
+  other.question = "verification of 02-03: automated checks passed";
+  other.run = "dead00";
+  other.head = test::sh(proj.dir.path, "git rev-parse HEAD").substr(0, 40);
+  other.opened_at = "2026-01-01T00:00:00Z";
+  REQUIRE(store::write_open_checkpoint(proj.state(), other));
+  REQUIRE(orchestrator::respond_checkpoint(proj.state(), other.id, "approve", "for the other spec"));
+
+  CountingVerifier v;
+  Recorder rec;
+  auto r = proj.run(rec, v);
+  INFO(rec.text());
+  CHECK(r.exit_code == 3); // its own 02-03 waits for its own answer
+  const auto opened = rec.of(RunEventKind::checkpoint_opened, "verify-plan:02-03");
+  REQUIRE(opened.size() == 1);
+  CHECK(answer_id(*opened[0]) != other.id);
+  CHECK(opened[0]->message.find("asked by an earlier run") == std::string::npos);
+  CHECK(rec.of(RunEventKind::checkpoint_answered).empty());
+  CHECK(rec.text().find(other.id) == std::string::npos); // not even a note: it is none of this run's business
+  // The other spec's checkpoint keeps its answer for that spec's next run.
+  const auto kept = store::read_checkpoint(proj.state(), other.id);
+  REQUIRE(kept);
+  CHECK(kept->state == store::CheckpointState::open);
+  REQUIRE(kept->answer);
+  CHECK(kept->answer->note == "for the other spec");
+  // And this spec's checkpoint records what it asked about.
+  const auto mine = store::read_checkpoint(proj.state(), answer_id(*opened[0]));
+  REQUIRE(mine);
+  CHECK(mine->spec == "SPC-001-task-tracker");
+  REQUIRE(mine->head.size() == 40); // the commit it asked about: the run committed more after it
+  CHECK(test::sh(proj.dir.path, "git merge-base --is-ancestor " + mine->head + " HEAD && echo held") == "held\n");
+}
+
+TEST_CASE("a checkpoint answered on one branch is not taken on another, and is taken back on its own") {
+  Project proj;
+  const std::string start = test::sh(proj.dir.path, "git rev-parse HEAD").substr(0, 40);
+  const std::string branch = test::sh(proj.dir.path, "git rev-parse --abbrev-ref HEAD").substr(0, 40);
+  CountingVerifier v;
+  Recorder first;
+  REQUIRE(proj.run(first, v).exit_code == 3);
+  const std::string id = answer_id(*first.of(RunEventKind::checkpoint_opened, "verify-plan:02-03").at(0));
+  REQUIRE(orchestrator::respond_checkpoint(proj.state(), id, "approve", "looked at this branch's 02-03"));
+
+  // A branch where nothing of the spec ran yet: its 02-03 is other work, asked about anew.
+  test::sh(proj.dir.path, "git checkout -q -b elsewhere " + start);
+  Recorder second;
+  REQUIRE(proj.run(second, v).exit_code == 3);
+  INFO(second.text());
+  const auto opened = second.of(RunEventKind::checkpoint_opened, "verify-plan:02-03");
+  REQUIRE(opened.size() == 1);
+  CHECK(answer_id(*opened[0]) != id);
+  CHECK(second.of(RunEventKind::checkpoint_answered).empty());
+  CHECK(second.text().find("checkpoint " + id + " of an earlier run asked about commit") != std::string::npos);
+  CHECK(store::read_checkpoint(proj.state(), id)->state == store::CheckpointState::open);
+
+  // Back on the branch it was asked on: the answer is taken.
+  test::sh(proj.dir.path, "git checkout -q " + branch.substr(0, branch.find('\n')));
+  Recorder third;
+  auto r = proj.run(third, v);
+  INFO(third.text());
+  CHECK(r.outcome == "complete");
+  const auto answered = third.of(RunEventKind::checkpoint_answered, "verify-plan:02-03");
+  REQUIRE(answered.size() == 1);
+  CHECK(answered[0]->message == "approved: looked at this branch's 02-03");
 }
 
 TEST_CASE("a checkpoint's question says what waits and what an answer does") {

@@ -15,9 +15,11 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
   const auto state = dir.path / ".orchestration";
   // A verification's checkpoint a run left open: the next run asks it again and reads the answer.
   dir.write(".orchestration/sessions/cp-1/checkpoint.json",
-            R"({"id":"cp-1","task":"verify-plan:01-01","question":"ok?","run":"r1","asker":"orchestrator"})");
+            R"({"id":"cp-1","task":"verify-plan:01-01","spec":"SPC-001-x","question":"ok?","run":"r1","asker":"orchestrator",)"
+            R"("head":"0123456789abcdef0123456789abcdef01234567"})");
   // One written before checkpoints named their run: nothing says anyone would read an answer.
-  dir.write(".orchestration/sessions/cp-0/checkpoint.json", R"({"id":"cp-0","task":"verify-plan:01-01","question":"ok?"})");
+  dir.write(".orchestration/sessions/cp-0/checkpoint.json",
+            R"({"id":"cp-0","task":"verify-plan:01-01","spec":"SPC-001-x","question":"ok?"})");
   auto stale = orchestrator::respond_checkpoint(state, "cp-0", "approve", "");
   REQUIRE_FALSE(stale);
   CHECK(stale.error().exit_code == 2);
@@ -36,9 +38,13 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
 
   const auto pending = orchestrator::pending_checkpoints(state);
   // No run holds the lock: the line says who will read the answer.
+  // The spec too: every spec has a verify-plan:01-01.
   CHECK(orchestrator::checkpoints_text(pending) ==
-        "cp-1  verify-plan:01-01  ok?  (no orchestrate runs; the next one takes the answer when it reaches verify-plan:01-01)\n");
-  CHECK(orchestrator::checkpoints_json(pending) == R"({"checkpoints":[{"id":"cp-1","task":"verify-plan:01-01","question":"ok?"}]})");
+        "cp-1  SPC-001-x  verify-plan:01-01  ok?  (no orchestrate runs; the next one of SPC-001-x takes the answer when it "
+        "reaches verify-plan:01-01 with commit 0123456 in its history)\n");
+  CHECK(orchestrator::checkpoints_json(pending) ==
+        R"({"checkpoints":[{"id":"cp-1","spec":"SPC-001-x","task":"verify-plan:01-01","question":"ok?",)"
+        R"("head":"0123456789abcdef0123456789abcdef01234567"}]})");
   CHECK(orchestrator::checkpoints_json({}) == R"({"checkpoints":[]})");
 
   auto answered = orchestrator::respond_checkpoint(state, "cp-1", "Yes", "fine"); // any case, as on the terminal
@@ -56,16 +62,21 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
   CHECK(unwritable.error().exit_code == 1);
 }
 
-TEST_CASE("status's waiting lines are the checkpoints of its spec (or of none), each with its respond command", "[orchestrator][respond]") {
+TEST_CASE("status's waiting lines are the checkpoints of its spec, each naming it, with its respond command", "[orchestrator][respond]") {
   test::TempDir dir;
   const auto state = dir.path / ".orchestration";
   dir.write(".orchestration/sessions/cp-a/checkpoint.json",
             R"({"id":"cp-a","task":"verify-plan:01-01","spec":"SPC-001-x","question":"ok?","run":"r1","asker":"orchestrator"})");
   dir.write(".orchestration/sessions/cp-b/checkpoint.json",
-            R"({"id":"cp-b","task":"verify-plan:02-01","spec":"SPC-002-y","question":"fine?","run":"r1","asker":"orchestrator"})");
+            R"({"id":"cp-b","task":"verify-plan:01-01","spec":"SPC-002-y","question":"fine?","run":"r1","asker":"orchestrator"})");
+  // An older harness's, naming no spec: no run would read its answer, so it waits for nobody.
+  dir.write(".orchestration/sessions/cp-c/checkpoint.json",
+            R"({"id":"cp-c","task":"verify-plan:01-01","question":"and?","run":"r1","asker":"orchestrator"})");
   const auto lines = orchestrator::waiting_lines(state, "SPC-001-x");
   REQUIRE(lines.size() == 1);
-  CHECK(lines[0].starts_with("verify-plan:01-01: ok?"));
+  CHECK(lines[0].starts_with("verify-plan:01-01 of SPC-001-x: ok?"));
   CHECK(lines[0].find("harness-cli respond cp-a approve|refuse") != std::string::npos);
+  REQUIRE(orchestrator::waiting_lines(state, "SPC-002-y").size() == 1);
+  CHECK(orchestrator::waiting_lines(state, "SPC-002-y")[0].starts_with("verify-plan:01-01 of SPC-002-y: fine?"));
   CHECK(orchestrator::waiting_lines(state, "SPC-003-z").empty());
 }

@@ -16,6 +16,7 @@ CheckpointRecord record(std::string id, std::string task, std::string run, Check
   CheckpointRecord r;
   r.id = std::move(id);
   r.task = std::move(task);
+  r.spec = "SPC-001-x";
   r.question = "verification of 02-03: automated checks passed";
   r.run = std::move(run);
   r.asker = asker;
@@ -23,7 +24,9 @@ CheckpointRecord record(std::string id, std::string task, std::string run, Check
   return r;
 }
 
-RunInfo running(std::string run_id) { return RunInfo{1, "spec", "t", std::move(run_id)}; }
+RunInfo running(std::string run_id, std::string spec = "docs/specs/SPC-001-x") {
+  return RunInfo{1, std::move(spec), "t", std::move(run_id)};
+}
 
 } // namespace
 
@@ -47,6 +50,83 @@ TEST_CASE("a checkpoint's answer is read by its own run, a later run, or nobody"
   CHECK(checkpoint_status(closed, std::nullopt) == CheckpointStatus::expired);
 }
 
+TEST_CASE("an orchestrator's checkpoint whose file names no spec is read by no later run", "[store][checkpoints]") {
+  // Written by a harness before checkpoints named their spec: every spec has a verify-plan:01-01,
+  // so a later run of any spec could take its answer for the wrong work. Its own run still reads it.
+  auto old = record("cp-verify-plan-01-01-aaa-1", "verify-plan:01-01", "aaa", CheckpointAsker::orchestrator);
+  old.spec.clear();
+  CHECK(checkpoint_status(old, running("aaa")) == CheckpointStatus::waiting);
+  CHECK(checkpoint_status(old, running("bbb")) == CheckpointStatus::stale);
+  CHECK(checkpoint_status(old, std::nullopt) == CheckpointStatus::stale);
+  CHECK(stale_reason(old).find("without naming its spec") != std::string::npos);
+  CHECK(stale_reason(old).find("the next run of its spec asks again") != std::string::npos);
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  REQUIRE(write_open_checkpoint(state, old));
+  CHECK(pending_checkpoint_views(state).empty());
+  auto refused = answer_checkpoint(state, old.id, {true, ""});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().exit_code == 2);
+  CHECK(refused.error().message.find("is stale: an older harness wrote it without naming its spec") != std::string::npos);
+}
+
+TEST_CASE("a starting run takes over only its own spec's checkpoints, asked about work its checkout holds", "[store][checkpoints]") {
+  auto r = record("cp-SPC-001-x-verify-plan-01-01-aaa-1", "verify-plan:01-01", "aaa", CheckpointAsker::orchestrator);
+  r.head = std::string(40, 'a');
+  CHECK(carry_decision(r, "SPC-001-x", AskedCommit::in_history).action == CarryAction::take);
+  CHECK(carry_decision(r, "SPC-001-x", AskedCommit::unknown).action == CarryAction::take); // as before commits were recorded
+  // Another spec's verify-plan:01-01: neither taken nor expired, whatever git says.
+  for (auto c : {AskedCommit::in_history, AskedCommit::unknown, AskedCommit::elsewhere, AskedCommit::gone})
+    CHECK(carry_decision(r, "SPC-002-y", c).action == CarryAction::leave);
+  // Asked on another branch: a run there takes it; this branch's 01-01 is other work.
+  CHECK(carry_decision(r, "SPC-001-x", AskedCommit::elsewhere).action == CarryAction::leave);
+  // No branch holds what it asked about: nobody can take it.
+  const auto gone = carry_decision(r, "SPC-001-x", AskedCommit::gone);
+  CHECK(gone.action == CarryAction::expire);
+  CHECK(gone.why.find("commit aaaaaaaaaaaa, which no branch holds any more") != std::string::npos);
+}
+
+TEST_CASE("a carried-over checkpoint says which spec's run takes its answer, and for which commit", "[store][checkpoints]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  auto r = record("cp-a", "verify-plan:01-01", "aaa", CheckpointAsker::orchestrator);
+  r.head = "0123456789abcdef0123456789abcdef01234567";
+  REQUIRE(write_open_checkpoint(state, r));
+  CHECK(read_checkpoint(state, "cp-a")->head == r.head);
+  auto views = pending_checkpoint_views(state);
+  REQUIRE(views.size() == 1);
+  CHECK(views[0].hint ==
+        "no orchestrate runs; the next one of SPC-001-x takes the answer when it reaches verify-plan:01-01 with commit "
+        "0123456 in its history");
+  {
+    auto lock = RunLock::acquire(state, {0, "docs/specs/SPC-002-y", "", "bbb"}); // another spec runs
+    REQUIRE(lock);
+    views = pending_checkpoint_views(state);
+    REQUIRE(views.size() == 1);
+    CHECK(views[0].hint.starts_with("opened by an earlier run; the next orchestrate of SPC-001-x takes the answer"));
+  }
+  auto lock = RunLock::acquire(state, {0, "docs/specs/SPC-001-x", "", "ccc"});
+  REQUIRE(lock);
+  views = pending_checkpoint_views(state);
+  REQUIRE(views.size() == 1);
+  CHECK(views[0].hint.starts_with("opened by an earlier run; the running orchestrate takes the answer"));
+}
+
+TEST_CASE("a refused answer names the checkpoint waiting for the same task of the same spec only", "[store][checkpoints]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  auto old = record("cp-old", "verify-plan:01-01", "aaa", CheckpointAsker::orchestrator);
+  auto other = record("cp-other", "verify-plan:01-01", "aaa", CheckpointAsker::orchestrator);
+  other.spec = "SPC-002-y";
+  REQUIRE(write_open_checkpoint(state, old));
+  REQUIRE(write_open_checkpoint(state, other));
+  expire_checkpoint(state, "cp-old", "its task was done without it");
+  auto refused = answer_checkpoint(state, "cp-old", {true, ""});
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("cp-other") == std::string::npos);
+  CHECK(refused.error().message.find("no checkpoint of verify-plan:01-01 waits") != std::string::npos);
+}
+
 TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a stale one, naming the live one",
           "[store][checkpoints]") {
   TempDir dir;
@@ -58,7 +138,7 @@ TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a s
   REQUIRE(pending.size() == 1);
   CHECK(pending[0].record.id == "cp-verify");
   CHECK(pending[0].status == CheckpointStatus::carried_over);
-  CHECK(pending[0].hint.find("the next one takes the answer") != std::string::npos);
+  CHECK(pending[0].hint.find("the next one of SPC-001-x takes the answer") != std::string::npos);
 
   REQUIRE(answer_checkpoint(state, "cp-verify", {true, "fine"}));
   CHECK(read_checkpoint_answer(state, "cp-verify")->approved);

@@ -135,11 +135,14 @@ ToolResult wait_for_state(ToolStore& store, const json::object& args, CallContex
 /// beside the workers' questions: these live in files, not in the store.
 json::object checkpoint_json(const store::PendingCheckpointView& v) {
   json::object payload{{"task_id", v.record.task},
+                       {"spec", v.record.spec},
                        {"question", v.record.question},
                        {"options", json::array{"approve", "refuse"}},
                        {"how_to_answer", "harness_respond with response {\"verdict\":\"approved\"} or {\"verdict\":\"rejected\"}"}};
   if (!v.hint.empty()) payload["note"] = v.hint;
-  return json::object{{"message_id", v.record.id}, {"task_id", v.record.task}, {"type", "checkpoint"},
+  if (!v.record.head.empty()) payload["head"] = v.record.head; // the commit asked about
+  // The spec too: every spec has its own verify-plan:01-01.
+  return json::object{{"message_id", v.record.id}, {"task_id", v.record.task}, {"spec", v.record.spec}, {"type", "checkpoint"},
                       {"payload", std::move(payload)}, {"created_at", v.record.opened_at}};
 }
 

@@ -7,6 +7,27 @@
 #include "harness/store/checkpoint_files.hpp"
 
 namespace harness::orchestrator {
+namespace {
+
+/// The commit HEAD is at, empty when there is none (a repository without commits).
+std::string head_commit(const fs::path& root) {
+  auto r = worker::run_git(root, {"rev-parse", "--verify", "-q", "HEAD^{commit}"});
+  std::string sha = r.exit_code == 0 ? r.out.substr(0, r.out.find('\n')) : "";
+  return sha.size() == 40 || sha.size() == 64 ? sha : ""; // SHA-1 or SHA-256, nothing else
+}
+
+/// Where `head` (the commit a checkpoint asked about) stands from the checkout in `root`.
+store::AskedCommit asked_commit(const fs::path& root, const std::string& head) {
+  if (head.empty()) return store::AskedCommit::unknown;
+  if (worker::run_git(root, {"cat-file", "-e", head + "^{commit}"}).exit_code != 0) return store::AskedCommit::gone;
+  const auto ancestor = worker::run_git(root, {"merge-base", "--is-ancestor", head, "HEAD"});
+  if (ancestor.exit_code == 0) return store::AskedCommit::in_history;
+  if (ancestor.exit_code != 1) return store::AskedCommit::unknown; // git could not tell: as for a record without one
+  const auto refs = worker::run_git(root, {"for-each-ref", "--count=1", "--format=%(refname)", "--contains", head});
+  return refs.exit_code == 0 && !refs.out.empty() ? store::AskedCommit::elsewhere : store::AskedCommit::gone;
+}
+
+} // namespace
 
 void Orchestrator::Impl::run_verification(Session& s) {
   const auto a = s.action;
@@ -97,11 +118,15 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
     r = std::move(*earlier);
   } else {
     // Unique per checkpoint: a task may ask twice in a run, and "final" has no ':' to replace.
+    // The spec's name first: every spec has a verify-plan:01-01, and the person must tell them apart.
     std::string name = a.task;
     std::replace(name.begin(), name.end(), ':', '-');
-    r.id = fmt::format("cp-{}-{}-{}", name, run_id, ++checkpoints_opened);
+    r.id = fmt::format("cp-{}-{}-{}-{}", spec.layout.spec_name, name, run_id, ++checkpoints_opened);
     r.opened_at = protocol::now_iso8601();
   }
+  // What the person is asked about is the work as it is now; an answer given meanwhile was about
+  // the commit asked about then (which this run's history holds, or it would not be taken).
+  if (!answered_meanwhile) r.head = head_commit(spec.layout.project_root);
   r.task = a.task;
   r.spec = spec.layout.spec_name;
   r.question = question;
@@ -109,7 +134,7 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
   r.asker = message_id ? store::CheckpointAsker::worker : store::CheckpointAsker::orchestrator;
   r.message_id = message_id.value_or("");
   if (auto w = store::write_open_checkpoint(state_dir, r); !w) emit(RunEventKind::note, a.task, -1, 0, "checkpoint: " + w.error());
-  PendingCheckpoint cp{r.id, a.task, question, state_dir / "sessions" / r.id / "checkpoint.json", "", r.spec};
+  PendingCheckpoint cp{r.id, a.task, question, state_dir / "sessions" / r.id / "checkpoint.json", "", r.spec, r.head};
   checkpoints[cp.id] = cp;
   if (message_id) checkpoint_message[cp.id] = *message_id;
   std::string text = checkpoint_opened_message(question, cp.id);
@@ -121,23 +146,40 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
 
 void Orchestrator::Impl::take_over_checkpoints() {
   // Workers that asked in an earlier run are gone, and so is whoever would read their answers;
-  // what the orchestrator asked itself, it asks again when the task gets there.
+  // what the orchestrator asked itself, it asks again when the task gets there, if the checkpoint
+  // is this spec's and asked about work this checkout holds (carry_decision).
   const std::optional<store::RunInfo> running = store::RunInfo{0, "", "", run_id}; // this run holds the lock
   for (auto& r : store::read_checkpoints(state_dir)) {
     const auto status = store::checkpoint_status(r, running);
     if (status == store::CheckpointStatus::stale) {
-      store::expire_checkpoint(state_dir, r.id, "the run that opened it ended, and the worker that asked with it");
-    } else if (status == store::CheckpointStatus::carried_over) {
-      auto [it, fresh] = carried.try_emplace(r.task, r);
-      if (fresh) continue;
-      // Two for one task (a harness before this one opened a new checkpoint per run): the
-      // answered one counts, else the latest; the other can never be read.
-      auto& kept = it->second;
-      const bool take_new = (r.answer && !kept.answer) || (bool(r.answer) == bool(kept.answer) && r.opened_at > kept.opened_at);
-      const std::string dropped = take_new ? kept.id : r.id, superseded_by = take_new ? r.id : kept.id;
-      if (take_new) kept = r;
-      store::expire_checkpoint(state_dir, dropped, "superseded by checkpoint " + superseded_by + " of the same task");
+      store::expire_checkpoint(state_dir, r.id, store::stale_reason(r));
+      continue;
     }
+    if (status != store::CheckpointStatus::carried_over) continue;
+    const auto commit = r.spec == spec.layout.spec_name ? asked_commit(spec.layout.project_root, r.head) : store::AskedCommit::unknown;
+    const auto decision = store::carry_decision(r, spec.layout.spec_name, commit);
+    if (decision.action == store::CarryAction::expire) {
+      store::expire_checkpoint(state_dir, r.id, decision.why);
+      emit(RunEventKind::note, r.task, -1, 0, fmt::format("checkpoint {} of an earlier run expired: {}", r.id, decision.why));
+      continue;
+    }
+    if (decision.action == store::CarryAction::leave) {
+      if (commit == store::AskedCommit::elsewhere) // the person may wonder why their answer is not taken
+        emit(RunEventKind::note, r.task, -1, 0,
+             fmt::format("checkpoint {} of an earlier run asked about commit {}, which this checkout's history does not "
+                         "hold (another branch does): left for a run there",
+                         r.id, r.head.substr(0, 7)));
+      continue;
+    }
+    auto [it, fresh] = carried.try_emplace(r.task, r);
+    if (fresh) continue;
+    // Two for one task (a harness before this one opened a new checkpoint per run): the
+    // answered one counts, else the latest; the other can never be read.
+    auto& kept = it->second;
+    const bool take_new = (r.answer && !kept.answer) || (bool(r.answer) == bool(kept.answer) && r.opened_at > kept.opened_at);
+    const std::string dropped = take_new ? kept.id : r.id, superseded_by = take_new ? r.id : kept.id;
+    if (take_new) kept = r;
+    store::expire_checkpoint(state_dir, dropped, "superseded by checkpoint " + superseded_by + " of the same task");
   }
   for (const auto& [task, r] : carried)
     emit(RunEventKind::note, task, -1, 0,

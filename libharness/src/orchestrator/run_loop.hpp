@@ -104,8 +104,8 @@ struct Orchestrator::Impl {
   std::array<char, 256> tty_chunk{};
   std::string tty_line;
   std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
-  /// task -> the open checkpoint an earlier run asked for it: taken over (with any answer given
-  /// meanwhile) when this run asks the same.
+  /// task -> the open checkpoint an earlier run of this spec asked for it, about a commit this
+  /// checkout's history holds: taken over (with any answer given meanwhile) when this run asks the same.
   std::map<std::string, store::CheckpointRecord> carried;
   asio::steady_timer checkpoint_poll{ctx};
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
@@ -221,7 +221,8 @@ struct Orchestrator::Impl {
 
   void ask_human(const sched::Action& a);
   /// At start: expires the checkpoints nobody can answer any more (a worker's question of an
-  /// ended run) and keeps those this run will ask again in `carried`.
+  /// ended run, one naming no spec, one about a commit no branch holds) and keeps those this run
+  /// will ask again in `carried`; other specs' and other branches' are left alone.
   void take_over_checkpoints();
   /// The earlier run's checkpoint of `task` no longer asks about what is there (its checks failed
   /// since): an answer to it must not decide the task.

@@ -43,25 +43,37 @@ std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {
   std::vector<PendingCheckpoint> out;
   for (auto& v : store::pending_checkpoint_views(state_dir))
     out.push_back({v.record.id, v.record.task, v.record.question, state_dir / "sessions" / v.record.id / "checkpoint.json",
-                   std::move(v.hint), v.record.spec});
+                   std::move(v.hint), v.record.spec, v.record.head});
   return out;
 }
+
+namespace {
+
+/// The spec a checkpoint belongs to, as a person reads it.
+std::string spec_label(const PendingCheckpoint& cp) { return cp.spec.empty() ? "(spec unknown)" : cp.spec; }
+
+} // namespace
 
 std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending) {
   std::string out;
   for (const auto& cp : pending)
-    out += fmt::format("{}  {}  {}{}\n", cp.id, cp.task, cp.question, cp.hint.empty() ? "" : "  (" + cp.hint + ")");
+    out += fmt::format("{}  {}  {}  {}{}\n", cp.id, spec_label(cp), cp.task, cp.question,
+                       cp.hint.empty() ? "" : "  (" + cp.hint + ")");
   return out;
 }
 
 std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending) {
   json::array list;
-  for (const auto& cp : pending) list.push_back(json::object{{"id", cp.id}, {"task", cp.task}, {"question", cp.question}});
+  for (const auto& cp : pending) {
+    json::object o{{"id", cp.id}, {"spec", cp.spec}, {"task", cp.task}, {"question", cp.question}};
+    if (!cp.head.empty()) o["head"] = cp.head;
+    list.push_back(std::move(o));
+  }
   return json::serialize(json::object{{"checkpoints", std::move(list)}});
 }
 
 std::string waiting_line(const PendingCheckpoint& cp) {
-  return cp.task + ": " + checkpoint_opened_message(cp.question, cp.id);
+  return fmt::format("{} of {}: {}", cp.task, spec_label(cp), checkpoint_opened_message(cp.question, cp.id));
 }
 
 std::vector<std::string> waiting_lines(const fs::path& state_dir, const std::string& spec_name) {

@@ -53,6 +53,7 @@ std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
   if (r.id.empty()) r.id = dir.filename().string();
   r.task = protocol::string_field(*o, "task");
   r.spec = protocol::string_field(*o, "spec");
+  r.head = protocol::string_field(*o, "head");
   r.question = protocol::string_field(*o, "question");
   r.run = protocol::string_field(*o, "run");
   r.asker = protocol::string_field(*o, "asker") == "orchestrator" ? CheckpointAsker::orchestrator : CheckpointAsker::worker;
@@ -73,17 +74,36 @@ json::object to_json(const CheckpointRecord& r) {
                  {"asker", r.asker == CheckpointAsker::orchestrator ? "orchestrator" : "worker"},
                  {"opened_at", r.opened_at}};
   if (!r.spec.empty()) o["spec"] = r.spec;
+  if (!r.head.empty()) o["head"] = r.head;
   if (!r.message_id.empty()) o["message_id"] = r.message_id;
   if (!r.expired_because.empty()) o["expired_because"] = r.expired_because;
   return o;
 }
 
+/// Whether `running` runs spec `spec_name`: the lock names the spec by its directory, whose last
+/// component is the spec's name (a legacy `.planning/` project has one spec only).
+bool runs_spec(const RunInfo& running, const std::string& spec_name) {
+  fs::path dir(running.spec);
+  if (dir.filename().empty()) dir = dir.parent_path(); // "docs/specs/SPC-001-x/"
+  return dir.filename() == spec_name || dir.filename() == ".planning";
+}
+
+/// Who takes the answer to a carried-over checkpoint: a run of its spec, on a checkout whose
+/// history holds the commit it asked about.
+std::string carried_over_hint(const CheckpointRecord& r, const std::optional<RunInfo>& running) {
+  const std::string where = r.head.empty() ? "" : fmt::format(" with commit {} in its history", r.head.substr(0, 7));
+  if (!running) return fmt::format("no orchestrate runs; the next one of {} takes the answer when it reaches {}{}", r.spec, r.task, where);
+  if (runs_spec(*running, r.spec))
+    return fmt::format("opened by an earlier run; the running orchestrate takes the answer when it reaches {}{}", r.task, where);
+  return fmt::format("opened by an earlier run; the next orchestrate of {} takes the answer when it reaches {}{}", r.spec, r.task, where);
+}
+
 bool answerable(CheckpointStatus s) { return s == CheckpointStatus::waiting || s == CheckpointStatus::carried_over; }
 
-/// The checkpoint an answer about `task` belongs to now, for a refusal's message.
+/// The checkpoint an answer about `task` (of the same spec) belongs to now, for a refusal's message.
 std::string where_to_answer(const fs::path& state_dir, const CheckpointRecord& refused, const std::optional<RunInfo>& running) {
   for (const auto& r : read_checkpoints(state_dir))
-    if (r.id != refused.id && r.task == refused.task && answerable(checkpoint_status(r, running)))
+    if (r.id != refused.id && r.task == refused.task && r.spec == refused.spec && answerable(checkpoint_status(r, running)))
       return fmt::format("; {} waits on checkpoint {} now: harness-cli respond {} approve|refuse", r.task, r.id, r.id);
   return fmt::format("; no checkpoint of {} waits for an answer now (harness-cli respond --list shows the ones that do)",
                      refused.task);
@@ -107,7 +127,30 @@ CheckpointStatus checkpoint_status(const CheckpointRecord& r, const std::optiona
   if (r.state == CheckpointState::expired) return CheckpointStatus::expired;
   if (r.run.empty()) return CheckpointStatus::stale; // no run id: nothing says who would read it
   if (running && running->run_id == r.run) return CheckpointStatus::waiting;
-  return r.asker == CheckpointAsker::orchestrator ? CheckpointStatus::carried_over : CheckpointStatus::stale;
+  if (r.asker == CheckpointAsker::worker) return CheckpointStatus::stale;
+  return r.spec.empty() ? CheckpointStatus::stale : CheckpointStatus::carried_over; // no spec: whose task?
+}
+
+std::string stale_reason(const CheckpointRecord& r) {
+  if (r.run.empty()) return "the run that opened it has ended, so nobody would read an answer";
+  if (r.asker == CheckpointAsker::worker)
+    return "the run that opened it has ended and the worker that asked ended with it, so nobody would read an answer";
+  return "an older harness wrote it without naming its spec, so no run reads an answer (another spec's run could take "
+         "it for its own task of the same id); the next run of its spec asks again";
+}
+
+CarryDecision carry_decision(const CheckpointRecord& r, std::string_view spec_name, AskedCommit commit) {
+  if (r.spec != spec_name) return {CarryAction::leave, {}};
+  switch (commit) {
+  case AskedCommit::elsewhere: return {CarryAction::leave, {}};
+  case AskedCommit::gone:
+    return {CarryAction::expire,
+            fmt::format("it asked about commit {}, which no branch holds any more: the work it asked about is gone",
+                        r.head.substr(0, 12))};
+  case AskedCommit::unknown:
+  case AskedCommit::in_history: break;
+  }
+  return {CarryAction::take, {}};
 }
 
 bool is_checkpoint_record(const json::value& v) {
@@ -172,9 +215,8 @@ std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_d
     return std::unexpected(CheckpointRefusal{
         fmt::format("checkpoint {} has expired ({}){}", id, r->expired_because, where_to_answer(state_dir, *r, running))});
   case CheckpointStatus::stale:
-    return std::unexpected(CheckpointRefusal{fmt::format(
-        "checkpoint {} is stale: the run that opened it has ended{}, so nobody would read an answer{}", id,
-        r->run.empty() ? "" : " and the worker that asked ended with it", where_to_answer(state_dir, *r, running))});
+    return std::unexpected(CheckpointRefusal{
+        fmt::format("checkpoint {} is stale: {}{}", id, stale_reason(*r), where_to_answer(state_dir, *r, running))});
   case CheckpointStatus::waiting:
   case CheckpointStatus::carried_over: break;
   }
@@ -198,11 +240,8 @@ std::vector<PendingCheckpointView> pending_checkpoint_views(const fs::path& stat
   for (auto& r : read_checkpoints(state_dir)) {
     const auto status = checkpoint_status(r, running);
     if (!answerable(status) || r.answer) continue;
-    std::string hint;
-    if (status == CheckpointStatus::carried_over)
-      hint = running ? fmt::format("opened by an earlier run; the running orchestrate takes the answer when it reaches {}", r.task)
-                     : fmt::format("no orchestrate runs; the next one takes the answer when it reaches {}", r.task);
-    out.push_back({std::move(r), status, std::move(hint)});
+    out.push_back({std::move(r), status, {}});
+    if (status == CheckpointStatus::carried_over) out.back().hint = carried_over_hint(out.back().record, running);
   }
   return out;
 }

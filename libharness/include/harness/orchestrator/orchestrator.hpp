@@ -51,14 +51,16 @@ struct PendingCheckpoint {
   std::filesystem::path file;
   std::string hint;      ///< for one left by an earlier run: who will read the answer
   std::string spec;      ///< the spec directory's name (empty in files of older harness versions)
+  std::string head;      ///< the commit HEAD was at when asked (empty: unknown)
 };
 std::vector<PendingCheckpoint> pending_checkpoints(const std::filesystem::path& state_dir);
-/// `respond --list`: one `<id>  <task>  <question>` line per checkpoint.
+/// `respond --list`: one `<id>  <spec>  <task>  <question>  (<who reads the answer>)` line per
+/// checkpoint; the spec, since every spec has its own verify-plan:01-01.
 std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending);
-/// `respond --list --json`: `{"checkpoints": [{"id", "task", "question"}]}`.
+/// `respond --list --json`: `{"checkpoints": [{"id", "spec", "task", "question", "head"?}]}`.
 std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending);
-/// "<task>: <question> -- answer with: harness-cli respond <id> approve|refuse": a line of the run's
-/// summary and of `status`'s "Waiting for your answer".
+/// "<task> of <spec>: <question> -- answer with: harness-cli respond <id> approve|refuse": a line of
+/// the run's summary and of `status`'s "Waiting for your answer".
 std::string waiting_line(const PendingCheckpoint& checkpoint);
 /// waiting_line of each checkpoint in `state_dir` that belongs to spec `spec_name` (or names none).
 std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, const std::string& spec_name);

@@ -6,10 +6,12 @@
 //   .orchestration/sessions/<id>/checkpoint_response.json  the answer, until a run reads it
 //   .orchestration/sessions/<id>/checkpoint.answered.json  closed: a run took the answer
 //   .orchestration/sessions/<id>/checkpoint.expired.json   closed: nobody will read an answer
-// A checkpoint belongs to the run that opened it (`run`, the id that run writes beside its lock).
-// One the orchestrator asked itself (a verification, an escalation) is asked again by the next
-// run that reaches its task, which takes over the file and any answer given meanwhile; a worker's
-// question dies with the worker.
+// A checkpoint belongs to the run that opened it (`run`, the id that run writes beside its lock),
+// to its spec (every spec numbers its plans from 01-01, so a task id alone names nothing) and to
+// the commit HEAD was at when it asked (what the person is asked about). One the orchestrator
+// asked itself (a verification, an escalation) is asked again by the next run of the same spec
+// that reaches its task with that commit in its history, which takes over the file and any answer
+// given meanwhile; a worker's question dies with the worker.
 
 #include "harness/store/run_lock.hpp"
 
@@ -39,7 +41,8 @@ struct CheckpointAnswer {
 struct CheckpointRecord {
   std::string id;
   std::string task;       ///< scheduler task id, "verify-plan:02-03"
-  std::string spec;       ///< the spec directory's name (task ids repeat across specs)
+  std::string spec;       ///< the spec directory's name (task ids repeat across specs); empty: an older harness's
+  std::string head;       ///< the commit HEAD was at when asked; empty: unknown (an older harness, no commit)
   std::string question;   ///< what the person is asked
   std::string run;        ///< the run that opened it (empty: written by a harness without run ids)
   CheckpointAsker asker = CheckpointAsker::orchestrator;
@@ -61,7 +64,33 @@ enum class CheckpointStatus {
 std::string_view to_string(CheckpointStatus s);
 
 /// The status of `r` while `running` runs in the project (nullopt: no orchestrate runs). Pure.
+/// An orchestrator's checkpoint whose file names no spec (written by an older harness) is stale
+/// once its run ended: any spec's run could take its answer for another spec's task, so none does.
 CheckpointStatus checkpoint_status(const CheckpointRecord& r, const std::optional<RunInfo>& running);
+/// Why nobody reads an answer to the stale checkpoint `r`, for its expiry and respond's refusal.
+std::string stale_reason(const CheckpointRecord& r);
+
+/// Where the commit a checkpoint asked about (its `head`) stands, seen from the checkout a run
+/// starts on.
+enum class AskedCommit {
+  unknown,    ///< the record names none (an older harness, a repository without commits)
+  in_history, ///< HEAD's history holds it: the run works on what the person was asked about
+  elsewhere,  ///< another branch (or ref) holds it, HEAD's history does not
+  gone,       ///< no ref holds it any more (the history was rewritten, the branch deleted)
+};
+
+/// What a starting run of spec `spec_name` does with a carried-over checkpoint.
+enum class CarryAction {
+  take,   ///< asked again when the run reaches its task; an answer given meanwhile counts
+  leave,  ///< another spec's, or asked on another branch: a run of that spec, there, takes it
+  expire, ///< nobody can take it any more: `why` says so
+};
+struct CarryDecision {
+  CarryAction action = CarryAction::take;
+  std::string why;
+};
+/// Pure: `commit` is where `r.head` stands now (only looked at for `spec_name`'s checkpoints).
+CarryDecision carry_decision(const CheckpointRecord& r, std::string_view spec_name, AskedCommit commit);
 
 /// True for the orchestrator's own checkpoint.json (a record as above), which a worker's report
 /// through the file transport never is: StateDir::ingest skips it.
@@ -89,7 +118,8 @@ struct CheckpointRefusal {
   int exit_code = 2;
 };
 /// Writes the answer to an open checkpoint whose answer someone will read (waiting or carried
-/// over); refuses a stale or closed one, naming the checkpoint that waits for the same task.
+/// over); refuses a stale or closed one, naming the checkpoint that waits for the same task of the
+/// same spec.
 std::expected<void, CheckpointRefusal> answer_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
                                                          const CheckpointAnswer& answer);
 
@@ -97,7 +127,9 @@ std::expected<void, CheckpointRefusal> answer_checkpoint(const std::filesystem::
 struct PendingCheckpointView {
   CheckpointRecord record;
   CheckpointStatus status = CheckpointStatus::waiting;
-  std::string hint; ///< who reads the answer, for a carried-over one ("the next orchestrate ...")
+  /// Who reads the answer, for a carried-over one ("the next orchestrate of SPC-... takes it when
+  /// it reaches verify-plan:01-01 with commit 1a2b3c4 in its history").
+  std::string hint;
 };
 std::vector<PendingCheckpointView> pending_checkpoint_views(const std::filesystem::path& state_dir);
 
