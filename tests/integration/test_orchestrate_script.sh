@@ -43,6 +43,9 @@ grep -q "^Plan: 02-01, Task: 1/1$" <<<"$(git log --format=%B)" || fail "trailers
 grep -q "^status: passed" "$spec/execution/FINAL-VERIFICATION.md" || fail "final verification"
 grep -q "^status: passed" "$spec/execution/phases/03-http-api/VERIFICATION.md" || fail "phase 3 verification"
 grep -q "^completed_plans: 12" "$spec/ROADMAP.md" || fail "roadmap progress: $(head -12 "$spec/ROADMAP.md")"
+# The body people read is ticked too: every plan and phase line, and nothing else changed there.
+[[ $(grep -c '^- \[x\] ' "$spec/ROADMAP.md") -eq 16 ]] || fail "roadmap ticks: $(grep -e '- \[' "$spec/ROADMAP.md")"
+! grep -q '^- \[ \] ' "$spec/ROADMAP.md" || fail "roadmap lines left unticked: $(grep -e '- \[ \]' "$spec/ROADMAP.md")"
 grep -q "12/12 plans verified" "$spec/STATUS.md" || fail "STATUS.md"
 [[ $(wc -l <"$spec/execution/commits.log") -ge 14 ]] || fail "commits.log"
 "$cli" status "$spec" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["complete"], j'

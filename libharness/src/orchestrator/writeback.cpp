@@ -1,5 +1,7 @@
 #include "harness/orchestrator/writeback.hpp"
 
+#include "harness/orchestrator/roadmap_ticks.hpp"
+
 #include "harness/spec/frontmatter_writer.hpp"
 #include "harness/util/atomic_file.hpp"
 
@@ -49,10 +51,15 @@ std::string render_status_md(const graph::Progress& p, std::string_view run_stat
 
 std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p, double run_minutes,
                                                 bool running) {
-  if (!spec.roadmap || !spec.roadmap->has_frontmatter) return {};
+  if (!spec.roadmap) return {};
   const auto& fm = spec.roadmap->frontmatter;
   auto text = util::read_file(spec.layout.roadmap_md);
   if (!text) return std::unexpected(text.error());
+  const std::string ticked = tick_roadmap(*text, p);
+  if (!spec.roadmap->has_frontmatter) {
+    if (ticked == *text) return {};
+    return util::write_file_atomic(spec.layout.roadmap_md, ticked);
+  }
   int completed_phases = 0;
   std::string current = p.phases.empty() ? "" : spec::to_string(p.phases.back().number);
   bool found_current = false;
@@ -74,7 +81,7 @@ std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const gr
       {"velocity.total_execution_minutes", fmt::format("{:.1f}", minutes)},
       {"velocity.average_minutes_per_plan", fmt::format("{:.1f}", done > 0 ? minutes / done : 0.0)},
   };
-  auto updated = spec::update_frontmatter(*text, updates);
+  auto updated = spec::update_frontmatter(ticked, updates);
   if (!updated) return std::unexpected(updated.error());
   if (*updated == *text) return {};
   return util::write_file_atomic(spec.layout.roadmap_md, *updated);

@@ -23,8 +23,9 @@ std::expected<void, std::string> mark_summary_verification(const std::filesystem
 std::string render_status_md(const graph::Progress& progress, std::string_view run_state,
                              const std::vector<spec::BlockedTask>& blocked);
 
-/// Updates ROADMAP.md's frontmatter from the progress; `run_minutes` of execution are added to
-/// the velocity. A roadmap without frontmatter is left alone.
+/// Updates ROADMAP.md's frontmatter from the progress (`run_minutes` of execution are added to
+/// the velocity; a roadmap without frontmatter gets none) and ticks its body's plan and phase
+/// checkboxes (tick_roadmap).
 std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& progress,
                                                 double run_minutes, bool running);
 
