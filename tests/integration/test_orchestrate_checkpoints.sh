@@ -164,7 +164,8 @@ out=$(cat "$tmp/after-kill.out")
 [[ $rc -eq 1 ]] || fail "a run whose checkpoint was refused exited $rc, expected 1 (blocked): $out"
 [[ $out == *"harness-cli respond $id approve|refuse (asked by an earlier run, answered since"* ]] || fail "not taken over: $out"
 [[ $out == *"task_blocked        verify-plan:01-01: refused by a human: not like this"* ]] || fail "the refusal was not taken: $out"
-[[ $out == *"stopped a worker left running by an earlier run"* ]] || fail "the killed run's slow worker was not stopped: $out"
+[[ $out == *"stopping 1 worker an earlier run left running (up to 5 s)"*"stopped a worker left running by an earlier run"* ]] ||
+  fail "the killed run's slow worker was not announced and stopped: $out"
 [[ $out != *"ingest:"* ]] || fail "ingest notes: $out"
 
 # 5. A phase that needs a person (a visual_quality check): --yes does not answer for them, and the

@@ -523,8 +523,14 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   std::error_code ec;
   fs::create_directories(state_dir / "sessions", ec);
   if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
-  for (const auto& stale : reap_stale_workers(state_dir))
-    emit(RunEventKind::note, stale, -1, 0, "stopped a worker left running by an earlier run");
+  const auto stale = stale_workers(state_dir);
+  const auto alive = std::ranges::count_if(stale, [](const StaleWorker& w) { return w.pid > 0; });
+  if (alive > 0) // said first: stopping them may take a few seconds
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("stopping {} worker{} an earlier run left running (up to 5 s)", alive, alive == 1 ? "" : "s"));
+  stop_stale_workers(stale);
+  for (const auto& w : stale)
+    if (w.pid > 0) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
   db.emplace(std::move(*opened));

@@ -22,21 +22,26 @@ void write_worker_record(const fs::path& session_dir, const WorkerRecord& r) {
   (void)util::write_file_atomic(session_dir / "worker.json", json::serialize(o) + "\n");
 }
 
-std::vector<std::string> reap_stale_workers(const fs::path& state_dir) {
-  std::vector<std::string> reaped;
+std::vector<StaleWorker> stale_workers(const fs::path& state_dir) {
+  std::vector<StaleWorker> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(state_dir / "sessions", ec)) {
     auto rec = protocol::read_json_object(e.path() / "worker.json");
     if (!rec) continue;
     const int pid = static_cast<int>(rec->at("pid").to_number<long long>());
     const auto ticks = rec->at("start_ticks").to_number<unsigned long long>();
-    if (process_alive(pid, ticks)) {
-      kill_process_group(pid, std::chrono::seconds(5));
-      reaped.push_back(protocol::string_field(*rec, "task"));
-    }
-    fs::rename(e.path() / "worker.json", e.path() / "worker.ended.json", ec);
+    out.push_back({process_alive(pid, ticks) ? pid : 0, protocol::string_field(*rec, "task"), e.path() / "worker.json"});
   }
-  return reaped;
+  return out;
+}
+
+void stop_stale_workers(const std::vector<StaleWorker>& workers) {
+  std::vector<int> groups;
+  for (const auto& w : workers)
+    if (w.pid > 0) groups.push_back(w.pid);
+  kill_process_groups(groups, std::chrono::seconds(5));
+  std::error_code ec;
+  for (const auto& w : workers) fs::rename(w.record, fs::path(w.record).replace_filename("worker.ended.json"), ec);
 }
 
 std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {

@@ -19,8 +19,18 @@ struct WorkerRecord {
 };
 
 void write_worker_record(const std::filesystem::path& session_dir, const WorkerRecord& r);
-/// Stops workers of earlier runs that are still alive (same pid and start time) and returns
-/// their task ids. Their tasks are retried by this run, so none may keep writing meanwhile.
-std::vector<std::string> reap_stale_workers(const std::filesystem::path& state_dir);
+/// A worker an earlier run started that is still alive (same pid and start time).
+struct StaleWorker {
+  int pid = 0;
+  std::string task;
+  std::filesystem::path record; ///< its worker.json
+};
+
+/// The workers of earlier runs that are still alive. Their tasks are retried by this run, so none
+/// may keep writing meanwhile: stop_stale_workers stops them.
+std::vector<StaleWorker> stale_workers(const std::filesystem::path& state_dir);
+/// Stops them all at once (TERM, up to 5 s, KILL) and marks every session record of an ended
+/// worker as such, so the next run does not look again.
+void stop_stale_workers(const std::vector<StaleWorker>& workers);
 
 } // namespace harness::orchestrator

@@ -191,15 +191,17 @@ bool process_alive(int pid, unsigned long long start_ticks) {
   return start_ticks == 0 || process_start_ticks(pid) == start_ticks;
 }
 
-void kill_process_group(int pgid, std::chrono::milliseconds grace) {
-  if (pgid <= 0) return;
-  ::kill(-pgid, SIGTERM);
+void kill_process_groups(const std::vector<int>& pgids, std::chrono::milliseconds grace) {
+  std::vector<int> alive;
+  for (int g : pgids)
+    if (g > 0 && ::kill(-g, SIGTERM) == 0) alive.push_back(g);
+  // One grace period for all: stopping eight workers must not take eight.
   const auto until = std::chrono::steady_clock::now() + grace;
-  while (std::chrono::steady_clock::now() < until) {
-    if (::kill(-pgid, 0) != 0) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  while (!alive.empty() && std::chrono::steady_clock::now() < until) {
+    std::erase_if(alive, [](int g) { return ::kill(-g, 0) != 0; });
+    if (!alive.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  ::kill(-pgid, SIGKILL);
+  for (int g : alive) ::kill(-g, SIGKILL);
 }
 
 } // namespace harness::orchestrator

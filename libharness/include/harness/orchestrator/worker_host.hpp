@@ -70,7 +70,8 @@ private:
 bool process_alive(int pid, unsigned long long start_ticks);
 /// Start time of `pid` in clock ticks since boot, or 0.
 unsigned long long process_start_ticks(int pid);
-/// TERM the group, wait up to `grace`, then KILL. Blocking; for recovery before the loop runs.
-void kill_process_group(int pgid, std::chrono::milliseconds grace);
+/// TERM every group, wait up to `grace` for all of them together, then KILL what is left.
+/// Blocking; for recovery before the loop runs.
+void kill_process_groups(const std::vector<int>& pgids, std::chrono::milliseconds grace);
 
 } // namespace harness::orchestrator
