@@ -36,6 +36,8 @@ void add_respond(CLI::App& app, ExitCode& exit) {
     if (opt->list || opt->id.empty()) {
       const auto pending = orchestrator::pending_checkpoints(state);
       std::cout << (opt->json ? orchestrator::checkpoints_json(pending) + "\n" : orchestrator::checkpoints_text(pending));
+      // For a person only: a script reading stdout still gets an empty list.
+      if (pending.empty() && !opt->json) std::cerr << "no checkpoint waits for an answer\n";
       exit.value = 0;
       return;
     }

@@ -220,6 +220,12 @@ std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_d
   case CheckpointStatus::waiting:
   case CheckpointStatus::carried_over: break;
   }
+  // Two people answering (a terminal and an MCP client) must not overwrite each other silently:
+  // the first answer stands until the run takes it.
+  if (r->answer)
+    return std::unexpected(CheckpointRefusal{fmt::format(
+        "checkpoint {} has an answer already ({}{}) that the run has not taken yet; nothing replaces it", id,
+        r->answer->approved ? "approve" : "refuse", r->answer->note.empty() ? "" : ": " + r->answer->note)});
   const json::object o{{"id", id},
                        {"answer", answer.approved ? "approve" : "refuse"},
                        {"note", answer.note},
