@@ -128,6 +128,48 @@ void read_criterion(std::string_view text, RoadmapPhase& phase, bool& in_criteri
   for (size_t i = end; i < lines.size(); ++i) apply_phase_field(lines[i], phase, in_criteria);
 }
 
+/// The plan column of a VERIFICATION results table (`| plan | check | ...`), in order, each id
+/// once; "-" marks a phase-level item. nullopt when the body has no such table.
+std::optional<std::vector<std::string>> table_plans(std::string_view body) {
+  std::optional<std::vector<std::string>> plans;
+  bool in_table = false;
+  for (const auto line : lines_of(body)) {
+    if (line.starts_with("| plan |")) {
+      in_table = true;
+      plans.emplace();
+      continue;
+    }
+    if (!in_table) continue;
+    if (!line.starts_with("|")) {
+      in_table = false;
+      continue;
+    }
+    auto cell = line.substr(1, line.find('|', 1) - 1);
+    while (!cell.empty() && cell.front() == ' ') cell.remove_prefix(1);
+    while (!cell.empty() && cell.back() == ' ') cell.remove_suffix(1);
+    if (cell.empty() || cell == "-" || cell.starts_with("--")) continue;
+    if (std::ranges::find(*plans, cell) == plans->end()) plans->emplace_back(cell);
+  }
+  return plans;
+}
+
+/// The person's answer the orchestrator recorded, if any (an approval wins over a refusal).
+std::optional<HumanAnswer> human_answer(const YAML::Node& fm, YamlReader& r) {
+  for (const bool approved : {true, false}) {
+    const char* by = approved ? "approved_by" : "refused_by";
+    if (!fm[by]) continue;
+    HumanAnswer a;
+    a.approved = approved;
+    a.by = r.string(fm[by], by).value_or("");
+    const char* at = approved ? "approved_at" : "refused_at";
+    if (fm[at]) a.at = r.string(fm[at], at).value_or("");
+    const char* note = approved ? "approval_note" : "refusal_note";
+    if (fm[note]) a.note = r.string(fm[note], note).value_or("");
+    return a;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 Roadmap parse_roadmap(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
@@ -245,6 +287,10 @@ Verification parse_verification(std::string_view text, const std::string& displa
     int a = 0, b = 0;
     if (std::sscanf(sc.Scalar().c_str(), "%d/%d", &a, &b) == 2) v.score_passed = a, v.score_total = b;
   }
+  if (fm["plans"]) v.plans = r.string_list(fm["plans"], "plans");
+  else v.plans = table_plans(split.body);
+  if (const YAML::Node c = fm["checks_status"]; c && c.IsScalar()) v.checks_status = parse_verification_status(c.Scalar());
+  v.answer = human_answer(fm, r);
   return v;
 }
 

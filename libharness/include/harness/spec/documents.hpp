@@ -67,6 +67,16 @@ struct Summary {
   std::optional<VerificationStatus> verification; ///< plan-level verification written by the orchestrator
 };
 
+/// A person's answer to a verification that needed one (`human_needed`, or gaps accepted), as
+/// the orchestrator records it in the VERIFICATION file: an approval sets `status: passed` and
+/// keeps the checks' verdict in `checks_status`; a refusal leaves the status as it was.
+struct HumanAnswer {
+  bool approved = false;
+  std::string by;   ///< who, and how: "alice (harness-cli respond)"
+  std::string at;   ///< ISO 8601
+  std::string note; ///< the note given with the answer, if any
+};
+
 /// VERIFICATION.md: a phase (or final) verification result.
 struct Verification {
   std::string file;
@@ -74,6 +84,13 @@ struct Verification {
   std::string phase;
   int score_passed = 0;
   int score_total = 0;
+  /// The plans it verified: frontmatter `plans`, else the plan column of its results table (a
+  /// file written before `plans` existed); nullopt when neither says (a hand-written file).
+  std::optional<std::vector<std::string>> plans;
+  /// What the automated checks found, when a person's approval turned `status` into passed.
+  std::optional<VerificationStatus> checks_status;
+  /// `approved_by/at`, `approval_note` or `refused_by/at`, `refusal_note`.
+  std::optional<HumanAnswer> answer;
 };
 
 /// A task the last `orchestrate` run gave up on (STATUS.md frontmatter `blocked:`).
