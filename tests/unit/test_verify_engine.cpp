@@ -1,5 +1,6 @@
 // The verification engine against real targets: files, commands, a process group that must die
 // on timeout, a local HTTP server started by the check, test-runner output, git trailers.
+#include "harness/spec/document_parsers.hpp"
 #include "harness/verify/engine.hpp"
 #include "harness/worker/run_command.hpp"
 #include "spec_test_util.hpp"
@@ -198,7 +199,7 @@ TEST_CASE("human checks are never passed automatically and make the status human
 }
 
 TEST_CASE("VERIFICATION.md has parseable frontmatter, a table and the gaps with their source") {
-  verify::Report rep{"phase 02", "SPC-001-x", spec::VerificationStatus::gaps_found, {}};
+  verify::Report rep{"phase 02", "SPC-001-x", spec::VerificationStatus::gaps_found, {}, {"02-01", "02-02"}};
   verify::CheckResult ok;
   ok.plan = "02-01";
   ok.id = "a";
@@ -212,6 +213,12 @@ TEST_CASE("VERIFICATION.md has parseable frontmatter, a table and the gaps with 
   rep.results = {ok, bad};
   auto md = verify::render_verification_md(rep, "2026-01-01T00:00:00Z");
   CHECK(md.starts_with("---\nstatus: gaps_found\nlevel: 'phase 02'\nscore: 1/2\n"));
+  // The plans it verified: a reader tells a report from before a plan was added.
+  CHECK(md.find("\nplans: ['02-01', '02-02']\n---\n") != std::string::npos);
+  std::vector<spec::Diagnostic> diags;
+  const auto back = spec::parse_verification(md, "V.md", diags);
+  REQUIRE(back.plans);
+  CHECK(*back.plans == std::vector<std::string>{"02-01", "02-02"});
   CHECK(md.find("- **02-01 / b** (file_exists, planning/plans/02-core/02-01-PLAN.md:12): src/x.py does not exist") !=
         std::string::npos);
 }

@@ -145,16 +145,19 @@ std::string now_iso() {
 } // namespace
 
 Report verify_plan(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt) {
-  Report r{"plan " + plan.id, spec.layout.spec_name, spec::VerificationStatus::passed, {}};
+  Report r{"plan " + plan.id, spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}};
   plan_checks(spec, plan, opt, r.results);
   r.status = overall_status(r.results);
   return r;
 }
 
 Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const VerifyOptions& opt) {
-  Report r{"phase " + spec::to_string(phase), spec.layout.spec_name, spec::VerificationStatus::passed, {}};
+  Report r{"phase " + spec::to_string(phase), spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}};
   for (const auto& plan : spec.plans)
-    if (plan.phase == phase) plan_checks(spec, plan, opt, r.results);
+    if (plan.phase == phase) {
+      r.plans.push_back(plan.id);
+      plan_checks(spec, plan, opt, r.results);
+    }
   if (spec.roadmap)
     for (const auto& p : spec.roadmap->phases)
       if (p.number == phase)
@@ -171,8 +174,11 @@ Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const Verif
 }
 
 Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
-  Report r{"final", spec.layout.spec_name, spec::VerificationStatus::passed, {}};
-  for (const auto& plan : spec.plans) plan_checks(spec, plan, opt, r.results);
+  Report r{"final", spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}};
+  for (const auto& plan : spec.plans) {
+    r.plans.push_back(plan.id);
+    plan_checks(spec, plan, opt, r.results);
+  }
   r.status = overall_status(r.results);
   return r;
 }

@@ -50,8 +50,11 @@ std::string cell(std::string s) {
 
 std::string render_verification_md(const Report& r, std::string_view when) {
   std::string out = "---\n";
-  out += fmt::format("status: {}\nlevel: '{}'\nscore: {}/{}\nverified_at: '{}'\n---\n", spec::to_string(r.status), r.level,
+  out += fmt::format("status: {}\nlevel: '{}'\nscore: {}/{}\nverified_at: '{}'\n", spec::to_string(r.status), r.level,
                      r.passed(), r.total(), when);
+  std::string plans;
+  for (const auto& p : r.plans) plans += fmt::format("{}'{}'", plans.empty() ? "" : ", ", p);
+  out += fmt::format("plans: [{}]\n---\n", plans);
   out += fmt::format("# Verification: {} ({})\n\n**{}**: {} of {} checks passed.\n\n", r.spec_name, r.level,
                      spec::to_string(r.status), r.passed(), r.total());
   out += "| plan | check | type | status | seconds | evidence |\n|---|---|---|---|---|---|\n";

@@ -31,6 +31,9 @@ struct Report {
   std::string spec_name;
   spec::VerificationStatus status = spec::VerificationStatus::passed;
   std::vector<CheckResult> results;
+  /// Phase and final: the plans verified, written as frontmatter `plans` so that a later reader
+  /// sees when plans were added or removed since (spec::read_done_state).
+  std::vector<std::string> plans;
   int passed() const;
   int total() const;
 };
@@ -39,7 +42,7 @@ struct Report {
 /// else passed. Skipped and informational items do not change the status.
 spec::VerificationStatus overall_status(const std::vector<CheckResult>& results);
 
-/// VERIFICATION.md: frontmatter (status, level, score, verified_at), a table, the gaps listed with
+/// VERIFICATION.md: frontmatter (status, level, score, verified_at, plans), a table, the gaps listed with
 /// where they come from so a gap-closure planner can act on them, and what needs a human.
 std::string render_verification_md(const Report& report, std::string_view when);
 std::string report_json(const Report& report);
