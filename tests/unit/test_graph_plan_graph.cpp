@@ -97,7 +97,10 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), std::nullopt).ready ==
         std::vector<std::string>{"01-02", "02-01", "03-01"});
   CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 0).ready == std::vector<std::string>{"01-02"});
-  dir.write("execution/phases/01-a/01-02-SUMMARY.md", "---\nplan_id: '01-02'\nstatus: failed\n---\n");
+  // A failed SUMMARY is no execution: its phase's verification would not hold (02-01's phase has
+  // none); phase 01's, whose plans both have a SUMMARY, does.
+  dir.write("execution/phases/01-a/01-02-SUMMARY.md", "---\nplan_id: '01-02'\nstatus: complete\n---\n");
+  dir.write("execution/phases/02-b/02-01-SUMMARY.md", "---\nplan_id: '02-01'\nstatus: failed\n---\n");
   dir.write("execution/phases/01-a/VERIFICATION.md", "---\nstatus: gaps_found\n---\n");
   spec = spec::load_spec(dir.path);
   p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);

@@ -279,3 +279,20 @@ TEST_CASE("The serial baseline runs one execute at a time", "[sched]") {
   d.begin();
   CHECK(d.running().size() == 1);
 }
+
+TEST_CASE("A plan without a SUMMARY runs even in a verified phase, and the phase and the final are verified again", "[sched]") {
+  auto w = workload(2, {plan("01-01"), plan("01-02"), plan("02-01")});
+  w.phases[0].verified = w.phases[1].verified = true; // an old phase 01 report, before 01-02 was added
+  w.final_verified = true;
+  w.plans[0].executed = w.plans[0].verified = true;
+  w.plans[2].executed = w.plans[2].verified = true;
+  Driver d(w);
+  d.begin();
+  CHECK(d.is_running("execute:01-02"));
+  CHECK(d.state("verify-phase:02") == "done"); // every plan of phase 02 is executed: its report holds
+  d.run_all();
+  REQUIRE(d.finished_with("complete"));
+  CHECK(d.start_index("verify-plan:01-02") < d.start_index("verify-phase:01"));
+  CHECK(d.start_index("verify-phase:01") < d.start_index("final"));
+  CHECK(d.start_index("verify-phase:02") == d.started().size()); // never started
+}

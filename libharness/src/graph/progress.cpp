@@ -1,5 +1,7 @@
 #include "harness/graph/progress.hpp"
 
+#include "harness/spec/done_state.hpp"
+
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
@@ -11,16 +13,32 @@ namespace {
 using spec::PhaseNumber;
 using spec::VerificationStatus;
 
-PlanState plan_state(const spec::Spec& spec, const spec::Plan& plan) {
-  auto phase_v = spec.verifications.find(plan.phase);
-  const bool phase_passed = phase_v != spec.verifications.end() && phase_v->second.status == VerificationStatus::passed;
+PlanState plan_state(const spec::Spec& spec, const spec::DoneState& done, const spec::Plan& plan) {
+  const auto& d = done.plans.at(plan.id);
   auto s = spec.summaries.find(plan.id);
   if (s == spec.summaries.end()) return PlanState::planned;
-  if (s->second.status == "failed") return PlanState::failed;
-  if (phase_passed || s->second.verification == VerificationStatus::passed) return PlanState::verified;
+  if (d.failed) return PlanState::failed;
+  if (d.verified) return PlanState::verified;
   if (s->second.verification == VerificationStatus::gaps_found) return PlanState::gaps_found;
   if (s->second.verification == VerificationStatus::human_needed) return PlanState::human_needed;
   return PlanState::executed;
+}
+
+/// "human_needed; refused by alice (harness-cli respond) at 2026-...: too dark" for a blocker.
+std::string gate_verdict(const spec::GateDone& g) {
+  std::string out(spec::to_string(*g.status));
+  if (g.answer && !g.answer->approved)
+    out += fmt::format("; refused by {}{}{}", g.answer->by, g.answer->at.empty() ? "" : " at " + g.answer->at,
+                       g.answer->note.empty() ? "" : ": " + g.answer->note);
+  return out;
+}
+
+/// A verification that did not find gaps or ask a person, and is not done: it is still to run.
+/// `ready`: what it verifies is all verified (else it waits, and only a stale file is named).
+void add_due(std::vector<std::string>& due, const std::string& what, const spec::GateDone& g, bool ready) {
+  if (g.passed() || (g.current && g.status)) return;
+  if (!g.stale.empty()) due.push_back(fmt::format("{}: again, its report no longer holds: {}", what, g.stale));
+  else if (ready) due.push_back(fmt::format("{}: every plan is verified; this verification has not run", what));
 }
 
 std::string phase_name(const spec::Spec& spec, PhaseNumber n, const std::string& slug) {
@@ -54,9 +72,10 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     for (const auto& rp : spec.roadmap->phases)
       if (!phases.count(rp.number)) phases[rp.number] = {rp.number, rp.name, "not planned"};
 
+  const auto done = spec::read_done_state(spec);
   std::map<std::string, PlanState> state_of;
   for (const auto& plan : spec.plans) {
-    PlanProgress pp{plan.id, plan.title, plan_state(spec, plan), false};
+    PlanProgress pp{plan.id, plan.title, plan_state(spec, done, plan), false};
     state_of[plan.id] = pp.state;
     auto& ph = phases[plan.phase];
     ++ph.plans;
@@ -64,15 +83,17 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     ph.verified += pp.state == PlanState::verified;
     out.plans.push_back(std::move(pp));
   }
+  // A phase is verified by its own verification only (every plan verified is not enough: the
+  // phase as integrated is checked again), and only by one that covers the plans there are now.
   for (auto& [n, ph] : phases) {
-    auto v = spec.verifications.find(n);
-    if (v != spec.verifications.end() && v->second.status)
-      ph.state = *v->second.status == VerificationStatus::passed ? "verified" : std::string(spec::to_string(*v->second.status));
-    else if (ph.plans > 0 && ph.verified == ph.plans) ph.state = "verified";
+    const auto g = done.phases.contains(n) ? done.phases.at(n) : spec::GateDone{};
+    if (g.passed()) ph.state = "verified";
+    else if (g.current && g.status) ph.state = std::string(spec::to_string(*g.status));
     else if (ph.plans > 0 && ph.executed == ph.plans) ph.state = "executed";
     else if (ph.executed > 0) ph.state = "executing";
     if (ph.state == "gaps_found" || ph.state == "human_needed")
-      out.blockers.push_back(fmt::format("phase {} verification: {}", to_string(n), ph.state));
+      out.blockers.push_back(fmt::format("phase {} verification: {}", to_string(n), gate_verdict(g)));
+    if (ph.plans > 0) add_due(out.verifications_due, "phase " + to_string(n), g, ph.verified == ph.plans);
     out.phases.push_back(ph);
   }
   auto phase_verified = [&](PhaseNumber n) { return phases.count(n) && phases.at(n).state == "verified"; };
@@ -112,8 +133,11 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     if (waiting > 0) out.blockers.push_back(fmt::format("{} more task{} wait on these", waiting, waiting == 1 ? "" : "s"));
   }
   out.percent = out.plans_total ? 100.0 * out.plans_verified / out.plans_total : 0;
-  out.complete = out.plans_total > 0 && out.plans_verified == out.plans_total && spec.final_verification &&
-                 spec.final_verification->status == VerificationStatus::passed;
+  const bool all_verified = out.plans_total > 0 && out.plans_verified == out.plans_total;
+  out.complete = all_verified && done.final.passed();
+  if (done.final.current && done.final.status && !done.final.passed())
+    out.blockers.push_back("final verification: " + gate_verdict(done.final));
+  add_due(out.verifications_due, "final", done.final, all_verified);
   return out;
 }
 
@@ -133,6 +157,10 @@ std::string progress_text(const Progress& p) {
   std::string ready;
   for (const auto& r : p.ready) ready += (ready.empty() ? "" : ", ") + r;
   out += fmt::format("\nReady now: {}\n", ready.empty() ? "nothing" : ready);
+  if (!p.verifications_due.empty()) {
+    out += "Verifications to run (orchestrate runs them):\n";
+    for (const auto& v : p.verifications_due) out += "  - " + v + "\n";
+  }
   out += "Blockers: ";
   if (p.blockers.empty()) out += "none\n";
   else {
@@ -148,7 +176,7 @@ std::string progress_text(const Progress& p) {
 
 std::string progress_json(const Progress& p) {
   namespace json = boost::json;
-  json::array phases, plans, ready, blockers, waiting;
+  json::array phases, plans, ready, blockers, waiting, due;
   for (const auto& ph : p.phases)
     phases.push_back(json::object{{"phase", spec::to_string(ph.number)}, {"name", ph.name}, {"state", ph.state},
                                   {"plans", ph.plans}, {"executed", ph.executed}, {"verified", ph.verified}});
@@ -157,10 +185,12 @@ std::string progress_json(const Progress& p) {
   for (const auto& r : p.ready) ready.push_back(json::string(r));
   for (const auto& b : p.blockers) blockers.push_back(json::string(b));
   for (const auto& w : p.waiting) waiting.push_back(json::string(w));
+  for (const auto& v : p.verifications_due) due.push_back(json::string(v));
   json::object o{{"spec", p.spec_name},         {"plans_total", p.plans_total}, {"plans_executed", p.plans_executed},
                  {"plans_verified", p.plans_verified}, {"percent", p.percent},  {"complete", p.complete},
                  {"phases", std::move(phases)}, {"plans", std::move(plans)},   {"ready", std::move(ready)},
-                 {"blockers", std::move(blockers)}, {"waiting", std::move(waiting)}};
+                 {"blockers", std::move(blockers)}, {"waiting", std::move(waiting)},
+                 {"verifications_due", std::move(due)}};
   o["running"] = p.running.empty() ? json::value(nullptr) : json::value(p.running);
   return json::serialize(o) + "\n";
 }

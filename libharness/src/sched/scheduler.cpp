@@ -2,6 +2,7 @@
 #include "harness/sched/scheduler.hpp"
 
 #include <algorithm>
+#include <ranges>
 #include <set>
 
 namespace harness::sched {
@@ -152,6 +153,7 @@ void Scheduler::build_phase(int index, const WorkPhase& phase) {
 
 void Scheduler::apply_initial_state(const Workload& workload) {
   auto done = [&](int t) { m_tasks[static_cast<std::size_t>(t)].state = TaskState::done; };
+  auto executed = [&](auto p) { return m_plans[static_cast<std::size_t>(p)].executed || m_plans[static_cast<std::size_t>(p)].verified; };
   for (std::size_t p = 0; p < m_plans.size(); ++p) {
     if (m_plans[p].executed || m_plans[p].verified) done(m_plan_info[p].execute);
     if (m_plans[p].verified) done(m_plan_info[p].verify);
@@ -165,15 +167,14 @@ void Scheduler::apply_initial_state(const Workload& workload) {
     auto it = std::ranges::find(sorted, ph.number, &WorkPhase::number);
     if (it != sorted.end() && it->plans_exist && it->plans_unchecked && !it->planning_unfinished && ph.plan >= 0)
       done(ph.plan); // written by a planner that finished: only the check is outstanding
-    if (it != sorted.end() && it->verified) {
+    // A verification is of executed work: a plan without a SUMMARY (added since, or its SUMMARY
+    // removed to have it done again) runs, and the phase is verified again after it.
+    if (it != sorted.end() && it->verified && std::ranges::all_of(ph.plans, executed)) {
       done(ph.verify);
-      for (int p : ph.plans) {
-        done(m_plan_info[static_cast<std::size_t>(p)].execute);
-        done(m_plan_info[static_cast<std::size_t>(p)].verify);
-      }
+      for (int p : ph.plans) done(m_plan_info[static_cast<std::size_t>(p)].verify);
     }
   }
-  if (workload.final_verified) done(m_final);
+  if (workload.final_verified && std::ranges::all_of(std::views::iota(std::size_t{0}, m_plans.size()), executed)) done(m_final);
   for (std::size_t p = 0; p < m_plans.size(); ++p)
     if (m_plans[p].executed && m_plans[p].has_deviations) on_deviations(static_cast<int>(p));
 }

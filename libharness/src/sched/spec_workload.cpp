@@ -1,5 +1,7 @@
 #include "harness/sched/spec_workload.hpp"
 
+#include "harness/spec/done_state.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -8,6 +10,7 @@ namespace harness::sched {
 
 Workload workload_from_spec(const spec::Spec& spec) {
   Workload w;
+  const auto done = spec::read_done_state(spec);
   std::set<spec::PhaseNumber> numbers;
   for (const auto& d : spec.layout.phases) numbers.insert(d.number);
   if (spec.roadmap)
@@ -19,8 +22,8 @@ Workload workload_from_spec(const spec::Spec& spec) {
     ph.plans_exist = std::ranges::any_of(spec.plans, [&](const auto& p) { return p.phase == n; });
     std::error_code ec;
     ph.research_exists = std::filesystem::exists(spec.layout.research_file(n), ec);
-    auto v = spec.verifications.find(n);
-    ph.verified = v != spec.verifications.end() && v->second.status == spec::VerificationStatus::passed;
+    auto g = done.phases.find(n);
+    ph.verified = g != done.phases.end() && g->second.passed();
     w.phases.push_back(ph);
   }
   for (const auto& p : spec.plans) {
@@ -33,14 +36,13 @@ Workload workload_from_spec(const spec::Spec& spec) {
     wp.estimate = p.estimate_minutes;
     wp.checkpoints = p.checkpoints;
     wp.autonomous = p.autonomous;
-    if (auto s = spec.summaries.find(p.id); s != spec.summaries.end()) {
-      wp.executed = true;
-      wp.has_deviations = s->second.has_deviations;
-      wp.verified = s->second.verification == spec::VerificationStatus::passed;
-    }
+    const auto& d = done.plans.at(p.id);
+    wp.executed = d.executed;
+    wp.verified = d.verified;
+    if (auto s = spec.summaries.find(p.id); s != spec.summaries.end() && d.executed) wp.has_deviations = s->second.has_deviations;
     w.plans.push_back(std::move(wp));
   }
-  w.final_verified = spec.final_verification && spec.final_verification->status == spec::VerificationStatus::passed;
+  w.final_verified = done.final.passed();
   return w;
 }
 

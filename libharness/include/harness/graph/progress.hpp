@@ -24,7 +24,10 @@ struct PlanProgress {
 struct PhaseProgress {
   spec::PhaseNumber number;
   std::string name;
-  std::string state; ///< not planned | planned | executing | executed | verified | gaps_found | human_needed
+  /// not planned | planned | executing | executed | verified | gaps_found | human_needed.
+  /// `verified` only by a VERIFICATION that covers the phase's plans now; a phase whose plans are
+  /// all verified but whose own verification has not run (or no longer holds) is `executed`.
+  std::string state;
   int plans = 0;
   int executed = 0;
   int verified = 0;
@@ -40,7 +43,10 @@ struct Progress {
   double percent = 0;               ///< verified / total
   std::vector<std::string> ready;   ///< plan ids
   std::vector<std::string> blockers;///< human-readable
-  bool complete = false;            ///< every plan verified and the final verification passed
+  /// Phase and final verifications still to run, each with why: "phase 02: every plan is
+  /// verified; ...", "final: again, its report no longer holds: 03-01 added since".
+  std::vector<std::string> verifications_due;
+  bool complete = false;            ///< every plan verified and a current final verification passed
   /// "pid 4242, docs/specs/SPC-002-x, since 2026-...": an orchestrate running in the project right
   /// now. Set by the caller (the graph module reads no run state); empty when none runs.
   std::string running;

@@ -9,7 +9,9 @@ namespace harness::sched {
 /// Phases from the spec's phase directories and its roadmap; a phase with PLAN files has
 /// plans_exist; research_exists when `planning/research/phase-NN-research.md` is on disk (the
 /// one file-system look-up, done here so the Scheduler itself never touches files); executed,
-/// deviations and verified from the SUMMARY and VERIFICATION documents.
+/// deviations and verified from the SUMMARY and VERIFICATION documents, read by
+/// spec::read_done_state as `status` reads them: a phase or final verification that no longer
+/// covers the plans there are (one added, one without a SUMMARY) is not verified, and runs again.
 Workload workload_from_spec(const spec::Spec& spec);
 
 } // namespace harness::sched

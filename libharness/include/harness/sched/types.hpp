@@ -83,7 +83,9 @@ struct WorkPhase {
   /// them (a run killed while checking): check-plans runs before any of them executes; the
   /// planner only if the checker sends them back.
   bool plans_unchecked = false;
-  bool verified = false;        ///< phase VERIFICATION passed
+  /// The phase's VERIFICATION passed and still covers its plans. Counted only when every plan
+  /// of the phase is executed: a plan without a SUMMARY runs, and the phase is verified again.
+  bool verified = false;
 };
 
 /// Everything the scheduler schedules. Phases in any order (sorted on load); plans of phases
@@ -91,7 +93,7 @@ struct WorkPhase {
 struct Workload {
   std::vector<WorkPhase> phases;
   std::vector<WorkPlan> plans;
-  bool final_verified = false;
+  bool final_verified = false; ///< likewise counted only when every plan is executed
 };
 
 /// Knobs. Defaults are the issue's.
