@@ -140,9 +140,12 @@ TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a s
   CHECK(pending[0].status == CheckpointStatus::carried_over);
   CHECK(pending[0].hint.find("the next one of SPC-001-x takes the answer") != std::string::npos);
 
-  REQUIRE(answer_checkpoint(state, "cp-verify", {true, "fine"}));
+  REQUIRE(answer_checkpoint(state, "cp-verify", {true, "fine", who_answers("harness-cli respond"), ""}));
   CHECK(read_checkpoint_answer(state, "cp-verify")->approved);
   CHECK(read_checkpoint_answer(state, "cp-verify")->note == "fine");
+  // Who answered and when go with the answer: the orchestrator records them in a VERIFICATION.
+  CHECK(read_checkpoint_answer(state, "cp-verify")->by.ends_with(" (harness-cli respond)"));
+  CHECK(read_checkpoint_answer(state, "cp-verify")->at.starts_with("20"));
   CHECK(pending_checkpoint_views(state).empty()); // answered: no longer waits for one
   // A second answer before the run takes the first (two people at once) replaces nothing.
   auto second = answer_checkpoint(state, "cp-verify", {false, "no"});
@@ -150,7 +153,7 @@ TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a s
   CHECK(second.error().message.find("has an answer already (approve: fine) that the run has not taken yet") != std::string::npos);
   CHECK(read_checkpoint_answer(state, "cp-verify")->approved);
 
-  auto stale = answer_checkpoint(state, "cp-old", {true, ""});
+  auto stale = answer_checkpoint(state, "cp-old", {true, "", "", ""});
   REQUIRE_FALSE(stale);
   CHECK(stale.error().exit_code == 2);
   CHECK(stale.error().message.find("checkpoint cp-old is stale") != std::string::npos);
@@ -161,23 +164,23 @@ TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a s
   auto lock = RunLock::acquire(state, {0, "spec", "", "bbb"});
   REQUIRE(lock);
   REQUIRE(write_open_checkpoint(state, record("cp-new", "execute:01-01", "bbb", CheckpointAsker::worker)));
-  stale = answer_checkpoint(state, "cp-old", {true, ""});
+  stale = answer_checkpoint(state, "cp-old", {true, "", "", ""});
   REQUIRE_FALSE(stale);
   CHECK(stale.error().message.find("execute:01-01 waits on checkpoint cp-new now: harness-cli respond cp-new") !=
         std::string::npos);
 
   // Closed ones are refused too, each saying why; an unknown id or a path is no checkpoint.
   close_answered_checkpoint(state, "cp-verify");
-  auto again = answer_checkpoint(state, "cp-verify", {false, ""});
+  auto again = answer_checkpoint(state, "cp-verify", {false, "", "", ""});
   REQUIRE_FALSE(again);
   CHECK(again.error().message.find("was answered already (approved)") != std::string::npos);
   expire_checkpoint(state, "cp-new", "the worker that asked has exited");
   CHECK(read_checkpoint(state, "cp-new")->state == CheckpointState::expired);
-  auto expired = answer_checkpoint(state, "cp-new", {true, ""});
+  auto expired = answer_checkpoint(state, "cp-new", {true, "", "", ""});
   REQUIRE_FALSE(expired);
   CHECK(expired.error().message.find("has expired (the worker that asked has exited)") != std::string::npos);
   for (const char* bad : {"cp-9", "../cp-verify", "", ".."}) {
-    auto unknown = answer_checkpoint(state, bad, {true, ""});
+    auto unknown = answer_checkpoint(state, bad, {true, "", "", ""});
     REQUIRE_FALSE(unknown);
     CHECK(unknown.error().exit_code == 2);
     CHECK(unknown.error().message.find("respond --list") != std::string::npos);

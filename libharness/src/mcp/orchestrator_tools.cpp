@@ -158,8 +158,9 @@ ToolResult answer_checkpoint(const fs::path& state_dir, const std::string& id, c
     answer.note = protocol::field_text(response.as_object(), "note");
   } else {
     auto reading = protocol::read_answer(protocol::MessageType::verification_needed, json::serialize(response));
-    answer = {reading.approved, reading.note};
+    answer = {reading.approved, reading.note, "", ""};
   }
+  answer.by = store::who_answers("harness_respond over MCP");
   if (auto r = store::answer_checkpoint(state_dir, id, answer); !r) return error_result(r.error().message);
   return structured_result(json::object{{"message_id", id}, {"responded", true}});
 }

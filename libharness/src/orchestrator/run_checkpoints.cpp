@@ -251,7 +251,7 @@ void Orchestrator::Impl::read_terminal() {
       }
       const std::string id = tty_queue.front();
       tty_queue.pop_front();
-      answer_checkpoint(id, *yes, "answered on the terminal");
+      answer_checkpoint(id, {*yes, "", store::who_answers("on the terminal"), protocol::now_iso8601()});
       show_terminal_question();
     }
     read_terminal();
@@ -262,21 +262,26 @@ void Orchestrator::Impl::poll_checkpoints() {
   checkpoint_poll.expires_after(std::chrono::milliseconds(200));
   checkpoint_poll.async_wait([this](boost::system::error_code e) {
     if (e || checkpoints.empty()) return;
-    std::vector<std::pair<std::string, std::pair<bool, std::string>>> answered;
+    std::vector<std::pair<std::string, store::CheckpointAnswer>> answered;
     for (const auto& [id, cp] : checkpoints)
-      if (auto r = store::read_checkpoint_answer(state_dir, id)) answered.push_back({id, {r->approved, r->note}});
-      else if (auto w = answered_in_store(id)) answered.push_back({id, *w});
-    for (const auto& [id, r] : answered) answer_checkpoint(id, r.first, r.second);
+      if (auto r = store::read_checkpoint_answer(state_dir, id)) answered.push_back({id, *r});
+      else if (auto w = answered_in_store(id)) answered.push_back({id, {w->first, w->second, "", ""}});
+    for (const auto& [id, r] : answered) answer_checkpoint(id, r);
     if (stop_when_only_people_can_go_on()) return;
     if (!checkpoints.empty()) poll_checkpoints();
   });
 }
 
-void Orchestrator::Impl::answer_checkpoint(const std::string& id, bool approved, const std::string& note) {
+void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::CheckpointAnswer& answer) {
   auto it = checkpoints.find(id);
   if (it == checkpoints.end()) return;
   const auto task = it->second.task;
+  const bool approved = answer.approved;
+  const std::string& note = answer.note;
   checkpoints.erase(it);
+  // Recorded before the checkpoint closes: killed in between, the next run finds the phase
+  // answered in its VERIFICATION and the checkpoint expires unused; never the other way round.
+  record_gate_answer(task, answer);
   store::close_answered_checkpoint(state_dir, id);
   if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
     tty_queue.pop_front();
@@ -334,7 +339,7 @@ bool Orchestrator::Impl::withdraw_questions(const std::string& task) {
   for (const auto& id : ids) {
     // Answered over MCP after the last poll: the worker had its answer; close it the normal way.
     if (auto w = answered_in_store(id)) {
-      answer_checkpoint(id, w->first, w->second);
+      answer_checkpoint(id, {w->first, w->second, "", ""});
       continue;
     }
     withdrawn = true;
@@ -345,6 +350,24 @@ bool Orchestrator::Impl::withdraw_questions(const std::string& task) {
   }
   worker_question.erase(task);
   return withdrawn;
+}
+
+void Orchestrator::Impl::record_gate_answer(const std::string& task, const store::CheckpointAnswer& answer) {
+  const auto* t = scheduler->find_task(task);
+  // Only an escalated verification: a checkpoint a running task asked (verify-plan's) is not one.
+  if (!t || t->state != sched::TaskState::human) return;
+  fs::path file;
+  if (t->kind == TaskKind::verify_final) file = spec.layout.final_verification;
+  else if (t->kind != TaskKind::verify_phase) return;
+  else if (auto n = spec::parse_phase_number(t->subject))
+    if (const auto* dir = spec.layout.find_phase(*n)) file = spec.layout.verification_file(*dir);
+  if (file.empty()) return;
+  const spec::HumanAnswer human{answer.approved, answer.by.empty() ? store::who_answers("an answer file") : answer.by,
+                                answer.at.empty() ? protocol::now_iso8601() : answer.at, answer.note};
+  if (auto r = record_verification_answer(file, human); !r)
+    return emit(RunEventKind::note, task, -1, 0, "could not record the answer: " + r.error());
+  wrote({file});
+  reload_spec();
 }
 
 void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {

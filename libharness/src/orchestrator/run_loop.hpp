@@ -237,7 +237,10 @@ struct Orchestrator::Impl {
   /// At the end of a run: a worker's question dies with the worker; a checkpoint an earlier run
   /// left whose task got done without it can never be asked again.
   void settle_checkpoints();
-  void answer_checkpoint(const std::string& id, bool approved, const std::string& note);
+  void answer_checkpoint(const std::string& id, const store::CheckpointAnswer& answer);
+  /// A person's answer to a phase or final verification that asked for one goes into its
+  /// VERIFICATION file (committed with the write-back), so no later run asks it again.
+  void record_gate_answer(const std::string& task, const store::CheckpointAnswer& answer);
   std::optional<std::pair<bool, std::string>> answered_in_store(const std::string& checkpoint_id);
   bool withdraw_questions(const std::string& task);
   /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.

@@ -92,7 +92,7 @@ std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_di
                                                  const std::string& answer, const std::string& note) {
   const auto approved = protocol::parse_approval(answer);
   if (!approved) return std::unexpected(RunError{fmt::format("answer '{}' is not approve or refuse", answer), 2});
-  if (auto r = store::answer_checkpoint(state_dir, id, {*approved, note}); !r)
+  if (auto r = store::answer_checkpoint(state_dir, id, {*approved, note, store::who_answers("harness-cli respond"), ""}); !r)
     return std::unexpected(RunError{r.error().message, r.error().exit_code});
   return std::string(*approved ? "approve" : "refuse");
 }

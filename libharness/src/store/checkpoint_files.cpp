@@ -8,6 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <pwd.h>
+#include <unistd.h>
 
 namespace harness::store {
 namespace fs = std::filesystem;
@@ -30,7 +33,8 @@ bool plain_name(const std::string& id) {
 std::optional<CheckpointAnswer> answer_in(const fs::path& file) {
   auto o = protocol::read_json_object(file);
   if (!o) return std::nullopt;
-  return CheckpointAnswer{protocol::string_field(*o, "answer") == "approve", protocol::string_field(*o, "note")};
+  return CheckpointAnswer{protocol::string_field(*o, "answer") == "approve", protocol::string_field(*o, "note"),
+                          protocol::string_field(*o, "answered_by"), protocol::string_field(*o, "answered_at")};
 }
 
 std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
@@ -110,6 +114,14 @@ std::string where_to_answer(const fs::path& state_dir, const CheckpointRecord& r
 }
 
 } // namespace
+
+std::string who_answers(std::string_view how) {
+  std::string name;
+  if (const passwd* pw = ::getpwuid(::geteuid()); pw && pw->pw_name) name = pw->pw_name;
+  else if (const char* user = std::getenv("USER")) name = user;
+  if (name.empty()) name = fmt::format("uid {}", ::geteuid());
+  return fmt::format("{} ({})", name, how);
+}
 
 std::string_view to_string(CheckpointStatus s) {
   switch (s) {
@@ -226,10 +238,11 @@ std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_d
     return std::unexpected(CheckpointRefusal{fmt::format(
         "checkpoint {} has an answer already ({}{}) that the run has not taken yet; nothing replaces it", id,
         r->answer->approved ? "approve" : "refuse", r->answer->note.empty() ? "" : ": " + r->answer->note)});
-  const json::object o{{"id", id},
-                       {"answer", answer.approved ? "approve" : "refuse"},
-                       {"note", answer.note},
-                       {"answered_at", protocol::now_iso8601()}};
+  json::object o{{"id", id},
+                 {"answer", answer.approved ? "approve" : "refuse"},
+                 {"note", answer.note},
+                 {"answered_at", answer.at.empty() ? protocol::now_iso8601() : answer.at}};
+  if (!answer.by.empty()) o["answered_by"] = answer.by;
   if (auto w = util::write_file_atomic(state_dir / "sessions" / id / response_file, json::serialize(o) + "\n"); !w)
     return std::unexpected(CheckpointRefusal{w.error(), 1});
   return {};

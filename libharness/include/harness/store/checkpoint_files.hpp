@@ -36,7 +36,13 @@ enum class CheckpointState { open, answered, expired };
 struct CheckpointAnswer {
   bool approved = false;
   std::string note;
+  std::string by; ///< who answered, and how (who_answers()); empty in files of older harnesses
+  std::string at; ///< ISO 8601; answer_checkpoint() sets it when empty
 };
+
+/// "alice (harness-cli respond)": the login name of the user running this process and `how`. The
+/// orchestrator records it with an answer to a phase or final verification.
+std::string who_answers(std::string_view how);
 
 struct CheckpointRecord {
   std::string id;
