@@ -51,3 +51,39 @@ PLAN
   done
   (cd "$p" && git init -q && git add -A && git commit -qm init)
 }
+
+# phase_plan SPEC_DIR ID [DEPS] [EXTRA_MUST_PASS]: writes plan ID (phase from its first two digits,
+# in planning/plans/NN-pNN/) with two bash tasks appending to out/ID.txt and a check of its line
+# count; EXTRA_MUST_PASS is one more must_pass item, indented as a list item.
+phase_plan() {
+  local s=$1 id=$2 deps=${3:-[]} extra=${4:-}
+  local dir=$s/planning/plans/${id%%-*}-p${id%%-*}
+  mkdir -p "$dir"
+  cat >"$dir/$id-PLAN.md" <<PLAN
+---
+plan_id: '$id'
+depends_on: $deps
+files_modified: ['out/$id.txt']
+must_pass:
+  - id: lines
+    type: command_output
+    shell: true
+    command: "test \$(wc -l < out/$id.txt) -eq 2"
+    expects: {exit_code: 0}
+$extra
+---
+# $id
+
+### Task 1: first line
+
+\`\`\`bash
+mkdir -p out && echo "$id first" >> out/$id.txt
+\`\`\`
+
+### Task 2: second line
+
+\`\`\`bash
+echo "$id second" >> out/$id.txt
+\`\`\`
+PLAN
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# A person's answer to a phase or final verification that needs one is written down, without a
+# terminal, across runs (script worker, real git): plan 02-02 carries a visual_quality check, so
+# phase 02 and the final verification end `human_needed`.
+#   1. The documented loop (exit 3, answer, run again) ends: each question is asked once (the run
+#      after an answer takes it over), the approvals land in VERIFICATION.md and
+#      FINAL-VERIFICATION.md (who, when, note) and are committed; the run ends complete and
+#      status, STATUS.md and ROADMAP.md say so; the next run asks nothing.
+#   2. A refusal is recorded too (with its note, shown by status) and blocks; the next run asks
+#      again.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+mcp=${HARNESS_MCP:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
+spec=docs/specs/SPC-001-looks
+
+new_project() { # dir
+  local s=$1/$spec
+  mkdir -p "$s"
+  printf '# Looks\n\nTwo phases; 02-02 needs a person to look at it.\n' >"$s/SPEC.md"
+  printf -- '---\nversion: 1\nstatus: planning\n---\n# Roadmap\n\n## Phase 1: One\n**Goal**: a.\n\n## Phase 2: Two\n**Goal**: b.\n' >"$s/ROADMAP.md"
+  phase_plan "$s" 01-01
+  phase_plan "$s" 02-01 "['01-01']"
+  phase_plan "$s" 02-02 "['01-01']" "  - {id: looks, type: visual_quality, description: 'out/02-02.txt reads well'}"
+  (cd "$1" && git init -q && git add -A && git commit -qm init)
+}
+run() { # dir log -> output in $out, exit code in $rc
+  rc=0
+  (cd "$1" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes >"$tmp/$2.out" 2>&1 </dev/null) || rc=$?
+  out=$(cat "$tmp/$2.out")
+}
+only_id() { # dir -> the one checkpoint waiting for an answer
+  local list
+  list=$(cd "$1" && "$cli" respond --list)
+  [[ $(wc -l <<<"$list") -eq 1 && -n $list ]] || fail "expected one waiting checkpoint: $list"
+  awk '{print $1}' <<<"$list"
+}
+mcp_respond() { # project id verdict feedback: harness_respond over MCP
+  python3 - "$mcp" "$1" "$2" "$3" "$4" <<'PY'
+import json, subprocess, sys
+mcp, project, cid, verdict, feedback = sys.argv[1:6]
+p = subprocess.Popen([mcp, "--project", project], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+send = lambda m: (p.stdin.write(json.dumps(m) + "\n"), p.stdin.flush())
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+      "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+p.stdout.readline()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "harness_respond",
+      "arguments": {"message_id": cid, "response": {"verdict": verdict, "feedback": feedback}}}})
+for line in p.stdout:
+    m = json.loads(line)
+    if m.get("id") == 2:
+        assert '"responded":true' in json.dumps(m, separators=(",", ":")), m
+        break
+p.stdin.close()
+p.wait(timeout=10)
+PY
+}
+
+# 1. Approve, one answer per run, no terminal.
+p=$tmp/approve
+s=$p/$spec
+new_project "$p"
+run "$p" run1
+[[ $rc -eq 3 ]] || fail "run 1 exited $rc, expected 3: $out"
+[[ $(grep -c checkpoint_opened <<<"$out") -eq 1 && $out == *"checkpoint_opened   verify-phase:02: phase 02 verification: human_needed"* ]] || fail "run 1: $out"
+phase_id=$(only_id "$p")
+(cd "$p" && "$cli" respond "$phase_id" approve --note "reads well" >/dev/null)
+run "$p" run2
+[[ $rc -eq 3 ]] || fail "run 2 exited $rc, expected 3 (the final asks): $out"
+[[ $out == *"checkpoint_answered verify-phase:02: approved: reads well"* ]] || fail "run 2 did not take the phase's answer: $out"
+[[ $(grep -c checkpoint_opened <<<"$out") -eq 2 && $out == *"checkpoint_opened   final: "* ]] || fail "run 2's questions: $out"
+v=$s/execution/phases/02-p02/VERIFICATION.md
+grep -q '^status: passed$' "$v" && grep -q '^checks_status: human_needed$' "$v" && grep -q '^approval_note: "reads well"$' "$v" \
+  && grep -q '^approved_by: ".* (harness-cli respond)"$' "$v" && grep -q '^approved_at: "20' "$v" || fail "the approval is not in $v: $(cat "$v")"
+[[ -z $(cd "$p" && git status --porcelain) ]] || fail "the approval was not committed: $(cd "$p" && git status --porcelain)"
+st=$(cd "$p" && "$cli" status "$spec")
+[[ $(grep '^Phase 02' <<<"$st") == *verified* && $st == *"  - final verification: human_needed"* ]] || fail "status after run 2: $st"
+final_id=$(only_id "$p")
+mcp_respond "$p" "$final_id" approved "the whole thing reads well"
+run "$p" run3
+[[ $rc -eq 0 && $out == *"run_finished       : complete"* ]] || fail "run 3 exited $rc: $out"
+[[ $out != *"verify-phase:02"* ]] || fail "run 3 asked phase 02 again: $out"
+[[ $out == *"checkpoint_answered final: approved: the whole thing reads well"* ]] || fail "run 3 did not take the final's answer: $out"
+f=$s/execution/FINAL-VERIFICATION.md
+grep -q '^status: passed$' "$f" && grep -q '^approved_by: ".* (harness_respond over MCP)"$' "$f" || fail "the final's approval: $(cat "$f")"
+[[ -z $(cd "$p" && git status --porcelain) ]] || fail "left uncommitted: $(cd "$p" && git status --porcelain)"
+st=$(cd "$p" && "$cli" status "$spec")
+[[ $st == "SPC-001-looks: 3/3 plans verified (100%), 3 executed, complete"* && $st == *"Blockers: none"* ]] || fail "status: $st"
+grep -q '^run: "complete"' "$s/STATUS.md" || fail "STATUS.md: $(head -5 "$s/STATUS.md")"
+grep -q '^status: complete$' "$s/ROADMAP.md" || fail "ROADMAP.md: $(head -12 "$s/ROADMAP.md")"
+run "$p" run4
+[[ $rc -eq 0 && $out == *"run_finished       : complete after"*", 0 attempts"* && $out != *checkpoint* ]] || fail "run 4 was not a no-op: $out"
+
+# 2. Refused: recorded, shown, blocking; the next run asks again.
+p=$tmp/refuse
+s=$p/$spec
+new_project "$p"
+run "$p" refuse1
+[[ $rc -eq 3 ]] || fail "refuse run 1 exited $rc: $out"
+(cd "$p" && "$cli" respond "$(only_id "$p")" refuse --note "too dark" >/dev/null)
+run "$p" refuse2
+[[ $rc -eq 1 && $out == *"task_blocked        verify-phase:02: refused by a human: too dark"* ]] || fail "refuse run 2 exited $rc: $out"
+v=$s/execution/phases/02-p02/VERIFICATION.md
+grep -q '^status: human_needed$' "$v" && grep -q '^refusal_note: "too dark"$' "$v" && grep -q '^refused_by: ' "$v" || fail "the refusal is not in $v: $(cat "$v")"
+[[ -z $(cd "$p" && git status --porcelain) ]] || fail "the refusal was not committed: $(cd "$p" && git status --porcelain)"
+st=$(cd "$p" && "$cli" status "$spec")
+[[ $st == *"  - phase 02 verification: human_needed; refused by "*"(harness-cli respond) at 20"*": too dark"* ]] || fail "status after a refusal: $st"
+run "$p" refuse3
+[[ $rc -eq 3 && $out == *"checkpoint_opened   verify-phase:02"* ]] || fail "the run after a refusal does not ask again: rc $rc: $out"
+echo "orchestrate approval: all checks passed"
