@@ -115,6 +115,11 @@ TEST_CASE("a VERIFICATION written before `plans` existed is read by its table's 
   REQUIRE(v.plans);
   CHECK(*v.plans == std::vector<std::string>{"01-01", "01-02"});
   CHECK_FALSE(parse_verification("---\nstatus: passed\n---\nNo table.\n", "V.md", diags).plans);
+  // The template's empty table (an agent's report before it filled it in) says nothing either.
+  CHECK_FALSE(parse_verification("---\nstatus: passed\n---\n| plan | check | type | status | seconds | evidence |\n"
+                                 "|---|---|---|---|---|---|\n\n## Gaps\nNone.\n",
+                                 "V.md", diags)
+                  .plans);
 }
 
 TEST_CASE("a person's recorded answer is read back: an approval passes, a refusal does not") {

@@ -64,7 +64,7 @@ TEST_CASE("an orchestrator's checkpoint whose file names no spec is read by no l
   const auto state = dir.path / ".orchestration";
   REQUIRE(write_open_checkpoint(state, old));
   CHECK(pending_checkpoint_views(state).empty());
-  auto refused = answer_checkpoint(state, old.id, {true, ""});
+  auto refused = answer_checkpoint(state, old.id, {true, "", "", ""});
   REQUIRE_FALSE(refused);
   CHECK(refused.error().exit_code == 2);
   CHECK(refused.error().message.find("is stale: an older harness wrote it without naming its spec") != std::string::npos);
@@ -121,7 +121,7 @@ TEST_CASE("a refused answer names the checkpoint waiting for the same task of th
   REQUIRE(write_open_checkpoint(state, old));
   REQUIRE(write_open_checkpoint(state, other));
   expire_checkpoint(state, "cp-old", "its task was done without it");
-  auto refused = answer_checkpoint(state, "cp-old", {true, ""});
+  auto refused = answer_checkpoint(state, "cp-old", {true, "", "", ""});
   REQUIRE_FALSE(refused);
   CHECK(refused.error().message.find("cp-other") == std::string::npos);
   CHECK(refused.error().message.find("no checkpoint of verify-plan:01-01 waits") != std::string::npos);
@@ -148,7 +148,7 @@ TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a s
   CHECK(read_checkpoint_answer(state, "cp-verify")->at.starts_with("20"));
   CHECK(pending_checkpoint_views(state).empty()); // answered: no longer waits for one
   // A second answer before the run takes the first (two people at once) replaces nothing.
-  auto second = answer_checkpoint(state, "cp-verify", {false, "no"});
+  auto second = answer_checkpoint(state, "cp-verify", {false, "no", "", ""});
   REQUIRE_FALSE(second);
   CHECK(second.error().message.find("has an answer already (approve: fine) that the run has not taken yet") != std::string::npos);
   CHECK(read_checkpoint_answer(state, "cp-verify")->approved);

@@ -129,7 +129,8 @@ void read_criterion(std::string_view text, RoadmapPhase& phase, bool& in_criteri
 }
 
 /// The plan column of a VERIFICATION results table (`| plan | check | ...`), in order, each id
-/// once; "-" marks a phase-level item. nullopt when the body has no such table.
+/// once; "-" marks a phase-level item. nullopt when the body has no such table, or an empty one
+/// (a template's, a hand-written report's): it says nothing about which plans were covered.
 std::optional<std::vector<std::string>> table_plans(std::string_view body) {
   std::optional<std::vector<std::string>> plans;
   bool in_table = false;
@@ -150,6 +151,7 @@ std::optional<std::vector<std::string>> table_plans(std::string_view body) {
     if (cell.empty() || cell == "-" || cell.starts_with("--")) continue;
     if (std::ranges::find(*plans, cell) == plans->end()) plans->emplace_back(cell);
   }
+  if (plans && plans->empty()) return std::nullopt;
   return plans;
 }
 
