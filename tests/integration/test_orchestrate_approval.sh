@@ -10,7 +10,6 @@
 #      again.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
-mcp=${HARNESS_MCP:?}
 src=${HARNESS_SOURCE_DIR:?}
 source "$src/tests/integration/lib/project.sh"
 project_tmp
@@ -38,25 +37,9 @@ only_id() { # dir -> the one checkpoint waiting for an answer
   awk '{print $1}' <<<"$list"
 }
 mcp_respond() { # project id verdict feedback: harness_respond over MCP
-  python3 - "$mcp" "$1" "$2" "$3" "$4" <<'PY'
-import json, subprocess, sys
-mcp, project, cid, verdict, feedback = sys.argv[1:6]
-p = subprocess.Popen([mcp, "--project", project], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-send = lambda m: (p.stdin.write(json.dumps(m) + "\n"), p.stdin.flush())
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-      "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
-p.stdout.readline()
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "harness_respond",
-      "arguments": {"message_id": cid, "response": {"verdict": verdict, "feedback": feedback}}}})
-for line in p.stdout:
-    m = json.loads(line)
-    if m.get("id") == 2:
-        assert '"responded":true' in json.dumps(m, separators=(",", ":")), m
-        break
-p.stdin.close()
-p.wait(timeout=10)
-PY
+  local out
+  out=$(mcp_call "$1" harness_respond "{\"message_id\":\"$2\",\"response\":{\"verdict\":\"$3\",\"feedback\":\"$4\"}}")
+  [[ $out == *'"responded":true'* ]] || fail "harness_respond $2: $out"
 }
 
 # 1. Approve, one answer per run, no terminal.

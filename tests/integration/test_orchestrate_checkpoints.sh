@@ -15,7 +15,7 @@
 #      the refusal names the new checkpoint, which an answer then settles.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
-mcp=${HARNESS_MCP:?}
+source "${HARNESS_SOURCE_DIR:?}/tests/integration/lib/project.sh" # mcp_call
 tmp=$(mktemp -d)
 export SLOW=$((700000 + RANDOM)) # a unique sleep argument to find the slow worker's child by
 orch=""
@@ -62,26 +62,6 @@ PLAN
   plan 01-02 "" "" 'if [ -n "${SLOW_0102:-}" ]; then sleep $SLOW & wait $!; fi'
   plan 01-03 "'01-01'" "" ""
   (cd "$1" && git init -q && git add -A && git commit -qm init)
-}
-
-mcp_call() { # project tool json-args -> the tools/call response line
-  python3 - "$mcp" "$1" "$2" "$3" <<'PY'
-import json, subprocess, sys
-mcp, project, tool, args = sys.argv[1:5]
-p = subprocess.Popen([mcp, "--project", project], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-send = lambda m: (p.stdin.write(json.dumps(m) + "\n"), p.stdin.flush())
-send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-      "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
-p.stdout.readline()
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": json.loads(args)}})
-for line in p.stdout:
-    if json.loads(line).get("id") == 2:
-        print(line.strip())
-        break
-p.stdin.close()
-p.wait(timeout=10)
-PY
 }
 
 # 1. Nothing left but the checkpoint: exit 3, and the line says what to do.

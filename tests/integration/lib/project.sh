@@ -87,3 +87,25 @@ echo "$id second" >> out/$id.txt
 \`\`\`
 PLAN
 }
+
+# mcp_call PROJECT TOOL JSON-ARGS: one tools/call through a real harness-mcp (HARNESS_MCP) on
+# PROJECT, after the MCP handshake; prints the response line.
+mcp_call() {
+  python3 - "${HARNESS_MCP:?}" "$1" "$2" "$3" <<'PY'
+import json, subprocess, sys
+mcp, project, tool, args = sys.argv[1:5]
+p = subprocess.Popen([mcp, "--project", project], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+send = lambda m: (p.stdin.write(json.dumps(m) + "\n"), p.stdin.flush())
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+      "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
+p.stdout.readline()
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": json.loads(args)}})
+for line in p.stdout:
+    if json.loads(line).get("id") == 2:
+        print(line.strip())
+        break
+p.stdin.close()
+p.wait(timeout=10)
+PY
+}
