@@ -108,6 +108,12 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   CHECK(graph::progress_text(p).find("phase 01 verification: gaps_found") != std::string::npos);
   auto j = boost::json::parse(graph::progress_json(p));
   CHECK(j.at("plans_total").as_int64() == 4);
+  // A whole percentage is an integer in the JSON (Boost.JSON writes 100.0 as 1E2).
+  auto whole = p;
+  whole.percent = 100.0;
+  CHECK(graph::progress_json(whole).find("\"percent\":100,") != std::string::npos);
+  whole.percent = 100.0 / 3;
+  CHECK(boost::json::parse(graph::progress_json(whole)).at("percent").as_double() == Approx(33.3));
   // Tasks the last orchestrate run blocked are read back from STATUS.md's frontmatter.
   dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:02-01\n    reason: \"worker crashed (exit 139)\"\n"
                          "  - task: verify-plan:02-01\n    reason: its execute is blocked\n"
@@ -128,4 +134,21 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   p.waiting = {"verify-plan:02-01: verification of 02-01 -- answer with: harness-cli respond cp-1 approve|refuse"};
   CHECK(graph::progress_text(p).ends_with("Waiting for your answer:\n  - " + p.waiting[0] + "\n"));
   CHECK(boost::json::parse(graph::progress_json(p)).at("waiting").at(0).as_string() == p.waiting[0]);
+}
+
+TEST_CASE("a plan the last run gave up on is a blocker, not ready now") {
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("planning/plans/01-a/01-01-PLAN.md", "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['a.txt']\n---\n# a\n");
+  dir.write("planning/plans/01-a/01-02-PLAN.md", "---\nplan_id: '01-02'\ndepends_on: []\nfiles_modified: ['b.txt']\n---\n# b\n");
+  auto spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1).ready == std::vector<std::string>{"01-01", "01-02"});
+  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:01-02\n    reason: \"crashed: exited 1\"\n---\n# Status\n");
+  spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  const auto p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(p.ready == std::vector<std::string>{"01-01"});
+  CHECK(p.blockers == std::vector<std::string>{"execute:01-02 blocked by the last run: crashed: exited 1"});
+  CHECK(graph::progress_text(p).find("01-02    b                                planned\n") != std::string::npos);
 }

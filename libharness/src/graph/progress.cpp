@@ -5,6 +5,8 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
+#include <cstdint>
 #include <map>
 
 namespace harness::graph {
@@ -131,6 +133,14 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
                                               : fmt::format("{} blocked by the last run: {}", b.task, b.reason));
     }
     if (waiting > 0) out.blockers.push_back(fmt::format("{} more task{} wait on these", waiting, waiting == 1 ? "" : "s"));
+    // A plan the last run gave up on is a blocker, not "ready now" (orchestrate still retries it).
+    for (const auto& b : spec.status->blocked) {
+      const auto colon = b.task.find(':');
+      const std::string id = colon == std::string::npos ? std::string() : b.task.substr(colon + 1);
+      std::erase(out.ready, id);
+      for (auto& pp : out.plans)
+        if (pp.id == id) pp.ready = false;
+    }
   }
   out.percent = out.plans_total ? 100.0 * out.plans_verified / out.plans_total : 0;
   const bool all_verified = out.plans_total > 0 && out.plans_verified == out.plans_total;
@@ -174,6 +184,17 @@ std::string progress_text(const Progress& p) {
   return out;
 }
 
+namespace {
+
+/// One decimal; a whole number as an integer, so 100 % reads `100`, not Boost.JSON's `1E2`.
+boost::json::value percent_value(double percent) {
+  const double r = std::round(percent * 10) / 10;
+  if (r == std::floor(r)) return static_cast<std::int64_t>(r);
+  return r;
+}
+
+} // namespace
+
 std::string progress_json(const Progress& p) {
   namespace json = boost::json;
   json::array phases, plans, ready, blockers, waiting, due;
@@ -187,7 +208,7 @@ std::string progress_json(const Progress& p) {
   for (const auto& w : p.waiting) waiting.push_back(json::string(w));
   for (const auto& v : p.verifications_due) due.push_back(json::string(v));
   json::object o{{"spec", p.spec_name},         {"plans_total", p.plans_total}, {"plans_executed", p.plans_executed},
-                 {"plans_verified", p.plans_verified}, {"percent", p.percent},  {"complete", p.complete},
+                 {"plans_verified", p.plans_verified}, {"percent", percent_value(p.percent)},  {"complete", p.complete},
                  {"phases", std::move(phases)}, {"plans", std::move(plans)},   {"ready", std::move(ready)},
                  {"blockers", std::move(blockers)}, {"waiting", std::move(waiting)},
                  {"verifications_due", std::move(due)}};
