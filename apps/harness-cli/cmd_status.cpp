@@ -39,7 +39,10 @@ void add_status(CLI::App& app, ExitCode& exit) {
     if (!spec) return;
     auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), *lookahead);
     const auto state_dir = spec->layout.project_root / ".orchestration";
-    if (auto run = store::running_orchestrator(state_dir)) progress.running = store::describe_run(*run);
+    if (auto run = store::running_orchestrator(state_dir)) {
+      progress.running = store::describe_run(*run);
+      graph::mark_running(progress, orchestrator::running_tasks(spec->layout.project_root, spec->layout.spec_name));
+    }
     progress.waiting = orchestrator::waiting_lines(state_dir, spec->layout.spec_name);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;

@@ -103,6 +103,8 @@ wait_for "$(started execute:01-01)"
 
 out=$(cd "$p" && "$cli" status "$spec")
 [[ $out == *"orchestrate running: pid $orch, $spec"* ]] || fail "status does not show the running orchestrate: $out"
+# The plan a worker is on is running, not "ready now" (its session is in the store).
+[[ $out == *"01-01 "*"(running)"* && $out != *"Ready now: 01-01"* ]] || fail "status does not show 01-01 running: $out"
 rc=0
 (cd "$p" && "$cli" orchestrate "$spec" --worker script >"$tmp/second.out" 2>&1) || rc=$?
 [[ $rc -eq 1 ]] || fail "a second orchestrate in the same project exited $rc: $(cat "$tmp/second.out")"

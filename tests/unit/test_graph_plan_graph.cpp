@@ -152,3 +152,20 @@ TEST_CASE("a plan the last run gave up on is a blocker, not ready now") {
   CHECK(p.blockers == std::vector<std::string>{"execute:01-02 blocked by the last run: crashed: exited 1"});
   CHECK(graph::progress_text(p).find("01-02    b                                planned\n") != std::string::npos);
 }
+
+TEST_CASE("plans a running orchestrate works on are running, not ready now") {
+  graph::Progress p;
+  p.phases.push_back({*spec::parse_phase_number("01"), "One", "executing", 3, 1, 0});
+  p.plans = {{"01-01", "a", graph::PlanState::planned, true, false}, {"01-02", "b", graph::PlanState::planned, true, false},
+             {"01-03", "c", graph::PlanState::executed, false, false}};
+  p.ready = {"01-01", "01-02"};
+  graph::mark_running(p, {"execute:01-01", "verify-plan:01-03", "plan:02", "final"});
+  CHECK(p.ready == std::vector<std::string>{"01-02"});
+  CHECK(p.plans[0].running);
+  CHECK_FALSE(p.plans[1].running);
+  CHECK(p.plans[2].running);
+  const auto text = graph::progress_text(p);
+  CHECK(text.find("  01-01    a                                planned  (running)\n") != std::string::npos);
+  CHECK(text.find("  01-02    b                                planned  (ready)\n") != std::string::npos);
+  CHECK(boost::json::parse(graph::progress_json(p)).at("plans").at(0).at("running").as_bool());
+}

@@ -151,6 +151,18 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
   return out;
 }
 
+void mark_running(Progress& p, const std::vector<std::string>& task_ids) {
+  for (const auto& task : task_ids) {
+    const auto colon = task.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string kind = task.substr(0, colon), id = task.substr(colon + 1);
+    if (kind != "execute" && kind != "verify-plan" && kind != "reconcile") continue;
+    for (auto& pl : p.plans)
+      if (pl.id == id) pl.running = true, pl.ready = false;
+    std::erase(p.ready, id);
+  }
+}
+
 std::string progress_text(const Progress& p) {
   std::string out = fmt::format("{}: {}/{} plans verified ({:.0f}%), {} executed{}\n\n", p.spec_name, p.plans_verified,
                                 p.plans_total, p.percent, p.plans_executed, p.complete ? ", complete" : "");
@@ -161,7 +173,7 @@ std::string progress_text(const Progress& p) {
     for (const auto& plan : p.plans) {
       if (plan.id.substr(0, plan.id.rfind('-')) != spec::to_string(ph.number)) continue;
       out += fmt::format("  {:<8} {:<32} {}{}\n", plan.id, plan.title.substr(0, 32), to_string(plan.state),
-                         plan.ready ? "  (ready)" : "");
+                         plan.running ? "  (running)" : plan.ready ? "  (ready)" : "");
     }
   }
   std::string ready;
@@ -202,7 +214,8 @@ std::string progress_json(const Progress& p) {
     phases.push_back(json::object{{"phase", spec::to_string(ph.number)}, {"name", ph.name}, {"state", ph.state},
                                   {"plans", ph.plans}, {"executed", ph.executed}, {"verified", ph.verified}});
   for (const auto& pl : p.plans)
-    plans.push_back(json::object{{"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}});
+    plans.push_back(json::object{
+        {"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}, {"running", pl.running}});
   for (const auto& r : p.ready) ready.push_back(json::string(r));
   for (const auto& b : p.blockers) blockers.push_back(json::string(b));
   for (const auto& w : p.waiting) waiting.push_back(json::string(w));

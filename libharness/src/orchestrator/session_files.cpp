@@ -6,6 +6,8 @@
 #include "harness/protocol/answer.hpp"
 #include "harness/protocol/codec.hpp"
 #include "harness/store/checkpoint_files.hpp"
+#include "harness/store/run_lock.hpp"
+#include "harness/store/store.hpp"
 #include "harness/util/atomic_file.hpp"
 
 #include <boost/json.hpp>
@@ -85,6 +87,18 @@ std::vector<std::string> waiting_lines(const fs::path& state_dir, const std::str
   std::vector<std::string> out;
   for (const auto& cp : pending_checkpoints(state_dir))
     if (cp.spec.empty() || cp.spec == spec_name) out.push_back(waiting_line(cp));
+  return out;
+}
+
+std::vector<std::string> running_tasks(const fs::path& project_root, const std::string& spec_name) {
+  std::vector<std::string> out;
+  if (!store::running_orchestrator(project_root / ".orchestration")) return out; // nothing runs: no store opened
+  auto db = store::Store::open_project(project_root);
+  if (!db) return out;
+  auto sessions = db->list_sessions();
+  if (!sessions) return out;
+  for (const auto& s : *sessions)
+    if (s.status == "running" && s.spec == spec_name) out.push_back(s.task_id);
   return out;
 }
 

@@ -19,6 +19,7 @@ struct PlanProgress {
   std::string title;
   PlanState state = PlanState::planned;
   bool ready = false; ///< could start now: dependencies verified and the phase gate open
+  bool running = false; ///< a task of it runs right now (mark_running)
 };
 
 struct PhaseProgress {
@@ -58,6 +59,10 @@ struct Progress {
 /// `lookahead`: plans of phase P may start while every phase <= P-1-lookahead is verified;
 /// nullopt ('unlimited'): no phase gate, only dependencies.
 Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::optional<int> lookahead = 1);
+
+/// Marks the plans whose execute or verify-plan task is among `task_ids` (what a running
+/// orchestrate has under way) as running: no longer "ready now", shown as running instead.
+void mark_running(Progress& p, const std::vector<std::string>& task_ids);
 
 std::string progress_text(const Progress& p);
 std::string progress_json(const Progress& p);

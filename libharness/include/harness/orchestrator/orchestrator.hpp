@@ -65,6 +65,11 @@ std::string waiting_line(const PendingCheckpoint& checkpoint);
 /// waiting_line of each checkpoint in `state_dir` that belongs to spec `spec_name` (or names none).
 std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, const std::string& spec_name);
 
+/// The task ids of `spec_name` a running orchestrate has workers on now (its store's running
+/// sessions); empty when none runs or the store cannot be read. Opens the store only while an
+/// orchestrate holds the project's lock.
+std::vector<std::string> running_tasks(const std::filesystem::path& project_root, const std::string& spec_name);
+
 /// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is read by
 /// protocol::parse_approval (approve, yes, ok, refuse, no, ... in any case); returns the answer as
 /// written (approve | refuse). Fails with exit_code 2 for an answer that is neither, an unknown id,
