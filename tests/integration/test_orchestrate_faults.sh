@@ -58,6 +58,7 @@ assert of("task_blocked", "execute:01-04")
 # the stray: its commit carries 'Plan: 01-05' but another spec's Spec trailer
 f = of("task_failed", "execute:01-05")
 assert len(f) == 2 and all("Spec: SPC-007-faults" in e["message"] for e in f), f
+assert all("(they carry 'Spec: SPC-999-elsewhere')" in e["message"] for e in f), f
 assert of("task_blocked", "execute:01-05")
 # the mute one: exits 4 without a report; what it printed last is the reason, with its log
 f = of("task_failed", "execute:01-06")

@@ -91,6 +91,8 @@ plan 01-05 "  - id: gone
 "
 (cd "$p" && git init -q && git add -A && git commit -qm init)
 (cd "$p" && git commit -q --allow-empty -m "feat(01-01): task" -m "Plan: 01-01, Task: 1/1" -m "Spec: SPC-009-verify")
+# 01-05's only commit names the spec by an earlier name (a renamed directory).
+(cd "$p" && git commit -q --allow-empty -m "feat(01-05): task" -m "Plan: 01-05, Task: 1/1" -m "Spec: SPC-008-old-name")
 # 01-03 declares no file but its commit writes one (and a note in the spec's own directory).
 mkdir -p "$p/notes" "$s/execution" && echo x >"$p/notes/extra file.txt" && echo n >"$s/execution/note.md"
 (cd "$p" && git add -A && git commit -q -m "feat(01-03): task" -m "Plan: 01-03, Task: 1/1" -m "Spec: SPC-009-verify")
@@ -132,6 +134,8 @@ import json, sys
 by = {c["id"]: c for c in json.loads(sys.argv[1])["results"]}
 assert by["gone"]["status"] == "error" and "exited before answering" in by["gone"]["message"], by["gone"]
 assert by["wrapped"]["status"] == "passed", by["wrapped"]
+assert by["commits"]["status"] == "failed", by["commits"]
+assert "they carry 'Spec: SPC-008-old-name' (another spec's, or this spec's before its directory was renamed)" in by["commits"]["message"], by["commits"]
 PY
 sleep 0.3
 if pgrep -f "http.server $port" >/dev/null; then fail "the server a wrapper left in the background survived the check"; fi

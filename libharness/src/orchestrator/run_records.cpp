@@ -20,7 +20,8 @@ std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviatio
   if (commits.empty()) return "task reported done but no commit carries 'Plan: " + plan->id + "'";
   // Plan ids repeat across specs: the Spec trailer says the commit is this spec's work.
   if (std::none_of(commits.begin(), commits.end(), [&](const auto& c) { return c.spec == spec.layout.spec_name; }))
-    return fmt::format("task reported done but no commit with 'Plan: {}' carries 'Spec: {}'", plan->id, spec.layout.spec_name);
+    return fmt::format("task reported done but no commit with 'Plan: {}' carries 'Spec: {}' (they carry 'Spec: {}')", plan->id,
+                       spec.layout.spec_name, commits.back().spec.empty() ? "(none)" : commits.back().spec);
   return {};
 }
 

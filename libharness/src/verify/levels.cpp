@@ -6,6 +6,7 @@
 #include "line_search.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <ctime>
@@ -95,6 +96,9 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   }
   // Plan ids repeat across specs: only commits with this spec's trailer count.
   const bool any_plan_commit = !found.empty();
+  std::set<std::string> other_specs; // named when none is this spec's: a rename shows as one of them
+  for (const auto& c : found)
+    if (c.spec != spec.layout.spec_name) other_specs.insert(c.spec.empty() ? "(none)" : c.spec);
   std::erase_if(found, [&](const worker::TrailerCommit& c) { return c.spec != spec.layout.spec_name; });
   std::vector<std::string> files;
   if (opt.trailers) files = opt.trailers->files_of(found);
@@ -114,7 +118,9 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   const CheckStatus st = found.empty() ? CheckStatus::failed : CheckStatus::passed;
   std::string msg =
       !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
-      : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}' (they are another spec's)", plan.id, spec.layout.spec_name)
+      : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}': they carry 'Spec: {}' (another spec's, or this spec's "
+                                     "before its directory was renamed)",
+                                     plan.id, spec.layout.spec_name, fmt::join(other_specs, "', '"))
                        : fmt::format("{} commit{}, {} of {} tasks covered", found.size(), found.size() == 1 ? "" : "s", tasks.size(), total);
   if (!found.empty() && !uncovered.empty()) msg += "; no commit for " + uncovered + " (fine only if it changes no file)";
   if (!undeclared.empty())
