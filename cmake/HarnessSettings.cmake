@@ -15,6 +15,10 @@ add_library(harness_warnings INTERFACE)
 target_compile_options(harness_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wcast-align -Woverloaded-virtual
   -Wnull-dereference -Wimplicit-fallthrough
+  # Optimized builds inline Boost.Asio and libstdc++ into our code, where GCC 12 reports null
+  # dereferences and overlapping copies that cannot happen (over a hundred lines in a user's
+  # first build). The -Werror builds (Debug, sanitizers) keep both warnings.
+  $<$<AND:$<CXX_COMPILER_ID:GNU>,$<NOT:$<CONFIG:Debug>>>:-Wno-null-dereference -Wno-restrict>
   $<$<BOOL:${HARNESS_WERROR}>:-Werror>)
 
 if(HARNESS_SANITIZE)
