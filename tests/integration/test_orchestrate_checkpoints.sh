@@ -64,6 +64,19 @@ PLAN
   (cd "$1" && git init -q && git add -A && git commit -qm init)
 }
 
+# wait_for_checkpoint [TASK]: the id `respond --list` shows in project $p (for TASK, or the
+# first one) while the run $orch is alive; empty after 30 s or when the run ended.
+wait_for_checkpoint() {
+  local id=
+  for _ in $(seq 1 300); do
+    id=$(cd "$p" && "$cli" respond --list 2>/dev/null | awk -v t="${1:-}" 't == "" || $3 == t {print $1; exit}')
+    [[ -n $id ]] && break
+    kill -0 "$orch" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$id"
+}
+
 # 1. Nothing left but the checkpoint: exit 3, and the line says what to do.
 p=$tmp/stop
 new_project "$p"
@@ -122,13 +135,7 @@ p=$tmp/killed
 new_project "$p"
 (cd "$p" && SLOW_0102=1 exec "$cli" orchestrate "$spec" --worker script --json >"$tmp/killed.jsonl" 2>&1 </dev/null) &
 orch=$!
-id=
-for _ in $(seq 1 300); do
-  id=$(cd "$p" && "$cli" respond --list | awk '{print $1}')
-  [[ -n $id ]] && break
-  kill -0 "$orch" 2>/dev/null || break
-  sleep 0.1
-done
+id=$(wait_for_checkpoint)
 [[ -n $id ]] || { cat "$tmp/killed.jsonl" >&2; fail "no checkpoint while the run was alive"; }
 kill -0 "$orch" 2>/dev/null || fail "the run ended before it could be killed: $(tail -3 "$tmp/killed.jsonl")"
 kill -KILL "$orch"
@@ -190,16 +197,7 @@ PY
 p=$tmp/asked
 new_project "$p"
 worker=(--worker command --command "python3 $tmp/asker.py {harness_mcp} {harness_cli}" --yes)
-wait_for_question() { # -> the id `respond --list` shows for execute:01-01
-  local id=
-  for _ in $(seq 1 300); do
-    id=$(cd "$p" && "$cli" respond --list | awk '$3 == "execute:01-01" {print $1}')
-    [[ -n $id ]] && break
-    kill -0 "$orch" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "$id"
-}
+wait_for_question() { wait_for_checkpoint execute:01-01; }
 (cd "$p" && exec "$cli" orchestrate "$spec" "${worker[@]}" >"$tmp/asked1.out" 2>&1 </dev/null) &
 orch=$!
 old=$(wait_for_question)

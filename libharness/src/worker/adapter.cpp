@@ -165,9 +165,7 @@ std::string shell_quoted(std::string_view value, Quote q) {
   std::string out;
   switch (q) {
   case Quote::none: return util::quote_shell_word(value);
-  case Quote::single: // close, escape, reopen around each quote
-    for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out;
+  case Quote::single: return "'" + util::quote_shell_word(value) + "'"; // close, the quoted word, reopen
   case Quote::dbl:
     for (char c : value) {
       if (c == '"' || c == '\\' || c == '$' || c == '`') out += '\\';
