@@ -24,5 +24,6 @@ void add_start_session(CLI::App& app, ExitCode& exit);
 void add_end_session(CLI::App& app, ExitCode& exit);
 void add_install_skills(CLI::App& app, ExitCode& exit);
 void add_init(CLI::App& app, ExitCode& exit);
+void add_redo(CLI::App& app, ExitCode& exit);
 
 } // namespace harness::cli

@@ -259,6 +259,100 @@ TEST_CASE("the trailer index lists commits without trailers made after its first
   CHECK(index.commits_for("01-01").size() == 1);
 }
 
+TEST_CASE("Redo markers are read from their trailers; a malformed task names nothing", "[worker][git][redo]") {
+  const std::string log = "\x1e" "aaa\x1f" "chore(SPC-001-a): run 01-02 again\n\nRedo: 01-02, Task: 2\nRedo: 01-03\n"
+                          "Redo: 01-04, Task: x\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0');
+  auto c = worker::parse_trailer_log(log, false); // no Plan: trailer, kept for its Redo: lines
+  REQUIRE(c.size() == 1);
+  CHECK(c[0].plan.empty());
+  CHECK(c[0].spec == "SPC-001-a");
+  CHECK(c[0].redo == std::vector<std::pair<std::string, int>>{{"01-02", 2}, {"01-03", 0}});
+  CHECK(worker::redo_trailer("01-02", 0) == "Redo: 01-02");
+  CHECK(worker::redo_trailer("01-02", 3) == "Redo: 01-02, Task: 3");
+}
+
+TEST_CASE("A task's commit stands unless a newer redo marker of its spec names it", "[worker][git][redo]") {
+  auto task = [](std::string hash, std::string plan, int t, std::string spec) {
+    worker::TrailerCommit c;
+    c.hash = std::move(hash);
+    c.plan = std::move(plan);
+    c.task = t;
+    c.spec = std::move(spec);
+    return c;
+  };
+  auto marker = [](std::string hash, std::string plan, int t, std::string spec) {
+    worker::TrailerCommit c;
+    c.hash = std::move(hash);
+    c.spec = std::move(spec);
+    c.redo = {{std::move(plan), t}};
+    return c;
+  };
+  using Done = std::vector<std::pair<int, std::string>>;
+  // Newest first, as git log lists them.
+  std::vector<worker::TrailerCommit> log = {task("t2b", "01-02", 2, "S"), marker("m1", "01-02", 2, "S"),
+                                            task("t2a", "01-02", 2, "S"), task("t1", "01-02", 1, "S")};
+  CHECK(worker::standing_tasks(log, "01-02", "S") == Done{{1, "t1"}, {2, "t2b"}}); // the re-run stands
+  log.erase(log.begin());
+  CHECK(worker::standing_tasks(log, "01-02", "S") == Done{{1, "t1"}}); // marked, not run yet
+  log.insert(log.begin(), marker("m2", "01-02", 0, "S"));
+  CHECK(worker::standing_tasks(log, "01-02", "S").empty()); // every task
+  // Another spec's marker, or another plan's, changes nothing here.
+  std::vector<worker::TrailerCommit> other = {marker("m3", "01-02", 0, "T"), marker("m4", "01-03", 0, "S"),
+                                              task("t1", "01-02", 1, "S")};
+  CHECK(worker::standing_tasks(other, "01-02", "S") == Done{{1, "t1"}});
+  CHECK(worker::standing_tasks(other, "01-02", "T").empty());
+}
+
+TEST_CASE("commit_marker removes tracked files, records an empty commit otherwise, and leaves staged work alone",
+          "[worker][git][redo]") {
+  GitRepo repo;
+  repo.commit("SUMMARY.md", "summary");
+  repo.dir.write("untracked.md", "x\n");
+  repo.dir.write("mine.txt", "my staged work\n");
+  test::sh(repo.dir.path, "git add mine.txt");
+  const fs::path lock = repo.dir.path / ".orchestration/git.lock";
+  auto h = worker::commit_marker(repo.dir.path, lock, {"SUMMARY.md", "untracked.md", "absent.md"}, "m\n\nRedo: 01-01");
+  REQUIRE(h);
+  CHECK(h->size() == 40);
+  CHECK_FALSE(fs::exists(repo.dir.path / "SUMMARY.md"));
+  CHECK_FALSE(fs::exists(repo.dir.path / "untracked.md"));
+  CHECK(test::sh(repo.dir.path, "git show --name-status --format= HEAD") == "D\tSUMMARY.md\n");
+  CHECK(test::sh(repo.dir.path, "git diff --cached --name-only") == "mine.txt\n"); // still staged, not committed
+  auto empty = worker::commit_marker(repo.dir.path, lock, {}, "m2\n\nRedo: 01-02");
+  REQUIRE(empty);
+  CHECK(*empty != *h);
+  CHECK(test::sh(repo.dir.path, "git show --name-only --format= HEAD").empty());
+  CHECK(test::sh(repo.dir.path, "git diff --cached --name-only") == "mine.txt\n");
+}
+
+TEST_CASE("The trailer index keeps redo markers in history order", "[worker][git][redo]") {
+  GitRepo repo;
+  worker::TrailerIndex index(repo.dir.path);
+  const fs::path lock = repo.dir.path / ".orchestration/git.lock";
+  const auto t1 = repo.commit("a.txt", "a\n\nPlan: 01-01, Task: 1/2\nSpec: S");
+  const auto t2 = repo.commit("b.txt", "b\n\nPlan: 01-01, Task: 2/2\nSpec: S");
+  index.refresh();
+  using Done = std::vector<std::pair<int, std::string>>;
+  CHECK(index.standing_tasks("01-01", "S") == Done{{1, t1}, {2, t2}});
+  REQUIRE(worker::commit_marker(repo.dir.path, lock, {}, "redo\n\nRedo: 01-01, Task: 2\nSpec: S"));
+  index.refresh(); // read incrementally
+  CHECK(index.standing_tasks("01-01", "S") == Done{{1, t1}});
+  CHECK(index.commits_for("01-01").size() == 2); // a marker is no commit of the plan
+  const auto t2b = repo.commit("b.txt", "b again\n\nPlan: 01-01, Task: 2/2\nSpec: S");
+  index.refresh();
+  CHECK(index.standing_tasks("01-01", "S") == Done{{1, t1}, {2, t2b}});
+  worker::TrailerIndex fresh(repo.dir.path); // the same history read in one go
+  fresh.refresh();
+  CHECK(fresh.standing_tasks("01-01", "S") == Done{{1, t1}, {2, t2b}});
+  REQUIRE(worker::commit_marker(repo.dir.path, lock, {}, "redo\n\nRedo: 01-01\nSpec: S"));
+  fresh.refresh();
+  CHECK(fresh.standing_tasks("01-01", "S").empty());
+  // The script worker's own reading of the history agrees.
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", "S").empty());
+  const auto t1b = repo.commit("a.txt", "a again\n\nPlan: 01-01, Task: 1/2\nSpec: S");
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", "S") == Done{{1, t1b}});
+}
+
 TEST_CASE("changed_paths limited to globs looks only at the matching paths", "[worker][git]") {
   GitRepo repo;
   repo.commit("keep.txt", "k");

@@ -208,10 +208,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     // The script worker skips tasks already committed; tell it which, so it need not walk the
     // history. A retry within this run may follow an attempt that committed: look again.
     if (s.action.attempt > 1) trailers->refresh();
-    std::vector<std::pair<int, std::string>> committed;
-    for (const auto& c : trailers->commits_for(p->id))
-      if (c.task > 0 && c.spec == spec.layout.spec_name) committed.emplace_back(c.task, c.hash); // ids repeat across specs
-    req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(committed);
+    req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(trailers->standing_tasks(p->id, spec.layout.spec_name));
     // No session of this task in any run before: no attempt can have left files behind. Asked of
     // this spec's task: another spec's 01-01 left nothing in this plan's files.
     req.inherited_env.erase("HARNESS_FIRST_ATTEMPT");

@@ -11,6 +11,7 @@
 #include <boost/process/v2/process.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <thread>
 
@@ -28,6 +29,19 @@ std::map<std::string, std::string> git_environment() {
   env["LC_ALL"] = "C";
   env.erase("LANGUAGE");
   return env;
+}
+
+/// The full hash from the summary line `git -c core.abbrev=40 commit` prints, or HEAD's.
+std::string committed_hash(const fs::path& root, const std::string& out) {
+  // "[main 0123...]" or "[main (root-commit) 0123...]": the 40 hex digits before the ']'.
+  const size_t close = out.find(']');
+  if (close != std::string::npos && close >= 40) {
+    std::string hash = out.substr(close - 40, 40);
+    if (hash.find_first_not_of("0123456789abcdef") == std::string::npos) return hash;
+  }
+  auto head = run_git(root, {"rev-parse", "HEAD"}).out; // an unusual git: ask
+  while (!head.empty() && head.back() == '\n') head.pop_back();
+  return head;
 }
 
 } // namespace
@@ -138,15 +152,39 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
     return std::unexpected(fmt::format("git commit failed (exit {}){}: {}", r.exit_code,
                                        identity ? "; is user.name/user.email configured?" : "", r.out));
   }
-  // "[main 0123...]" or "[main (root-commit) 0123...]": the 40 hex digits before the ']'.
-  const size_t close = r.out.find(']');
-  if (close != std::string::npos && close >= 40) {
-    std::string hash = r.out.substr(close - 40, 40);
-    if (hash.find_first_not_of("0123456789abcdef") == std::string::npos) return hash;
+  return committed_hash(root, r.out);
+}
+
+std::expected<std::string, std::string> commit_marker(const fs::path& root, const fs::path& lock_file,
+                                                      const std::vector<std::string>& remove, const std::string& message) {
+  FileLock lock(lock_file);
+  std::vector<std::string> literal;
+  for (const auto& p : remove) literal.push_back(literal_pathspec(p));
+  std::set<std::string> tracked;
+  if (!literal.empty()) {
+    std::vector<std::string> ls = {"ls-files", "-z", "--"};
+    ls.insert(ls.end(), literal.begin(), literal.end());
+    auto r = run_git(root, ls);
+    if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.out));
+    for (size_t pos = 0; pos < r.out.size();) {
+      const size_t end = std::min(r.out.find('\0', pos), r.out.size());
+      tracked.insert(r.out.substr(pos, end - pos));
+      pos = end + 1;
+    }
   }
-  auto head = run_git(root, {"rev-parse", "HEAD"}).out; // an unusual git: ask
-  while (!head.empty() && head.back() == '\n') head.pop_back();
-  return head;
+  for (const auto& p : remove) {
+    std::error_code ec;
+    fs::remove(root / p, ec);
+    if (ec) return std::unexpected(fmt::format("could not remove {}: {}", p, ec.message()));
+  }
+  // --only: exactly these paths (none: an empty commit), whatever else the index holds.
+  std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-status",
+                                     "--no-verify", "--allow-empty", "--only", "-m", message};
+  if (!tracked.empty()) commit.push_back("--");
+  for (const auto& p : tracked) commit.push_back(literal_pathspec(p));
+  auto r = run_git_writing_index(root, commit);
+  if (r.exit_code != 0) return std::unexpected(fmt::format("git commit failed (exit {}): {}", r.exit_code, r.out));
+  return committed_hash(root, r.out);
 }
 
 GitResult run_auto_maintenance(const fs::path& root, const fs::path& lock_file) {
@@ -202,6 +240,17 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
           if (const size_t t = rest.find("Task: "); t != std::string_view::npos)
             c.task = std::atoi(std::string(rest.substr(t + 6, 8)).c_str());
         }
+      } else if (line.starts_with("Redo: ")) {
+        line.remove_prefix(6);
+        const size_t comma = line.find(',');
+        std::string plan(line.substr(0, comma));
+        while (!plan.empty() && (plan.back() == ' ' || plan.back() == '\r')) plan.pop_back();
+        int task = 0; // every task
+        if (comma != std::string_view::npos) {
+          const size_t t = line.find("Task: ", comma);
+          task = t == std::string_view::npos ? -1 : std::atoi(std::string(line.substr(t + 6, 8)).c_str());
+        }
+        if (!plan.empty() && task >= 0 && (task > 0 || comma == std::string_view::npos)) c.redo.emplace_back(std::move(plan), task);
       } else if (line.starts_with("Spec: ")) {
         c.spec = std::string(line.substr(6));
         while (!c.spec.empty() && (c.spec.back() == ' ' || c.spec.back() == '\r')) c.spec.pop_back();
@@ -216,13 +265,45 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
       while (!name.empty() && name.front() == '\n') name.remove_prefix(1); // after the message's NUL
       if (!name.empty()) c.files.emplace_back(name);
     }
-    if (keep_all || !c.plan.empty()) out.push_back(std::move(c));
+    if (keep_all || !c.plan.empty() || !c.redo.empty()) out.push_back(std::move(c));
   }
   return out;
 }
 
+std::vector<std::pair<int, std::string>> standing_tasks(const std::vector<TrailerCommit>& newest_first,
+                                                        const std::string& plan_id, const std::string& spec_name) {
+  std::set<int> redone; // tasks a marker newer than the commits still to come names
+  bool all_redone = false;
+  std::vector<std::pair<int, std::string>> out;
+  for (const auto& c : newest_first) {
+    if (c.spec != spec_name) continue; // plan ids repeat across specs
+    if (c.plan == plan_id && c.task > 0 && !all_redone && !redone.contains(c.task)) out.emplace_back(c.task, c.hash);
+    for (const auto& [plan, task] : c.redo)
+      if (plan == plan_id) {
+        if (task == 0) all_redone = true;
+        else redone.insert(task);
+      }
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::string redo_trailer(const std::string& plan_id, int task) {
+  return task == 0 ? "Redo: " + plan_id : fmt::format("Redo: {}, Task: {}", plan_id, task);
+}
+
 void TrailerIndex::add(std::vector<TrailerCommit> newest_first) {
-  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) m_by_plan[it->plan].push_back(std::move(*it));
+  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
+    for (const auto& [plan, task] : it->redo) {
+      TrailerCommit marker;
+      marker.hash = it->hash;
+      marker.spec = it->spec;
+      marker.subject = it->subject;
+      marker.redo = {{plan, task}};
+      m_redo[plan].emplace_back(m_by_plan[plan].size(), std::move(marker));
+    }
+    if (!it->plan.empty()) m_by_plan[it->plan].push_back(std::move(*it));
+  }
 }
 
 void TrailerIndex::refresh() {
@@ -238,18 +319,20 @@ void TrailerIndex::refresh() {
       auto commits = parse_trailer_log(r.out, true, true);
       for (auto it = commits.rbegin(); it != commits.rend(); ++it)
         if (it->plan.empty() && it->spec.empty()) m_untrailed.push_back(*it);
-      std::erase_if(commits, [](const TrailerCommit& c) { return c.plan.empty(); });
+      std::erase_if(commits, [](const TrailerCommit& c) { return c.plan.empty() && c.redo.empty(); });
       add(std::move(commits));
       m_head = newest(r.out);
       return;
     }
     m_by_plan.clear(); // the history was rewritten: read it all again
+    m_redo.clear();
   }
   // The whole history without paths: a diff of every commit of a large repository is slow.
   auto args = trailer_log_args(false);
   args.push_back("HEAD");
   auto r = run_git(m_root, args);
   m_by_plan.clear();
+  m_redo.clear();
   if (r.exit_code != 0 || r.out.find('\x1e') == std::string::npos) return m_head.clear(); // no commits yet
   m_head = newest(r.out);
   add(parse_trailer_log(r.out, false));
@@ -259,6 +342,26 @@ std::vector<TrailerCommit> TrailerIndex::commits_for(const std::string& plan_id)
   std::lock_guard lock(m_mutex);
   auto it = m_by_plan.find(plan_id);
   return it == m_by_plan.end() ? std::vector<TrailerCommit>{} : it->second;
+}
+
+std::vector<std::pair<int, std::string>> TrailerIndex::standing_tasks(const std::string& plan_id,
+                                                                      const std::string& spec_name) const {
+  std::lock_guard lock(m_mutex);
+  static const std::vector<TrailerCommit> no_commits;
+  static const std::vector<std::pair<std::size_t, TrailerCommit>> no_markers;
+  const auto c = m_by_plan.find(plan_id);
+  const auto m = m_redo.find(plan_id);
+  const auto& commits = c == m_by_plan.end() ? no_commits : c->second;
+  const auto& markers = m == m_redo.end() ? no_markers : m->second;
+  // Back into the history's order, newest first: a marker is newer than the `older` commits
+  // that were there when it was read, and older than the rest.
+  std::vector<TrailerCommit> newest_first;
+  std::size_t next_marker = markers.size();
+  for (std::size_t i = commits.size() + 1; i-- > 0;) {
+    while (next_marker > 0 && markers[next_marker - 1].first >= i) newest_first.push_back(markers[--next_marker].second);
+    if (i > 0) newest_first.push_back(commits[i - 1]);
+  }
+  return worker::standing_tasks(newest_first, plan_id, spec_name);
 }
 
 std::vector<TrailerCommit> TrailerIndex::untrailed() const {

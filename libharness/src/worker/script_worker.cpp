@@ -157,13 +157,10 @@ std::expected<spec::Plan, std::string> load_one_plan(const spec::Layout& layout,
 std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project_root, const std::string& plan_id,
                                                          const std::string& spec_name) {
   auto args = trailer_log_args(false);
-  args.insert(args.end(), {"--fixed-strings", "--grep", fmt::format("Plan: {},", plan_id)});
+  // Its task commits and the redo markers that name it (several --grep: any of them matches).
+  args.insert(args.end(), {"--fixed-strings", "--grep", fmt::format("Plan: {},", plan_id), "--grep", redo_trailer(plan_id, 0)});
   auto log = run_git(project_root, args);
-  std::vector<std::pair<int, std::string>> out;
-  for (auto& c : parse_trailer_log(log.out, false))
-    if (c.plan == plan_id && c.task > 0 && c.spec == spec_name) out.emplace_back(c.task, std::move(c.hash));
-  std::reverse(out.begin(), out.end()); // git log is newest first
-  return out;
+  return standing_tasks(parse_trailer_log(log.out, false), plan_id, spec_name);
 }
 
 std::string format_done_tasks(const std::vector<std::pair<int, std::string>>& done) {

@@ -48,7 +48,8 @@ struct ScriptWorkerResult {
 ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req);
 
 /// Hashes of commits in HEAD's history whose message carries `Plan: <plan_id>, Task: i/n` and
-/// `Spec: <spec_name>` (plan ids repeat across specs), oldest first. Used to skip finished tasks.
+/// `Spec: <spec_name>` (plan ids repeat across specs), oldest first, but for tasks a newer redo
+/// marker names (standing_tasks). Used to skip finished tasks.
 std::vector<std::pair<int, std::string>> committed_tasks(const std::filesystem::path& project_root,
                                                          const std::string& plan_id, const std::string& spec_name);
 

@@ -1,0 +1,59 @@
+#pragma once
+// `harness-cli redo`: run a plan, or some of its tasks, again after its PLAN was fixed. A task
+// with its trailer commit counts as done (that is what makes a killed run resume exactly once),
+// so a fixed shell block would otherwise never run. Nothing is rewritten: the plan's SUMMARY is
+// removed (the plan is not executed any more, and the verifications that covered it no longer
+// hold) and one commit records a redo marker (`Redo: 01-02, Task: 2` trailers). Task commits
+// older than the marker no longer count (worker::standing_tasks); they stay in history.
+
+#include "harness/orchestrator/orchestrator.hpp"
+#include "harness/spec/spec.hpp"
+
+#include <expected>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::orchestrator {
+
+/// What to run again: `01-02` (every task) or `01-02:2,3`.
+struct RedoTarget {
+  std::string plan;
+  std::vector<int> tasks; ///< 1-based, sorted, unique; empty: every task
+};
+
+/// Parses "01-02" or "01-02:2,3"; the error says what is wrong with the text.
+std::expected<RedoTarget, std::string> parse_redo_target(std::string_view text);
+
+/// One target's outcome.
+struct RedoPlan {
+  std::string plan;
+  std::vector<int> tasks;                         ///< as asked; empty: every task
+  std::vector<std::pair<int, std::string>> undone; ///< committed tasks that will run again (task, hash)
+  std::string summary;                            ///< the SUMMARY removed (relative to the project); empty: none
+  /// Neither a SUMMARY nor a standing commit of the asked tasks: the plan runs anyway at the next
+  /// orchestrate (or its tasks were marked before), so nothing was recorded for it.
+  bool nothing_to_do() const { return undone.empty() && summary.empty(); }
+};
+
+struct RedoResult {
+  std::string commit; ///< the marker commit; empty when no target had anything to undo
+  std::vector<RedoPlan> plans;
+};
+
+/// Checks the targets against the spec (every plan exists, every task is one of its tasks), then
+/// removes the SUMMARYs and commits one marker for all targets that have something to undo. The
+/// user's staged changes stay staged and out of the commit. Fails with exit_code 2 for an unknown
+/// plan or task, and 1 while an orchestrate runs in the project or when git fails (nothing is
+/// removed then, except when the commit itself fails: git's message says why).
+std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vector<RedoTarget>& targets,
+                                         std::string_view note);
+
+/// "01-02: task 2 runs again at the next orchestrate ..." lines and the commit, for a person;
+/// `spec_arg` is the spec directory as the user wrote it (for the next command to run).
+std::string redo_text(const RedoResult& result, std::string_view spec_arg);
+/// {"commit": ..., "plans": [{"plan", "tasks" ("all" or [2, 3]), "undone": [{"task", "commit"}],
+/// "summary_removed", "nothing_to_do"}]}.
+std::string redo_json(const RedoResult& result);
+
+} // namespace harness::orchestrator

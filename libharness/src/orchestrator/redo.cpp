@@ -1,0 +1,168 @@
+#include "harness/orchestrator/redo.hpp"
+
+#include "harness/store/run_lock.hpp"
+#include "harness/worker/git.hpp"
+#include "harness/worker/script_worker.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+namespace harness::orchestrator {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string tasks_phrase(const std::vector<int>& tasks) {
+  if (tasks.empty()) return "every task";
+  return fmt::format("task{} {}", tasks.size() == 1 ? "" : "s", fmt::join(tasks, ", "));
+}
+
+std::string short_hash(const std::string& hash) { return hash.substr(0, 7); }
+
+} // namespace
+
+std::expected<RedoTarget, std::string> parse_redo_target(std::string_view text) {
+  RedoTarget t;
+  const size_t colon = text.find(':');
+  t.plan = std::string(text.substr(0, colon));
+  if (t.plan.empty()) return std::unexpected(fmt::format("'{}': no plan id before ':' (write 01-02 or 01-02:2,3)", text));
+  if (colon == std::string_view::npos) return t;
+  std::string_view rest = text.substr(colon + 1);
+  if (rest.empty()) return std::unexpected(fmt::format("'{}': no task after ':' (write 01-02:2, or 01-02 for every task)", text));
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    int n = 0;
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), n);
+    if (ec != std::errc() || end != item.data() + item.size() || n < 1)
+      return std::unexpected(fmt::format("'{}': '{}' is not a task number (tasks count from 1)", text, item));
+    t.tasks.push_back(n);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (comma != std::string_view::npos && rest.empty()) return std::unexpected(fmt::format("'{}': a ',' with no task after it", text));
+  }
+  std::sort(t.tasks.begin(), t.tasks.end());
+  t.tasks.erase(std::unique(t.tasks.begin(), t.tasks.end()), t.tasks.end());
+  return t;
+}
+
+std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vector<RedoTarget>& targets,
+                                         std::string_view note) {
+  const auto& layout = spec.layout;
+  const fs::path root = layout.project_root;
+  // Every target is checked before anything is touched: a typo in the third must not leave the
+  // first two half done.
+  std::vector<RedoTarget> merged; // one per plan, in the order given
+  for (const auto& t : targets) {
+    const auto* plan = spec.find_plan(t.plan);
+    if (!plan) {
+      std::vector<std::string> ids;
+      for (const auto& p : spec.plans) ids.push_back(p.id);
+      return std::unexpected(RunError{fmt::format("no plan {} in {} (its plans: {})", t.plan, layout.spec_name,
+                                                  ids.empty() ? "none" : fmt::format("{}", fmt::join(ids, ", "))),
+                                      2});
+    }
+    const int count = static_cast<int>(plan->tasks.size());
+    for (int task : t.tasks)
+      if (task > count)
+        return std::unexpected(RunError{fmt::format("plan {} has {} task{}: there is no task {}", t.plan, count,
+                                                    count == 1 ? "" : "s", task),
+                                        2});
+    auto same = std::find_if(merged.begin(), merged.end(), [&](const RedoTarget& m) { return m.plan == t.plan; });
+    if (same == merged.end()) merged.push_back(t);
+    else if (same->tasks.empty() || t.tasks.empty()) same->tasks.clear(); // every task
+    else {
+      same->tasks.insert(same->tasks.end(), t.tasks.begin(), t.tasks.end());
+      std::sort(same->tasks.begin(), same->tasks.end());
+      same->tasks.erase(std::unique(same->tasks.begin(), same->tasks.end()), same->tasks.end());
+    }
+  }
+  const fs::path state_dir = root / ".orchestration";
+  // A running orchestrate has read what is done and may be executing these very plans.
+  if (auto running = store::running_orchestrator(state_dir))
+    return std::unexpected(RunError{fmt::format("an orchestrate is running in this project ({}); stop it first "
+                                                "(Ctrl-C in its terminal), then redo",
+                                                store::describe_run(*running)),
+                                    1});
+
+  RedoResult result;
+  std::vector<std::string> remove, trailers;
+  std::vector<std::string> named; // for the subject
+  for (const auto& t : merged) {
+    const auto* plan = spec.find_plan(t.plan);
+    RedoPlan out;
+    out.plan = t.plan;
+    out.tasks = t.tasks;
+    for (auto& [task, hash] : worker::committed_tasks(root, t.plan, layout.spec_name))
+      if (t.tasks.empty() || std::binary_search(t.tasks.begin(), t.tasks.end(), task)) out.undone.emplace_back(task, hash);
+    if (const auto* phase = layout.find_phase(plan->phase)) {
+      const fs::path summary = layout.summary_file(*phase, plan->id);
+      std::error_code ec;
+      if (fs::exists(fs::symlink_status(summary, ec))) out.summary = fs::relative(summary, root, ec).generic_string();
+    }
+    if (!out.nothing_to_do()) {
+      if (!out.summary.empty()) remove.push_back(out.summary);
+      if (t.tasks.empty()) trailers.push_back(worker::redo_trailer(t.plan, 0));
+      for (int task : t.tasks) trailers.push_back(worker::redo_trailer(t.plan, task));
+      named.push_back(t.tasks.empty() ? t.plan : fmt::format("{} ({})", t.plan, tasks_phrase(t.tasks)));
+    }
+    result.plans.push_back(std::move(out));
+  }
+  if (trailers.empty()) return result;
+
+  std::string message = fmt::format("chore({}): run {} again\n\n", layout.spec_name, fmt::join(named, ", "));
+  if (!note.empty()) message += std::string(note) + "\n\n";
+  message += fmt::format("{}\nSpec: {}\n", fmt::join(trailers, "\n"), layout.spec_name);
+  auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message);
+  if (!hash) return std::unexpected(RunError{hash.error(), 1});
+  result.commit = *hash;
+  return result;
+}
+
+std::string redo_text(const RedoResult& result, std::string_view spec_arg) {
+  std::string out;
+  for (const auto& p : result.plans) {
+    if (p.nothing_to_do()) {
+      out += fmt::format("{}: nothing to redo: it has no SUMMARY and no commit of {} stands; it runs at the next "
+                         "orchestrate as it is\n",
+                         p.plan, tasks_phrase(p.tasks));
+      continue;
+    }
+    std::vector<std::string> hashes;
+    for (const auto& [task, hash] : p.undone) hashes.push_back(fmt::format("task {} {}", task, short_hash(hash)));
+    out += fmt::format("{}: {} run{} again at the next orchestrate", p.plan, tasks_phrase(p.tasks),
+                       p.tasks.size() > 1 ? "" : "s");
+    if (!hashes.empty()) out += fmt::format(" (earlier commits stay in history: {})", fmt::join(hashes, ", "));
+    if (!p.summary.empty()) out += fmt::format("; removed {}", p.summary);
+    out += "\n";
+  }
+  if (!result.commit.empty())
+    out += fmt::format("recorded in commit {}; next: harness-cli orchestrate {}\n", short_hash(result.commit), spec_arg);
+  return out;
+}
+
+std::string redo_json(const RedoResult& result) {
+  boost::json::array plans;
+  for (const auto& p : result.plans) {
+    boost::json::array undone;
+    for (const auto& [task, hash] : p.undone) undone.push_back({{"task", task}, {"commit", hash}});
+    boost::json::value tasks = "all";
+    if (!p.tasks.empty()) {
+      boost::json::array list;
+      for (int t : p.tasks) list.push_back(t);
+      tasks = std::move(list);
+    }
+    plans.push_back({{"plan", p.plan},
+                     {"tasks", std::move(tasks)},
+                     {"undone", std::move(undone)},
+                     {"summary_removed", p.summary.empty() ? boost::json::value(nullptr) : boost::json::value(p.summary)},
+                     {"nothing_to_do", p.nothing_to_do()}});
+  }
+  boost::json::object o{{"commit", result.commit.empty() ? boost::json::value(nullptr) : boost::json::value(result.commit)},
+                        {"plans", std::move(plans)}};
+  return boost::json::serialize(o);
+}
+
+} // namespace harness::orchestrator

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# `harness-cli redo` (script worker, real git): a plan whose second task had a wrong shell block
+# fails its verification; the user fixes the PLAN, asks for task 2 again, and the next
+# orchestrate runs task 2 only (task 1's commit still stands), then verifies the plan, the phase
+# and the final again. Bad targets exit 2 and change nothing.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
+spec=docs/specs/SPC-001-redo
+p=$tmp/p
+s=$p/$spec
+plan=$s/planning/plans/01-core/01-01-PLAN.md
+mkdir -p "$(dirname "$plan")"
+printf '# Redo\n\nOne plan of two tasks.\n' >"$s/SPEC.md"
+cat >"$plan" <<'PLAN'
+---
+plan_id: '01-01'
+depends_on: []
+files_modified: ['out/**']
+must_pass:
+  - id: greeting
+    type: command_output
+    shell: true
+    command: "grep -qx hello out/b.txt"
+    expects: {exit_code: 0}
+---
+# 01-01
+
+### Task 1: first file
+
+```bash
+mkdir -p out && date +%s%N > out/a.txt
+```
+
+### Task 2: greeting
+
+```bash
+echo helo > out/b.txt
+```
+PLAN
+(cd "$p" && git init -q && git add -A && git commit -qm init)
+
+run() { # log name -> output in $out, exit code in $rc
+  rc=0
+  (cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes >"$tmp/$1.out" 2>&1 </dev/null) || rc=$?
+  out=$(cat "$tmp/$1.out")
+}
+redo() { # args -> output in $out (stdout and stderr), exit code in $rc
+  rc=0
+  out=$(cd "$p" && "$cli" redo "$spec" "$@" 2>&1) || rc=$?
+}
+commits_of() { (cd "$p" && git log --format=%H --fixed-strings --grep "Plan: 01-01, Task: $1/" | wc -l); }
+
+run first
+[[ $rc -eq 1 && $out == *blocked* ]] || fail "the first run should block on the failed check: rc $rc: $out"
+first_a=$(cat "$p/out/a.txt")
+
+# The user fixes the block.
+sed -i 's/echo helo/echo hello/' "$plan"
+(cd "$p" && git commit -qam "fix 01-01's greeting")
+head_before=$(cd "$p" && git rev-parse HEAD)
+
+# Bad targets: exit 2, nothing written.
+redo 01-09
+[[ $rc -eq 2 && $out == *"no plan 01-09 in SPC-001-redo (its plans: 01-01)"* ]] || fail "unknown plan: rc $rc: $out"
+redo 01-01:3
+[[ $rc -eq 2 && $out == *"plan 01-01 has 2 tasks: there is no task 3"* ]] || fail "unknown task: rc $rc: $out"
+redo 01-01:two
+[[ $rc -eq 2 && $out == *"'two' is not a task number"* ]] || fail "bad task: rc $rc: $out"
+[[ $(cd "$p" && git rev-parse HEAD) == "$head_before" ]] || fail "a refused redo committed something"
+
+redo 01-01:2 --note "task 2 wrote helo"
+[[ $rc -eq 0 && $out == *"01-01: task 2 runs again at the next orchestrate"* && $out == *"next: harness-cli orchestrate $spec"* ]] \
+  || fail "redo: rc $rc: $out"
+msg=$(cd "$p" && git log -1 --format=%B)
+[[ $msg == *"Redo: 01-01, Task: 2"* && $msg == *"Spec: SPC-001-redo"* && $msg == *"task 2 wrote helo"* ]] || fail "marker commit: $msg"
+[[ ! -e $s/execution/phases/01-core/01-01-SUMMARY.md ]] || fail "the SUMMARY is still there"
+[[ -z $(cd "$p" && git status --porcelain) ]] || fail "redo left changes: $(cd "$p" && git status --porcelain)"
+st=$(cd "$p" && "$cli" status "$spec")
+[[ $st == *"0 executed"* ]] || fail "status after redo: $st"
+# Asked twice: nothing more to do, nothing committed; --json says so.
+json=$(cd "$p" && "$cli" redo "$spec" 01-01:2 --json)
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["commit"] is None and d["plans"][0]["nothing_to_do"], d' "$json" \
+  || fail "second redo: $json"
+
+run second
+[[ $rc -eq 0 && $out == *"run_finished       : complete"* ]] || fail "the run after redo: rc $rc: $out"
+[[ $(cat "$p/out/b.txt") == hello ]] || fail "task 2 did not run again: $(cat "$p/out/b.txt")"
+[[ $(cat "$p/out/a.txt") == "$first_a" ]] || fail "task 1 ran again"
+[[ $(commits_of 1) -eq 1 && $(commits_of 2) -eq 2 ]] || fail "task commits: task 1 $(commits_of 1), task 2 $(commits_of 2)"
+[[ -f $s/execution/phases/01-core/01-01-SUMMARY.md ]] || fail "no SUMMARY after the run"
+[[ $(grep -c '01-01' "$s/execution/FINAL-VERIFICATION.md") -ge 1 ]] || fail "no final verification"
+(cd "$p" && "$cli" verify "$spec" 01-01 >"$tmp/verify.out" 2>&1) || fail "verify 01-01 after the redo: $(cat "$tmp/verify.out")"
+[[ -z $(cd "$p" && git status --porcelain) ]] || fail "left uncommitted: $(cd "$p" && git status --porcelain)"
+
+# The whole plan: both tasks run again.
+redo 01-01
+[[ $rc -eq 0 && $out == *"01-01: every task runs again"* ]] || fail "redo of the plan: rc $rc: $out"
+run third
+[[ $rc -eq 0 && $out == *"run_finished       : complete"* ]] || fail "the run after redo of the plan: rc $rc: $out"
+[[ $(cat "$p/out/a.txt") != "$first_a" ]] || fail "task 1 did not run again"
+[[ $(commits_of 1) -eq 2 ]] || fail "task 1 commits: $(commits_of 1)"
+echo "PASS"

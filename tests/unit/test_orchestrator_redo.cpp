@@ -1,0 +1,131 @@
+// `harness-cli redo` in the library: targets parsed and checked, the SUMMARY removed and one marker
+// commit made in a real git repository, after which the marked tasks no longer count as done.
+#include "harness/orchestrator/redo.hpp"
+#include "harness/spec/spec.hpp"
+#include "harness/store/run_lock.hpp"
+#include "harness/worker/git.hpp"
+#include "harness/worker/script_worker.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Project {
+  test::TempDir dir;
+  fs::path spec_dir;
+  std::string t1, t2;
+  Project() : spec_dir(dir.path / "docs/specs/SPC-007-redo") {
+    test::set_git_identity();
+    dir.write("docs/specs/SPC-007-redo/SPEC.md", "# Redo\n");
+    dir.write("docs/specs/SPC-007-redo/planning/plans/01-core/01-01-PLAN.md",
+              "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/**']\n---\n# 01-01\n\n"
+              "### Task 1: one\n\n```bash\nmkdir -p out && echo 1 > out/1.txt\n```\n\n"
+              "### Task 2: two\n\n```bash\necho 2 > out/2.txt\n```\n");
+    test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
+    const fs::path lock = dir.path / ".orchestration/git.lock";
+    dir.write("out/1.txt", "1\n");
+    t1 = *worker::commit_paths(dir.path, lock, {"out/1.txt"}, "feat(01-01): one\n\nPlan: 01-01, Task: 1/2\nSpec: SPC-007-redo");
+    dir.write("out/2.txt", "2\n");
+    t2 = *worker::commit_paths(dir.path, lock, {"out/2.txt"}, "feat(01-01): two\n\nPlan: 01-01, Task: 2/2\nSpec: SPC-007-redo");
+    const auto spec = load();
+    summary = spec.layout.summary_file(*spec.layout.find_phase(spec.plans.at(0).phase), "01-01");
+    dir.write(fs::relative(summary, dir.path).string(), "---\nplan_id: '01-01'\nstatus: complete\n---\n# done\n");
+    REQUIRE(*worker::commit_paths(dir.path, lock, {fs::relative(summary, dir.path).string()},
+                                  "docs(01-01): summary\n\nPlan: 01-01\nSpec: SPC-007-redo") != "");
+  }
+  spec::Spec load() const {
+    auto s = spec::load_spec(spec_dir);
+    REQUIRE(s);
+    REQUIRE(s->valid());
+    return std::move(*s);
+  }
+  std::string head() const { return test::sh(dir.path, "git rev-parse HEAD"); }
+  fs::path summary;
+};
+
+orchestrator::RedoTarget target(std::string_view text) {
+  auto t = orchestrator::parse_redo_target(text);
+  REQUIRE(t);
+  return *t;
+}
+
+} // namespace
+
+TEST_CASE("redo targets: a plan, or some of its tasks", "[orchestrator][redo]") {
+  CHECK(target("01-02").plan == "01-02");
+  CHECK(target("01-02").tasks.empty());
+  CHECK(target("01-02:3,1,3").tasks == std::vector<int>{1, 3});
+  for (const char* bad : {"", ":2", "01-02:", "01-02:0", "01-02:x", "01-02:2,", "01-02:1-3"}) {
+    INFO(bad);
+    CHECK_FALSE(orchestrator::parse_redo_target(bad).has_value());
+  }
+}
+
+TEST_CASE("redo of a task removes the SUMMARY, records a marker, and the task no longer counts as done",
+          "[orchestrator][redo]") {
+  Project p;
+  using Done = std::vector<std::pair<int, std::string>>;
+  REQUIRE(worker::committed_tasks(p.dir.path, "01-01", "SPC-007-redo") == Done{{1, p.t1}, {2, p.t2}});
+  auto r = orchestrator::redo(p.load(), {target("01-01:2")}, "the block wrote the wrong value");
+  REQUIRE(r);
+  REQUIRE(r->plans.size() == 1);
+  CHECK(r->plans[0].undone == Done{{2, p.t2}});
+  CHECK(r->plans[0].summary == fs::relative(p.summary, p.dir.path).generic_string());
+  CHECK(r->commit.size() == 40);
+  CHECK_FALSE(fs::exists(p.summary));
+  CHECK(worker::committed_tasks(p.dir.path, "01-01", "SPC-007-redo") == Done{{1, p.t1}});
+  const auto msg = test::sh(p.dir.path, "git log -1 --format=%B");
+  CHECK(msg.find("Redo: 01-01, Task: 2\n") != std::string::npos);
+  CHECK(msg.find("Spec: SPC-007-redo") != std::string::npos);
+  CHECK(msg.find("the block wrote the wrong value") != std::string::npos);
+  CHECK(test::sh(p.dir.path, "git status --porcelain").empty()); // the removal is committed
+  const auto text = orchestrator::redo_text(*r, "docs/specs/SPC-007-redo");
+  CHECK(text.find("01-01: task 2 runs again") != std::string::npos);
+  CHECK(text.find("harness-cli orchestrate docs/specs/SPC-007-redo") != std::string::npos);
+
+  // Asked again before the next run: nothing left to undo, nothing committed.
+  const auto before = p.head();
+  auto again = orchestrator::redo(p.load(), {target("01-01:2")}, "");
+  REQUIRE(again);
+  CHECK(again->plans.at(0).nothing_to_do());
+  CHECK(again->commit.empty());
+  CHECK(p.head() == before);
+  CHECK(orchestrator::redo_text(*again, "x").find("nothing to redo") != std::string::npos);
+
+  // The whole plan: task 1 too.
+  auto all = orchestrator::redo(p.load(), {target("01-01")}, "");
+  REQUIRE(all);
+  CHECK(all->plans.at(0).undone == Done{{1, p.t1}});
+  CHECK(worker::committed_tasks(p.dir.path, "01-01", "SPC-007-redo").empty());
+  CHECK(orchestrator::redo_json(*all).find("\"tasks\":\"all\"") != std::string::npos);
+}
+
+TEST_CASE("redo refuses an unknown plan or task before touching anything, and while an orchestrate runs",
+          "[orchestrator][redo]") {
+  Project p;
+  const auto before = p.head();
+  auto unknown = orchestrator::redo(p.load(), {target("01-01:1"), target("01-09")}, "");
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().exit_code == 2);
+  CHECK(unknown.error().message.find("no plan 01-09 in SPC-007-redo (its plans: 01-01)") != std::string::npos);
+  auto task = orchestrator::redo(p.load(), {target("01-01:3")}, "");
+  REQUIRE_FALSE(task);
+  CHECK(task.error().exit_code == 2);
+  CHECK(task.error().message == "plan 01-01 has 2 tasks: there is no task 3");
+  CHECK(p.head() == before);
+  CHECK(fs::exists(p.summary));
+  {
+    auto lock = store::RunLock::acquire(p.dir.path / ".orchestration", {0, "docs/specs/SPC-007-redo", "", "r1"});
+    REQUIRE(lock);
+    auto running = orchestrator::redo(p.load(), {target("01-01")}, "");
+    REQUIRE_FALSE(running);
+    CHECK(running.error().exit_code == 1);
+    CHECK(running.error().message.find("an orchestrate is running") != std::string::npos);
+  }
+  CHECK(p.head() == before);
+  CHECK(fs::exists(p.summary));
+}
