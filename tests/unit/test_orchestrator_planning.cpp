@@ -188,6 +188,22 @@ TEST_CASE("A researcher, a checker and a reconciler are told what to read and wr
   CHECK(std::string(reconcile.at("deviating_summaries").as_array()[0].as_string()).ends_with("01-01-SUMMARY.md"));
 }
 
+TEST_CASE("An executor is told which of its plan's tasks an earlier attempt committed", "[orchestrator][planning]") {
+  SpecDir d;
+  d.dir.write("docs/specs/SPC-001-greet/planning/plans/01-core/01-01-PLAN.md",
+              plan_text("01-01") + "\n### Task 1: write the greeting\n\n### Task 2: test it\n");
+  const auto s = d.load();
+  auto first = orchestrator::task_brief(s, action(TaskKind::execute, "01-01"), "/t");
+  CHECK_FALSE(first.contains("committed_tasks"));
+  auto retry = orchestrator::task_brief(s, action(TaskKind::execute, "01-01"), "/t", {}, {{1, "abc123"}});
+  REQUIRE(retry.at("committed_tasks").as_array().size() == 1);
+  const auto& t = retry.at("committed_tasks").as_array()[0].as_object();
+  CHECK(t.at("task").as_int64() == 1);
+  CHECK(t.at("commit").as_string() == "abc123");
+  CHECK(t.at("name").as_string() == "write the greeting");
+  CHECK(std::string(retry.at("instructions").as_string()).find("Do not do them again") != std::string::npos);
+}
+
 TEST_CASE("A user's uncommitted edit in a file a pending plan writes is found; executed plans and the spec are not", "[orchestrator][preflight]") {
   SpecDir d;
   d.plan("01-01"); // writes f01-01

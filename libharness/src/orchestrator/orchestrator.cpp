@@ -177,8 +177,14 @@ void Orchestrator::Impl::end_session(const std::string& sid, const std::string& 
 std::string Orchestrator::Impl::render_prompt(const Session& s) {
   static const std::vector<std::string> none;
   auto findings = revision_findings.find(s.action.subject);
+  std::vector<std::pair<int, std::string>> committed;
+  if (const auto* p = plan_of(s.action); p && s.action.kind == TaskKind::execute) {
+    if (s.action.attempt > 1) trailers->refresh(); // the attempt before may have committed
+    committed = trailers->standing_tasks(p->id, spec.layout.spec_name);
+  }
   const auto task = task_brief(spec, s.action, opt.worker_prompt_template.parent_path(),
-                               s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none);
+                               s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none,
+                               committed);
   auto tmpl = util::read_file(opt.worker_prompt_template);
   const std::string task_json = boost::json::serialize(task);
   if (!tmpl) return "You are a harness worker. Task: " + task_json;

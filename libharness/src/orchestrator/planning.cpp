@@ -103,7 +103,8 @@ std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec
 }
 
 json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs::path& templates_dir,
-                        const std::vector<std::string>& revision_findings) {
+                        const std::vector<std::string>& revision_findings,
+                        const std::vector<std::pair<int, std::string>>& committed_tasks) {
   json::object o{{"task", a.task},       {"kind", sched::to_string(a.kind)}, {"subject", a.subject},
                  {"attempt", a.attempt}, {"spec_dir", spec.layout.spec_dir.string()}};
   auto tmpl = [&](const char* name) { return (templates_dir / name).string(); };
@@ -185,6 +186,19 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
         o["instructions"] = "Plans this one builds on deviated from their plans (see their SUMMARY files). "
                             "Update this PLAN file where the deviations change what it must do; change nothing "
                             "else. Report task_completed either way.";
+      } else if (!committed_tasks.empty()) {
+        // A retry, a resumed run or a `redo`: the history says which tasks are done.
+        json::array done;
+        for (const auto& [index, hash] : committed_tasks) {
+          json::object t{{"task", index}, {"commit", hash}};
+          if (index >= 1 && static_cast<std::size_t>(index) <= p->tasks.size())
+            t["name"] = p->tasks[static_cast<std::size_t>(index - 1)].name;
+          done.push_back(std::move(t));
+        }
+        o["committed_tasks"] = std::move(done);
+        o["instructions"] = "The tasks in committed_tasks are done: their commits (with this plan's trailers) are "
+                            "in history, made by an earlier attempt. Do not do them again; do the plan's other "
+                            "tasks in order, then write and commit the SUMMARY, listing every task's commit.";
       }
     }
     break;

@@ -48,9 +48,12 @@ std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec
 /// (number, name, goal, success criteria), the files to write and where (research file, plans
 /// directory and id pattern), the template to start from in `templates_dir`, the plans to check,
 /// the deviations to reconcile, the verification whose gaps to close, and `revision_findings`
-/// for a planner sent back by the checker. Absolute paths: a worker may run anywhere.
+/// for a planner sent back by the checker, and for an execute the plan's tasks whose commits
+/// stand (`committed_tasks`, (task, hash) as worker::standing_tasks gives them: an earlier
+/// attempt's work, which the worker must not do twice). Absolute paths: a worker may run anywhere.
 boost::json::object task_brief(const spec::Spec& spec, const sched::Action& a, const std::filesystem::path& templates_dir,
-                               const std::vector<std::string>& revision_findings = {});
+                               const std::vector<std::string>& revision_findings = {},
+                               const std::vector<std::pair<int, std::string>>& committed_tasks = {});
 
 /// The key/value store entry that says phase `phase` of `spec_name` is being planned: set when a
 /// planner starts, removed when the phase's check-plans is done. Left behind by a killed run, it
