@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `harness-cli redo` (script worker, real git): a plan whose second task had a wrong shell block
-# fails its verification; the user fixes the PLAN, asks for task 2 again, and the next
+# fails its verification (the block message says that executing again ran nothing and points at
+# redo); the user fixes the PLAN, asks for task 2 again, and the next
 # orchestrate runs task 2 only (task 1's commit still stands), then verifies the plan, the phase
 # and the final again. Bad targets exit 2 and change nothing.
 set -euo pipefail
@@ -55,6 +56,11 @@ commits_of() { (cd "$p" && git log --format=%H --fixed-strings --grep "Plan: 01-
 
 run first
 [[ $rc -eq 1 && $out == *blocked* ]] || fail "the first run should block on the failed check: rc $rc: $out"
+# The retry executed the plan again but ran nothing (both tasks committed): the block says what helps.
+hint="executing 01-01 again ran none of its tasks (2 committed, and a committed task does not run again): if its PLAN was wrong, fix it, then harness-cli redo $spec 01-01[:TASK]"
+[[ $out == *"task_blocked"*"$hint"* ]] || fail "the block does not point at redo: $out"
+st=$(cd "$p" && "$cli" status "$spec")
+[[ $st == *"$hint"* ]] || fail "status does not point at redo: $st"
 first_a=$(cat "$p/out/a.txt")
 
 # The user fixes the block.

@@ -349,6 +349,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     return fail(task, sched::FailureClass::crashed, why);
   }
   record_commits(s);
+  record_tasks_run(s);
   if (is_planning(s.action.kind)) return finish_planning(sid);
   if (s.action.kind == TaskKind::research)
     if (auto n = spec::parse_phase_number(s.action.subject))

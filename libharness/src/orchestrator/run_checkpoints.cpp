@@ -49,8 +49,17 @@ void Orchestrator::Impl::run_verification(Session& s) {
 
 void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& sid, const VerifyOutcome& out) {
   if (out.failed) {
-    end_session(sid, out.message, false);
-    return fail(a.task, sched::FailureClass::verification_failed, out.message);
+    std::string why = out.message;
+    if (auto n = ran_nothing.find(a.subject); a.kind == TaskKind::verify_plan && n != ran_nothing.end()) {
+      // Executing again cannot change the outcome: say what can.
+      std::error_code ec;
+      why += fmt::format("; executing {} again ran none of its tasks ({} committed, and a committed task does not run "
+                         "again): if its PLAN was wrong, fix it, then harness-cli redo {} {}[:TASK]",
+                         a.subject, n->second, fs::relative(spec.layout.spec_dir, spec.layout.project_root, ec).generic_string(),
+                         a.subject);
+    }
+    end_session(sid, why, false);
+    return fail(a.task, sched::FailureClass::verification_failed, why);
   }
   if (a.kind == TaskKind::verify_plan) {
     const auto* plan = plan_of(a);

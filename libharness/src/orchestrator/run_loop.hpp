@@ -133,6 +133,9 @@ struct Orchestrator::Impl {
   std::chrono::steady_clock::time_point next_agent_start; ///< --stagger: no agent starts before this
   std::map<std::string, int> rate_limits;         ///< task -> rate-limited attempts in a row
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
+  /// plan -> how many committed tasks its last execute skipped while running none (script
+  /// worker): a failed check then cannot be fixed by executing again, and the message says so.
+  std::map<std::string, int> ran_nothing;
   std::set<std::string> planning_marked;          ///< phases with a planning mark in the store
   std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)
   std::optional<std::vector<worker::GitChange>> changes_at_start; ///< git status when the run began
@@ -187,6 +190,7 @@ struct Orchestrator::Impl {
   /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
   void recover_commits_log();
   void record_commits(const Session& s);
+  void record_tasks_run(const Session& s);
   /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds
   /// decides (planning.hpp); new plans join the live graph.
   void finish_planning(const std::string& sid);

@@ -85,6 +85,20 @@ void Orchestrator::Impl::record_commits(const Session& s) {
   else if (!lines.empty()) wrote({spec.layout.commits_log});
 }
 
+/// Whether a script execute ran any task: one that found every task committed changed nothing.
+void Orchestrator::Impl::record_tasks_run(const Session& s) {
+  ran_nothing.erase(s.action.subject);
+  auto text = util::read_file(s.dir / "result.json");
+  if (!text || s.action.kind != TaskKind::execute) return;
+  boost::system::error_code ec;
+  auto j = boost::json::parse(*text, ec);
+  if (ec || !j.is_object()) return;
+  const auto* run = j.as_object().if_contains("tasksRun");
+  const auto* skipped = j.as_object().if_contains("tasksSkipped");
+  if (run && skipped && run->is_int64() && skipped->is_int64() && run->as_int64() == 0 && skipped->as_int64() > 0)
+    ran_nothing[s.action.subject] = static_cast<int>(skipped->as_int64());
+}
+
 /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
 /// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too. Only
 /// those: a user editing SPEC.md while the run goes on keeps that edit to commit.
