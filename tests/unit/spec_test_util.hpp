@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 
 namespace harness::test {
@@ -39,6 +41,11 @@ struct TempDir {
     return p;
   }
 };
+
+/// A worker::SpecOwner that takes the one spec name given (no renamed directories).
+inline std::function<bool(std::string_view)> only_spec(std::string name) {
+  return [name = std::move(name)](std::string_view s) { return s == name; };
+}
 
 /// Commits made by the code under test get a fixed author and committer: the machine running the
 /// tests may have no git identity.

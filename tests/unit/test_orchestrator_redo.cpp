@@ -69,7 +69,7 @@ TEST_CASE("redo of a task removes the SUMMARY, records a marker, and the task no
           "[orchestrator][redo]") {
   Project p;
   using Done = std::vector<std::pair<int, std::string>>;
-  REQUIRE(worker::committed_tasks(p.dir.path, "01-01", "SPC-007-redo") == Done{{1, p.t1}, {2, p.t2}});
+  REQUIRE(worker::committed_tasks(p.dir.path, "01-01", test::only_spec("SPC-007-redo")) == Done{{1, p.t1}, {2, p.t2}});
   auto r = orchestrator::redo(p.load(), {target("01-01:2")}, "the block wrote the wrong value");
   REQUIRE(r);
   REQUIRE(r->plans.size() == 1);
@@ -77,7 +77,7 @@ TEST_CASE("redo of a task removes the SUMMARY, records a marker, and the task no
   CHECK(r->plans[0].summary == fs::relative(p.summary, p.dir.path).generic_string());
   CHECK(r->commit.size() == 40);
   CHECK_FALSE(fs::exists(p.summary));
-  CHECK(worker::committed_tasks(p.dir.path, "01-01", "SPC-007-redo") == Done{{1, p.t1}});
+  CHECK(worker::committed_tasks(p.dir.path, "01-01", test::only_spec("SPC-007-redo")) == Done{{1, p.t1}});
   const auto msg = test::sh(p.dir.path, "git log -1 --format=%B");
   CHECK(msg.find("Redo: 01-01, Task: 2\n") != std::string::npos);
   CHECK(msg.find("Spec: SPC-007-redo") != std::string::npos);
@@ -100,7 +100,7 @@ TEST_CASE("redo of a task removes the SUMMARY, records a marker, and the task no
   auto all = orchestrator::redo(p.load(), {target("01-01")}, "");
   REQUIRE(all);
   CHECK(all->plans.at(0).undone == Done{{1, p.t1}});
-  CHECK(worker::committed_tasks(p.dir.path, "01-01", "SPC-007-redo").empty());
+  CHECK(worker::committed_tasks(p.dir.path, "01-01", test::only_spec("SPC-007-redo")).empty());
   CHECK(orchestrator::redo_json(*all).find("\"tasks\":\"all\"") != std::string::npos);
 }
 

@@ -291,16 +291,16 @@ TEST_CASE("A task's commit stands unless a newer redo marker of its spec names i
   // Newest first, as git log lists them.
   std::vector<worker::TrailerCommit> log = {task("t2b", "01-02", 2, "S"), marker("m1", "01-02", 2, "S"),
                                             task("t2a", "01-02", 2, "S"), task("t1", "01-02", 1, "S")};
-  CHECK(worker::standing_tasks(log, "01-02", "S") == Done{{1, "t1"}, {2, "t2b"}}); // the re-run stands
+  CHECK(worker::standing_tasks(log, "01-02", test::only_spec("S")) == Done{{1, "t1"}, {2, "t2b"}}); // the re-run stands
   log.erase(log.begin());
-  CHECK(worker::standing_tasks(log, "01-02", "S") == Done{{1, "t1"}}); // marked, not run yet
+  CHECK(worker::standing_tasks(log, "01-02", test::only_spec("S")) == Done{{1, "t1"}}); // marked, not run yet
   log.insert(log.begin(), marker("m2", "01-02", 0, "S"));
-  CHECK(worker::standing_tasks(log, "01-02", "S").empty()); // every task
+  CHECK(worker::standing_tasks(log, "01-02", test::only_spec("S")).empty()); // every task
   // Another spec's marker, or another plan's, changes nothing here.
   std::vector<worker::TrailerCommit> other = {marker("m3", "01-02", 0, "T"), marker("m4", "01-03", 0, "S"),
                                               task("t1", "01-02", 1, "S")};
-  CHECK(worker::standing_tasks(other, "01-02", "S") == Done{{1, "t1"}});
-  CHECK(worker::standing_tasks(other, "01-02", "T").empty());
+  CHECK(worker::standing_tasks(other, "01-02", test::only_spec("S")) == Done{{1, "t1"}});
+  CHECK(worker::standing_tasks(other, "01-02", test::only_spec("T")).empty());
 }
 
 TEST_CASE("commit_marker removes tracked files, records an empty commit otherwise, and leaves staged work alone",
@@ -333,24 +333,24 @@ TEST_CASE("The trailer index keeps redo markers in history order", "[worker][git
   const auto t2 = repo.commit("b.txt", "b\n\nPlan: 01-01, Task: 2/2\nSpec: S");
   index.refresh();
   using Done = std::vector<std::pair<int, std::string>>;
-  CHECK(index.standing_tasks("01-01", "S") == Done{{1, t1}, {2, t2}});
+  CHECK(index.standing_tasks("01-01", test::only_spec("S")) == Done{{1, t1}, {2, t2}});
   REQUIRE(worker::commit_marker(repo.dir.path, lock, {}, "redo\n\nRedo: 01-01, Task: 2\nSpec: S"));
   index.refresh(); // read incrementally
-  CHECK(index.standing_tasks("01-01", "S") == Done{{1, t1}});
+  CHECK(index.standing_tasks("01-01", test::only_spec("S")) == Done{{1, t1}});
   CHECK(index.commits_for("01-01").size() == 2); // a marker is no commit of the plan
   const auto t2b = repo.commit("b.txt", "b again\n\nPlan: 01-01, Task: 2/2\nSpec: S");
   index.refresh();
-  CHECK(index.standing_tasks("01-01", "S") == Done{{1, t1}, {2, t2b}});
+  CHECK(index.standing_tasks("01-01", test::only_spec("S")) == Done{{1, t1}, {2, t2b}});
   worker::TrailerIndex fresh(repo.dir.path); // the same history read in one go
   fresh.refresh();
-  CHECK(fresh.standing_tasks("01-01", "S") == Done{{1, t1}, {2, t2b}});
+  CHECK(fresh.standing_tasks("01-01", test::only_spec("S")) == Done{{1, t1}, {2, t2b}});
   REQUIRE(worker::commit_marker(repo.dir.path, lock, {}, "redo\n\nRedo: 01-01\nSpec: S"));
   fresh.refresh();
-  CHECK(fresh.standing_tasks("01-01", "S").empty());
+  CHECK(fresh.standing_tasks("01-01", test::only_spec("S")).empty());
   // The script worker's own reading of the history agrees.
-  CHECK(worker::committed_tasks(repo.dir.path, "01-01", "S").empty());
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("S")).empty());
   const auto t1b = repo.commit("a.txt", "a again\n\nPlan: 01-01, Task: 1/2\nSpec: S");
-  CHECK(worker::committed_tasks(repo.dir.path, "01-01", "S") == Done{{1, t1b}});
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("S")) == Done{{1, t1b}});
 }
 
 TEST_CASE("changed_paths limited to globs looks only at the matching paths", "[worker][git]") {

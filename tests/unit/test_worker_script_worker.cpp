@@ -93,7 +93,7 @@ TEST_CASE("a retry skips committed tasks and discards what a failed attempt left
   CHECK(first.error.find("Task 2/2") != std::string::npos);
   CHECK_FALSE(first.bad_input); // a failed task is a failure, not the caller's mistake
   CHECK(read(repo.dir.path / "out/b.txt") == "two\n"); // the half-done task left a file behind
-  auto done = worker::committed_tasks(repo.dir.path, "01-01", "SPC-007-demo");
+  auto done = worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("SPC-007-demo"));
   REQUIRE(done.size() == 1);
   CHECK(done[0].first == 1);
 
@@ -112,7 +112,7 @@ TEST_CASE("a worker told which tasks are done (HARNESS_DONE_TASKS) skips them") 
   auto first = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
   ::unsetenv("FAIL_TASK_2");
   REQUIRE_FALSE(first.ok);
-  auto done = worker::committed_tasks(repo.dir.path, "01-01", "SPC-007-demo");
+  auto done = worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("SPC-007-demo"));
   REQUIRE(done.size() == 1);
   // The orchestrator passes what its trailer index knows instead of the worker reading the log.
   auto told = worker::run_script_worker({repo.spec, "01-01", {}, "", done});
@@ -192,8 +192,8 @@ TEST_CASE("another spec's plan with the same id does not count as this plan's do
   Repo repo;
   // SPC-006's 01-01 ran earlier in the same repository: its task commits say Plan: 01-01 too.
   sh(repo.dir.path, "git commit -q --allow-empty -m 'feat(01-01): other' -m 'Plan: 01-01, Task: 1/2' -m 'Spec: SPC-006-other'");
-  CHECK(worker::committed_tasks(repo.dir.path, "01-01", "SPC-007-demo").empty());
-  CHECK(worker::committed_tasks(repo.dir.path, "01-01", "SPC-006-other").size() == 1);
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("SPC-007-demo")).empty());
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("SPC-006-other")).size() == 1);
   auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
   INFO(r.error);
   REQUIRE(r.ok);

@@ -180,7 +180,7 @@ std::string Orchestrator::Impl::render_prompt(const Session& s) {
   std::vector<std::pair<int, std::string>> committed;
   if (const auto* p = plan_of(s.action); p && s.action.kind == TaskKind::execute) {
     if (s.action.attempt > 1) trailers->refresh(); // the attempt before may have committed
-    committed = trailers->standing_tasks(p->id, spec.layout.spec_name);
+    committed = trailers->standing_tasks(p->id, ours());
   }
   const auto task = task_brief(spec, s.action, opt.worker_prompt_template.parent_path(),
                                s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none,
@@ -214,7 +214,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     // The script worker skips tasks already committed; tell it which, so it need not walk the
     // history. A retry within this run may follow an attempt that committed: look again.
     if (s.action.attempt > 1) trailers->refresh();
-    req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(trailers->standing_tasks(p->id, spec.layout.spec_name));
+    req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(trailers->standing_tasks(p->id, ours()));
     // No session of this task in any run before: no attempt can have left files behind. Asked of
     // this spec's task: another spec's 01-01 left nothing in this plan's files.
     req.inherited_env.erase("HARNESS_FIRST_ATTEMPT");

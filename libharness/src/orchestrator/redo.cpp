@@ -95,7 +95,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     RedoPlan out;
     out.plan = t.plan;
     out.tasks = t.tasks;
-    for (auto& [task, hash] : worker::committed_tasks(root, t.plan, layout.spec_name))
+    for (auto& [task, hash] : worker::committed_tasks(root, t.plan, [&](std::string_view s) { return layout.owns_spec_trailer(s); }))
       if (t.tasks.empty() || std::binary_search(t.tasks.begin(), t.tasks.end(), task)) out.undone.emplace_back(task, hash);
     if (const auto* phase = layout.find_phase(plan->phase)) {
       const fs::path summary = layout.summary_file(*phase, plan->id);

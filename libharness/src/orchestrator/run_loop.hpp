@@ -189,6 +189,10 @@ struct Orchestrator::Impl {
   void commit_orphan_summaries();
   /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
   void recover_commits_log();
+  /// Which `Spec:` trailers are this spec's (its name, or its name before a rename).
+  worker::SpecOwner ours() const {
+    return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };
+  }
   void record_commits(const Session& s);
   void record_tasks_run(const Session& s);
   /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds

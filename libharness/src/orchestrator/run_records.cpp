@@ -19,7 +19,7 @@ std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviatio
   const auto commits = trailers->commits_for(plan->id);
   if (commits.empty()) return "task reported done but no commit carries 'Plan: " + plan->id + "'";
   // Plan ids repeat across specs: the Spec trailer says the commit is this spec's work.
-  if (std::none_of(commits.begin(), commits.end(), [&](const auto& c) { return c.spec == spec.layout.spec_name; }))
+  if (std::none_of(commits.begin(), commits.end(), [&](const auto& c) { return spec.layout.owns_spec_trailer(c.spec); }))
     return fmt::format("task reported done but no commit with 'Plan: {}' carries 'Spec: {}' (they carry 'Spec: {}')", plan->id,
                        spec.layout.spec_name, commits.back().spec.empty() ? "(none)" : commits.back().spec);
   return {};
@@ -48,7 +48,7 @@ void Orchestrator::Impl::commit_orphan_summaries() {
     auto it = plan_of_summary.find(change.path);
     if (it == plan_of_summary.end()) continue;
     const auto commits = trailers->commits_for(it->second);
-    if (std::ranges::none_of(commits, [&](const auto& c) { return c.spec == spec.layout.spec_name; })) continue;
+    if (std::ranges::none_of(commits, [&](const auto& c) { return spec.layout.owns_spec_trailer(c.spec); })) continue;
     const auto msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", it->second, it->second, spec.layout.spec_name);
     if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); r && !r->empty()) committed = true;
   }
@@ -60,7 +60,7 @@ void Orchestrator::Impl::recover_commits_log() {
   std::vector<std::pair<std::string, std::string>> commits;
   for (const auto& p : spec.plans)
     for (const auto& c : trailers->commits_for(p.id))
-      if (c.spec == spec.layout.spec_name) commits.emplace_back(c.hash, p.id);
+      if (spec.layout.owns_spec_trailer(c.spec)) commits.emplace_back(c.hash, p.id);
   if (commits.empty()) return;
   const auto log = util::read_file(spec.layout.commits_log).value_or("");
   const auto lines = missing_commit_lines(log, commits, "recovered");

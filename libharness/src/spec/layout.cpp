@@ -1,5 +1,6 @@
 #include "harness/spec/layout.hpp"
 
+#include "harness/spec/spec_identity.hpp"
 #include "harness/util/project_root.hpp"
 
 #include <algorithm>
@@ -60,6 +61,8 @@ const PhaseDir* Layout::find_phase(PhaseNumber n) const {
   return nullptr;
 }
 
+bool Layout::owns_spec_trailer(std::string_view trailer) const { return same_spec(trailer, spec_name, sibling_specs); }
+
 std::string Layout::relative(const fs::path& p) const {
   std::error_code ec;
   auto rel = fs::relative(p, spec_dir, ec);
@@ -106,6 +109,12 @@ std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, 
     l.final_verification = dir / "execution" / "FINAL-VERIFICATION.md";
     l.commits_log = dir / "execution" / "commits.log";
     l.phases = scan_phases(l.plans_dir, l.results_dir, false);
+    // Only numbered ones matter (same_spec): an unnumbered name is matched exactly anyway.
+    for (const auto& e : fs::directory_iterator(dir.parent_path(), ec)) {
+      std::string name = e.path().filename().string();
+      if (name != l.spec_name && spec_number(name) && e.is_directory(ec)) l.sibling_specs.push_back(std::move(name));
+    }
+    std::sort(l.sibling_specs.begin(), l.sibling_specs.end());
   }
   l.project_root = util::find_project_root(l.spec_dir).value_or(fs::weakly_canonical(cwd));
   return l;

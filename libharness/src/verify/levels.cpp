@@ -98,8 +98,8 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   const bool any_plan_commit = !found.empty();
   std::set<std::string> other_specs; // named when none is this spec's: a rename shows as one of them
   for (const auto& c : found)
-    if (c.spec != spec.layout.spec_name) other_specs.insert(c.spec.empty() ? "(none)" : c.spec);
-  std::erase_if(found, [&](const worker::TrailerCommit& c) { return c.spec != spec.layout.spec_name; });
+    if (!spec.layout.owns_spec_trailer(c.spec)) other_specs.insert(c.spec.empty() ? "(none)" : c.spec);
+  std::erase_if(found, [&](const worker::TrailerCommit& c) { return !spec.layout.owns_spec_trailer(c.spec); });
   std::vector<std::string> files;
   if (opt.trailers) files = opt.trailers->files_of(found);
   else

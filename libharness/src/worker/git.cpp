@@ -271,12 +271,12 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
 }
 
 std::vector<std::pair<int, std::string>> standing_tasks(const std::vector<TrailerCommit>& newest_first,
-                                                        const std::string& plan_id, const std::string& spec_name) {
+                                                        const std::string& plan_id, const SpecOwner& ours) {
   std::set<int> redone; // tasks a marker newer than the commits still to come names
   bool all_redone = false;
   std::vector<std::pair<int, std::string>> out;
   for (const auto& c : newest_first) {
-    if (c.spec != spec_name) continue; // plan ids repeat across specs
+    if (!ours(c.spec)) continue; // plan ids repeat across specs
     if (c.plan == plan_id && c.task > 0 && !all_redone && !redone.contains(c.task)) out.emplace_back(c.task, c.hash);
     for (const auto& [plan, task] : c.redo)
       if (plan == plan_id) {
@@ -345,7 +345,7 @@ std::vector<TrailerCommit> TrailerIndex::commits_for(const std::string& plan_id)
 }
 
 std::vector<std::pair<int, std::string>> TrailerIndex::standing_tasks(const std::string& plan_id,
-                                                                      const std::string& spec_name) const {
+                                                                      const SpecOwner& ours) const {
   std::lock_guard lock(m_mutex);
   static const std::vector<TrailerCommit> no_commits;
   static const std::vector<std::pair<std::size_t, TrailerCommit>> no_markers;
@@ -361,7 +361,7 @@ std::vector<std::pair<int, std::string>> TrailerIndex::standing_tasks(const std:
     while (next_marker > 0 && markers[next_marker - 1].first >= i) newest_first.push_back(markers[--next_marker].second);
     if (i > 0) newest_first.push_back(commits[i - 1]);
   }
-  return worker::standing_tasks(newest_first, plan_id, spec_name);
+  return worker::standing_tasks(newest_first, plan_id, ours);
 }
 
 std::vector<TrailerCommit> TrailerIndex::untrailed() const {

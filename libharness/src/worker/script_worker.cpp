@@ -155,12 +155,12 @@ std::expected<spec::Plan, std::string> load_one_plan(const spec::Layout& layout,
 } // namespace
 
 std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project_root, const std::string& plan_id,
-                                                         const std::string& spec_name) {
+                                                         const SpecOwner& ours) {
   auto args = trailer_log_args(false);
   // Its task commits and the redo markers that name it (several --grep: any of them matches).
   args.insert(args.end(), {"--fixed-strings", "--grep", fmt::format("Plan: {},", plan_id), "--grep", redo_trailer(plan_id, 0)});
   auto log = run_git(project_root, args);
-  return standing_tasks(parse_trailer_log(log.out, false), plan_id, spec_name);
+  return standing_tasks(parse_trailer_log(log.out, false), plan_id, ours);
 }
 
 std::string format_done_tasks(const std::vector<std::pair<int, std::string>>& done) {
@@ -225,7 +225,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   const bool leftovers_possible = !(req.first_attempt && !plan_lock.waited());
   std::set<int> done;
   std::set<std::string> touched;
-  for (const auto& [index, hash] : trust_caller ? *req.done_tasks : committed_tasks(root, plan->id, layout->spec_name)) {
+  for (const auto& [index, hash] : trust_caller ? *req.done_tasks : committed_tasks(root, plan->id, [&](std::string_view s) { return lay->owns_spec_trailer(s); })) {
     done.insert(index);
     result.commits.push_back(hash);
   }

@@ -7,6 +7,7 @@
 #include <expected>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::spec {
@@ -26,6 +27,9 @@ struct Layout {
   std::filesystem::path spec_dir;     ///< absolute, normalized
   std::filesystem::path project_root; ///< nearest ancestor holding .git, else the working dir
   std::string spec_name;              ///< "SPC-001-auth" (directory name)
+  /// The numbered spec directories beside this one (`SPC-NNN-...`), by name: a commit carrying
+  /// one of these names in its `Spec:` trailer is theirs even when it shares our SPC number.
+  std::vector<std::string> sibling_specs;
 
   std::filesystem::path spec_md;
   std::filesystem::path status_md;
@@ -50,6 +54,9 @@ struct Layout {
   std::filesystem::path research_file(PhaseNumber phase) const;
   /// The phase directory of a number, or nullptr.
   const PhaseDir* find_phase(PhaseNumber n) const;
+  /// Whether a commit's `Spec:` trailer says the commit is this spec's: its name, or an earlier
+  /// name of this directory (same SPC number, no such directory beside it; spec::same_spec).
+  bool owns_spec_trailer(std::string_view trailer) const;
   /// Path relative to the spec directory, for display.
   std::string relative(const std::filesystem::path& p) const;
 };

@@ -101,12 +101,15 @@ std::vector<std::string> trailer_log_args(bool with_files);
 /// commits with neither a `Plan:` trailer nor a `Redo:` one are left out unless `keep_all`.
 std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all = false);
 
-/// The committed tasks of plan `plan_id` of spec `spec_name` that stand, as (task, hash) oldest
-/// first: a task's commit counts as its work done unless a newer redo marker of the same spec
-/// names the task or the whole plan. `newest_first` is history as `git log` lists it, markers
-/// included; commits of other plans and specs are ignored.
+/// Whether a commit's `Spec:` trailer names the spec asked about (spec::Layout::owns_spec_trailer).
+using SpecOwner = std::function<bool(std::string_view spec_trailer)>;
+
+/// The committed tasks of plan `plan_id` of the spec `ours` recognises that stand, as (task,
+/// hash) oldest first: a task's commit counts as its work done unless a newer redo marker of the
+/// same spec names the task or the whole plan. `newest_first` is history as `git log` lists it,
+/// markers included; commits of other plans and specs are ignored.
 std::vector<std::pair<int, std::string>> standing_tasks(const std::vector<TrailerCommit>& newest_first,
-                                                        const std::string& plan_id, const std::string& spec_name);
+                                                        const std::string& plan_id, const SpecOwner& ours);
 
 /// The lines `Redo: 01-02` (task 0: every task) or `Redo: 01-02, Task: 2` of a redo marker.
 std::string redo_trailer(const std::string& plan_id, int task);
@@ -123,7 +126,7 @@ public:
   /// Commits carrying `Plan: <plan_id>`, oldest first.
   std::vector<TrailerCommit> commits_for(const std::string& plan_id) const;
   /// standing_tasks of the history read so far: which tasks of the plan a worker may skip.
-  std::vector<std::pair<int, std::string>> standing_tasks(const std::string& plan_id, const std::string& spec_name) const;
+  std::vector<std::pair<int, std::string>> standing_tasks(const std::string& plan_id, const SpecOwner& ours) const;
   /// The paths these commits changed, sorted and unique. Commits read by a refresh after the
   /// first one come with their paths; older ones (a resumed run's) are asked of git once.
   std::vector<std::string> files_of(const std::vector<TrailerCommit>& commits) const;

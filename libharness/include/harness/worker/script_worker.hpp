@@ -10,6 +10,8 @@
 
 #include "harness/spec/spec.hpp"
 
+#include "harness/worker/git.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -47,11 +49,11 @@ struct ScriptWorkerResult {
 /// Runs the plan. Output of the blocks goes to this process's stdout/stderr (the session log).
 ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req);
 
-/// Hashes of commits in HEAD's history whose message carries `Plan: <plan_id>, Task: i/n` and
-/// `Spec: <spec_name>` (plan ids repeat across specs), oldest first, but for tasks a newer redo
-/// marker names (standing_tasks). Used to skip finished tasks.
+/// Hashes of commits in HEAD's history whose message carries `Plan: <plan_id>, Task: i/n` and a
+/// `Spec:` trailer `ours` recognises (plan ids repeat across specs), oldest first, but for tasks
+/// a newer redo marker names (standing_tasks). Used to skip finished tasks.
 std::vector<std::pair<int, std::string>> committed_tasks(const std::filesystem::path& project_root,
-                                                         const std::string& plan_id, const std::string& spec_name);
+                                                         const std::string& plan_id, const SpecOwner& ours);
 
 /// The HARNESS_DONE_TASKS value the orchestrator passes: "1=<hash>,2=<hash>" (empty: none).
 std::string format_done_tasks(const std::vector<std::pair<int, std::string>>& done);
