@@ -97,7 +97,24 @@ TEST_CASE("init numbers new specs after the highest existing one and refuses to 
   fs::create_directories(dir.path / "docs/specs/SPC-041-old");
   CHECK(setup::init_spec(dir.path, "next", skills).value().filename() == "SPC-042-next");
   CHECK_FALSE(setup::init_spec(dir.path, "???", skills).has_value());
-  CHECK(setup::slug("  Ünïcode & Co  ") == "n-code-co");
+  CHECK(setup::slug("  Ünïcode & Co  ") == "unicode-co");
+}
+
+TEST_CASE("a spec name's accented Latin letters become their base letters in the directory name", "[setup]") {
+  CHECK(setup::slug("façade") == "facade");
+  CHECK(setup::slug("Über Straße") == "uber-strasse");
+  CHECK(setup::slug("Ærø Ångström Łódź Ñandú") == "aero-angstrom-lodz-nandu");
+  CHECK(setup::slug("Œuvre ĳs Čeština") == "oeuvre-ijs-cestina");
+  CHECK(setup::slug("2×3÷4") == "2-3-4"); // signs of Latin-1, not letters
+  CHECK(setup::slug("café 日本 ☕ x") == "cafe-x"); // other scripts and emoji separate words
+  CHECK(setup::slug("bad\xff\xc3" "byte") == "bad-byte"); // invalid UTF-8 too
+  test::TempDir dir;
+  CHECK(setup::init_spec(dir.path, "Façade", skills).value().filename() == "SPC-001-facade");
+  auto none = setup::init_spec(dir.path, "日本語", skills);
+  REQUIRE_FALSE(none);
+  CHECK(none.error().bad_input);
+  CHECK(none.error().message.find("gives no usable directory name") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir.path / "docs/specs/SPC-002-"));
 }
 
 TEST_CASE("init refuses a name an existing spec has, naming it, unless told to allow it", "[setup]") {

@@ -1,6 +1,7 @@
 #include "harness/setup/install.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <vector>
@@ -171,11 +173,54 @@ std::expected<InstallReport, SetupError> install_skills(const fs::path& skills_d
   return report;
 }
 
+namespace {
+
+/// The ASCII letters a Latin letter with a diacritic is written with in a slug (é → "e", ß →
+/// "ss", Æ → "ae"), for U+00C0..U+017F (Latin-1 Supplement and Latin Extended-A); empty for a
+/// code point outside them and for × and ÷.
+std::string_view ascii_of_latin(char32_t cp) {
+  static constexpr std::string_view table[] = {
+      // U+00C0
+      "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+      "d", "n", "o", "o", "o", "o", "o", "", "o", "u", "u", "u", "u", "y", "th", "ss",
+      "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+      "d", "n", "o", "o", "o", "o", "o", "", "o", "u", "u", "u", "u", "y", "th", "y",
+      // U+0100
+      "a", "a", "a", "a", "a", "a", "c", "c", "c", "c", "c", "c", "c", "c", "d", "d",
+      "d", "d", "e", "e", "e", "e", "e", "e", "e", "e", "e", "e", "g", "g", "g", "g",
+      "g", "g", "g", "g", "h", "h", "h", "h", "i", "i", "i", "i", "i", "i", "i", "i",
+      "i", "i", "ij", "ij", "j", "j", "k", "k", "k", "l", "l", "l", "l", "l", "l", "l",
+      "l", "l", "l", "n", "n", "n", "n", "n", "n", "n", "n", "n", "o", "o", "o", "o",
+      "o", "o", "oe", "oe", "r", "r", "r", "r", "r", "r", "s", "s", "s", "s", "s", "s",
+      "s", "s", "t", "t", "t", "t", "t", "t", "u", "u", "u", "u", "u", "u", "u", "u",
+      "u", "u", "u", "u", "w", "w", "y", "y", "y", "z", "z", "z", "z", "z", "z", "s"};
+  static_assert(std::size(table) == 0x180 - 0xC0);
+  return cp >= 0xC0 && cp < 0x180 ? table[cp - 0xC0] : std::string_view();
+}
+
+} // namespace
+
 std::string slug(std::string_view name) {
   std::string out;
-  for (char c : name) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    else if (!out.empty() && out.back() != '-') out += '-';
+  auto separate = [&out] {
+    if (!out.empty() && out.back() != '-') out += '-';
+  };
+  for (size_t i = 0; i < name.size();) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    if (c < 0x80) {
+      if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
+      else separate();
+      ++i;
+      continue;
+    }
+    // Every code point of the table is two bytes long in UTF-8; others (CJK, emoji, invalid
+    // bytes) are separators, as an ASCII punctuation mark is.
+    const size_t n = util::utf8_length(name, i);
+    std::string_view letters;
+    if (n == 2) letters = ascii_of_latin(static_cast<char32_t>(((c & 0x1Fu) << 6) | (static_cast<unsigned char>(name[i + 1]) & 0x3Fu)));
+    if (letters.empty()) separate();
+    else out += letters;
+    i += n == 0 ? 1 : n;
   }
   while (!out.empty() && out.back() == '-') out.pop_back();
   return out;
@@ -184,7 +229,7 @@ std::string slug(std::string_view name) {
 std::expected<fs::path, SetupError> init_spec(const fs::path& project, std::string_view name, const fs::path& skills_dir,
                                               SameName same_name) {
   const auto s = slug(name);
-  if (s.empty()) return std::unexpected(invalid(fmt::format("'{}' gives no usable directory name", name)));
+  if (s.empty()) return std::unexpected(invalid(fmt::format("'{}' gives no usable directory name: it needs a letter or digit of the Latin alphabet", name)));
   std::error_code ec;
   // A mistyped --project must not become a new directory tree with a spec in it.
   if (!fs::is_directory(project, ec)) return std::unexpected(invalid(fmt::format("{} is not a directory", project.string())));

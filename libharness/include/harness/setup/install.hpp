@@ -46,7 +46,9 @@ std::expected<InstallReport, SetupError> install_skills(const std::filesystem::p
 /// `harness_mcp`; every other key and server is kept as it was.
 std::expected<std::string, std::string> merge_mcp_json(std::string_view existing, const std::filesystem::path& harness_mcp);
 
-/// "User sign-in!" -> "user-sign-in": lower case, runs of other characters become one '-'.
+/// "User sign-in!" -> "user-sign-in": lower case, runs of other characters become one '-'. A
+/// Latin letter with a diacritic is its base letter ("Über Straße" -> "uber-strasse"); other
+/// non-ASCII text (CJK, emoji) is a separator, so a name of nothing else gives "".
 std::string slug(std::string_view name);
 
 /// Whether init_spec may create a spec whose name another spec already has (with its own number).
