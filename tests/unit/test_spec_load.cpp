@@ -116,3 +116,44 @@ TEST_CASE("a directory that holds specs instead of being one names them") {
   CHECK(root.error().find("docs/specs/SPC-001-a") != std::string::npos);
   CHECK(load_spec(dir.path / "docs/specs/SPC-001-a", dir.path)); // a spec itself loads as ever
 }
+
+TEST_CASE("a plan that declares writes in .git or .orchestration gets a warning on the entry's line") {
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("planning/plans/01-core/01-01-PLAN.md", R"(---
+plan_id: '01-01'
+depends_on: []
+files_modified:
+  - '.git/hooks/pre-commit'
+  - './.orchestration/config.yaml'
+  - .git
+  - 'src/../.git/**'
+  - '**'
+  - 'src/.git/x'
+  - '.gitignore'
+  - '.github/workflows/ci.yml'
+  - '.orchestration-notes.md'
+files_read: ['.git/HEAD', '.orchestration/harness.db']
+---
+# 01-01
+
+### Task 1: x
+)");
+  auto spec = load_spec(dir.path);
+  REQUIRE(spec);
+  CHECK(spec->valid()); // warnings only
+  std::vector<std::string> got;
+  for (const auto& d : spec->diagnostics) {
+    CHECK(d.code == "H029");
+    CHECK(d.severity == Severity::warning);
+    got.push_back(std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message);
+  }
+  CHECK(got == std::vector<std::string>{
+                   "5:5 files_modified entry '.git/hooks/pre-commit' is in .git/, git's own data, which no plan may "
+                   "write: remove the entry",
+                   "6:5 files_modified entry './.orchestration/config.yaml' is in .orchestration/, harness's own "
+                   "state, which no plan may write: remove the entry",
+                   "7:5 files_modified entry '.git' is in .git/, git's own data, which no plan may write: remove the entry",
+                   "8:5 files_modified entry 'src/../.git/**' is in .git/, git's own data, which no plan may write: "
+                   "remove the entry"});
+}

@@ -53,14 +53,65 @@ bool escapes_project(std::string_view path) {
   return false;
 }
 
+enum class ItemMatch { whole, part };
+
+/// Whether `line` holds `needle`; with ItemMatch::whole, as a YAML item of its own (between blanks,
+/// quotes, brackets or commas), not as a piece of a longer path or id.
+bool holds(std::string_view line, std::string_view needle, ItemMatch match) {
+  constexpr std::string_view opens = " \t'\"[,", closes = " \t\r'\",]";
+  for (size_t at = line.find(needle); at != std::string_view::npos; at = line.find(needle, at + 1)) {
+    if (match == ItemMatch::part) return true;
+    const size_t end = at + needle.size();
+    if ((at == 0 || opens.find(line[at - 1]) != std::string_view::npos) &&
+        (end == line.size() || closes.find(line[end]) != std::string_view::npos))
+      return true;
+  }
+  return false;
+}
+
+/// The first directory of a path inside the project once `.` and `..` are resolved
+/// ("./.git/hooks/x" and "src/../.git" both give ".git"); "" for the project root itself.
+std::string top_directory(std::string_view path) {
+  std::vector<std::string_view> kept;
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t slash = path.find('/', start);
+    const std::string_view seg = path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (seg == "..") {
+      if (!kept.empty()) kept.pop_back();
+    } else if (!seg.empty() && seg != ".") {
+      kept.push_back(seg);
+    }
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  return kept.empty() ? std::string() : std::string(kept.front());
+}
+
+/// H029: git's own data and harness's state are no plan's to write; a plan that declares them
+/// would have its worker commit (or try to commit) them.
+void warn_reserved_directory(const Plan& plan, const SourceTexts& texts, int line, const std::string& path,
+                             std::vector<Diagnostic>& out) {
+  const std::string top = top_directory(path);
+  const char* whose = top == ".git" ? "git's own data" : top == ".orchestration" ? "harness's own state" : nullptr;
+  if (!whose) return;
+  add(out, plan, texts, line, Severity::warning, "H029",
+      fmt::format("files_modified entry '{}' is in {}/, {}, which no plan may write: remove the entry", path, top, whose),
+      path);
+}
+
 } // namespace
 
 int find_line(const std::string& text, int from, std::string_view needle) {
-  for (int line = from; line < from + 400; ++line) {
-    auto l = line_at(text, line);
-    if (l.empty() && line > from && line_at(text, line + 1).empty() && line_at(text, line + 2).empty()) break;
-    if (l.find(needle) != std::string_view::npos) return line;
-  }
+  // A line where the needle is a whole item wins over one where it is part of a longer one:
+  // '.git' is on its own line, not on the line of '.git/hooks/x' above it.
+  for (const auto whole : {ItemMatch::whole, ItemMatch::part})
+    for (int line = from; line < from + 400; ++line) {
+      auto l = line_at(text, line);
+      if (l.empty() && line > from && line_at(text, line + 1).empty() && line_at(text, line + 2).empty()) break;
+      if (line > from && l.starts_with("---")) break; // the end of the frontmatter
+      if (holds(l, needle, whole)) return line;
+    }
   return from;
 }
 
@@ -77,6 +128,8 @@ void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector
         add(out, plan, texts, line, Severity::error, "H010", fmt::format("{} entry '{}' escapes the project root", key, path), path);
       } else if (auto why = util::glob_error(path)) {
         add(out, plan, texts, line, Severity::error, "H011", fmt::format("{} entry '{}' is not a valid glob: {}", key, path, *why), path);
+      } else if (&list == &plan.files_modified) {
+        warn_reserved_directory(plan, texts, line, path, out);
       }
     }
   }

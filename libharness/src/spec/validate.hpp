@@ -19,7 +19,8 @@ void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector
 /// Duplicate ids, unknown and self dependencies, dependencies on later phases, cycles.
 void validate_plan_set(const std::vector<Plan>& plans, const SourceTexts& texts, std::vector<Diagnostic>& out);
 
-/// First line at or after `from` whose text contains `needle` (for list items), else `from`.
+/// First line at or after `from`, up to the end of the frontmatter, that holds `needle` as an
+/// item of its own, else the first that contains it (for list items), else `from`.
 int find_line(const std::string& text, int from, std::string_view needle);
 
 } // namespace harness::spec::detail
