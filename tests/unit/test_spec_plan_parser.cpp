@@ -324,3 +324,60 @@ TEST_CASE("a plan's title and task names are printable text: they reach terminal
   REQUIRE(p->tasks.size() == 1);
   CHECK(p->tasks[0].name == "do [2J it");
 }
+
+TEST_CASE("a command string with shell syntax but without shell: true is a warning that says the fix") {
+  const char* text = R"(---
+plan_id: '01-01'
+depends_on: []
+files_modified: []
+must_pass:
+  - id: chained
+    type: tests_pass
+    command: npm test && npm run lint
+  - id: assigned
+    type: command_output
+    command: "FOO=1 make"
+  - id: server
+    type: api_response
+    start: python3 -m app.server --port {port} > server.log
+    url: 'http://127.0.0.1:{port}'
+    endpoint: /health
+  - id: shelled
+    type: build_succeeds
+    command: make && make check
+    shell: true
+  - id: quoted
+    type: command_output
+    command: "sh -c 'cd app && make' | tee"
+    shell: true
+  - id: in-quotes
+    type: command_output
+    command: "grep -E 'a|b' \"$x\" x.txt"
+  - id: argv
+    type: command_output
+    command: ['sh', '-c', 'a && b']
+---
+# 01-01
+
+### Task 1: x
+)";
+  std::vector<Diagnostic> diags;
+  auto p = parse_plan(text, "p.md", PlanDialect::harness, diags);
+  REQUIRE(p);
+  CHECK(p->must_pass.size() == 7); // a warning: every check is still read
+  REQUIRE(diags.size() == 3);
+  for (const auto& d : diags) {
+    CHECK(d.code == "H030");
+    CHECK(d.severity == Severity::warning);
+  }
+  CHECK(diags[0].line == 8);
+  CHECK(diags[0].col == 14);
+  CHECK(diags[0].message == "command uses the shell's '&&' but runs without a shell, so '&&' reaches the program as it "
+                            "is written: add `shell: true`, or split it into separate checks");
+  CHECK(diags[1].line == 11);
+  CHECK(diags[1].message == "command starts with the shell assignment 'FOO=1' but runs without a shell, so it would run "
+                            "a program named 'FOO=1': put the variable in the check's `env:` map, or add `shell: true`");
+  CHECK(diags[2].line == 14);
+  CHECK(diags[2].message == "start uses the shell's '>' but runs without a shell, so '>' reaches the program as it is "
+                            "written: add `shell: true`");
+}

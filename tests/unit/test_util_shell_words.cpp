@@ -38,3 +38,42 @@ TEST_CASE("quote_shell_word round-trips through split_shell_words") {
     CHECK(back->front() == w);
   }
 }
+
+TEST_CASE("find_shell_syntax finds the operators and expansions a shell would act on") {
+  using harness::util::find_shell_syntax;
+  using Kind = harness::util::ShellSyntax::Kind;
+  auto found = [](std::string_view text) {
+    auto s = find_shell_syntax(text);
+    return s ? s->text : std::string("(none)");
+  };
+  CHECK(found("npm test && npm run lint") == "&&");
+  CHECK(found("make || true") == "||");
+  CHECK(found("pytest | tee x") == "|");
+  CHECK(found("cd app; make") == ";");
+  CHECK(found("make > out.txt") == ">");
+  CHECK(found("make >>log") == ">>");
+  CHECK(found("wc -l < in.txt") == "<");
+  CHECK(found("make 2>&1") == "2>&1");
+  CHECK(found("make &>log") == "&>");
+  CHECK(found("server --port 8 &") == "&");
+  CHECK(found("echo $HOME") == "$HOME");
+  CHECK(found("echo ${HOME}") == "${");
+  CHECK(found("echo $(date)") == "$(");
+  CHECK(found("echo `date`") == "`");
+  CHECK(found("test $? = 0") == "$?");
+  CHECK(find_shell_syntax("FOO=1 make")->kind == Kind::assignment);
+  CHECK(found("  FOO=1 make") == "FOO=1");
+  CHECK(found("FOO='a b' make") == "FOO='a b'");
+  CHECK(find_shell_syntax("a && b")->kind == Kind::operator_);
+  CHECK(find_shell_syntax("echo $X")->kind == Kind::expansion);
+}
+
+TEST_CASE("find_shell_syntax ignores quoted and escaped text and what runs the same without a shell") {
+  using harness::util::find_shell_syntax;
+  for (const char* text : {"npm test", "npm test -- --grep \"auth flow\"", "grep -E 'a|b' f", "sh -c 'a && b > c'",
+                           "echo \"$HOME && `x`\"", "find . -name x -exec rm {} \\;", "echo a\\|b \\$HOME \\&\\&",
+                           "curl http://127.0.0.1/x?a=1&b=2", "grep -q 'end$' f", "grep foo$ f", "price $ 3",
+                           "python3 -m app --flag=1", "make VAR=1", "./FOO=1", "'FOO=1' make", "ls *.txt ~",
+                           "echo 'unterminated && x"})
+    CHECK_FALSE(find_shell_syntax(text));
+}

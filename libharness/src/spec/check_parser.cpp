@@ -165,6 +165,24 @@ void settle_method(Check& c, const YAML::Node& method_node, const std::optional<
   c.method = *method;
 }
 
+/// H030: a command string written for a shell (`npm test && npm run lint`, `FOO=1 make`) runs
+/// without one, so `&&` or `FOO=1` reaches the program as a word: a puzzling failure, or a check
+/// that passes for another reason than the one written.
+void warn_shell_syntax(const YAML::Node& node, std::string_view text, std::string_view what, YamlReader& r) {
+  const auto syntax = util::find_shell_syntax(text);
+  if (!syntax) return;
+  const bool is_command = what == "command"; // `env:` reaches a command, not a server's `start`
+  if (syntax->kind == util::ShellSyntax::Kind::assignment) {
+    r.warning(node, "H030", fmt::format("{} starts with the shell assignment '{}' but runs without a shell, so it would "
+                                        "run a program named '{}': {}add `shell: true`", what, syntax->text, syntax->text,
+                                        is_command ? "put the variable in the check's `env:` map, or " : ""));
+    return;
+  }
+  r.warning(node, "H030", fmt::format("{} uses the shell's '{}' but runs without a shell, so '{}' reaches the program "
+                                      "as it is written: add `shell: true`{}", what, syntax->text, syntax->text,
+                                      is_command ? ", or split it into separate checks" : ""));
+}
+
 } // namespace
 
 std::optional<Command> parse_command(const YAML::Node& node, bool shell, std::string_view what, YamlReader& r) {
@@ -198,6 +216,7 @@ std::optional<Command> parse_command(const YAML::Node& node, bool shell, std::st
     return std::nullopt;
   }
   cmd.argv = std::move(*words);
+  warn_shell_syntax(node, *text, what, r);
   return cmd;
 }
 

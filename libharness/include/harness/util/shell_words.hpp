@@ -2,6 +2,7 @@
 // Splitting a command string into argv the way a POSIX shell splits words, without a shell.
 
 #include <expected>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,21 @@ namespace harness::util {
 /// next character. No expansion of any kind happens (no $VAR, no globs, no ~). An unterminated
 /// quote or a trailing backslash is an error naming the column.
 std::expected<std::vector<std::string>, std::string> split_shell_words(std::string_view text);
+
+/// Shell syntax that split_shell_words keeps as plain text, where a shell would act on it.
+struct ShellSyntax {
+  enum class Kind { operator_, expansion, assignment };
+  Kind kind;
+  std::string text; ///< as written: "&&", "|", ";", "2>&1", ">", "$HOME", "$(", "`", "FOO=1"
+};
+
+/// The first shell syntax in `text` that is neither quoted nor escaped: an operator (`&&`, `||`,
+/// `|`, `;`, a redirection `>`, `>>`, `<`, `2>&1`, `&` before or after a blank), an expansion
+/// (`$NAME`, `${`, `$(`, `$?`, a backquote) or a leading `NAME=value` assignment. nullopt when
+/// there is none, and for text split_shell_words rejects. Meant to warn about a command written
+/// for a shell but run without one, so it errs on the quiet side: nothing inside '...' or "..."
+/// counts, nor a `&` inside a word (a URL's query string), nor globs and `~`.
+std::optional<ShellSyntax> find_shell_syntax(std::string_view text);
 
 /// Quotes one word so that split_shell_words (and a POSIX shell) gives it back unchanged.
 std::string quote_shell_word(std::string_view word);
