@@ -387,8 +387,24 @@ void Orchestrator::Impl::write_progress(bool running) {
   const auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
   const std::string state = running ? "running" : summary.outcome;
   (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks));
+  // Edited since this run last wrote it: by a person, whose edit is theirs to commit.
+  const auto before = util::read_file(spec.layout.roadmap_md);
+  if (roadmap_written && before && *before != *roadmap_written) note_roadmap_theirs();
   (void)update_roadmap(spec, progress, execute_minutes, running);
-  wrote({spec.layout.status_md, spec.layout.roadmap_md}); // an unchanged one is not committed
+  if (spec.roadmap) roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
+  wrote({spec.layout.status_md}); // an unchanged one is not committed
+  if (!roadmap_theirs) wrote({spec.layout.roadmap_md});
+}
+
+void Orchestrator::Impl::note_roadmap_theirs() {
+  if (roadmap_theirs) return;
+  roadmap_theirs = true;
+  std::error_code ec;
+  if (own_writes.erase(fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string())) save_own_writes();
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("{} has uncommitted edits harness did not make: it keeps updating its progress there but does "
+                   "not commit the file; commit it yourself (those edits and the progress together)",
+                   spec.layout.relative(spec.layout.roadmap_md)));
 }
 
 void Orchestrator::Impl::begin_drain(bool finish_if_idle) {
@@ -452,6 +468,14 @@ void Orchestrator::Impl::warn_about_validation() {
 void Orchestrator::Impl::warn_about_dirty_files() {
   // One look at the whole tree: it also is the baseline of warn_about_undeclared_changes().
   changes_at_start = worker::changed_paths(spec.layout.project_root);
+  std::error_code ec;
+  const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
+  // Changed, and not by a run of ours that was killed before committing it: the user's edit.
+  if (spec.roadmap && !own_writes.contains(roadmap) &&
+      std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) { return c.path == roadmap; }))
+    note_roadmap_theirs();
+  else if (spec.roadmap) // what it holds now is committed or ours: any change before our first write is someone's
+    roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
   const auto dirty = dirty_declared_files(spec, *changes_at_start);
   for (std::size_t i = 0; i < dirty.size() && i < 10; ++i)
     emit(RunEventKind::note, "execute:" + dirty[i].plan_id, -1, 0,

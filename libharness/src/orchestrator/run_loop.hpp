@@ -139,6 +139,10 @@ struct Orchestrator::Impl {
   std::set<std::string> planning_marked;          ///< phases with a planning mark in the store
   std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)
   std::optional<std::vector<worker::GitChange>> changes_at_start; ///< git status when the run began
+  /// ROADMAP.md as this run last wrote it, and whether it holds edits of someone else's that are
+  /// not committed (then its progress is updated but the file is left for them to commit).
+  std::optional<std::string> roadmap_written;
+  bool roadmap_theirs = false;
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -193,6 +197,7 @@ struct Orchestrator::Impl {
   worker::SpecOwner ours() const {
     return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };
   }
+  void note_roadmap_theirs();
   void record_commits(const Session& s);
   void record_tasks_run(const Session& s);
   /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds

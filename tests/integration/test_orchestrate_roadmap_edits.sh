@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# A person's uncommitted edits to ROADMAP.md stay theirs to commit (script worker, real git):
+# harness updates the progress in the file (frontmatter, checkboxes) but does not sweep the edit
+# into its own docs commit, and says so: edits there when the run starts, or made while it runs.
+# Without such edits it commits its progress as before.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
+spec=docs/specs/SPC-001-roadmap
+p=$tmp/p
+s=$p/$spec
+mkdir -p "$s"
+printf '# Roadmap edits\n' >"$s/SPEC.md"
+cat >"$s/ROADMAP.md" <<'ROADMAP'
+---
+current_phase: 1
+status: planning
+total_phases: 1
+completed_phases: 0
+total_plans: 2
+completed_plans: 0
+velocity:
+  total_plans_completed: 0
+  total_execution_minutes: 0
+  average_minutes_per_plan: 0
+---
+# Roadmap
+
+## Phase 1: Core
+**Goal**: two files.
+
+Plans:
+- [ ] 01-01: first
+- [ ] 01-02: second
+ROADMAP
+phase_plan "$s" 01-01
+phase_plan "$s" 01-02
+(cd "$p" && git init -q && git add -A && git commit -qm init)
+
+run() { # log -> output in $out, exit code in $rc
+  rc=0
+  (cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes >"$tmp/$1.out" 2>&1 </dev/null) || rc=$?
+  out=$(cat "$tmp/$1.out")
+}
+
+# 1. An edit of the user's, not committed, when the run starts.
+printf '\nA note of mine about the roadmap.\n' >>"$s/ROADMAP.md"
+run edited
+[[ $rc -eq 0 && $out == *"run_finished       : complete"* ]] || fail "the run: rc $rc: $out"
+[[ $out == *"ROADMAP.md has uncommitted edits harness did not make: it keeps updating its progress there but does not commit the file"* ]] \
+  || fail "the run does not say it leaves ROADMAP.md alone: $out"
+grep -q '^completed_plans: 2' "$s/ROADMAP.md" || fail "progress not written: $(head -8 "$s/ROADMAP.md")"
+grep -q 'A note of mine' "$s/ROADMAP.md" || fail "the user's note is gone"
+if (cd "$p" && git log -p --format= -- "$spec/ROADMAP.md" | grep -q 'A note of mine'); then fail "harness committed the user's note"; fi
+[[ $(cd "$p" && git status --porcelain) == " M $spec/ROADMAP.md" ]] || fail "status after the run: $(cd "$p" && git status --porcelain)"
+
+# 2. The user commits; a plan is added; nothing uncommitted: harness commits its progress again.
+(cd "$p" && git commit -qam "my roadmap note")
+phase_plan "$s" 01-03
+(cd "$p" && git add -A && git commit -qm "01-03")
+run clean
+[[ $rc -eq 0 && $out != *"uncommitted edits harness did not make"* ]] || fail "the clean run: rc $rc: $out"
+grep -q '^completed_plans: 3' "$s/ROADMAP.md" || fail "progress not written: $(head -8 "$s/ROADMAP.md")"
+[[ -z $(cd "$p" && git status --porcelain) ]] || fail "left uncommitted: $(cd "$p" && git status --porcelain)"
+
+# 3. Someone edits ROADMAP.md while the run goes on (here: 01-04's block, after 01-03's progress
+#    was written): noticed at the next progress write, and left uncommitted from then on.
+cat >"$s/planning/plans/01-p01/01-04-PLAN.md" <<PLAN
+---
+plan_id: '01-04'
+depends_on: ['01-03']
+files_modified: ['out/01-04.txt']
+---
+# 01-04
+
+### Task 1: write, and edit the roadmap as a person would
+
+\`\`\`bash
+mkdir -p out && echo 01-04 > out/01-04.txt && printf '\nEdited during the run.\n' >> $spec/ROADMAP.md
+\`\`\`
+PLAN
+(cd "$p" && git add -A && git commit -qm "01-04")
+run during
+[[ $rc -eq 0 && $out == *"ROADMAP.md has uncommitted edits harness did not make"* ]] || fail "the run with an edit meanwhile: rc $rc: $out"
+grep -q '^completed_plans: 4' "$s/ROADMAP.md" || fail "progress not written: $(head -8 "$s/ROADMAP.md")"
+if (cd "$p" && git log -p --format= -- "$spec/ROADMAP.md" | grep -q 'Edited during the run'); then fail "harness committed the edit"; fi
+[[ $(cd "$p" && git status --porcelain) == " M $spec/ROADMAP.md" ]] || fail "status after the run: $(cd "$p" && git status --porcelain)"
+echo PASS
