@@ -19,15 +19,17 @@ struct WorkerRecord {
 };
 
 void write_worker_record(const std::filesystem::path& session_dir, const WorkerRecord& r);
-/// A worker an earlier run started that is still alive (same pid and start time).
+/// A worker an earlier run started, as its worker.json records it: `pid` is 0 when that process
+/// has ended (no process of that pid and start time).
 struct StaleWorker {
   int pid = 0;
   std::string task;
   std::filesystem::path record; ///< its worker.json
 };
 
-/// The workers of earlier runs that are still alive. Their tasks are retried by this run, so none
-/// may keep writing meanwhile: stop_stale_workers stops them.
+/// Every worker record an earlier run left (ended ones with pid 0, so that their records are
+/// retired too). Their tasks are retried by this run, so none that is alive may keep writing
+/// meanwhile: stop_stale_workers stops them.
 std::vector<StaleWorker> stale_workers(const std::filesystem::path& state_dir);
 /// Stops them all at once (TERM, up to 5 s, KILL) and marks every session record of an ended
 /// worker as such, so the next run does not look again.
