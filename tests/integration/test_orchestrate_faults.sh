@@ -4,7 +4,8 @@
 # artifacts, one whose commit carries another spec's Spec trailer, one that exits non-zero with
 # only a line on stderr, a script worker whose shell block fails, and an agent (claude adapter)
 # whose stdout is not stream-json although it exits 0; and a plan that commits on its own
-# without trailers (the run names that commit).
+# without trailers (the run names that commit); and git's index lock left by a worker stopped
+# mid-commit, after an idle timeout and after a killed run (removed once no git works there).
 # Each must be detected, retried per policy (2 attempts), and what stays blocked must show in
 # STATUS.md and `harness-cli status`, with the worker's own reason and its log, not just an exit
 # code. The process group of a killed worker must be gone.
@@ -133,5 +134,34 @@ out=$(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail 
 [[ "$out" == *"note"*"commit "*" 'my own commit' was made during the run without Plan:/Spec: trailers"*"; it changed junk.txt, out/01-01.txt"* ]] ||
   fail "the commit without trailers was not named: $out"
 [[ $(grep -c "without Plan:/Spec: trailers" <<<"$out") -eq 1 ]] || fail "harness's own commits were named too: $out"
+
+# 5. Git's index lock left behind by a worker stopped mid-commit (here the plan's block makes it,
+#    as a git killed while it held the index would): every later commit would fail on it. After
+#    stopping a worker harness removes such a lock once no git process works in the repository.
+#    a) a worker stopped for silence (idle timeout), retried;
+p=$tmp/lock-idle
+new_project "$p" 01-01
+sed -i "s|^mkdir -p out && echo 01-01 > out/01-01.txt\$|if [ ! -e $tmp/lock-idle.once ]; then touch $tmp/lock-idle.once .git/index.lock; sleep $FAULT_SLEEP; fi; mkdir -p out \&\& echo 01-01 > out/01-01.txt|" \
+  "$p/$spec/planning/plans/01-core/01-01-PLAN.md"
+(cd "$p" && git commit -qam 'a block that hangs once, holding the index lock')
+out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "lock after a stop: the run failed: $out"
+[[ "$out" == *"removed .git/index.lock: a stopped worker's git left it, and no git process works in this repository"* ]] ||
+  fail "the lock left by a stopped worker was not removed: $out"
+[[ ! -e $p/.git/index.lock && -f $p/out/01-01.txt ]] || fail "lock after a stop: the retry did not commit"
+#    b) a run killed with its worker in the middle: the next run stops that worker, then removes the lock.
+p=$tmp/lock-resume
+new_project "$p" 01-01
+sed -i "s|^mkdir -p out && echo 01-01 > out/01-01.txt\$|if [ ! -e $tmp/lock-resume.once ]; then touch $tmp/lock-resume.once .git/index.lock; sleep $FAULT_SLEEP; fi; mkdir -p out \&\& echo 01-01 > out/01-01.txt|" \
+  "$p/$spec/planning/plans/01-core/01-01-PLAN.md"
+(cd "$p" && git commit -qam 'a block that hangs once, holding the index lock')
+(cd "$p" && exec "$cli" orchestrate "$spec" --worker script --yes >"$tmp/lock-resume.first" 2>&1) &
+first=$!
+for _ in $(seq 1 100); do [[ -e $p/.git/index.lock ]] && break; sleep 0.1; done
+[[ -e $p/.git/index.lock ]] || fail "lock after kill -9: the block never ran: $(cat "$tmp/lock-resume.first")"
+kill -KILL $first; wait $first 2>/dev/null || true
+out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "lock after kill -9: the run failed: $out"
+[[ "$out" == *"stopped a worker left running by an earlier run"*"removed .git/index.lock: a stopped worker's git left it"* ]] ||
+  fail "lock after kill -9 was not removed: $out"
+[[ -f $p/out/01-01.txt && -z $(cd "$p" && git status --porcelain) ]] || fail "lock after kill -9: the plan did not finish"
 
 echo "orchestrate worker faults: all checks passed"

@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "spec_test_util.hpp"
 
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <csignal>
 #include <thread>
 
 using namespace harness;
@@ -402,4 +404,35 @@ TEST_CASE("A file lock held elsewhere is waited for, and says so", "[worker][loc
   holder.reset();
   t.join();
   CHECK(fs::exists(dir.path / "locks/.gitignore"));
+}
+
+TEST_CASE("An index.lock no git process holds is removed; one a git in the repository may hold is kept", "[worker][git][lock]") {
+  GitRepo repo;
+  const fs::path lock = repo.dir.path / ".git/index.lock";
+  CHECK(worker::index_lock_path(repo.dir.path) == lock);
+  CHECK_FALSE(worker::remove_orphaned_index_lock(repo.dir.path)); // none there
+  repo.dir.write(".git/index.lock", "");
+  // A process named git working in the repository (a copy of sleep, so that its name is "git").
+  test::TempDir bin;
+  fs::copy_file("/bin/sleep", bin.path / "git");
+  fs::create_directories(repo.dir.path / "sub");
+  test::sh(repo.dir.path / "sub", "'" + (bin.path / "git").string() + "' 30 >/dev/null 2>&1 & echo $! > '" +
+                                      (bin.path / "pid").string() + "'");
+  const int pid = std::stoi(*util::read_file(bin.path / "pid"));
+  for (int i = 0; i < 100 && worker::git_processes_in(repo.dir.path).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(worker::git_processes_in(repo.dir.path) == std::vector<int>{pid});
+  CHECK_FALSE(worker::remove_orphaned_index_lock(repo.dir.path));
+  CHECK(fs::exists(lock));
+  ::kill(pid, SIGKILL);
+  for (int i = 0; i < 100 && !worker::git_processes_in(repo.dir.path).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  CHECK(worker::remove_orphaned_index_lock(repo.dir.path) == lock); // that git is gone (a zombie holds nothing)
+  CHECK_FALSE(fs::exists(lock));
+}
+
+TEST_CASE("A linked worktree's index.lock is in the directory its .git file names", "[worker][git][lock]") {
+  GitRepo repo;
+  repo.commit("a.txt", "a");
+  test::sh(repo.dir.path, "git worktree add -q wt");
+  const auto expected = fs::weakly_canonical(repo.dir.path / ".git/worktrees/wt") / "index.lock";
+  CHECK(fs::weakly_canonical(worker::index_lock_path(repo.dir.path / "wt").parent_path()) / "index.lock" == expected);
 }

@@ -2,6 +2,7 @@
 // The loop's state is Orchestrator::Impl (run_loop.hpp).
 #include "run_loop.hpp"
 
+#include "harness/worker/index_lock.hpp"
 
 namespace harness::orchestrator {
 
@@ -302,6 +303,8 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     summary.cost_usd += facts->cost_usd;
     check_cost(); // before this attempt's outcome lets the scheduler start anything new
   }
+  // A worker stopped in the middle of a commit may leave git's index lock behind.
+  if (x.stopped) clear_orphaned_index_lock(std::chrono::milliseconds(250));
   if (x.stopped && x.stop_reason == "shutdown") {
     end_session(sid, "stopped", false);
     return; // the next run resumes it
@@ -394,6 +397,23 @@ void Orchestrator::Impl::write_progress(bool running) {
   if (spec.roadmap) roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
   wrote({spec.layout.status_md}); // an unchanged one is not committed
   if (!roadmap_theirs) wrote({spec.layout.roadmap_md});
+}
+
+void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after) {
+  auto clear = [this] {
+    if (auto removed = worker::remove_orphaned_index_lock(spec.layout.project_root)) {
+      std::error_code ec;
+      emit(RunEventKind::note, "", -1, 0,
+           fmt::format("removed {}: a stopped worker's git left it, and no git process works in this repository",
+                       fs::relative(*removed, spec.layout.project_root, ec).generic_string()));
+    }
+  };
+  if (after.count() == 0) return clear();
+  // The stopped group's processes are still dying for a moment: a git among them would keep it.
+  auto timer = std::make_shared<asio::steady_timer>(ctx, after);
+  timer->async_wait([timer, clear](boost::system::error_code e) {
+    if (!e) clear();
+  });
 }
 
 void Orchestrator::Impl::note_roadmap_theirs() {
@@ -559,6 +579,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   stop_stale_workers(stale);
   for (const auto& w : stale)
     if (w.pid > 0) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
+  if (alive > 0) clear_orphaned_index_lock(std::chrono::milliseconds(0));
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
   db.emplace(std::move(*opened));

@@ -198,6 +198,9 @@ struct Orchestrator::Impl {
     return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };
   }
   void note_roadmap_theirs();
+  /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_index_lock),
+  /// now or `after` this long, and says so.
+  void clear_orphaned_index_lock(std::chrono::milliseconds after);
   void record_commits(const Session& s);
   void record_tasks_run(const Session& s);
   /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds

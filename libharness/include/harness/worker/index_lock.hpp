@@ -1,0 +1,29 @@
+#pragma once
+// A git killed while it holds the index leaves `index.lock` behind, and every later `git add` or
+// `git commit` in the repository fails on it ("Unable to create '.git/index.lock': File exists").
+// Git removes its lock on SIGTERM in most moments, not all: a worker stopped during a commit (a
+// timeout, end-session, a run resumed after kill -9 stopping what the killed run left) can leave
+// one. Harness removes such a lock only after it stopped a worker, and only when no git process
+// works in the repository: a lock some live git holds is never touched.
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace harness::worker {
+
+/// `index.lock` of the repository whose work tree is `root`: `<root>/.git/index.lock`, or for a
+/// linked worktree (`.git` is a file saying `gitdir: ...`) the lock in the directory it names.
+std::filesystem::path index_lock_path(const std::filesystem::path& root);
+
+/// The live processes named `git` whose working directory is `root` or below it (read from
+/// /proc; zombies hold nothing and are left out). A git whose directory cannot be read (another
+/// user's) counts as inside: it might hold the lock.
+std::vector<int> git_processes_in(const std::filesystem::path& root);
+
+/// Removes the repository's index.lock when there is one and no git process works in `root`.
+/// Returns the path removed; nullopt when there was none, a git runs there, or it could not be
+/// removed.
+std::optional<std::filesystem::path> remove_orphaned_index_lock(const std::filesystem::path& root);
+
+} // namespace harness::worker

@@ -1,0 +1,58 @@
+#include "harness/worker/index_lock.hpp"
+
+#include "harness/util/atomic_file.hpp"
+
+#include <string>
+
+namespace harness::worker {
+namespace fs = std::filesystem;
+
+fs::path index_lock_path(const fs::path& root) {
+  const fs::path dot_git = root / ".git";
+  std::error_code ec;
+  if (fs::is_regular_file(dot_git, ec))
+    if (auto text = util::read_file(dot_git); text && text->starts_with("gitdir:")) {
+      std::string dir = text->substr(7);
+      while (!dir.empty() && (dir.front() == ' ' || dir.front() == '\t')) dir.erase(dir.begin());
+      while (!dir.empty() && (dir.back() == '\n' || dir.back() == '\r' || dir.back() == ' ')) dir.pop_back();
+      const fs::path git_dir = fs::path(dir).is_absolute() ? fs::path(dir) : root / dir;
+      return git_dir / "index.lock";
+    }
+  return dot_git / "index.lock";
+}
+
+std::vector<int> git_processes_in(const fs::path& root) {
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(root, ec);
+  const std::string prefix = (ec ? root : base).string();
+  std::vector<int> out;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    auto comm = util::read_file(e.path() / "comm");
+    if (!comm || (*comm != "git\n" && *comm != "git")) continue;
+    // A zombie (dead, not reaped yet) has let go of everything it held.
+    if (auto stat = util::read_file(e.path() / "stat")) {
+      const size_t close = stat->rfind(')');
+      if (close != std::string::npos && close + 2 < stat->size() && ((*stat)[close + 2] == 'Z' || (*stat)[close + 2] == 'X'))
+        continue;
+    }
+    std::error_code cwd_ec;
+    const std::string cwd = fs::read_symlink(e.path() / "cwd", cwd_ec).string();
+    // Unreadable: not ours to see, and maybe in this repository.
+    if (cwd_ec || cwd == prefix || (cwd.starts_with(prefix) && cwd.size() > prefix.size() && cwd[prefix.size()] == '/'))
+      out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+std::optional<fs::path> remove_orphaned_index_lock(const fs::path& root) {
+  const fs::path lock = index_lock_path(root);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(lock, ec))) return std::nullopt;
+  if (!git_processes_in(root).empty()) return std::nullopt;
+  if (!fs::remove(lock, ec) || ec) return std::nullopt;
+  return lock;
+}
+
+} // namespace harness::worker
