@@ -17,7 +17,10 @@ std::optional<long> spec_number(std::string_view name) {
 bool same_spec(std::string_view trailer, std::string_view name, const std::vector<std::string>& siblings) {
   if (trailer == name) return true;
   const auto a = spec_number(trailer), b = spec_number(name);
-  return a && b && *a == *b && std::find(siblings.begin(), siblings.end(), trailer) == siblings.end();
+  if (!a || !b || *a != *b) return false;
+  // Only the one directory of that number inherits its old names: with two (SPC-001-b and
+  // SPC-001-c after SPC-001-a was renamed) nobody can tell whose the old commits are.
+  return std::none_of(siblings.begin(), siblings.end(), [&](const std::string& s) { return spec_number(s) == b; });
 }
 
 } // namespace harness::spec
