@@ -3,7 +3,8 @@
 # fails its verification (the block message says that executing again ran nothing and points at
 # redo); the user fixes the PLAN, asks for task 2 again, and the next
 # orchestrate runs task 2 only (task 1's commit still stands), then verifies the plan, the phase
-# and the final again. Bad targets exit 2 and change nothing.
+# and the final again. Bad targets exit 2 and change nothing. A worker a killed run left working
+# on the plan is stopped by redo.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -108,4 +109,21 @@ run third
 [[ $rc -eq 0 && $out == *"run_finished       : complete"* ]] || fail "the run after redo of the plan: rc $rc: $out"
 [[ $(cat "$p/out/a.txt") != "$first_a" ]] || fail "task 1 did not run again"
 [[ $(commits_of 1) -eq 2 ]] || fail "task 1 commits: $(commits_of 1)"
+
+# A run killed while 01-01's task 2 still works (a sleep, the first time only): redo stops that
+# worker before it can commit the old block's output after the marker.
+sleeper=$((800000 + RANDOM))
+sed -i "s|^echo hello > out/b.txt\$|if [ ! -e $tmp/slept ]; then touch $tmp/slept; sleep $sleeper; fi; echo hello > out/b.txt|" "$plan"
+(cd "$p" && git commit -qam "task 2 sleeps once")
+(cd "$p" && "$cli" redo "$spec" 01-01:2 >/dev/null)
+(cd "$p" && exec "$cli" orchestrate "$spec" --worker script --yes >"$tmp/killed.out" 2>&1) &
+orch=$!
+for _ in $(seq 1 100); do pgrep -f "sleep $sleeper" >/dev/null && break; sleep 0.1; done
+pgrep -f "sleep $sleeper" >/dev/null || fail "task 2 never started: $(cat "$tmp/killed.out")"
+kill -KILL $orch; wait $orch 2>/dev/null || true
+redo 01-01:2
+[[ $rc -eq 0 && $out == *"stopped execute:01-01 (pid "*"): a worker an earlier run left running"* ]] || fail "redo after kill -9: rc $rc: $out"
+if pgrep -f "sleep $sleeper" >/dev/null; then fail "the old worker still runs"; fi
+run fourth
+[[ $rc -eq 0 && $out == *"run_finished       : complete"* && $(cat "$p/out/b.txt") == hello ]] || fail "the run after redo after kill -9: rc $rc: $out"
 echo "PASS"

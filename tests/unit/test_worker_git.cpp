@@ -327,6 +327,22 @@ TEST_CASE("commit_marker removes tracked files, records an empty commit otherwis
   CHECK(test::sh(repo.dir.path, "git diff --cached --name-only") == "mine.txt\n");
 }
 
+TEST_CASE("commit_marker puts the removed files back when git refuses the commit", "[worker][git][redo]") {
+  GitRepo repo;
+  repo.commit("SUMMARY.md", "summary");
+  repo.commit("c.txt", "base");
+  // A merge stopped on a conflict: git refuses a partial commit until it is concluded.
+  test::sh(repo.dir.path, "git checkout -qb other && echo theirs > c.txt && git commit -qam theirs && git checkout -q - "
+                          "&& echo ours > c.txt && git commit -qam ours && git merge -q other; true");
+  REQUIRE(fs::exists(repo.dir.path / ".git/MERGE_HEAD"));
+  const auto head = test::sh(repo.dir.path, "git rev-parse HEAD");
+  auto r = worker::commit_marker(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"SUMMARY.md"}, "m\n\nRedo: 01-01");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("nothing changed") != std::string::npos);
+  CHECK(*util::read_file(repo.dir.path / "SUMMARY.md") == "summary\n");
+  CHECK(test::sh(repo.dir.path, "git rev-parse HEAD") == head);
+}
+
 TEST_CASE("The trailer index keeps redo markers in history order", "[worker][git][redo]") {
   GitRepo repo;
   worker::TrailerIndex index(repo.dir.path);

@@ -1,7 +1,10 @@
 #include "harness/orchestrator/redo.hpp"
 
+#include "session_files.hpp"
+
 #include "harness/store/run_lock.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
 
 #include <boost/json.hpp>
@@ -88,6 +91,18 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
                                     1});
 
   RedoResult result;
+  // A worker a killed run left running on one of these plans would commit the old work after
+  // the marker: stopped first, as the next orchestrate would.
+  std::vector<StaleWorker> stale;
+  for (auto& w : stale_workers(state_dir))
+    if (w.pid > 0 && std::ranges::any_of(merged, [&](const RedoTarget& t) { return w.task.ends_with(":" + t.plan); })) {
+      result.stopped.push_back(fmt::format("{} (pid {})", w.task, w.pid));
+      stale.push_back(std::move(w));
+    }
+  if (!stale.empty()) {
+    stop_stale_workers(stale);
+    (void)worker::remove_orphaned_index_lock(root); // one stopped in the middle of a commit
+  }
   std::vector<std::string> remove, trailers;
   std::vector<std::string> named; // for the subject
   for (const auto& t : merged) {
@@ -123,6 +138,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
 
 std::string redo_text(const RedoResult& result, std::string_view spec_arg) {
   std::string out;
+  for (const auto& w : result.stopped) out += fmt::format("stopped {}: a worker an earlier run left running\n", w);
   for (const auto& p : result.plans) {
     if (p.nothing_to_do()) {
       out += fmt::format("{}: nothing to redo: it has no SUMMARY and no commit of {} stands; it runs at the next "
@@ -160,8 +176,11 @@ std::string redo_json(const RedoResult& result) {
                      {"summary_removed", p.summary.empty() ? boost::json::value(nullptr) : boost::json::value(p.summary)},
                      {"nothing_to_do", p.nothing_to_do()}});
   }
+  boost::json::array stopped;
+  for (const auto& w : result.stopped) stopped.push_back(boost::json::string(w));
   boost::json::object o{{"commit", result.commit.empty() ? boost::json::value(nullptr) : boost::json::value(result.commit)},
-                        {"plans", std::move(plans)}};
+                        {"plans", std::move(plans)},
+                        {"stopped_workers", std::move(stopped)}};
   return boost::json::serialize(o);
 }
 

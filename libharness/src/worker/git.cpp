@@ -1,5 +1,7 @@
 #include "harness/worker/git.hpp"
 
+#include "harness/util/atomic_file.hpp"
+
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/merged_pipe.hpp"
 #include "harness/worker/spawn.hpp"
@@ -172,10 +174,20 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
       pos = end + 1;
     }
   }
+  // What is removed comes back if the commit fails (a merge in progress, a full disk): the
+  // caller's state must not be half changed.
+  std::vector<std::pair<std::string, std::string>> removed;
+  auto put_back = [&] {
+    for (const auto& [p, text] : removed) (void)util::write_file_atomic(root / p, text);
+  };
   for (const auto& p : remove) {
     std::error_code ec;
+    if (!fs::is_regular_file(root / p, ec)) continue;
+    auto text = util::read_file(root / p);
+    if (!text) return put_back(), std::unexpected(fmt::format("could not read {}: {}", p, text.error()));
     fs::remove(root / p, ec);
-    if (ec) return std::unexpected(fmt::format("could not remove {}: {}", p, ec.message()));
+    if (ec) return put_back(), std::unexpected(fmt::format("could not remove {}: {}", p, ec.message()));
+    removed.emplace_back(p, std::move(*text));
   }
   // --only: exactly these paths (none: an empty commit), whatever else the index holds.
   std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-status",
@@ -183,7 +195,10 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
   if (!tracked.empty()) commit.push_back("--");
   for (const auto& p : tracked) commit.push_back(literal_pathspec(p));
   auto r = run_git_writing_index(root, commit);
-  if (r.exit_code != 0) return std::unexpected(fmt::format("git commit failed (exit {}): {}", r.exit_code, r.out));
+  if (r.exit_code != 0) {
+    put_back();
+    return std::unexpected(fmt::format("git commit failed (exit {}), nothing changed: {}", r.exit_code, r.out));
+  }
   return committed_hash(root, r.out);
 }
 

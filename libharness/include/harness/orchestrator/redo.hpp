@@ -39,13 +39,17 @@ struct RedoPlan {
 struct RedoResult {
   std::string commit; ///< the marker commit; empty when no target had anything to undo
   std::vector<RedoPlan> plans;
+  /// "execute:01-02 (pid 4242)": workers a killed run left running on these plans, stopped
+  /// before the marker (they would have committed the old work after it).
+  std::vector<std::string> stopped;
 };
 
 /// Checks the targets against the spec (every plan exists, every task is one of its tasks), then
 /// removes the SUMMARYs and commits one marker for all targets that have something to undo. The
-/// user's staged changes stay staged and out of the commit. Fails with exit_code 2 for an unknown
-/// plan or task, and 1 while an orchestrate runs in the project or when git fails (nothing is
-/// removed then, except when the commit itself fails: git's message says why).
+/// user's staged changes stay staged and out of the commit. Workers a killed run left running on
+/// these plans are stopped first. Fails with exit_code 2 for an unknown plan or task, and 1 while
+/// an orchestrate runs in the project or when git fails (a merge in progress, say: the SUMMARYs are
+/// put back and git's message says why).
 std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vector<RedoTarget>& targets,
                                          std::string_view note);
 
@@ -53,7 +57,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
 /// `spec_arg` is the spec directory as the user wrote it (for the next command to run).
 std::string redo_text(const RedoResult& result, std::string_view spec_arg);
 /// {"commit": ..., "plans": [{"plan", "tasks" ("all" or [2, 3]), "undone": [{"task", "commit"}],
-/// "summary_removed", "nothing_to_do"}]}.
+/// "summary_removed", "nothing_to_do"}], "stopped_workers": [...]}.
 std::string redo_json(const RedoResult& result);
 
 } // namespace harness::orchestrator

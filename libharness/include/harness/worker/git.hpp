@@ -62,7 +62,8 @@ std::expected<std::string, std::string> commit_paths(const std::filesystem::path
 /// Deletes `remove` (paths relative to `root`; missing ones are fine) and commits `message` with
 /// the deletions of those git tracked, even when there are none (an empty commit): a record in
 /// history, such as a redo marker. Changes the user staged stay staged and out of the commit.
-/// Hooks are skipped (harness's bookkeeping). Returns the new commit hash, or git's complaint.
+/// Hooks are skipped (harness's bookkeeping). Returns the new commit hash, or git's complaint
+/// (the removed files are then put back).
 std::expected<std::string, std::string> commit_marker(const std::filesystem::path& root,
                                                       const std::filesystem::path& lock_file,
                                                       const std::vector<std::string>& remove, const std::string& message);
