@@ -2,6 +2,7 @@
 // commit made in a real git repository, after which the marked tasks no longer count as done.
 #include "harness/orchestrator/redo.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/script_worker.hpp"
@@ -128,4 +129,30 @@ TEST_CASE("redo refuses an unknown plan or task before touching anything, and wh
   }
   CHECK(p.head() == before);
   CHECK(fs::exists(p.summary));
+}
+
+TEST_CASE("redo expires the plan's open checkpoints: an answer about the old work approves nothing new",
+          "[orchestrator][redo]") {
+  Project p;
+  const fs::path state = p.dir.path / ".orchestration";
+  auto open = [&](std::string id, std::string task, std::string spec) {
+    store::CheckpointRecord r;
+    r.id = std::move(id);
+    r.task = std::move(task);
+    r.spec = std::move(spec);
+    r.question = "look at it";
+    r.run = "r0";
+    REQUIRE(store::write_open_checkpoint(state, r));
+  };
+  open("cp-a", "verify-plan:01-01", "SPC-007-redo");
+  open("cp-b", "verify-plan:01-01", "SPC-008-other"); // another spec's 01-01
+  open("cp-c", "verify-plan:01-02", "SPC-007-redo");  // another plan
+  REQUIRE(store::answer_checkpoint(state, "cp-a", {true, "looked at the old one", "t", ""}));
+  auto r = orchestrator::redo(p.load(), {target("01-01")}, "");
+  REQUIRE(r);
+  CHECK(r->expired == std::vector<std::string>{"cp-a"});
+  CHECK(store::read_checkpoint(state, "cp-a")->state == store::CheckpointState::expired);
+  CHECK(store::read_checkpoint(state, "cp-b")->state == store::CheckpointState::open);
+  CHECK(store::read_checkpoint(state, "cp-c")->state == store::CheckpointState::open);
+  CHECK(orchestrator::redo_text(*r, "s").find("expired checkpoint cp-a") != std::string::npos);
 }

@@ -2,6 +2,7 @@
 
 #include "session_files.hpp"
 
+#include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/index_lock.hpp"
@@ -127,6 +128,19 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   }
   if (trailers.empty()) return result;
 
+  // A question asked about the old work (its verification, say) is not about the new: an answer
+  // given to it must not approve what the plan does next time.
+  for (const auto& cp : store::read_checkpoints(state_dir)) {
+    if (cp.state != store::CheckpointState::open || !layout.owns_spec_trailer(cp.spec)) continue;
+    const auto colon = cp.task.find(':');
+    const std::string plan = colon == std::string::npos ? "" : cp.task.substr(colon + 1);
+    const auto target = std::ranges::find_if(merged, [&](const RedoTarget& t) { return t.plan == plan; });
+    const auto outcome = std::ranges::find_if(result.plans, [&](const RedoPlan& p) { return p.plan == plan; });
+    if (target == merged.end() || outcome == result.plans.end() || outcome->nothing_to_do()) continue;
+    store::expire_checkpoint(state_dir, cp.id, fmt::format("{} runs again (harness-cli redo): the question was about its earlier work", plan));
+    result.expired.push_back(cp.id);
+  }
+
   std::string message = fmt::format("chore({}): run {} again\n\n", layout.spec_name, fmt::join(named, ", "));
   if (!note.empty()) message += std::string(note) + "\n\n";
   message += fmt::format("{}\nSpec: {}\n", fmt::join(trailers, "\n"), layout.spec_name);
@@ -139,6 +153,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
 std::string redo_text(const RedoResult& result, std::string_view spec_arg) {
   std::string out;
   for (const auto& w : result.stopped) out += fmt::format("stopped {}: a worker an earlier run left running\n", w);
+  for (const auto& id : result.expired) out += fmt::format("expired checkpoint {}: it asked about the earlier work\n", id);
   for (const auto& p : result.plans) {
     if (p.nothing_to_do()) {
       out += fmt::format("{}: nothing to redo: it has no SUMMARY and no commit of {} stands; it runs at the next "
@@ -176,11 +191,13 @@ std::string redo_json(const RedoResult& result) {
                      {"summary_removed", p.summary.empty() ? boost::json::value(nullptr) : boost::json::value(p.summary)},
                      {"nothing_to_do", p.nothing_to_do()}});
   }
-  boost::json::array stopped;
+  boost::json::array stopped, expired;
   for (const auto& w : result.stopped) stopped.push_back(boost::json::string(w));
+  for (const auto& id : result.expired) expired.push_back(boost::json::string(id));
   boost::json::object o{{"commit", result.commit.empty() ? boost::json::value(nullptr) : boost::json::value(result.commit)},
                         {"plans", std::move(plans)},
-                        {"stopped_workers", std::move(stopped)}};
+                        {"stopped_workers", std::move(stopped)},
+                        {"expired_checkpoints", std::move(expired)}};
   return boost::json::serialize(o);
 }
 

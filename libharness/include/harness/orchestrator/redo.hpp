@@ -42,6 +42,9 @@ struct RedoResult {
   /// "execute:01-02 (pid 4242)": workers a killed run left running on these plans, stopped
   /// before the marker (they would have committed the old work after it).
   std::vector<std::string> stopped;
+  /// Open checkpoints of these plans (a verification asked about the old work), expired: an
+  /// answer to them must not approve the new work.
+  std::vector<std::string> expired;
 };
 
 /// Checks the targets against the spec (every plan exists, every task is one of its tasks), then
@@ -57,7 +60,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
 /// `spec_arg` is the spec directory as the user wrote it (for the next command to run).
 std::string redo_text(const RedoResult& result, std::string_view spec_arg);
 /// {"commit": ..., "plans": [{"plan", "tasks" ("all" or [2, 3]), "undone": [{"task", "commit"}],
-/// "summary_removed", "nothing_to_do"}], "stopped_workers": [...]}.
+/// "summary_removed", "nothing_to_do"}], "stopped_workers": [...], "expired_checkpoints": [...]}.
 std::string redo_json(const RedoResult& result);
 
 } // namespace harness::orchestrator
