@@ -66,6 +66,11 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
       auto parsed = sched::parse_durations(*text, opt->durations, ids);
       if (!parsed) {
         for (const auto& d : parsed.error()) std::cerr << spec::render(d);
+        if (output == Output::json)
+          std::cout << boost::json::serialize(boost::json::object{
+                           {"error", opt->durations + ": durations do not validate"},
+                           {"diagnostics", spec::diagnostics_json(parsed.error())}})
+                    << "\n";
         exit.value = 2;
         return;
       }

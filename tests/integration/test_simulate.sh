@@ -60,4 +60,12 @@ set -e
 [ "$code" -eq 2 ] || { echo "bad durations: exit $code"; exit 1; }
 grep -q "durations" "$tmp/err.txt"
 [ "$code2" -eq 2 ] || { echo "missing spec: exit $code2"; exit 1; }
+# With --json the failure is a JSON object on stdout too.
+echo '{"01-01": 1e309, "09-09": 1}' > "$tmp/huge.json"
+set +e
+json=$("$cli" simulate "$spec" --durations "$tmp/huge.json" --json 2>/dev/null)
+code=$?
+set -e
+[ "$code" -eq 2 ] || { echo "huge durations: exit $code"; exit 1; }
+node -e 'const d = JSON.parse(process.argv[1]); if (!d.error || d.diagnostics.map(x => x.code).join() !== "H301,H302") { console.error(d); process.exit(1) }' "$json"
 echo "simulate: ok"

@@ -133,4 +133,12 @@ TEST_CASE("A durations file is an object of minutes by known plan id, its mistak
   CHECK(broken.error()[0].code == "H301");
   CHECK(broken.error()[0].line == 3);
   CHECK(parse_durations("[1, 2]", "d.json", ids).error()[0].code == "H301");
+  // Too large to be minutes (1e309 reads as infinity): refused, not simulated into no number.
+  for (const char* huge : {R"({"01-01": 1e309})", R"({"01-01": 1e308})", R"({"01-01": -1e309})"}) {
+    INFO(huge);
+    auto r = parse_durations(huge, "d.json", ids);
+    REQUIRE_FALSE(r);
+    CHECK(r.error()[0].code == "H301");
+  }
+  CHECK(parse_durations(R"({"01-01": 52560000})", "d.json", ids).has_value());
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace harness::sched {
 namespace {
@@ -48,9 +49,13 @@ parse_durations(std::string_view json_text, const std::string& file, const std::
   std::vector<spec::Diagnostic> errors;
   for (const auto& kv : v.as_object()) {
     const std::string key(kv.key());
-    if (!kv.value().is_number() || kv.value().to_number<double>() < 0) {
+    // Finite and below a century of minutes: 1e309 reads as infinity, and a makespan of it
+    // would be printed as no number at all.
+    constexpr double most = 52'560'000;
+    if (!kv.value().is_number() || !std::isfinite(kv.value().to_number<double>()) ||
+        kv.value().to_number<double>() < 0 || kv.value().to_number<double>() > most) {
       errors.push_back(at(json_text, key_offset(json_text, key), file, "H301",
-                          fmt::format("durations: '{}' must be a non-negative number of minutes", key)));
+                          fmt::format("durations: '{}' must be a number of minutes from 0 to {:.0f} (100 years)", key, most)));
     } else if (std::find(plan_ids.begin(), plan_ids.end(), key) == plan_ids.end()) {
       errors.push_back(at(json_text, key_offset(json_text, key), file, "H302", fmt::format("no plan '{}' in the spec", key)));
     } else {

@@ -18,16 +18,20 @@ std::string validation_text(const Spec& spec) {
   return out;
 }
 
-std::string validation_json(const Spec& spec) {
+boost::json::array diagnostics_json(const std::vector<Diagnostic>& diagnostics) {
   boost::json::array diags;
-  for (const auto& d : spec.diagnostics)
+  for (const auto& d : diagnostics)
     diags.push_back(boost::json::object{{"file", d.file},
                                         {"line", d.line},
                                         {"col", d.col},
                                         {"severity", to_string(d.severity)},
                                         {"code", d.code},
                                         {"message", d.message}});
-  boost::json::object o{{"valid", spec.valid()}, {"diagnostics", std::move(diags)}, {"plans", spec.plans.size()}};
+  return diags;
+}
+
+std::string validation_json(const Spec& spec) {
+  boost::json::object o{{"valid", spec.valid()}, {"diagnostics", diagnostics_json(spec.diagnostics)}, {"plans", spec.plans.size()}};
   return boost::json::serialize(o) + "\n";
 }
 
