@@ -1,6 +1,7 @@
 // STATUS.md as the orchestrator writes it must read back through the spec parser unchanged.
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/spec/document_parsers.hpp"
+#include "harness/spec/spec.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/verify/result.hpp"
 #include "spec_test_util.hpp"
@@ -107,4 +108,23 @@ TEST_CASE("a person's answer to a verification is recorded in its file and read 
     CHECK_FALSE(v.answer->approved);
     CHECK(v.answer->by == "bob (on the terminal)");
   }
+}
+
+TEST_CASE("ROADMAP.md's velocity is the total it is given, however often a run writes it", "[orchestrator][writeback]") {
+  harness::test::TempDir dir;
+  dir.write("docs/specs/SPC-001-v/SPEC.md", "# v\n");
+  dir.write("docs/specs/SPC-001-v/ROADMAP.md",
+            "---\nstatus: planning\nvelocity:\n  total_plans_completed: 0\n  total_execution_minutes: 2.5\n"
+            "  average_minutes_per_plan: 0\n---\n# Roadmap\n\n## Phase 1: Core\n**Goal**: g\n");
+  auto load = [&] {
+    auto s = spec::load_spec(dir.path / "docs/specs/SPC-001-v", dir.path);
+    REQUIRE(s);
+    return std::move(*s);
+  };
+  const auto before = orchestrator::roadmap_minutes(load());
+  CHECK(before == Approx(2.5));
+  graph::Progress p;
+  // A run of 0.5 minutes writes its progress three times, the spec read again in between.
+  for (int i = 0; i < 3; ++i) REQUIRE(orchestrator::update_roadmap(load(), p, before + 0.5, true));
+  CHECK(orchestrator::roadmap_minutes(load()) == Approx(3.0));
 }

@@ -393,7 +393,7 @@ void Orchestrator::Impl::write_progress(bool running) {
   // Edited since this run last wrote it: by a person, whose edit is theirs to commit.
   const auto before = util::read_file(spec.layout.roadmap_md);
   if (roadmap_written && before && *before != *roadmap_written) note_roadmap_theirs();
-  (void)update_roadmap(spec, progress, execute_minutes, running);
+  (void)update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running);
   if (spec.roadmap) roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
   wrote({spec.layout.status_md}); // an unchanged one is not committed
   if (!roadmap_theirs) wrote({spec.layout.roadmap_md});
@@ -496,6 +496,7 @@ void Orchestrator::Impl::warn_about_dirty_files() {
     note_roadmap_theirs();
   else if (spec.roadmap) // what it holds now is committed or ours: any change before our first write is someone's
     roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
+  roadmap_minutes_before = roadmap_minutes(spec);
   const auto dirty = dirty_declared_files(spec, *changes_at_start);
   for (std::size_t i = 0; i < dirty.size() && i < 10; ++i)
     emit(RunEventKind::note, "execute:" + dirty[i].plan_id, -1, 0,

@@ -112,6 +112,7 @@ struct Orchestrator::Impl {
   RunSummary summary;
   std::vector<spec::BlockedTask> blocked_tasks; ///< tasks this run gave up on, for STATUS.md
   double execute_minutes = 0;
+  double roadmap_minutes_before = 0; ///< ROADMAP.md's velocity minutes when the run started
   int interrupts = 0;
   bool draining = false;
   bool stop_now = false;    ///< second interrupt: end without waiting for running verifications

@@ -81,10 +81,13 @@ std::string render_status_md(const graph::Progress& p, std::string_view run_stat
   return out;
 }
 
-std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p, double run_minutes,
+double roadmap_minutes(const spec::Spec& spec) {
+  return spec.roadmap ? spec.roadmap->frontmatter.velocity_total_execution_minutes.value_or(0) : 0;
+}
+
+std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p, double total_minutes,
                                                 bool running) {
   if (!spec.roadmap) return {};
-  const auto& fm = spec.roadmap->frontmatter;
   auto text = util::read_file(spec.layout.roadmap_md);
   if (!text) return std::unexpected(text.error());
   const std::string ticked = tick_roadmap(*text, p);
@@ -99,7 +102,6 @@ std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const gr
     if (ph.state == "verified") ++completed_phases;
     else if (!found_current) current = spec::to_string(ph.number), found_current = true;
   }
-  const double minutes = fm.velocity_total_execution_minutes.value_or(0) + run_minutes;
   const int done = p.plans_verified;
   const std::string status = p.complete ? "complete" : !p.blockers.empty() ? "blocked" : running ? "executing" : "verifying";
   std::vector<spec::FrontmatterUpdate> updates = {
@@ -110,8 +112,8 @@ std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const gr
       {"total_plans", std::to_string(p.plans_total)},
       {"completed_plans", std::to_string(done)},
       {"velocity.total_plans_completed", std::to_string(done)},
-      {"velocity.total_execution_minutes", fmt::format("{:.1f}", minutes)},
-      {"velocity.average_minutes_per_plan", fmt::format("{:.1f}", done > 0 ? minutes / done : 0.0)},
+      {"velocity.total_execution_minutes", fmt::format("{:.1f}", total_minutes)},
+      {"velocity.average_minutes_per_plan", fmt::format("{:.1f}", done > 0 ? total_minutes / done : 0.0)},
   };
   auto updated = spec::update_frontmatter(ticked, updates);
   if (!updated) return std::unexpected(updated.error());

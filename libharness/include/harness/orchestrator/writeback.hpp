@@ -32,11 +32,15 @@ std::expected<void, std::string> record_verification_answer(const std::filesyste
 std::string render_status_md(const graph::Progress& progress, std::string_view run_state,
                              const std::vector<spec::BlockedTask>& blocked);
 
-/// Updates ROADMAP.md's frontmatter from the progress (`run_minutes` of execution are added to
-/// the velocity; a roadmap without frontmatter gets none) and ticks its body's plan and phase
-/// checkboxes (tick_roadmap).
+/// Updates ROADMAP.md's frontmatter from the progress (`total_minutes` of execution, every run's,
+/// as the velocity's total; a roadmap without frontmatter gets none) and ticks its body's plan and
+/// phase checkboxes (tick_roadmap).
 std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& progress,
-                                                double run_minutes, bool running);
+                                                double total_minutes, bool running);
+
+/// The execution minutes ROADMAP.md's velocity holds (0 without a roadmap or the key): what a run
+/// adds its own to. Read once when the run starts, since the run rewrites that value.
+double roadmap_minutes(const spec::Spec& spec);
 
 /// Appends lines to execution/commits.log (created if absent).
 std::expected<void, std::string> append_commits_log(const std::filesystem::path& log, const std::vector<std::string>& lines);
