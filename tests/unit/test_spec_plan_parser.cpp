@@ -365,7 +365,7 @@ must_pass:
   auto p = parse_plan(text, "p.md", PlanDialect::harness, diags);
   REQUIRE(p);
   CHECK(p->must_pass.size() == 7); // a warning: every check is still read
-  REQUIRE(diags.size() == 3);
+  REQUIRE(diags.size() == 4);
   for (const auto& d : diags) {
     CHECK(d.code == "H030");
     CHECK(d.severity == Severity::warning);
@@ -380,4 +380,8 @@ must_pass:
   CHECK(diags[2].line == 14);
   CHECK(diags[2].message == "start uses the shell's '>' but runs without a shell, so '>' reaches the program as it is "
                             "written: add `shell: true`");
+  // "$x" is expanded by a shell even in double quotes; without one the program gets '$x'.
+  CHECK(diags[3].line == 27);
+  CHECK(diags[3].message == "command uses the shell's '$x' but runs without a shell, so '$x' reaches the program as it "
+                            "is written: add `shell: true`");
 }

@@ -66,14 +66,23 @@ TEST_CASE("find_shell_syntax finds the operators and expansions a shell would ac
   CHECK(found("FOO='a b' make") == "FOO='a b'");
   CHECK(find_shell_syntax("a && b")->kind == Kind::operator_);
   CHECK(find_shell_syntax("echo $X")->kind == Kind::expansion);
+  // A shell expands inside double quotes too, and expands file patterns and a leading ~.
+  CHECK(found("test -n \"$UNSET\"") == "$UNSET");
+  CHECK(found("test -z \"$(git status --porcelain)\"") == "$(");
+  CHECK(found("echo \"`date`\"") == "`");
+  CHECK(found("pytest tests/test_*.py") == "tests/test_*.py");
+  CHECK(find_shell_syntax("ls *.txt")->kind == Kind::glob);
+  CHECK(found("cat ~/.config/x") == "~");
+  CHECK(found("ls ~") == "~");
 }
 
 TEST_CASE("find_shell_syntax ignores quoted and escaped text and what runs the same without a shell") {
   using harness::util::find_shell_syntax;
   for (const char* text : {"npm test", "npm test -- --grep \"auth flow\"", "grep -E 'a|b' f", "sh -c 'a && b > c'",
-                           "echo \"$HOME && `x`\"", "find . -name x -exec rm {} \\;", "echo a\\|b \\$HOME \\&\\&",
+                           "echo \"a && b | c\"", "echo \"cost \\$5 and \\`x\\`\"", "find . -name x -exec rm {} \\;",
+                           "echo a\\|b \\$HOME \\&\\&", "ls 'a*b' \\*.txt a~b", "curl http://h/*/x",
                            "curl http://127.0.0.1/x?a=1&b=2", "grep -q 'end$' f", "grep foo$ f", "price $ 3",
-                           "python3 -m app --flag=1", "make VAR=1", "./FOO=1", "'FOO=1' make", "ls *.txt ~",
+                           "python3 -m app --flag=1", "make VAR=1", "./FOO=1", "'FOO=1' make",
                            "echo 'unterminated && x"})
     CHECK_FALSE(find_shell_syntax(text));
 }

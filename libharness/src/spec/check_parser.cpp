@@ -178,9 +178,17 @@ void warn_shell_syntax(const YAML::Node& node, std::string_view text, std::strin
                                         is_command ? "put the variable in the check's `env:` map, or " : ""));
     return;
   }
+  if (syntax->kind == util::ShellSyntax::Kind::glob) {
+    r.warning(node, "H030", fmt::format("{} has the file pattern '{}', which a shell would expand into file names, but "
+                                        "runs without a shell, so the program gets '{}' as it is written: add `shell: true`",
+                                        what, syntax->text, syntax->text));
+    return;
+  }
+  // Operators joining commands can become separate checks; an expansion cannot.
+  const bool joins = syntax->text == "&&" || syntax->text == "||" || syntax->text == ";";
   r.warning(node, "H030", fmt::format("{} uses the shell's '{}' but runs without a shell, so '{}' reaches the program "
                                       "as it is written: add `shell: true`{}", what, syntax->text, syntax->text,
-                                      is_command ? ", or split it into separate checks" : ""));
+                                      is_command && joins ? ", or split it into separate checks" : ""));
 }
 
 } // namespace

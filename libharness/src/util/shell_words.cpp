@@ -52,6 +52,28 @@ std::string_view expansion_at(std::string_view text, size_t i) {
   return text.substr(i, end - i);
 }
 
+/// An expansion inside the double-quoted string that opens at `text[i]` (a shell expands `$NAME`,
+/// `${`, `$(` and backquotes there too), or "".
+std::string_view expansion_in_double_quotes(std::string_view text, size_t i) {
+  for (size_t j = i + 1; j < text.size() && text[j] != '"'; ++j) {
+    if (text[j] == '\\') ++j;
+    else if (text[j] == '`') return text.substr(j, 1);
+    else if (text[j] == '$')
+      if (auto e = expansion_at(text, j); !e.empty()) return e;
+  }
+  return {};
+}
+
+/// The word that starts at `word_start`, as written (quotes included), for a message.
+std::string_view word_at(std::string_view text, size_t word_start) {
+  size_t end = word_start;
+  while (end < text.size() && !is_blank(text[end])) {
+    if (text[end] == '\'' || text[end] == '"') end = std::min(after_quote(text, end), text.size());
+    else end += text[end] == '\\' ? 2 : 1;
+  }
+  return text.substr(word_start, std::min(end, text.size()) - word_start);
+}
+
 /// A `NAME=value` first word as written ("FOO='a b'"); "" when the command starts otherwise.
 std::string_view leading_assignment(std::string_view text) {
   const size_t start = text.find_first_not_of(" \t\n\r");
@@ -129,8 +151,15 @@ std::optional<ShellSyntax> find_shell_syntax(std::string_view text) {
     if (is_blank(c)) {
       word_start = ++i;
     } else if (c == '\'' || c == '"') {
+      if (c == '"')
+        if (auto e = expansion_in_double_quotes(text, i); !e.empty()) return ShellSyntax{Kind::expansion, std::string(e)};
       i = after_quote(text, i);
       if (i == std::string_view::npos) return std::nullopt;
+    } else if (c == '~' && i == word_start && (i + 1 == text.size() || text[i + 1] == '/' || is_blank(text[i + 1]))) {
+      return ShellSyntax{Kind::expansion, "~"};
+    } else if (c == '*' && word_at(text, word_start).find("://") == std::string_view::npos) {
+      // A file pattern (`tests/test_*.py`); not in a URL, where it is rarely one.
+      return ShellSyntax{Kind::glob, std::string(word_at(text, word_start))};
     } else if (c == '\\') {
       i += 2;
     } else if (c == '|' || c == ';') {
