@@ -151,6 +151,16 @@ TEST_CASE("a plan the last run gave up on is a blocker, not ready now") {
   CHECK(p.ready == std::vector<std::string>{"01-01"});
   CHECK(p.blockers == std::vector<std::string>{"execute:01-02 blocked by the last run: crashed: exited 1"});
   CHECK(graph::progress_text(p).find("01-02    b                                planned\n") != std::string::npos);
+
+  // Verified since (a manual `verify` marks the SUMMARY): the old blocker, and what waited on it, go.
+  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:01-02\n    reason: \"verification failed\"\n"
+                         "  - task: verify-plan:01-02\n    reason: \"its execute is blocked\"\n"
+                         "  - task: final\n    reason: \"waits on verify-phase:01 (blocked)\"\n---\n# Status\n");
+  dir.write("execution/phases/01-a/01-02-SUMMARY.md", "---\nplan_id: '01-02'\nstatus: complete\nverification: passed\n---\n# b\n");
+  spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  const auto later = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(later.blockers.empty());
 }
 
 TEST_CASE("plans a running orchestrate works on are running, not ready now") {

@@ -123,8 +123,30 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
   // Tasks blocked only because something they wait on is blocked are counted, not listed: the
   // list names the causes.
   if (spec.status) {
+    // A task the last run gave up on that is done since (a manual `verify`, a later run of
+    // another kind) blocks nothing any more.
+    auto done_since = [&](const std::string& task) {
+      const auto colon = task.find(':');
+      const std::string subject = colon == std::string::npos ? std::string() : task.substr(colon + 1);
+      if (task == "final") return done.final.passed();
+      if (task.starts_with("verify-phase:") || task.starts_with("research:") || task.starts_with("plan:") ||
+          task.starts_with("check-plans:") || task.starts_with("plan-gaps:")) {
+        const auto n = spec::parse_phase_number(subject);
+        return n && done.phases.contains(*n) && done.phases.at(*n).passed();
+      }
+      auto it = state_of.find(subject);
+      return it != state_of.end() && it->second == PlanState::verified;
+    };
+    std::vector<spec::BlockedTask> still;
+    for (const auto& b : spec.status->blocked)
+      if (!done_since(b.task)) still.push_back(b);
+    // Only tasks that waited on others are left: their causes are gone, and so are they.
+    if (std::ranges::all_of(still, [](const spec::BlockedTask& b) {
+          return b.reason.starts_with("waits on") || b.reason.starts_with("its execute is blocked");
+        }))
+      still.clear();
     int waiting = 0;
-    for (const auto& b : spec.status->blocked) {
+    for (const auto& b : still) {
       if (b.reason.starts_with("waits on") || b.reason.starts_with("its execute is blocked")) {
         ++waiting;
         continue;
@@ -134,7 +156,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     }
     if (waiting > 0) out.blockers.push_back(fmt::format("{} more task{} wait on these", waiting, waiting == 1 ? "" : "s"));
     // A plan the last run gave up on is a blocker, not "ready now" (orchestrate still retries it).
-    for (const auto& b : spec.status->blocked) {
+    for (const auto& b : still) {
       const auto colon = b.task.find(':');
       const std::string id = colon == std::string::npos ? std::string() : b.task.substr(colon + 1);
       std::erase(out.ready, id);
