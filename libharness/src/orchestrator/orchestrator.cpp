@@ -175,17 +175,19 @@ void Orchestrator::Impl::end_session(const std::string& sid, const std::string& 
   sessions.erase(it);
 }
 
+std::vector<std::pair<int, std::string>> Orchestrator::Impl::committed_tasks(const sched::Action& a) {
+  const auto* p = plan_of(a);
+  if (!p || a.kind != TaskKind::execute) return {};
+  if (a.attempt > 1) trailers->refresh(); // a retry within this run may follow an attempt that committed
+  return trailers->standing_tasks(p->id, ours());
+}
+
 std::string Orchestrator::Impl::render_prompt(const Session& s) {
   static const std::vector<std::string> none;
   auto findings = revision_findings.find(s.action.subject);
-  std::vector<std::pair<int, std::string>> committed;
-  if (const auto* p = plan_of(s.action); p && s.action.kind == TaskKind::execute) {
-    if (s.action.attempt > 1) trailers->refresh(); // the attempt before may have committed
-    committed = trailers->standing_tasks(p->id, ours());
-  }
   const auto task = task_brief(spec, s.action, opt.worker_prompt_template.parent_path(),
                                s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none,
-                               committed);
+                               committed_tasks(s.action));
   auto tmpl = util::read_file(opt.worker_prompt_template);
   const std::string task_json = boost::json::serialize(task);
   if (!tmpl) return "You are a harness worker. Task: " + task_json;
@@ -213,9 +215,8 @@ void Orchestrator::Impl::launch_worker(Session& s) {
   if (s.adapter != worker::AdapterKind::script) req.prompt = render_prompt(s);
   else if (const auto* p = plan_of(s.action); p && s.action.kind == TaskKind::execute) {
     // The script worker skips tasks already committed; tell it which, so it need not walk the
-    // history. A retry within this run may follow an attempt that committed: look again.
-    if (s.action.attempt > 1) trailers->refresh();
-    req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(trailers->standing_tasks(p->id, ours()));
+    // history.
+    req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(committed_tasks(s.action));
     // No session of this task in any run before: no attempt can have left files behind. Asked of
     // this spec's task: another spec's 01-01 left nothing in this plan's files.
     req.inherited_env.erase("HARNESS_FIRST_ATTEMPT");
@@ -351,8 +352,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     end_session(sid, why, false);
     return fail(task, sched::FailureClass::crashed, why);
   }
-  record_commits(s);
-  record_tasks_run(s);
+  record_result(s);
   if (is_planning(s.action.kind)) return finish_planning(sid);
   if (s.action.kind == TaskKind::research)
     if (auto n = spec::parse_phase_number(s.action.subject))
@@ -390,11 +390,12 @@ void Orchestrator::Impl::write_progress(bool running) {
   const auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
   const std::string state = running ? "running" : summary.outcome;
   (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks));
-  // Edited since this run last wrote it: by a person, whose edit is theirs to commit.
-  const auto before = util::read_file(spec.layout.roadmap_md);
-  if (roadmap_written && before && *before != *roadmap_written) note_roadmap_theirs();
-  (void)update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running);
-  if (spec.roadmap) roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
+  if (auto r = update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running); r && spec.roadmap) {
+    // Edited since this run last wrote it: by a person, whose edit is theirs to commit (the
+    // update kept it; the commit must not take it).
+    if (roadmap_written && r->before != *roadmap_written) note_roadmap_theirs();
+    roadmap_written = std::move(r->after);
+  }
   wrote({spec.layout.status_md}); // an unchanged one is not committed
   if (!roadmap_theirs) wrote({spec.layout.roadmap_md});
 }

@@ -202,8 +202,10 @@ struct Orchestrator::Impl {
   /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_index_lock),
   /// now or `after` this long, and says so.
   void clear_orphaned_index_lock(std::chrono::milliseconds after);
-  void record_commits(const Session& s);
-  void record_tasks_run(const Session& s);
+  void record_result(const Session& s);
+  /// The tasks of an execute's plan whose commits stand (the trailer index, read again for a
+  /// retry): the script worker skips them, an agent is told of them.
+  std::vector<std::pair<int, std::string>> committed_tasks(const sched::Action& a);
   /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds
   /// decides (planning.hpp); new plans join the live graph.
   void finish_planning(const std::string& sid);

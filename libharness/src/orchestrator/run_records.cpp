@@ -69,34 +69,32 @@ void Orchestrator::Impl::recover_commits_log() {
   else if (!lines.empty()) wrote({spec.layout.commits_log});
 }
 
-void Orchestrator::Impl::record_commits(const Session& s) {
+/// What a finished worker reported in its session's result.json (the script worker writes one):
+/// its commits go to commits.log, and whether it ran any task is remembered.
+void Orchestrator::Impl::record_result(const Session& s) {
+  ran_nothing.erase(s.action.subject);
   auto text = util::read_file(s.dir / "result.json");
   if (!text) return;
   boost::system::error_code ec;
   auto j = boost::json::parse(*text, ec);
-  if (ec || !j.is_object() || !j.as_object().contains("commits")) return;
+  if (ec || !j.is_object()) return;
+  const auto& o = j.as_object();
+  // A script execute that found every task committed changed nothing.
+  const auto* run = o.if_contains("tasksRun");
+  const auto* skipped = o.if_contains("tasksSkipped");
+  if (s.action.kind == TaskKind::execute && run && skipped && run->is_int64() && skipped->is_int64() &&
+      run->as_int64() == 0 && skipped->as_int64() > 0)
+    ran_nothing[s.action.subject] = static_cast<int>(skipped->as_int64());
+  const auto* reported = o.if_contains("commits");
+  if (!reported || !reported->is_array()) return;
   // A retry reports the commits an earlier attempt made too: log each hash once.
   std::vector<std::pair<std::string, std::string>> commits;
-  for (const auto& c : j.at("commits").as_array())
+  for (const auto& c : reported->as_array())
     if (c.is_string()) commits.emplace_back(c.as_string().c_str(), s.action.subject);
   const auto log = util::read_file(spec.layout.commits_log).value_or("");
   const auto lines = missing_commit_lines(log, commits, s.id);
   if (auto r = append_commits_log(spec.layout.commits_log, lines); !r) emit(RunEventKind::note, s.action.task, -1, 0, r.error());
   else if (!lines.empty()) wrote({spec.layout.commits_log});
-}
-
-/// Whether a script execute ran any task: one that found every task committed changed nothing.
-void Orchestrator::Impl::record_tasks_run(const Session& s) {
-  ran_nothing.erase(s.action.subject);
-  auto text = util::read_file(s.dir / "result.json");
-  if (!text || s.action.kind != TaskKind::execute) return;
-  boost::system::error_code ec;
-  auto j = boost::json::parse(*text, ec);
-  if (ec || !j.is_object()) return;
-  const auto* run = j.as_object().if_contains("tasksRun");
-  const auto* skipped = j.as_object().if_contains("tasksSkipped");
-  if (run && skipped && run->is_int64() && skipped->is_int64() && run->as_int64() == 0 && skipped->as_int64() > 0)
-    ran_nothing[s.action.subject] = static_cast<int>(skipped->as_int64());
 }
 
 /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,

@@ -85,16 +85,18 @@ double roadmap_minutes(const spec::Spec& spec) {
   return spec.roadmap ? spec.roadmap->frontmatter.velocity_total_execution_minutes.value_or(0) : 0;
 }
 
-std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p, double total_minutes,
-                                                bool running) {
-  if (!spec.roadmap) return {};
+std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p,
+                                                        double total_minutes, bool running) {
+  if (!spec.roadmap) return RoadmapWrite{};
   auto text = util::read_file(spec.layout.roadmap_md);
   if (!text) return std::unexpected(text.error());
-  const std::string ticked = tick_roadmap(*text, p);
-  if (!spec.roadmap->has_frontmatter) {
-    if (ticked == *text) return {};
-    return util::write_file_atomic(spec.layout.roadmap_md, ticked);
-  }
+  auto write = [&](std::string after) -> std::expected<RoadmapWrite, std::string> {
+    if (after != *text)
+      if (auto w = util::write_file_atomic(spec.layout.roadmap_md, after); !w) return std::unexpected(w.error());
+    return RoadmapWrite{std::move(*text), std::move(after)};
+  };
+  std::string ticked = tick_roadmap(*text, p);
+  if (!spec.roadmap->has_frontmatter) return write(std::move(ticked));
   int completed_phases = 0;
   std::string current = p.phases.empty() ? "" : spec::to_string(p.phases.back().number);
   bool found_current = false;
@@ -117,8 +119,7 @@ std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const gr
   };
   auto updated = spec::update_frontmatter(ticked, updates);
   if (!updated) return std::unexpected(updated.error());
-  if (*updated == *text) return {};
-  return util::write_file_atomic(spec.layout.roadmap_md, *updated);
+  return write(std::move(*updated));
 }
 
 std::expected<void, std::string> append_commits_log(const std::filesystem::path& log, const std::vector<std::string>& lines) {

@@ -1,5 +1,7 @@
 #include "harness/setup/install.hpp"
 
+#include "harness/spec/spec_identity.hpp"
+
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/text.hpp"
 
@@ -8,11 +10,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdint>
 #include <iterator>
 #include <map>
-#include <regex>
 #include <vector>
 
 namespace harness::setup {
@@ -236,19 +236,17 @@ std::expected<fs::path, SetupError> init_spec(const fs::path& project, std::stri
   auto tmpl = util::read_file(skills_dir / "templates" / "spec.md");
   if (!tmpl) return std::unexpected(failed(tmpl.error()));
   const fs::path specs = project / "docs" / "specs";
-  long long highest = 0;
-  static const std::regex numbered(R"(SPC-(\d+)(-.*)?)");
+  long highest = 0;
   std::vector<std::string> same; // sorted below: directory order is the file system's
   for (const auto& e : fs::directory_iterator(specs, ec)) {
-    std::smatch m;
     const auto dir = e.path().filename().string();
-    if (!e.is_directory() || !std::regex_match(dir, m, numbered)) continue;
-    if (m[2].str() == "-" + s) same.push_back(dir);
-    long long n = 0;
-    const auto digits = m[1].str();
-    // A number too long to count with is not one this command made: it does not set the next.
-    if (auto [p, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n); err == std::errc() && n < 1'000'000'000)
-      highest = std::max(highest, n);
+    // spec_number counts up to nine digits: a longer number is not one this command made, and
+    // does not set the next.
+    const auto n = spec::spec_number(dir);
+    if (!e.is_directory() || !n) continue;
+    // "SPC-<digits>-<s>" exactly: SPC-007-a-b is not a spec named b.
+    if (dir.ends_with("-" + s) && dir.find('-', 4) == dir.size() - s.size() - 1) same.push_back(dir);
+    highest = std::max(highest, *n);
   }
   if (!same.empty() && same_name == SameName::refuse) {
     std::sort(same.begin(), same.end());

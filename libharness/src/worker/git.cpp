@@ -33,6 +33,14 @@ std::map<std::string, std::string> git_environment() {
   return env;
 }
 
+/// `git commit -m message` as every commit of ours starts. core.abbrev=40 makes the summary line
+/// "[branch <full hash>] subject" (committed_hash: no rev-parse needed). maintenance.auto=false:
+/// git would otherwise start `git maintenance run --auto` after every commit, inside our lock;
+/// the orchestrator runs it once per run instead (run_auto_maintenance).
+std::vector<std::string> commit_args(const std::string& message) {
+  return {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-status", "-m", message};
+}
+
 /// The full hash from the summary line `git -c core.abbrev=40 commit` prints, or HEAD's.
 std::string committed_hash(const fs::path& root, const std::string& out) {
   // "[main 0123...]" or "[main (root-commit) 0123...]": the 40 hex digits before the ']'.
@@ -137,10 +145,7 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   if (auto r = run_git_writing_index(root, add); r.exit_code != 0)
     return std::unexpected(fmt::format("git add failed (exit {}): {}", r.exit_code, r.out));
   // Commit only these paths: other workers may have staged their own files meanwhile.
-  // core.abbrev=40 makes the summary line "[branch <full hash>] subject": no rev-parse needed.
-  // maintenance.auto=false: git would otherwise start `git maintenance run --auto` after every
-  // commit, inside our lock; the orchestrator runs it once per run instead (run_auto_maintenance).
-  std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-status", "-m", message};
+  auto commit = commit_args(message);
   if (hooks == CommitHooks::skip) commit.push_back("--no-verify");
   commit.push_back("--");
   commit.insert(commit.end(), literal.begin(), literal.end());
@@ -190,8 +195,8 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
     removed.emplace_back(p, std::move(*text));
   }
   // --only: exactly these paths (none: an empty commit), whatever else the index holds.
-  std::vector<std::string> commit = {"-c", "core.abbrev=40", "-c", "maintenance.auto=false", "commit", "--no-status",
-                                     "--no-verify", "--allow-empty", "--only", "-m", message};
+  auto commit = commit_args(message);
+  commit.insert(commit.end(), {"--no-verify", "--allow-empty", "--only"});
   if (!tracked.empty()) commit.push_back("--");
   for (const auto& p : tracked) commit.push_back(literal_pathspec(p));
   auto r = run_git_writing_index(root, commit);

@@ -32,11 +32,18 @@ std::expected<void, std::string> record_verification_answer(const std::filesyste
 std::string render_status_md(const graph::Progress& progress, std::string_view run_state,
                              const std::vector<spec::BlockedTask>& blocked);
 
+/// ROADMAP.md as update_roadmap found it and as it left it (equal when nothing changed; both
+/// empty without a roadmap).
+struct RoadmapWrite {
+  std::string before;
+  std::string after;
+};
+
 /// Updates ROADMAP.md's frontmatter from the progress (`total_minutes` of execution, every run's,
 /// as the velocity's total; a roadmap without frontmatter gets none) and ticks its body's plan and
 /// phase checkboxes (tick_roadmap).
-std::expected<void, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& progress,
-                                                double total_minutes, bool running);
+std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& progress,
+                                                        double total_minutes, bool running);
 
 /// The execution minutes ROADMAP.md's velocity holds (0 without a roadmap or the key): what a run
 /// adds its own to. Read once when the run starts, since the run rewrites that value.
