@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/trailers.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "spec_test_util.hpp"
@@ -341,6 +342,28 @@ TEST_CASE("commit_marker puts the removed files back when git refuses the commit
   CHECK(r.error().find("nothing changed") != std::string::npos);
   CHECK(*util::read_file(repo.dir.path / "SUMMARY.md") == "summary\n");
   CHECK(test::sh(repo.dir.path, "git rev-parse HEAD") == head);
+}
+
+TEST_CASE("commit_marker commits the files it writes with the marker, and puts them back when git refuses",
+          "[worker][git][redo]") {
+  GitRepo repo;
+  repo.commit("STATUS.md", "complete");
+  repo.commit("c.txt", "base");
+  const fs::path lock = repo.dir.path / ".orchestration/git.lock";
+  auto h = worker::commit_marker(repo.dir.path, lock, {}, "m\n\nRedo: 01-01", {{"STATUS.md", "redo\n"}});
+  REQUIRE(h);
+  CHECK(*util::read_file(repo.dir.path / "STATUS.md") == "redo\n");
+  CHECK(test::sh(repo.dir.path, "git show --name-status --format= HEAD") == "M\tSTATUS.md\n");
+  CHECK(test::sh(repo.dir.path, "git status --porcelain").empty());
+
+  test::sh(repo.dir.path, "git checkout -qb other && echo theirs > c.txt && git commit -qam theirs && git checkout -q - "
+                          "&& echo ours > c.txt && git commit -qam ours && git merge -q other; true");
+  REQUIRE(fs::exists(repo.dir.path / ".git/MERGE_HEAD"));
+  auto r = worker::commit_marker(repo.dir.path, lock, {}, "m2\n\nRedo: 01-01",
+                                 {{"STATUS.md", "again\n"}, {"new/ROADMAP.md", "made\n"}});
+  REQUIRE_FALSE(r);
+  CHECK(*util::read_file(repo.dir.path / "STATUS.md") == "redo\n"); // as it was
+  CHECK_FALSE(fs::exists(repo.dir.path / "new/ROADMAP.md"));        // it was not there
 }
 
 TEST_CASE("The trailer index keeps redo markers in history order", "[worker][git][redo]") {

@@ -26,6 +26,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/agent_events.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/trailers.hpp"
 #include "harness/worker/prompt.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "harness/worker/spawn.hpp"

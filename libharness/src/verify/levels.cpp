@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/glob.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/trailers.hpp"
 #include "line_search.hpp"
 
 #include <fmt/format.h>

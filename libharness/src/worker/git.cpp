@@ -163,10 +163,12 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
 }
 
 std::expected<std::string, std::string> commit_marker(const fs::path& root, const fs::path& lock_file,
-                                                      const std::vector<std::string>& remove, const std::string& message) {
+                                                      const std::vector<std::string>& remove, const std::string& message,
+                                                      const std::vector<FileWrite>& write) {
   FileLock lock(lock_file);
   std::vector<std::string> literal;
   for (const auto& p : remove) literal.push_back(literal_pathspec(p));
+  for (const auto& w : write) literal.push_back(literal_pathspec(w.path));
   std::set<std::string> tracked;
   if (!literal.empty()) {
     std::vector<std::string> ls = {"ls-files", "-z", "--"};
@@ -179,20 +181,38 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
       pos = end + 1;
     }
   }
-  // What is removed comes back if the commit fails (a merge in progress, a full disk): the
-  // caller's state must not be half changed.
-  std::vector<std::pair<std::string, std::string>> removed;
+  // What is removed or rewritten is as it was if the commit fails (a merge in progress, a full
+  // disk): the caller's state must not be half changed. nullopt: the file did not exist.
+  std::vector<std::pair<std::string, std::optional<std::string>>> before;
   auto put_back = [&] {
-    for (const auto& [p, text] : removed) (void)util::write_file_atomic(root / p, text);
+    for (const auto& [p, text] : before) {
+      std::error_code ec;
+      if (text) (void)util::write_file_atomic(root / p, *text);
+      else fs::remove(root / p, ec);
+    }
+  };
+  auto keep = [&](const std::string& p) -> std::expected<bool, std::string> {
+    std::error_code ec;
+    if (!fs::is_regular_file(root / p, ec)) return before.emplace_back(p, std::nullopt), false;
+    auto text = util::read_file(root / p);
+    if (!text) return std::unexpected(fmt::format("could not read {}: {}", p, text.error()));
+    before.emplace_back(p, std::move(*text));
+    return true;
   };
   for (const auto& p : remove) {
+    auto existed = keep(p);
+    if (!existed) return put_back(), std::unexpected(existed.error());
+    if (!*existed) {
+      before.pop_back(); // nothing to remove, nothing to put back
+      continue;
+    }
     std::error_code ec;
-    if (!fs::is_regular_file(root / p, ec)) continue;
-    auto text = util::read_file(root / p);
-    if (!text) return put_back(), std::unexpected(fmt::format("could not read {}: {}", p, text.error()));
     fs::remove(root / p, ec);
     if (ec) return put_back(), std::unexpected(fmt::format("could not remove {}: {}", p, ec.message()));
-    removed.emplace_back(p, std::move(*text));
+  }
+  for (const auto& w : write) {
+    if (auto existed = keep(w.path); !existed) return put_back(), std::unexpected(existed.error());
+    if (auto r = util::write_file_atomic(root / w.path, w.text); !r) return put_back(), std::unexpected(r.error());
   }
   // --only: exactly these paths (none: an empty commit), whatever else the index holds.
   auto commit = commit_args(message);
@@ -221,193 +241,6 @@ std::string find_commit(const fs::path& root, const std::string& needle) {
   auto r = run_git(root, {"log", "-n", "1", "--format=%H", "--fixed-strings", "--grep", needle});
   while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
   return r.exit_code == 0 ? r.out : std::string();
-}
-
-std::vector<std::string> trailer_log_args(bool with_files) {
-  // Each commit: RS, hash, US, message, GS, then (-z) a NUL and, with --name-only, a newline and
-  // the paths each ended by a NUL. Control characters never occur in hashes or sane messages.
-  std::vector<std::string> args = {"log", "-z", "--format=%x1e%H%x1f%B%x1d"};
-  if (with_files) args.push_back("--name-only");
-  return args;
-}
-
-std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all) {
-  std::vector<TrailerCommit> out;
-  size_t pos = log.find('\x1e');
-  while (pos < log.size()) {
-    size_t end = log.find('\x1e', pos + 1);
-    if (end == std::string_view::npos) end = log.size();
-    std::string_view rec = log.substr(pos + 1, end - pos - 1);
-    pos = end;
-    const size_t sep = rec.find('\x1f');
-    const size_t stop = rec.find('\x1d', sep == std::string_view::npos ? 0 : sep);
-    if (sep == std::string_view::npos || stop == std::string_view::npos) continue;
-    TrailerCommit c;
-    c.hash = std::string(rec.substr(0, sep));
-    std::string_view body = rec.substr(sep + 1, stop - sep - 1);
-    c.subject = std::string(body.substr(0, body.find('\n')));
-    while (!body.empty()) {
-      const size_t nl = body.find('\n');
-      std::string_view line = body.substr(0, nl);
-      body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
-      if (line.starts_with("Plan: ")) {
-        line.remove_prefix(6);
-        const size_t comma = line.find(',');
-        c.plan = std::string(line.substr(0, comma));
-        while (!c.plan.empty() && c.plan.back() == ' ') c.plan.pop_back();
-        if (comma != std::string_view::npos) {
-          std::string_view rest = line.substr(comma + 1);
-          if (const size_t t = rest.find("Task: "); t != std::string_view::npos)
-            c.task = std::atoi(std::string(rest.substr(t + 6, 8)).c_str());
-        }
-      } else if (line.starts_with("Redo: ")) {
-        line.remove_prefix(6);
-        const size_t comma = line.find(',');
-        std::string plan(line.substr(0, comma));
-        while (!plan.empty() && (plan.back() == ' ' || plan.back() == '\r')) plan.pop_back();
-        int task = 0; // every task
-        if (comma != std::string_view::npos) {
-          const size_t t = line.find("Task: ", comma);
-          task = t == std::string_view::npos ? -1 : std::atoi(std::string(line.substr(t + 6, 8)).c_str());
-        }
-        if (!plan.empty() && task >= 0 && (task > 0 || comma == std::string_view::npos)) c.redo.emplace_back(std::move(plan), task);
-      } else if (line.starts_with("Spec: ")) {
-        c.spec = std::string(line.substr(6));
-        while (!c.spec.empty() && (c.spec.back() == ' ' || c.spec.back() == '\r')) c.spec.pop_back();
-      }
-    }
-    c.files_known = with_files;
-    std::string_view names = rec.substr(stop + 1);
-    while (with_files && !names.empty()) {
-      const size_t nul = names.find('\0');
-      std::string_view name = names.substr(0, nul);
-      names = nul == std::string_view::npos ? std::string_view() : names.substr(nul + 1);
-      while (!name.empty() && name.front() == '\n') name.remove_prefix(1); // after the message's NUL
-      if (!name.empty()) c.files.emplace_back(name);
-    }
-    if (keep_all || !c.plan.empty() || !c.redo.empty()) out.push_back(std::move(c));
-  }
-  return out;
-}
-
-std::vector<std::pair<int, std::string>> standing_tasks(const std::vector<TrailerCommit>& newest_first,
-                                                        const std::string& plan_id, const SpecOwner& ours) {
-  std::set<int> redone; // tasks a marker newer than the commits still to come names
-  bool all_redone = false;
-  std::vector<std::pair<int, std::string>> out;
-  for (const auto& c : newest_first) {
-    if (!ours(c.spec)) continue; // plan ids repeat across specs
-    if (c.plan == plan_id && c.task > 0 && !all_redone && !redone.contains(c.task)) out.emplace_back(c.task, c.hash);
-    for (const auto& [plan, task] : c.redo)
-      if (plan == plan_id) {
-        if (task == 0) all_redone = true;
-        else redone.insert(task);
-      }
-  }
-  std::reverse(out.begin(), out.end());
-  return out;
-}
-
-std::string redo_trailer(const std::string& plan_id, int task) {
-  return task == 0 ? "Redo: " + plan_id : fmt::format("Redo: {}, Task: {}", plan_id, task);
-}
-
-void TrailerIndex::add(std::vector<TrailerCommit> newest_first) {
-  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
-    for (const auto& [plan, task] : it->redo) {
-      TrailerCommit marker;
-      marker.hash = it->hash;
-      marker.spec = it->spec;
-      marker.subject = it->subject;
-      marker.redo = {{plan, task}};
-      m_redo[plan].emplace_back(m_by_plan[plan].size(), std::move(marker));
-    }
-    if (!it->plan.empty()) m_by_plan[it->plan].push_back(std::move(*it));
-  }
-}
-
-void TrailerIndex::refresh() {
-  std::lock_guard lock(m_mutex);
-  auto newest = [](const std::string& out) { return out.substr(out.find('\x1e') + 1, 40); };
-  if (!m_head.empty()) {
-    // New commits come with their paths: few, and the ones a verification asks about.
-    auto args = trailer_log_args(true);
-    args.push_back(m_head + "..HEAD");
-    auto r = run_git(m_root, args);
-    if (r.exit_code == 0) {
-      if (r.out.find('\x1e') == std::string::npos) return;
-      auto commits = parse_trailer_log(r.out, true, true);
-      for (auto it = commits.rbegin(); it != commits.rend(); ++it)
-        if (it->plan.empty() && it->spec.empty()) m_untrailed.push_back(*it);
-      std::erase_if(commits, [](const TrailerCommit& c) { return c.plan.empty() && c.redo.empty(); });
-      add(std::move(commits));
-      m_head = newest(r.out);
-      return;
-    }
-    m_by_plan.clear(); // the history was rewritten: read it all again
-    m_redo.clear();
-  }
-  // The whole history without paths: a diff of every commit of a large repository is slow.
-  auto args = trailer_log_args(false);
-  args.push_back("HEAD");
-  auto r = run_git(m_root, args);
-  m_by_plan.clear();
-  m_redo.clear();
-  if (r.exit_code != 0 || r.out.find('\x1e') == std::string::npos) return m_head.clear(); // no commits yet
-  m_head = newest(r.out);
-  add(parse_trailer_log(r.out, false));
-}
-
-std::vector<TrailerCommit> TrailerIndex::commits_for(const std::string& plan_id) const {
-  std::lock_guard lock(m_mutex);
-  auto it = m_by_plan.find(plan_id);
-  return it == m_by_plan.end() ? std::vector<TrailerCommit>{} : it->second;
-}
-
-std::vector<std::pair<int, std::string>> TrailerIndex::standing_tasks(const std::string& plan_id,
-                                                                      const SpecOwner& ours) const {
-  std::lock_guard lock(m_mutex);
-  static const std::vector<TrailerCommit> no_commits;
-  static const std::vector<std::pair<std::size_t, TrailerCommit>> no_markers;
-  const auto c = m_by_plan.find(plan_id);
-  const auto m = m_redo.find(plan_id);
-  const auto& commits = c == m_by_plan.end() ? no_commits : c->second;
-  const auto& markers = m == m_redo.end() ? no_markers : m->second;
-  // Back into the history's order, newest first: a marker is newer than the `older` commits
-  // that were there when it was read, and older than the rest.
-  std::vector<TrailerCommit> newest_first;
-  std::size_t next_marker = markers.size();
-  for (std::size_t i = commits.size() + 1; i-- > 0;) {
-    while (next_marker > 0 && markers[next_marker - 1].first >= i) newest_first.push_back(markers[--next_marker].second);
-    if (i > 0) newest_first.push_back(commits[i - 1]);
-  }
-  return worker::standing_tasks(newest_first, plan_id, ours);
-}
-
-std::vector<TrailerCommit> TrailerIndex::untrailed() const {
-  std::lock_guard lock(m_mutex);
-  return m_untrailed;
-}
-
-std::vector<std::string> TrailerIndex::files_of(const std::vector<TrailerCommit>& commits) const {
-  std::lock_guard lock(m_mutex);
-  std::vector<std::string> unknown;
-  for (const auto& c : commits)
-    if (!c.files_known && !m_files.contains(c.hash)) unknown.push_back(c.hash);
-  if (!unknown.empty()) {
-    auto args = trailer_log_args(true);
-    args[0] = "show";
-    args.insert(args.end(), unknown.begin(), unknown.end());
-    auto r = run_git(m_root, args);
-    for (auto& c : parse_trailer_log(r.out, true)) m_files[c.hash] = std::move(c.files);
-  }
-  std::set<std::string> out;
-  for (const auto& c : commits) {
-    const auto cached = m_files.find(c.hash);
-    const auto& files = c.files_known ? c.files : cached != m_files.end() ? cached->second : c.files;
-    out.insert(files.begin(), files.end());
-  }
-  return {out.begin(), out.end()};
 }
 
 } // namespace harness::worker

@@ -6,6 +6,7 @@
 #include "harness/util/glob.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/trailers.hpp"
 #include "harness/worker/script_plan.hpp"
 #include "harness/worker/spawn.hpp"
 

@@ -5,6 +5,7 @@
 #include "harness/sched/types.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/trailers.hpp"
 
 #include <atomic>
 #include <string>

@@ -7,6 +7,7 @@
 #include "harness/spec/spec.hpp"
 #include "harness/verify/result.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/trailers.hpp"
 
 #include <atomic>
 #include <chrono>

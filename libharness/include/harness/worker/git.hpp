@@ -59,14 +59,21 @@ std::expected<std::string, std::string> commit_paths(const std::filesystem::path
                                                      const std::vector<std::string>& paths, const std::string& message,
                                                      CommitHooks hooks = CommitHooks::skip);
 
-/// Deletes `remove` (paths relative to `root`; missing ones are fine) and commits `message` with
-/// the deletions of those git tracked, even when there are none (an empty commit): a record in
-/// history, such as a redo marker. Changes the user staged stay staged and out of the commit.
-/// Hooks are skipped (harness's bookkeeping). Returns the new commit hash, or git's complaint
-/// (the removed files are then put back).
+/// A file `commit_marker` writes before it commits: `path` relative to the repository root.
+struct FileWrite {
+  std::string path;
+  std::string text;
+};
+
+/// Deletes `remove` (paths relative to `root`; missing ones are fine), writes `write`, and commits
+/// `message` with the deletions and new contents of those git tracks, even when there are none (an
+/// empty commit): a record in history, such as a redo marker. Changes the user staged stay staged
+/// and out of the commit. Hooks are skipped (harness's bookkeeping). Returns the new commit hash,
+/// or git's complaint (the removed and rewritten files are then as they were).
 std::expected<std::string, std::string> commit_marker(const std::filesystem::path& root,
                                                       const std::filesystem::path& lock_file,
-                                                      const std::vector<std::string>& remove, const std::string& message);
+                                                      const std::vector<std::string>& remove, const std::string& message,
+                                                      const std::vector<FileWrite>& write = {});
 
 /// What `git commit` does after each commit unless told not to: `git maintenance run --auto`
 /// (gc when loose objects pile up). Our commits skip it; a run calls this once at its end.
@@ -77,76 +84,5 @@ void with_git_lock(const std::filesystem::path& lock_file, const std::function<v
 
 /// The newest commit whose message contains `needle`, or empty.
 std::string find_commit(const std::filesystem::path& root, const std::string& needle);
-
-/// A commit whose message carries seed 000's trailers: `Plan: 01-02, Task: 1/3` (or just
-/// `Plan: 01-02`) and `Spec: SPC-...`; or a redo marker (`harness-cli redo`), which carries
-/// `Redo: 01-02` (every task) or `Redo: 01-02, Task: 2` lines and `Spec:` instead of `Plan:`.
-struct TrailerCommit {
-  std::string hash;
-  std::string plan;  ///< "01-02"
-  int task = 0;      ///< 1-based task index; 0 when the trailer names no task (a SUMMARY commit)
-  std::string spec;  ///< "SPC-001-x", empty when absent
-  std::string subject; ///< the message's first line
-  std::vector<std::string> files; ///< paths the commit changed, when files_known
-  bool files_known = false;
-  /// A redo marker's (plan, task) pairs; task 0 = every task of the plan.
-  std::vector<std::pair<std::string, int>> redo;
-};
-
-/// `git log` arguments whose output parse_trailer_log reads: hash, message and, with
-/// `with_files`, the changed paths (NUL-separated, so any file name survives). Revisions and
-/// filters go after them.
-std::vector<std::string> trailer_log_args(bool with_files);
-
-/// Parses the output of `git log` (or `git show`) run with trailer_log_args(with_files);
-/// commits with neither a `Plan:` trailer nor a `Redo:` one are left out unless `keep_all`.
-std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all = false);
-
-/// Whether a commit's `Spec:` trailer names the spec asked about (spec::Layout::owns_spec_trailer).
-using SpecOwner = std::function<bool(std::string_view spec_trailer)>;
-
-/// The committed tasks of plan `plan_id` of the spec `ours` recognises that stand, as (task,
-/// hash) oldest first: a task's commit counts as its work done unless a newer redo marker of the
-/// same spec names the task or the whole plan. `newest_first` is history as `git log` lists it,
-/// markers included; commits of other plans and specs are ignored.
-std::vector<std::pair<int, std::string>> standing_tasks(const std::vector<TrailerCommit>& newest_first,
-                                                        const std::string& plan_id, const SpecOwner& ours);
-
-/// The lines `Redo: 01-02` (task 0: every task) or `Redo: 01-02, Task: 2` of a redo marker.
-std::string redo_trailer(const std::string& plan_id, int task);
-
-/// The trailer commits of a repository's HEAD history, read once and then incrementally: each
-/// refresh() reads only the commits made since the previous one, so asking after every plan
-/// costs one small `git log`, not a walk of the whole history. Thread-safe.
-class TrailerIndex {
-public:
-  explicit TrailerIndex(std::filesystem::path root) : m_root(std::move(root)) {}
-  /// Reads commits new since the last refresh (everything on the first call, or after the
-  /// history was rewritten under us).
-  void refresh();
-  /// Commits carrying `Plan: <plan_id>`, oldest first.
-  std::vector<TrailerCommit> commits_for(const std::string& plan_id) const;
-  /// standing_tasks of the history read so far: which tasks of the plan a worker may skip.
-  std::vector<std::pair<int, std::string>> standing_tasks(const std::string& plan_id, const SpecOwner& ours) const;
-  /// The paths these commits changed, sorted and unique. Commits read by a refresh after the
-  /// first one come with their paths; older ones (a resumed run's) are asked of git once.
-  std::vector<std::string> files_of(const std::vector<TrailerCommit>& commits) const;
-  /// Commits read after the first refresh that carry neither a `Plan:` nor a `Spec:` trailer
-  /// (with their paths), oldest first: made while a run went on by someone, or by a worker that
-  /// committed on its own, and owned by no plan.
-  std::vector<TrailerCommit> untrailed() const;
-
-private:
-  void add(std::vector<TrailerCommit> newest_first);
-  std::filesystem::path m_root;
-  mutable std::mutex m_mutex;
-  std::string m_head; ///< newest commit read so far
-  std::map<std::string, std::vector<TrailerCommit>> m_by_plan;
-  /// Redo markers by plan, oldest first, each with how many of m_by_plan's commits of that plan
-  /// are older than it (the history's order, which standing_tasks needs).
-  std::map<std::string, std::vector<std::pair<std::size_t, TrailerCommit>>> m_redo;
-  mutable std::map<std::string, std::vector<std::string>> m_files; ///< by hash, for files_of
-  std::vector<TrailerCommit> m_untrailed;
-};
 
 } // namespace harness::worker

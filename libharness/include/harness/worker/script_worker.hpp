@@ -11,6 +11,7 @@
 #include "harness/spec/spec.hpp"
 
 #include "harness/worker/git.hpp"
+#include "harness/worker/trailers.hpp"
 
 #include <filesystem>
 #include <optional>
