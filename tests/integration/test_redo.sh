@@ -16,6 +16,24 @@ s=$p/$spec
 plan=$s/planning/plans/01-core/01-01-PLAN.md
 mkdir -p "$(dirname "$plan")"
 printf '# Redo\n\nOne plan of two tasks.\n' >"$s/SPEC.md"
+cat >"$s/ROADMAP.md" <<'ROADMAP'
+---
+status: planning
+total_plans: 1
+completed_plans: 0
+velocity:
+  total_plans_completed: 0
+  total_execution_minutes: 0
+  average_minutes_per_plan: 0
+---
+# Roadmap
+
+## Phase 1: Core
+**Goal**: two files.
+
+Plans:
+- [ ] 01-01: core
+ROADMAP
 cat >"$plan" <<'PLAN'
 ---
 plan_id: '01-01'
@@ -102,9 +120,19 @@ run second
 (cd "$p" && "$cli" verify "$spec" 01-01 >"$tmp/verify.out" 2>&1) || fail "verify 01-01 after the redo: $(cat "$tmp/verify.out")"
 [[ -z $(cd "$p" && git status --porcelain) ]] || fail "left uncommitted: $(cd "$p" && git status --porcelain)"
 
-# The whole plan: both tasks run again.
+# The whole plan: both tasks run again. STATUS.md and ROADMAP.md no longer say it is done, in the
+# same commit.
+grep -q '^- \[x\] 01-01' "$s/ROADMAP.md" || fail "the complete run did not tick 01-01: $(cat "$s/ROADMAP.md")"
 redo 01-01
 [[ $rc -eq 0 && $out == *"01-01: every task runs again"* ]] || fail "redo of the plan: rc $rc: $out"
+[[ $out == *"updated $spec/STATUS.md and $spec/ROADMAP.md to match"* ]] || fail "redo did not update the documents: $out"
+grep -q '^- \[ \] 01-01' "$s/ROADMAP.md" || fail "ROADMAP.md still ticks 01-01: $(cat "$s/ROADMAP.md")"
+grep -q '^completed_plans: 0$' "$s/ROADMAP.md" || fail "ROADMAP.md's progress: $(cat "$s/ROADMAP.md")"
+grep -q '^run: "redo"$' "$s/STATUS.md" && grep -q '0/1 plans verified' "$s/STATUS.md" || fail "STATUS.md: $(cat "$s/STATUS.md")"
+[[ $(cd "$p" && git show --name-only --format= HEAD | sort | tr '\n' ' ') == \
+   "$spec/ROADMAP.md $spec/STATUS.md $spec/execution/phases/01-core/01-01-SUMMARY.md " ]] \
+  || fail "the marker commit: $(cd "$p" && git show --name-only --format= HEAD)"
+[[ -z $(cd "$p" && git status --porcelain) ]] || fail "redo left changes: $(cd "$p" && git status --porcelain)"
 run third
 [[ $rc -eq 0 && $out == *"run_finished       : complete"* ]] || fail "the run after redo of the plan: rc $rc: $out"
 [[ $(cat "$p/out/a.txt") != "$first_a" ]] || fail "task 1 did not run again"
@@ -126,4 +154,12 @@ redo 01-01:2
 if pgrep -f "sleep $sleeper" >/dev/null; then fail "the old worker still runs"; fi
 run fourth
 [[ $rc -eq 0 && $out == *"run_finished       : complete"* && $(cat "$p/out/b.txt") == hello ]] || fail "the run after redo after kill -9: rc $rc: $out"
+# A ROADMAP.md with an edit of the user's: its progress is updated in place, the edit kept, and the
+# file left out of the marker commit for its author to commit.
+echo "- a note of mine" >>"$s/ROADMAP.md"
+redo 01-01
+[[ $rc -eq 0 && $out == *"updated $spec/ROADMAP.md to match but did not commit it"* ]] || fail "redo with an edited roadmap: rc $rc: $out"
+grep -q '^- a note of mine$' "$s/ROADMAP.md" && grep -q '^- \[ \] 01-01' "$s/ROADMAP.md" || fail "ROADMAP.md: $(cat "$s/ROADMAP.md")"
+[[ $(cd "$p" && git status --porcelain) == " M $spec/ROADMAP.md" ]] || fail "after redo: $(cd "$p" && git status --porcelain)"
+[[ $(cd "$p" && git show --name-only --format= HEAD | tr '\n' ' ') == *"$spec/STATUS.md"* ]] || fail "STATUS.md not committed"
 echo "PASS"

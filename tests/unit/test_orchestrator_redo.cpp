@@ -4,6 +4,7 @@
 #include "harness/spec/spec.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
+#include "harness/util/atomic_file.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "spec_test_util.hpp"
@@ -103,6 +104,27 @@ TEST_CASE("redo of a task removes the SUMMARY, records a marker, and the task no
   CHECK(all->plans.at(0).undone == Done{{1, p.t1}});
   CHECK(worker::committed_tasks(p.dir.path, "01-01", test::only_spec("SPC-007-redo")).empty());
   CHECK(orchestrator::redo_json(*all).find("\"tasks\":\"all\"") != std::string::npos);
+}
+
+TEST_CASE("redo rewrites STATUS.md in the marker commit: the plan is not executed, its blockers are gone",
+          "[orchestrator][redo]") {
+  Project p;
+  const std::string status = "docs/specs/SPC-007-redo/STATUS.md";
+  p.dir.write(status, "---\nrun: \"blocked\"\nblocked:\n  - task: \"verify-plan:01-01\"\n    reason: \"check failed\"\n"
+                      "  - task: \"execute:01-09\"\n    reason: \"another plan's\"\n---\n# Status\n");
+  test::sh(p.dir.path, "git add -A && git commit -qm status");
+  auto r = orchestrator::redo(p.load(), {target("01-01:2")}, "");
+  REQUIRE(r);
+  CHECK(r->documents == std::vector<std::string>{status});
+  CHECK(r->documents_uncommitted.empty());
+  const auto text = *util::read_file(p.dir.path / status);
+  CHECK(text.find("run: \"redo\"") != std::string::npos);
+  CHECK(text.find("verify-plan:01-01") == std::string::npos); // it runs again
+  CHECK(text.find("execute:01-09") != std::string::npos);     // not redone: still blocked
+  CHECK(text.find("0/1 plans verified") != std::string::npos);
+  CHECK(test::sh(p.dir.path, "git status --porcelain").empty());
+  CHECK(test::sh(p.dir.path, "git show --name-only --format= HEAD").find(status) != std::string::npos);
+  CHECK(orchestrator::redo_json(*r).find("\"documents_updated\":[\"" + status + "\"]") != std::string::npos);
 }
 
 TEST_CASE("redo refuses an unknown plan or task before touching anything, and while an orchestrate runs",

@@ -2,9 +2,15 @@
 
 #include "session_files.hpp"
 
+#include "harness/graph/plan_graph.hpp"
+#include "harness/graph/progress.hpp"
+#include "harness/orchestrator/run_config.hpp"
+#include "harness/orchestrator/writeback.hpp"
 #include "harness/store/checkpoint_files.hpp"
+#include "harness/util/atomic_file.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/trailers.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
 
@@ -13,6 +19,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 
 namespace harness::orchestrator {
 namespace fs = std::filesystem;
@@ -25,6 +32,36 @@ std::string tasks_phrase(const std::vector<int>& tasks) {
 }
 
 std::string short_hash(const std::string& hash) { return hash.substr(0, 7); }
+
+/// STATUS.md and ROADMAP.md (those the spec has) as they read once the redone plans' SUMMARYs are
+/// gone: what the last run wrote there ("complete", the plan ticked) no longer holds. The
+/// blockers of the redone plans' tasks go too: they run again.
+std::vector<worker::FileWrite> progress_documents(const spec::Spec& spec, const std::vector<RedoPlan>& plans) {
+  spec::Spec after = spec;
+  std::set<std::string> redone;
+  for (const auto& p : plans)
+    if (!p.nothing_to_do()) redone.insert(p.plan), after.summaries.erase(p.plan);
+  if (after.status)
+    std::erase_if(after.status->blocked, [&](const spec::BlockedTask& b) {
+      const auto colon = b.task.find(':');
+      return colon != std::string::npos && redone.contains(b.task.substr(colon + 1));
+    });
+  RunOptions options; // the gate decides what STATUS.md calls ready: the project's, as a run sees it
+  options.spec_dir = spec.layout.spec_dir;
+  (void)apply_project_config(options); // a malformed config.yaml: the default gate
+  const auto progress = graph::compute_progress(after, graph::build_plan_graph(after.plans), options.sched.gate_lookahead);
+  const auto& layout = spec.layout;
+  std::error_code ec;
+  std::vector<worker::FileWrite> out;
+  if (after.status && fs::is_regular_file(layout.status_md, ec))
+    out.push_back({fs::relative(layout.status_md, layout.project_root, ec).generic_string(),
+                   render_status_md(progress, "redo", after.status->blocked)});
+  if (spec.roadmap)
+    if (auto text = util::read_file(layout.roadmap_md))
+      if (auto updated = roadmap_with_progress(after, *text, progress, roadmap_minutes(spec), false); updated && *updated != *text)
+        out.push_back({fs::relative(layout.roadmap_md, layout.project_root, ec).generic_string(), std::move(*updated)});
+  return out;
+}
 
 } // namespace
 
@@ -141,12 +178,28 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     result.expired.push_back(cp.id);
   }
 
+  // The progress documents go into the marker commit, unless they hold changes harness did not
+  // commit (a person's edit, a killed run's last write): those are updated in place and left for
+  // their author, as a run does.
+  std::vector<worker::FileWrite> documents = progress_documents(spec, result.plans), theirs;
+  if (!documents.empty()) {
+    std::vector<std::string> paths;
+    for (const auto& d : documents) paths.push_back(d.path);
+    for (const auto& c : worker::changed_paths(root, paths))
+      if (auto d = std::ranges::find(documents, c.path, &worker::FileWrite::path); d != documents.end()) {
+        theirs.push_back(std::move(*d));
+        documents.erase(d);
+      }
+  }
   std::string message = fmt::format("chore({}): run {} again\n\n", layout.spec_name, fmt::join(named, ", "));
   if (!note.empty()) message += std::string(note) + "\n\n";
   message += fmt::format("{}\nSpec: {}\n", fmt::join(trailers, "\n"), layout.spec_name);
-  auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message);
+  auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message, documents);
   if (!hash) return std::unexpected(RunError{hash.error(), 1});
   result.commit = *hash;
+  for (const auto& d : documents) result.documents.push_back(d.path);
+  for (const auto& d : theirs)
+    if (util::write_file_atomic(root / d.path, d.text)) result.documents_uncommitted.push_back(d.path);
   return result;
 }
 
@@ -169,6 +222,12 @@ std::string redo_text(const RedoResult& result, std::string_view spec_arg) {
     if (!p.summary.empty()) out += fmt::format("; removed {}", p.summary);
     out += "\n";
   }
+  if (!result.documents.empty())
+    out += fmt::format("updated {} to match\n", fmt::join(result.documents, " and "));
+  for (const auto& d : result.documents_uncommitted)
+    out += fmt::format("updated {} to match but did not commit it: it has changes harness did not commit (yours, or a "
+                       "killed run's); commit it yourself\n",
+                       d);
   if (!result.commit.empty())
     out += fmt::format("recorded in commit {}; next: harness-cli orchestrate {}\n", short_hash(result.commit), spec_arg);
   return out;
@@ -191,13 +250,17 @@ std::string redo_json(const RedoResult& result) {
                      {"summary_removed", p.summary.empty() ? boost::json::value(nullptr) : boost::json::value(p.summary)},
                      {"nothing_to_do", p.nothing_to_do()}});
   }
-  boost::json::array stopped, expired;
-  for (const auto& w : result.stopped) stopped.push_back(boost::json::string(w));
-  for (const auto& id : result.expired) expired.push_back(boost::json::string(id));
+  auto strings = [](const std::vector<std::string>& v) {
+    boost::json::array a;
+    for (const auto& s : v) a.emplace_back(s);
+    return a;
+  };
   boost::json::object o{{"commit", result.commit.empty() ? boost::json::value(nullptr) : boost::json::value(result.commit)},
                         {"plans", std::move(plans)},
-                        {"stopped_workers", std::move(stopped)},
-                        {"expired_checkpoints", std::move(expired)}};
+                        {"stopped_workers", strings(result.stopped)},
+                        {"expired_checkpoints", strings(result.expired)},
+                        {"documents_updated", strings(result.documents)},
+                        {"documents_uncommitted", strings(result.documents_uncommitted)}};
   return boost::json::serialize(o);
 }
 

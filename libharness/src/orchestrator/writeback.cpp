@@ -85,18 +85,11 @@ double roadmap_minutes(const spec::Spec& spec) {
   return spec.roadmap ? spec.roadmap->frontmatter.velocity_total_execution_minutes.value_or(0) : 0;
 }
 
-std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p,
-                                                        double total_minutes, bool running) {
-  if (!spec.roadmap) return RoadmapWrite{};
-  auto text = util::read_file(spec.layout.roadmap_md);
-  if (!text) return std::unexpected(text.error());
-  auto write = [&](std::string after) -> std::expected<RoadmapWrite, std::string> {
-    if (after != *text)
-      if (auto w = util::write_file_atomic(spec.layout.roadmap_md, after); !w) return std::unexpected(w.error());
-    return RoadmapWrite{std::move(*text), std::move(after)};
-  };
-  std::string ticked = tick_roadmap(*text, p);
-  if (!spec.roadmap->has_frontmatter) return write(std::move(ticked));
+std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& spec, const std::string& text,
+                                                              const graph::Progress& p, double total_minutes,
+                                                              bool running) {
+  std::string ticked = tick_roadmap(text, p);
+  if (!spec.roadmap || !spec.roadmap->has_frontmatter) return ticked;
   int completed_phases = 0;
   std::string current = p.phases.empty() ? "" : spec::to_string(p.phases.back().number);
   bool found_current = false;
@@ -117,9 +110,19 @@ std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, 
       {"velocity.total_execution_minutes", fmt::format("{:.1f}", total_minutes)},
       {"velocity.average_minutes_per_plan", fmt::format("{:.1f}", done > 0 ? total_minutes / done : 0.0)},
   };
-  auto updated = spec::update_frontmatter(ticked, updates);
-  if (!updated) return std::unexpected(updated.error());
-  return write(std::move(*updated));
+  return spec::update_frontmatter(ticked, updates);
+}
+
+std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p,
+                                                        double total_minutes, bool running) {
+  if (!spec.roadmap) return RoadmapWrite{};
+  auto text = util::read_file(spec.layout.roadmap_md);
+  if (!text) return std::unexpected(text.error());
+  auto after = roadmap_with_progress(spec, *text, p, total_minutes, running);
+  if (!after) return std::unexpected(after.error());
+  if (*after != *text)
+    if (auto w = util::write_file_atomic(spec.layout.roadmap_md, *after); !w) return std::unexpected(w.error());
+  return RoadmapWrite{std::move(*text), std::move(*after)};
 }
 
 std::expected<void, std::string> append_commits_log(const std::filesystem::path& log, const std::vector<std::string>& lines) {

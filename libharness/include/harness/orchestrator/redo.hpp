@@ -45,12 +45,17 @@ struct RedoResult {
   /// Open checkpoints of these plans (a verification asked about the old work), expired: an
   /// answer to them must not approve the new work.
   std::vector<std::string> expired;
+  /// STATUS.md / ROADMAP.md rewritten to say the plans are not executed any more, committed with
+  /// the marker (relative to the project).
+  std::vector<std::string> documents;
+  /// Rewritten the same way but not committed: they held changes harness had not committed.
+  std::vector<std::string> documents_uncommitted;
 };
 
 /// Checks the targets against the spec (every plan exists, every task is one of its tasks), then
-/// removes the SUMMARYs and commits one marker for all targets that have something to undo. The
-/// user's staged changes stay staged and out of the commit. Workers a killed run left running on
-/// these plans are stopped first. Fails with exit_code 2 for an unknown plan or task, and 1 while
+/// removes the SUMMARYs, rewrites STATUS.md and ROADMAP.md's progress to match, and commits one
+/// marker for all targets that have something to undo. The user's staged changes stay staged and
+/// out of the commit. Workers a killed run left running on these plans are stopped first. Fails with exit_code 2 for an unknown plan or task, and 1 while
 /// an orchestrate runs in the project or when git fails (a merge in progress, say: the SUMMARYs are
 /// put back and git's message says why).
 std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vector<RedoTarget>& targets,
@@ -60,7 +65,8 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
 /// `spec_arg` is the spec directory as the user wrote it (for the next command to run).
 std::string redo_text(const RedoResult& result, std::string_view spec_arg);
 /// {"commit": ..., "plans": [{"plan", "tasks" ("all" or [2, 3]), "undone": [{"task", "commit"}],
-/// "summary_removed", "nothing_to_do"}], "stopped_workers": [...], "expired_checkpoints": [...]}.
+/// "summary_removed", "nothing_to_do"}], "stopped_workers": [...], "expired_checkpoints": [...],
+/// "documents_updated": [...], "documents_uncommitted": [...]}.
 std::string redo_json(const RedoResult& result);
 
 } // namespace harness::orchestrator

@@ -39,6 +39,12 @@ struct RoadmapWrite {
   std::string after;
 };
 
+/// ROADMAP.md's `text` with the progress written in, as update_roadmap writes it; the error is
+/// the frontmatter's.
+std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& spec, const std::string& text,
+                                                              const graph::Progress& progress, double total_minutes,
+                                                              bool running);
+
 /// Updates ROADMAP.md's frontmatter from the progress (`total_minutes` of execution, every run's,
 /// as the velocity's total; a roadmap without frontmatter gets none) and ticks its body's plan and
 /// phase checkboxes (tick_roadmap).
