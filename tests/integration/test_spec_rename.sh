@@ -54,6 +54,8 @@ run "$old" first
 st=$(cd "$p" && "$cli" status "$new")
 [[ $st == *"2/2 plans verified (100%), 2 executed, complete"* ]] || fail "status after the rename: $st"
 (cd "$p" && "$cli" verify "$new" 01-01 >"$tmp/verify.out" 2>&1) || fail "verify after the rename: $(cat "$tmp/verify.out")"
+# The SUMMARY was committed under the old name: the plan's document, not an undeclared write.
+if grep -q "changed outside files_modified" "$tmp/verify.out"; then fail "verify after the rename: $(cat "$tmp/verify.out")"; fi
 run "$new" renamed
 [[ $rc -eq 0 && $out == *"run_finished       : complete"* && -z $(started) ]] || fail "the run after the rename: rc $rc, started $(started): $out"
 

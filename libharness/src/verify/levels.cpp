@@ -62,17 +62,26 @@ void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckR
 }
 
 /// The committed paths no `files_modified` entry covers, for the reader ("a, b and 3 more"); the
-/// spec's own documents (SUMMARY and the like) are a plan's to write and do not count. The
-/// scheduler keeps plans apart by their declared writes only, so an undeclared write is a
-/// conflict it could not see: named, though it does not fail the check (the work is done).
-std::string undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std::vector<std::string> files) {
+/// spec's own documents (SUMMARY and the like) are a plan's to write and do not count, under the
+/// directory's current name or one of `old_names` (a commit made before a rename wrote them
+/// there). The scheduler keeps plans apart by their declared writes only, so an undeclared write
+/// is a conflict it could not see: named, though it does not fail the check (the work is done).
+std::string undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std::vector<std::string> files,
+                             const std::set<std::string>& old_names) {
   std::error_code ec;
-  const std::string docs = fs::relative(spec.layout.spec_dir, spec.layout.project_root, ec).generic_string();
-  const bool docs_inside = !ec && !docs.empty() && docs != "." && !docs.starts_with("..");
+  const fs::path spec_rel = fs::relative(spec.layout.spec_dir, spec.layout.project_root, ec);
+  std::vector<std::string> doc_dirs;
+  auto add_dir = [&](const fs::path& dir) {
+    const std::string d = dir.generic_string();
+    if (!ec && !d.empty() && d != "." && !d.starts_with("..")) doc_dirs.push_back(d + "/");
+  };
+  add_dir(spec_rel);
+  for (const auto& name : old_names)
+    if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..") add_dir(spec_rel.parent_path() / name);
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   std::erase_if(files, [&](const std::string& f) {
-    if (docs_inside && (f == docs || f.starts_with(docs + "/"))) return true;
+    if (std::ranges::any_of(doc_dirs, [&](const std::string& d) { return f.starts_with(d); })) return true;
     return std::any_of(plan.files_modified.begin(), plan.files_modified.end(),
                        [&](const std::string& g) { return util::glob_match(g, f); });
   });
@@ -105,7 +114,10 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   if (opt.trailers) files = opt.trailers->files_of(found);
   else
     for (const auto& c : found) files.insert(files.end(), c.files.begin(), c.files.end());
-  const std::string undeclared = undeclared_files(spec, plan, files);
+  std::set<std::string> old_names; // this spec's, before its directory was renamed
+  for (const auto& c : found)
+    if (c.spec != spec.layout.spec_name) old_names.insert(c.spec);
+  const std::string undeclared = undeclared_files(spec, plan, files, old_names);
   std::set<int> tasks;
   for (const auto& c : found)
     if (c.task > 0) tasks.insert(c.task);
