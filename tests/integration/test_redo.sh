@@ -149,9 +149,18 @@ orch=$!
 for _ in $(seq 1 100); do pgrep -f "sleep $sleeper" >/dev/null && break; sleep 0.1; done
 pgrep -f "sleep $sleeper" >/dev/null || fail "task 2 never started: $(cat "$tmp/killed.out")"
 kill -KILL $orch; wait $orch 2>/dev/null || true
+# Another spec's killed run left a worker on its own 01-01: not this redo's to stop.
+other_sleeper=$((900000 + RANDOM))
+setsid sleep $other_sleeper &
+other=$!
+mkdir -p "$p/.orchestration/sessions/execute-01-01-other"
+printf '{"pid":%d,"start_ticks":%s,"task":"execute:01-01","session":"execute-01-01-other","spec":"SPC-002-other"}\n' \
+  $other "$(sed 's/.*) //' /proc/$other/stat | cut -d' ' -f20)" >"$p/.orchestration/sessions/execute-01-01-other/worker.json"
 redo 01-01:2
 [[ $rc -eq 0 && $out == *"stopped execute:01-01 (pid "*"): a worker an earlier run left running"* ]] || fail "redo after kill -9: rc $rc: $out"
 if pgrep -f "sleep $sleeper" >/dev/null; then fail "the old worker still runs"; fi
+[[ $out != *"pid $other"* ]] && kill -0 $other || fail "redo stopped another spec's worker: $out"
+kill $other; wait $other 2>/dev/null || true
 run fourth
 [[ $rc -eq 0 && $out == *"run_finished       : complete"* && $(cat "$p/out/b.txt") == hello ]] || fail "the run after redo after kill -9: rc $rc: $out"
 # A ROADMAP.md with an edit of the user's: its progress is updated in place, the edit kept, and the

@@ -253,7 +253,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     });
     return;
   }
-  write_worker_record(s.dir, {*pid, process_start_ticks(*pid), task, s.id});
+  write_worker_record(s.dir, {*pid, process_start_ticks(*pid), task, s.id, spec.layout.spec_name});
   if (db) {
     // harness-mcp --worker accepts the worker's calls only for a session with this token.
     store::SessionRecord rec;

@@ -130,10 +130,12 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
 
   RedoResult result;
   // A worker a killed run left running on one of these plans would commit the old work after
-  // the marker: stopped first, as the next orchestrate would.
+  // the marker: stopped first, as the next orchestrate would. Another spec's plan of the same id
+  // is not ours to stop (a record without a spec is from an older harness: it may be ours).
   std::vector<StaleWorker> stale;
   for (auto& w : stale_workers(state_dir))
-    if (w.pid > 0 && std::ranges::any_of(merged, [&](const RedoTarget& t) { return w.task.ends_with(":" + t.plan); })) {
+    if (w.pid > 0 && (w.spec.empty() || layout.owns_spec_trailer(w.spec)) &&
+        std::ranges::any_of(merged, [&](const RedoTarget& t) { return w.task.ends_with(":" + t.plan); })) {
       result.stopped.push_back(fmt::format("{} (pid {})", w.task, w.pid));
       stale.push_back(std::move(w));
     }

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 namespace json = boost::json;
 
 void write_worker_record(const fs::path& session_dir, const WorkerRecord& r) {
-  json::object o{{"pid", r.pid}, {"start_ticks", r.start_ticks}, {"task", r.task}, {"session", r.session}};
+  json::object o{{"pid", r.pid}, {"start_ticks", r.start_ticks}, {"task", r.task}, {"session", r.session}, {"spec", r.spec}};
   (void)util::write_file_atomic(session_dir / "worker.json", json::serialize(o) + "\n");
 }
 
@@ -32,7 +32,8 @@ std::vector<StaleWorker> stale_workers(const fs::path& state_dir) {
     if (!rec) continue;
     const int pid = static_cast<int>(rec->at("pid").to_number<long long>());
     const auto ticks = rec->at("start_ticks").to_number<unsigned long long>();
-    out.push_back({process_alive(pid, ticks) ? pid : 0, protocol::string_field(*rec, "task"), e.path() / "worker.json"});
+    out.push_back({process_alive(pid, ticks) ? pid : 0, protocol::string_field(*rec, "task"),
+                   protocol::string_field(*rec, "spec"), e.path() / "worker.json"});
   }
   return out;
 }

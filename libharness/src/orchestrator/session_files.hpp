@@ -16,6 +16,7 @@ struct WorkerRecord {
   unsigned long long start_ticks = 0;
   std::string task;
   std::string session;
+  std::string spec; ///< the spec directory's name: plan ids repeat across specs
 };
 
 void write_worker_record(const std::filesystem::path& session_dir, const WorkerRecord& r);
@@ -24,6 +25,7 @@ void write_worker_record(const std::filesystem::path& session_dir, const WorkerR
 struct StaleWorker {
   int pid = 0;
   std::string task;
+  std::string spec; ///< empty in a record written before records named their spec
   std::filesystem::path record; ///< its worker.json
 };
 
