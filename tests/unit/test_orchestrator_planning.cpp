@@ -219,6 +219,21 @@ TEST_CASE("A user's uncommitted edit in a file a pending plan writes is found; e
   CHECK(dirty[0].path == "f01-01");
 }
 
+TEST_CASE("what a blocked plan's attempts left in its declared files is found; the user's earlier changes are not",
+          "[orchestrator][preflight]") {
+  SpecDir d;
+  d.plan("01-01"); // writes f01-01
+  d.plan("01-02"); // writes f01-02
+  const auto s = d.load();
+  const std::vector<worker::GitChange> before{{false, false, "f01-02"}};
+  const std::vector<worker::GitChange> now{{false, false, "f01-01"},  // the attempt's
+                                           {false, false, "f01-02"},  // changed before the run
+                                           {true, false, "notes.txt"}, // not declared
+                                           {false, false, "docs/specs/SPC-001-greet/STATUS.md"}};
+  CHECK(orchestrator::attempt_leftovers(s, *s.find_plan("01-01"), before, now) == std::vector<std::string>{"f01-01"});
+  CHECK(orchestrator::attempt_leftovers(s, *s.find_plan("01-02"), before, now).empty());
+}
+
 TEST_CASE("what a run changed that no plan declares is found; what was dirty before, declared or the harness's is not", "[orchestrator][preflight]") {
   SpecDir d;
   d.plan("01-01"); // writes f01-01

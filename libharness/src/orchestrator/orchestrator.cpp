@@ -86,11 +86,13 @@ void Orchestrator::Impl::apply(const sched::Action& a) {
     });
     break;
   }
-  case ActionType::blocked:
-    summary.blocked.push_back(fmt::format("{}: {}", a.task, a.reason));
-    blocked_tasks.push_back({a.task, a.reason});
-    emit(RunEventKind::task_blocked, a.task, -1, 0, a.reason);
+  case ActionType::blocked: {
+    const std::string reason = a.reason + attempt_leftovers_note(a);
+    summary.blocked.push_back(fmt::format("{}: {}", a.task, reason));
+    blocked_tasks.push_back({a.task, reason});
+    emit(RunEventKind::task_blocked, a.task, -1, 0, reason);
     break;
+  }
   case ActionType::finished:
     summary.outcome = a.reason;
     summary.exit_code = a.reason == "complete" ? 0 : 1;
@@ -398,6 +400,23 @@ void Orchestrator::Impl::write_progress(bool running) {
   }
   wrote({spec.layout.status_md}); // an unchanged one is not committed
   if (!roadmap_theirs) wrote({spec.layout.roadmap_md});
+}
+
+/// "; its failed attempts left uncommitted changes in ...", for an execute given up on: the
+/// files are neither the plan's finished work nor the user's.
+std::string Orchestrator::Impl::attempt_leftovers_note(const sched::Action& a) {
+  const auto* plan = a.kind == TaskKind::execute ? plan_of(a) : nullptr;
+  if (!plan || plan->files_modified.empty() || !changes_at_start) return {};
+  const auto left = attempt_leftovers(spec, *plan, *changes_at_start,
+                                      worker::changed_paths(spec.layout.project_root, plan->files_modified));
+  if (left.empty()) return {};
+  constexpr std::size_t shown = 5;
+  std::string names;
+  for (std::size_t i = 0; i < left.size() && i < shown; ++i) names += (i ? ", " : "") + left[i];
+  if (left.size() > shown) names += fmt::format(" and {} more", left.size() - shown);
+  return fmt::format("; its failed attempts left uncommitted changes in {}: not finished work, so do not commit them "
+                     "as they are (git restore them, or keep what you need, before the next run)",
+                     names);
 }
 
 void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after) {

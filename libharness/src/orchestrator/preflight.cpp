@@ -340,6 +340,20 @@ std::vector<DirtyDeclaredFile> dirty_declared_files(const spec::Spec& spec, cons
   return out;
 }
 
+std::vector<std::string> attempt_leftovers(const spec::Spec& spec, const spec::Plan& plan,
+                                           const std::vector<worker::GitChange>& before,
+                                           const std::vector<worker::GitChange>& now) {
+  const std::string spec_rel = spec_prefix(spec);
+  std::set<std::string> already;
+  for (const auto& c : before) already.insert(c.path);
+  std::vector<std::string> out;
+  for (const auto& c : now)
+    if (!already.contains(c.path) && !harness_own(c.path, spec_rel) &&
+        std::ranges::any_of(plan.files_modified, [&](const std::string& g) { return util::glob_match(g, c.path); }))
+      out.push_back(c.path);
+  return out;
+}
+
 std::vector<std::string> undeclared_changes(const spec::Spec& spec, const std::vector<worker::GitChange>& before,
                                             const std::vector<worker::GitChange>& after) {
   const std::string spec_rel = spec_prefix(spec);

@@ -202,6 +202,7 @@ struct Orchestrator::Impl {
   void note_roadmap_theirs();
   /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_index_lock),
   /// now or `after` this long, and says so.
+  std::string attempt_leftovers_note(const sched::Action& a);
   void clear_orphaned_index_lock(std::chrono::milliseconds after);
   void record_result(const Session& s);
   /// The tasks of an execute's plan whose commits stand (the trailer index, read again for a

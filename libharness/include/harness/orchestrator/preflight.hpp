@@ -72,6 +72,14 @@ struct DirtyDeclaredFile {
 /// files inside the spec directory and `.orchestration/` are the harness's own and not listed.
 std::vector<DirtyDeclaredFile> dirty_declared_files(const spec::Spec& spec, const std::vector<worker::GitChange>& changes);
 
+/// What the failed attempts of a plan the run gave up on left in its declared files: paths in
+/// `now` (git status) that `plan` declares, that were not changed at the run's start (`before`:
+/// those are the user's), outside the spec directory and `.orchestration/`. Nobody commits them;
+/// committed by hand, half-done work would become the base the next attempt starts from.
+std::vector<std::string> attempt_leftovers(const spec::Spec& spec, const spec::Plan& plan,
+                                           const std::vector<worker::GitChange>& before,
+                                           const std::vector<worker::GitChange>& now);
+
 /// What a run changed that no plan declares: paths in `after` (git status at the end of the run)
 /// that were not in `before` (at its start), lie outside the spec directory and `.orchestration/`,
 /// and match no plan's `files_modified`. Workers commit only declared files, so these are left
