@@ -87,4 +87,35 @@ run during
 grep -q '^completed_plans: 4' "$s/ROADMAP.md" || fail "progress not written: $(head -8 "$s/ROADMAP.md")"
 if (cd "$p" && git log -p --format= -- "$spec/ROADMAP.md" | grep -q 'Edited during the run'); then fail "harness committed the edit"; fi
 [[ $(cd "$p" && git status --porcelain) == " M $spec/ROADMAP.md" ]] || fail "status after the run: $(cd "$p" && git status --porcelain)"
+
+# 4. A plan whose files_modified covers the spec directory (`docs/**`, and specs live in
+#    docs/specs/): its worker commits the plan's file, never the person's uncommitted SPEC.md edit
+#    or harness's documents, and its retry (the first attempt fails) does not reset that edit away.
+(cd "$p" && git commit -qam "the roadmap, edited")
+printf '
+A requirement I am still writing.
+' >>"$s/SPEC.md"
+cat >"$s/planning/plans/01-p01/01-05-PLAN.md" <<PLAN
+---
+plan_id: '01-05'
+depends_on: ['01-04']
+files_modified: ['docs/**']
+---
+# 01-05
+
+### Task 1: the guide
+
+\`\`\`bash
+mkdir -p docs && echo guide > docs/guide.md
+if [ ! -e $tmp/failed-once ]; then touch $tmp/failed-once; exit 1; fi
+\`\`\`
+PLAN
+(cd "$p" && git add "$spec/planning" && git commit -qm "01-05")
+run docs
+[[ $rc -eq 0 && $out == *"run_finished       : complete"* && -e $tmp/failed-once ]] || fail "the docs run: rc $rc: $out"
+grep -q 'A requirement I am still writing' "$s/SPEC.md" || fail "the retry reset the person's SPEC.md edit"
+if (cd "$p" && git log -p --format= -- "$spec/SPEC.md" | grep -q 'still writing'); then fail "the plan committed the SPEC.md edit"; fi
+[[ $(cd "$p" && git log --format= --name-only --fixed-strings --grep "Plan: 01-05, Task: 1/1" | sort -u | tr '\n' ' ') == "docs/guide.md " ]] \
+  || fail "01-05's commit: $(cd "$p" && git log --format= --name-only --fixed-strings --grep "Plan: 01-05, Task: 1/1")"
+[[ $(cd "$p" && git status --porcelain) == " M $spec/SPEC.md" ]] || fail "status after the docs run: $(cd "$p" && git status --porcelain)"
 echo PASS

@@ -44,9 +44,24 @@ std::string now_iso() {
   return buf;
 }
 
-bool declared(const spec::Plan& plan, const std::string& path) {
-  return std::any_of(plan.files_modified.begin(), plan.files_modified.end(),
-                     [&](const std::string& g) { return util::glob_match(g, path); });
+/// What a plan's worker commits and resets: the changed paths its files_modified cover, except
+/// the spec directory (`spec_dir`, relative to the project root, ending in '/'). A glob such as
+/// `docs/**` covers docs/specs/SPC-...: a person's edit of SPEC.md and harness's own documents
+/// (and their temp files) there are not the plan's work.
+struct Declared {
+  const spec::Plan& plan;
+  std::string spec_dir;
+  bool operator()(const std::string& path) const {
+    if (!spec_dir.empty() && path.starts_with(spec_dir)) return false;
+    return std::any_of(plan.files_modified.begin(), plan.files_modified.end(),
+                       [&](const std::string& g) { return util::glob_match(g, path); });
+  }
+};
+
+std::string spec_dir_prefix(const spec::Layout& layout) {
+  std::error_code ec;
+  const std::string rel = std::filesystem::relative(layout.spec_dir, layout.project_root, ec).generic_string();
+  return ec || rel.empty() || rel == "." || rel.starts_with("..") ? std::string() : rel + "/";
 }
 
 /// Runs a shell block in `root` with this process's stdout/stderr (the session log).
@@ -88,7 +103,8 @@ std::expected<std::string, std::string> keep_copies(const fs::path& root, const 
 /// left behind must not leak into the retry. A copy of each is kept first (keep_copies); when
 /// that fails nothing is reset. Returns a line for the log, empty when nothing changed.
 std::expected<std::string, std::string> reset_declared_files(const fs::path& root, const fs::path& lock,
-                                                             const std::string& spec_name, const spec::Plan& plan) {
+                                                             const std::string& spec_name, const Declared& declared) {
+  const spec::Plan& plan = declared.plan;
   // Looked at outside the repository lock: while this worker holds its plan lock nobody else
   // writes these files, and `status --no-optional-locks` only reads the index.
   std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
@@ -96,7 +112,7 @@ std::expected<std::string, std::string> reset_declared_files(const fs::path& roo
   std::vector<fs::path> remove;
   std::vector<std::string> discarded;
   for (const auto& c : changed_paths(root, plan.files_modified)) {
-    if (!declared(plan, c.path)) continue;
+    if (!declared(c.path)) continue;
     discarded.push_back(c.path);
     if (c.added) unstage.push_back(literal_pathspec(c.path)); // a killed attempt got as far as `git add`
     if (c.untracked || c.added) remove.push_back(root / c.path);
@@ -117,13 +133,13 @@ std::expected<std::string, std::string> reset_declared_files(const fs::path& roo
 
 /// Commits the changed declared files (and `extra` paths). Returns the hash, empty when nothing
 /// changed, or git's complaint.
-std::expected<std::string, std::string> commit_task(const fs::path& root, const fs::path& lock, const spec::Plan& plan,
+std::expected<std::string, std::string> commit_task(const fs::path& root, const fs::path& lock, const Declared& declared,
                                                     const std::vector<std::string>& extra, const std::string& message,
                                                     std::set<std::string>& touched, CommitHooks hooks) {
   std::vector<std::string> names = extra; // known paths: no need to ask git what changed
-  if (!plan.files_modified.empty())
-    for (const auto& c : changed_paths(root, plan.files_modified))
-      if (declared(plan, c.path) && std::find(names.begin(), names.end(), c.path) == names.end()) names.push_back(c.path);
+  if (!declared.plan.files_modified.empty())
+    for (const auto& c : changed_paths(root, declared.plan.files_modified))
+      if (declared(c.path) && std::find(names.begin(), names.end(), c.path) == names.end()) names.push_back(c.path);
   auto hash = commit_paths(root, lock, names, message, hooks);
   if (hash && !hash->empty())
     for (const auto& n : names) touched.insert(n);
@@ -205,6 +221,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   if (!loaded) return fail(loaded.error());
   const spec::Plan* plan = &*loaded;
   const spec::Layout* lay = &*layout;
+  const Declared declared{*plan, spec_dir_prefix(*lay)};
   const fs::path root = lay->project_root;
   const fs::path lock = root / ".orchestration" / "git.lock";
   const auto tasks = script_tasks(*plan);
@@ -240,7 +257,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
       if (nl == std::string::npos) nl = names.out.size();
       std::string name = names.out.substr(pos, nl - pos);
       pos = nl + 1;
-      if (!name.empty() && declared(*plan, name)) touched.insert(name);
+      if (!name.empty() && declared(name)) touched.insert(name);
     }
   }
   for (const auto& task : tasks) {
@@ -252,7 +269,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
     }
     status("running", task.index, label);
     if (leftovers_possible) {
-      auto reset = reset_declared_files(root, lock, lay->spec_name, *plan);
+      auto reset = reset_declared_files(root, lock, lay->spec_name, declared);
       if (!reset) return fail(fmt::format("{}: {}; nothing was reset", label, reset.error()));
       if (!reset->empty()) fmt::print("{}\n", *reset); // the session log; copies are never lost silently
     }
@@ -261,7 +278,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
         return fail(fmt::format("{} failed: a shell block exited {}", label, code));
     }
     ++result.tasks_run;
-    auto hash = commit_task(root, lock, *plan, {}, task_commit_message(*plan, task, total, lay->spec_name), touched,
+    auto hash = commit_task(root, lock, declared, {}, task_commit_message(*plan, task, total, lay->spec_name), touched,
                             CommitHooks::run);
     if (!hash) return fail(fmt::format("{}: {}", label, hash.error()));
     if (!hash->empty()) result.commits.push_back(*hash);
@@ -288,7 +305,8 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   std::error_code ec;
   const std::string summary_rel = fs::relative(result.summary, root, ec).string();
   const std::string msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", plan->id, plan->id, lay->spec_name);
-  auto hash = commit_task(root, lock, spec::Plan{}, {summary_rel}, msg, touched, CommitHooks::skip);
+  const spec::Plan none;
+  auto hash = commit_task(root, lock, Declared{none, {}}, {summary_rel}, msg, touched, CommitHooks::skip);
   if (!hash) return fail("summary: " + hash.error());
   if (!hash->empty()) result.commits.push_back(*hash);
   result.files_touched.assign(touched.begin(), touched.end());
