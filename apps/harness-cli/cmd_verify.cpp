@@ -44,6 +44,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
     checks.ui_driver = verify::find_ui_driver(self_dir(), HARNESS_SOURCE_DIR);
     verify::Report report;
     std::string written;
+    std::optional<spec::HumanAnswer> kept;
     if (!opt->plan.empty()) {
       const auto* plan = spec->find_plan(opt->plan);
       if (!plan) {
@@ -63,25 +64,32 @@ void add_verify(CLI::App& app, ExitCode& exit) {
         }
       }
       report = phase ? verify::verify_phase(*spec, *phase, checks) : verify::verify_final(*spec, checks);
-      auto file = verify::write_report(*spec, phase, report);
+      auto file = verify::write_report(*spec, phase, report, verify::KeepApproval::when_unchanged);
       if (!file) {
         print_error(file.error(), output);
         exit.value = 1;
         return;
       }
-      written = spec->layout.relative(*file);
+      written = spec->layout.relative(file->file);
+      kept = file->kept_approval;
     }
-    if (opt->json) std::cout << verify::report_json(report);
+    if (opt->json) std::cout << verify::report_json(report, kept);
     else {
       for (const auto& r : report.results)
         std::cout << fmt::format("{:<8} {:<7} {:<24} {}\n", verify::to_string(r.status), r.plan, r.id,
                                  r.message.empty() ? r.evidence.substr(0, 100) : r.message);
       std::cout << fmt::format("{}: {} ({}/{} passed){}\n", report.level, spec::to_string(report.status), report.passed(),
                                report.total(), written.empty() ? "" : ", wrote " + written);
+      if (kept)
+        std::cout << fmt::format("kept the approval by {} at {}: the checks found the same as when it was given, so "
+                                 "{} still says passed (delete it to be asked again)\n",
+                                 kept->by, kept->at, written);
     }
-    exit.value = report.status == spec::VerificationStatus::passed        ? 0
-                 : report.status == spec::VerificationStatus::human_needed ? 3
-                                                                           : 1;
+    // A person's approval that still holds makes it passed, as the file says.
+    const auto status = kept ? spec::VerificationStatus::passed : report.status;
+    exit.value = status == spec::VerificationStatus::passed        ? 0
+                 : status == spec::VerificationStatus::human_needed ? 3
+                                                                    : 1;
   });
 }
 

@@ -64,52 +64,6 @@ TEST_CASE("the list of uncommitted writes round-trips through the store's JSON v
   CHECK(orchestrator::uncommitted_writes_key("SPC-001-x") != orchestrator::uncommitted_writes_key("SPC-002-x"));
 }
 
-TEST_CASE("a person's answer to a verification is recorded in its file and read back", "[orchestrator][writeback]") {
-  harness::test::TempDir dir;
-  verify::Report r{"phase 02", "SPC-001-x", spec::VerificationStatus::human_needed, {}, {"02-01", "02-02"}};
-  verify::CheckResult looks;
-  looks.plan = "02-02";
-  looks.id = "looks-good";
-  looks.type = "visual_quality";
-  looks.status = verify::CheckStatus::human;
-  looks.message = "d.txt reads well";
-  r.results.push_back(looks);
-  const auto file = dir.write("VERIFICATION.md", verify::render_verification_md(r, "2026-01-02T00:00:00Z"));
-
-  SECTION("an approval makes it passed, keeps what the checks found, and is recorded once") {
-    const spec::HumanAnswer yes{true, "alice (harness-cli respond)", "2026-01-02T03:04:05Z", "looked: \"fine\""};
-    REQUIRE(orchestrator::record_verification_answer(file, yes));
-    REQUIRE(orchestrator::record_verification_answer(file, yes)); // again: the same document
-    const auto text = *util::read_file(file);
-    std::vector<spec::Diagnostic> diags;
-    const auto v = spec::parse_verification(text, "V.md", diags);
-    CHECK(diags.empty());
-    CHECK(v.status == spec::VerificationStatus::passed);
-    CHECK(v.checks_status == spec::VerificationStatus::human_needed);
-    REQUIRE(v.plans);
-    CHECK(*v.plans == std::vector<std::string>{"02-01", "02-02"});
-    REQUIRE(v.answer);
-    CHECK(v.answer->approved);
-    CHECK(v.answer->by == yes.by);
-    CHECK(v.answer->at == yes.at);
-    CHECK(v.answer->note == yes.note);
-    CHECK(text.ends_with("## Answered by a person\n\n**approved** by alice (harness-cli respond) at 2026-01-02T03:04:05Z: "
-                         "looked: \"fine\". The checks found human_needed; the person accepted it as it is, so it counts "
-                         "as passed.\n"));
-    CHECK(text.find("## Answered by a person") == text.rfind("## Answered by a person"));
-  }
-  SECTION("a refusal is recorded and leaves the status") {
-    REQUIRE(orchestrator::record_verification_answer(file, {false, "bob (on the terminal)", "2026-01-02T03:04:06Z", ""}));
-    std::vector<spec::Diagnostic> diags;
-    const auto v = spec::parse_verification(*util::read_file(file), "V.md", diags);
-    CHECK(v.status == spec::VerificationStatus::human_needed);
-    CHECK_FALSE(v.checks_status);
-    REQUIRE(v.answer);
-    CHECK_FALSE(v.answer->approved);
-    CHECK(v.answer->by == "bob (on the terminal)");
-  }
-}
-
 TEST_CASE("ROADMAP.md's velocity is the total it is given, however often a run writes it", "[orchestrator][writeback]") {
   harness::test::TempDir dir;
   dir.write("docs/specs/SPC-001-v/SPEC.md", "# v\n");

@@ -5,6 +5,7 @@
 #include "harness/orchestrator/checkpoint_question.hpp"
 #include "harness/protocol/answer.hpp"
 #include "harness/store/checkpoint_files.hpp"
+#include "harness/verify/human_answer.hpp"
 
 namespace harness::orchestrator {
 namespace {
@@ -373,7 +374,7 @@ void Orchestrator::Impl::record_gate_answer(const std::string& task, const store
   if (file.empty()) return;
   const spec::HumanAnswer human{answer.approved, answer.by.empty() ? store::who_answers("an answer file") : answer.by,
                                 answer.at.empty() ? protocol::now_iso8601() : answer.at, answer.note};
-  if (auto r = record_verification_answer(file, human); !r)
+  if (auto r = verify::record_verification_answer(file, human); !r)
     return emit(RunEventKind::note, task, -1, 0, "could not record the answer: " + r.error());
   wrote({file});
   reload_spec();

@@ -23,35 +23,6 @@ std::expected<void, std::string> mark_summary_verification(const std::filesystem
   return util::write_file_atomic(summary, *updated);
 }
 
-std::expected<void, std::string> record_verification_answer(const std::filesystem::path& file, const spec::HumanAnswer& a) {
-  auto text = util::read_file(file);
-  if (!text) return std::unexpected(text.error());
-  std::vector<spec::Diagnostic> ignored;
-  const auto v = spec::parse_verification(*text, file.string(), ignored);
-  // JSON strings are valid YAML double-quoted scalars, whatever a note contains.
-  auto quoted = [](std::string_view s) { return boost::json::serialize(boost::json::string(s)); };
-  const std::string verb = a.approved ? "approved" : "refused";
-  std::vector<spec::FrontmatterUpdate> updates;
-  if (a.approved && v.status && *v.status != spec::VerificationStatus::passed)
-    updates.push_back({"checks_status", std::string(spec::to_string(*v.status))});
-  if (a.approved) updates.push_back({"status", "passed"});
-  updates.push_back({verb + "_by", quoted(a.by)});
-  updates.push_back({verb + "_at", quoted(a.at)});
-  if (!a.note.empty()) updates.push_back({a.approved ? "approval_note" : "refusal_note", quoted(a.note)});
-  auto updated = spec::update_frontmatter(*text, updates);
-  if (!updated) return std::unexpected(file.string() + ": " + updated.error());
-  // The section is the body's last: an answer recorded again replaces it.
-  constexpr std::string_view heading = "\n## Answered by a person\n";
-  if (const auto at = updated->find(heading); at != std::string::npos) updated->erase(at);
-  const auto found = a.approved ? v.checks_status.value_or(v.status.value_or(spec::VerificationStatus::passed))
-                                : v.status.value_or(spec::VerificationStatus::human_needed);
-  *updated += fmt::format("{}\n**{}** by {} at {}{}. The checks found {}; {}.\n", heading, verb, a.by, a.at,
-                          a.note.empty() ? "" : ": " + a.note, spec::to_string(found),
-                          a.approved ? "the person accepted it as it is, so it counts as passed"
-                                     : "the next run verifies it again and asks again");
-  return util::write_file_atomic(file, *updated);
-}
-
 std::string render_status_md(const graph::Progress& p, std::string_view run_state,
                              const std::vector<spec::BlockedTask>& blocked) {
   // JSON strings are valid YAML double-quoted scalars, whatever a failure message contains.

@@ -1,7 +1,9 @@
 #include "harness/verify/engine.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/spec/done_state.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/verify/human_answer.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/trailers.hpp"
 #include "line_search.hpp"
@@ -194,23 +196,46 @@ Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const Verif
 
 Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
   Report r{"final", spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}};
+  const auto done = spec::read_done_state(spec);
   for (const auto& plan : spec.plans) {
     r.plans.push_back(plan.id);
+    const size_t first = r.results.size();
     plan_checks(spec, plan, opt, r.results);
+    // What only a person can judge was judged at the phase, and that phase's verification still
+    // holds: asking again, word for word, for the whole spec would only repeat the question.
+    const auto gate = done.phases.find(plan.phase);
+    if (gate == done.phases.end() || !gate->second.passed() || !gate->second.answer || !gate->second.answer->approved) continue;
+    const auto& a = *gate->second.answer;
+    for (size_t i = first; i < r.results.size(); ++i)
+      if (r.results[i].status == CheckStatus::human) {
+        r.results[i].status = CheckStatus::passed;
+        r.results[i].message = fmt::format("approved by {} at {} in phase {}'s verification: {}", a.by, a.at,
+                                           spec::to_string(plan.phase), r.results[i].message);
+      }
   }
   r.status = overall_status(r.results);
   return r;
 }
 
-std::expected<fs::path, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase, const Report& report) {
-  fs::path file = spec.layout.final_verification;
+std::expected<WrittenReport, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase,
+                                                       const Report& report, KeepApproval keep) {
+  WrittenReport out{spec.layout.final_verification, std::nullopt};
   if (phase) {
     const auto* dir = spec.layout.find_phase(*phase);
     if (!dir) return std::unexpected(fmt::format("phase {} has no directory", spec::to_string(*phase)));
-    file = spec.layout.verification_file(*dir);
+    out.file = spec.layout.verification_file(*dir);
   }
-  if (auto w = util::write_file_atomic(file, render_verification_md(report, now_iso())); !w) return std::unexpected(w.error());
-  return file;
+  std::string text = render_verification_md(report, now_iso());
+  // Verified again by hand and the checks found what a person already accepted: the answer
+  // stays, or the next run would ask again.
+  auto old = keep == KeepApproval::when_unchanged ? util::read_file(out.file) : std::string();
+  if (auto kept = old ? approval_still_holding(*old, text) : std::nullopt)
+    if (auto with = with_human_answer(text, out.file.string(), *kept)) {
+      text = std::move(*with);
+      out.kept_approval = std::move(kept);
+    }
+  if (auto w = util::write_file_atomic(out.file, text); !w) return std::unexpected(w.error());
+  return out;
 }
 
 } // namespace harness::verify

@@ -86,7 +86,7 @@ std::string render_verification_md(const Report& r, std::string_view when) {
   return out;
 }
 
-std::string report_json(const Report& r) {
+std::string report_json(const Report& r, const std::optional<spec::HumanAnswer>& kept_approval) {
   boost::json::array results;
   for (const auto& c : r.results)
     results.push_back(boost::json::object{{"plan", c.plan},       {"id", c.id},
@@ -96,6 +96,8 @@ std::string report_json(const Report& r) {
                                           {"line", c.line}});
   boost::json::object o{{"level", r.level}, {"status", spec::to_string(r.status)}, {"passed", r.passed()},
                         {"total", r.total()}, {"results", std::move(results)}};
+  if (kept_approval)
+    o["kept_approval"] = {{"by", kept_approval->by}, {"at", kept_approval->at}, {"note", kept_approval->note}};
   return boost::json::serialize(o) + "\n";
 }
 

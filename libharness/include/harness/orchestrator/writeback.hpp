@@ -18,15 +18,6 @@ namespace harness::orchestrator {
 /// Sets `verification: <status>` in the SUMMARY's frontmatter.
 std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status);
 
-/// Records a person's answer to a phase or final verification that needed one (human_needed, or
-/// gaps a person may accept) in its VERIFICATION file, so that the next run and `status` read it:
-/// an approval sets `status: passed`, keeps the checks' verdict as `checks_status` and adds
-/// `approved_by`, `approved_at`, `approval_note`; a refusal adds `refused_by`, `refused_at`,
-/// `refusal_note` and leaves the status. Either way a "## Answered by a person" section ends the
-/// body. Frontmatter updated in place, the file written atomically.
-std::expected<void, std::string> record_verification_answer(const std::filesystem::path& verification,
-                                                            const spec::HumanAnswer& answer);
-
 /// STATUS.md: frontmatter for tools (run state, the tasks this run blocked, which `status` reads
 /// back), then Markdown for people: progress per phase and plan, ready work, blockers.
 std::string render_status_md(const graph::Progress& progress, std::string_view run_state,

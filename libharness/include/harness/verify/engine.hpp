@@ -50,9 +50,24 @@ Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const Verif
 /// Final: every plan of every phase.
 Report verify_final(const spec::Spec& spec, const VerifyOptions& opt = {});
 
+/// A VERIFICATION file write_report wrote.
+struct WrittenReport {
+  std::filesystem::path file;
+  /// The approval a person gave the previous version of the file, carried over because the
+  /// checks found the same thing again (approval_still_holding): the file says `passed`.
+  std::optional<spec::HumanAnswer> kept_approval;
+};
+
+/// Whether write_report carries a person's approval of the file's previous version over.
+enum class KeepApproval { no, when_unchanged };
+
 /// Writes the phase's VERIFICATION.md (or FINAL-VERIFICATION.md for `phase` = nullopt) atomically.
-std::expected<std::filesystem::path, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase,
-                                                               const Report& report);
+/// With KeepApproval::when_unchanged, a person's approval of the previous version stays while the
+/// checks find the same thing (`harness-cli verify` looking again at what a person accepted). The
+/// orchestrator passes `no`: it verifies a phase again only when its work changed (a plan added
+/// or run again), and then a person must look again.
+std::expected<WrittenReport, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase,
+                                                       const Report& report, KeepApproval keep = KeepApproval::no);
 
 /// Counts a test runner printed ("N passed", ctest, Catch2, unittest), if any.
 struct TestCounts {

@@ -3,6 +3,7 @@
 
 #include "harness/spec/documents.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,8 @@ spec::VerificationStatus overall_status(const std::vector<CheckResult>& results)
 /// VERIFICATION.md: frontmatter (status, level, score, verified_at, plans), a table, the gaps listed with
 /// where they come from so a gap-closure planner can act on them, and what needs a human.
 std::string render_verification_md(const Report& report, std::string_view when);
-std::string report_json(const Report& report);
+/// With `kept_approval` (write_report carried a person's approval over), the object also has
+/// "kept_approval": {"by", "at", "note"}: the file says passed, whatever "status" the checks found.
+std::string report_json(const Report& report, const std::optional<spec::HumanAnswer>& kept_approval = std::nullopt);
 
 } // namespace harness::verify

@@ -1,0 +1,153 @@
+// A person's answer in a VERIFICATION file: recorded, read back, and carried over when the same
+// verification is written again with the same findings.
+#include "harness/spec/document_parsers.hpp"
+#include "harness/spec/spec.hpp"
+#include "harness/util/atomic_file.hpp"
+#include "harness/verify/engine.hpp"
+#include "harness/verify/human_answer.hpp"
+#include "harness/verify/result.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness;
+
+namespace {
+
+verify::Report phase_report(std::string message = "d.txt reads well") {
+  verify::Report r{"phase 02", "SPC-001-x", spec::VerificationStatus::human_needed, {}, {"02-01", "02-02"}};
+  verify::CheckResult looks;
+  looks.plan = "02-02";
+  looks.id = "looks-good";
+  looks.type = "visual_quality";
+  looks.status = verify::CheckStatus::human;
+  looks.message = std::move(message);
+  r.results.push_back(looks);
+  return r;
+}
+
+} // namespace
+
+TEST_CASE("a person's answer to a verification is recorded in its file and read back", "[verify][answer]") {
+  harness::test::TempDir dir;
+  verify::Report r{"phase 02", "SPC-001-x", spec::VerificationStatus::human_needed, {}, {"02-01", "02-02"}};
+  verify::CheckResult looks;
+  looks.plan = "02-02";
+  looks.id = "looks-good";
+  looks.type = "visual_quality";
+  looks.status = verify::CheckStatus::human;
+  looks.message = "d.txt reads well";
+  r.results.push_back(looks);
+  const auto file = dir.write("VERIFICATION.md", verify::render_verification_md(r, "2026-01-02T00:00:00Z"));
+
+  SECTION("an approval makes it passed, keeps what the checks found, and is recorded once") {
+    const spec::HumanAnswer yes{true, "alice (harness-cli respond)", "2026-01-02T03:04:05Z", "looked: \"fine\""};
+    REQUIRE(verify::record_verification_answer(file, yes));
+    REQUIRE(verify::record_verification_answer(file, yes)); // again: the same document
+    const auto text = *util::read_file(file);
+    std::vector<spec::Diagnostic> diags;
+    const auto v = spec::parse_verification(text, "V.md", diags);
+    CHECK(diags.empty());
+    CHECK(v.status == spec::VerificationStatus::passed);
+    CHECK(v.checks_status == spec::VerificationStatus::human_needed);
+    REQUIRE(v.plans);
+    CHECK(*v.plans == std::vector<std::string>{"02-01", "02-02"});
+    REQUIRE(v.answer);
+    CHECK(v.answer->approved);
+    CHECK(v.answer->by == yes.by);
+    CHECK(v.answer->at == yes.at);
+    CHECK(v.answer->note == yes.note);
+    CHECK(text.ends_with("## Answered by a person\n\n**approved** by alice (harness-cli respond) at 2026-01-02T03:04:05Z: "
+                         "looked: \"fine\". The checks found human_needed; the person accepted it as it is, so it counts "
+                         "as passed.\n"));
+    CHECK(text.find("## Answered by a person") == text.rfind("## Answered by a person"));
+  }
+  SECTION("a refusal is recorded and leaves the status") {
+    REQUIRE(verify::record_verification_answer(file, {false, "bob (on the terminal)", "2026-01-02T03:04:06Z", ""}));
+    std::vector<spec::Diagnostic> diags;
+    const auto v = spec::parse_verification(*util::read_file(file), "V.md", diags);
+    CHECK(v.status == spec::VerificationStatus::human_needed);
+    CHECK_FALSE(v.checks_status);
+    REQUIRE(v.answer);
+    CHECK_FALSE(v.answer->approved);
+    CHECK(v.answer->by == "bob (on the terminal)");
+  }
+}
+
+TEST_CASE("an approval holds for the same verification written again, and only while the checks find the same",
+          "[verify][answer]") {
+  const spec::HumanAnswer yes{true, "alice (harness-cli respond)", "2026-01-02T03:04:05Z", "fine"};
+  const auto approved = *verify::with_human_answer(verify::render_verification_md(phase_report(), "2026-01-02T00:00:00Z"), "V", yes);
+  // Written again later: other timestamps and timings, the same findings.
+  auto again = phase_report();
+  again.results[0].seconds = 1.5;
+  const auto held = verify::approval_still_holding(approved, verify::render_verification_md(again, "2026-02-03T00:00:00Z"));
+  REQUIRE(held);
+  CHECK(held->by == yes.by);
+  CHECK(held->note == "fine");
+  // Something else for a person to look at, another plan covered, a gap, a refusal: asked again.
+  CHECK_FALSE(verify::approval_still_holding(approved, verify::render_verification_md(phase_report("d.txt and e.txt read well"), "t")));
+  auto more = phase_report();
+  more.plans.push_back("02-03");
+  CHECK_FALSE(verify::approval_still_holding(approved, verify::render_verification_md(more, "t")));
+  auto gap = phase_report();
+  gap.status = spec::VerificationStatus::gaps_found;
+  verify::CheckResult failed;
+  failed.plan = "02-01";
+  failed.id = "tests";
+  failed.type = "tests_pass";
+  failed.status = verify::CheckStatus::failed;
+  failed.message = "1 failed";
+  gap.results.push_back(failed);
+  CHECK_FALSE(verify::approval_still_holding(approved, verify::render_verification_md(gap, "t")));
+  const auto refused = *verify::with_human_answer(verify::render_verification_md(phase_report(), "t"), "V",
+                                                   {false, "bob", "2026-01-02T03:04:06Z", ""});
+  CHECK_FALSE(verify::approval_still_holding(refused, verify::render_verification_md(phase_report(), "t")));
+}
+
+TEST_CASE("verify --phase keeps a person's approval while the checks find the same; the final verification does not "
+          "ask again what the phase's approval covers",
+          "[verify][answer]") {
+  harness::test::TempDir dir;
+  test::set_git_identity();
+  const std::string s = "docs/specs/SPC-001-x/";
+  dir.write(s + "SPEC.md", "# x\n");
+  dir.write(s + "planning/plans/01-core/01-01-PLAN.md",
+            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\nmust_pass:\n"
+            "  - id: looks\n    type: visual_quality\n    description: a.txt reads well\n---\n# 01-01\n\n"
+            "### Task 1: a\n\n```bash\necho a > out/a.txt\n```\n");
+  dir.write(s + "execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n# done\n");
+  auto load = [&] {
+    auto spec = spec::load_spec(dir.path / s, dir.path);
+    REQUIRE(spec);
+    return std::move(*spec);
+  };
+  verify::VerifyOptions opt;
+  opt.check_commits = false;
+  const spec::PhaseNumber one{1, 0};
+  auto first = verify::write_report(load(), one, verify::verify_phase(load(), one, opt), verify::KeepApproval::when_unchanged);
+  REQUIRE(first);
+  CHECK_FALSE(first->kept_approval);
+  REQUIRE(verify::record_verification_answer(first->file, {true, "alice", "2026-01-02T03:04:05Z", ""}));
+
+  // The orchestrator's write (a phase verified again because its work changed) asks again...
+  const auto approved_text = *util::read_file(first->file);
+  auto strict = verify::write_report(load(), one, verify::verify_phase(load(), one, opt));
+  REQUIRE(strict);
+  CHECK_FALSE(strict->kept_approval);
+  REQUIRE(util::write_file_atomic(first->file, approved_text));
+  // ...`verify --phase` looking again at the same work keeps the answer.
+  auto again = verify::write_report(load(), one, verify::verify_phase(load(), one, opt), verify::KeepApproval::when_unchanged);
+  REQUIRE(again);
+  REQUIRE(again->kept_approval);
+  CHECK(again->kept_approval->by == "alice");
+  const auto spec = load();
+  REQUIRE(spec.verifications.count(one));
+  CHECK(spec.verifications.at(one).status == spec::VerificationStatus::passed);
+
+  // The final verification counts the phase's approval for its items for a person.
+  const auto final_report = verify::verify_final(spec, opt);
+  CHECK(final_report.status == spec::VerificationStatus::passed);
+  REQUIRE(final_report.results.size() == 1);
+  CHECK(final_report.results[0].message.find("approved by alice") != std::string::npos);
+}
