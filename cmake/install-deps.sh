@@ -10,8 +10,9 @@ packages=(
   python3 # the example project the demo builds is a small Python app
 )
 if [[ "${1:-}" == "--test" ]]; then
-  # Test-only tools: sqlite3 shell for inspection, Node/npm for the MCP clients, Chromium for UI checks.
-  packages+=(sqlite3 nodejs npm chromium iproute2 procps python3-yaml)
+  # Test-only tools: sqlite3 shell for inspection, Node/npm for the MCP clients, Chromium for UI checks,
+  # strace to hold a run inside a write for the kill test.
+  packages+=(sqlite3 nodejs npm chromium iproute2 procps python3-yaml strace)
 fi
 
 missing=()

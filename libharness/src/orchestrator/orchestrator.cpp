@@ -391,6 +391,9 @@ void Orchestrator::Impl::write_progress(bool running) {
   spec.status = spec::StatusDocument{spec.layout.relative(spec.layout.status_md), blocked_tasks};
   const auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
   const std::string state = running ? "running" : summary.outcome;
+  // Recorded before they are written (see run_verification); an unchanged one is not committed.
+  wrote({spec.layout.status_md});
+  if (!roadmap_theirs && spec.roadmap) wrote({spec.layout.roadmap_md});
   (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks));
   if (auto r = update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running); r && spec.roadmap) {
     // Edited since this run last wrote it: by a person, whose edit is theirs to commit (the
@@ -398,8 +401,6 @@ void Orchestrator::Impl::write_progress(bool running) {
     if (roadmap_written && r->before != *roadmap_written) note_roadmap_theirs();
     roadmap_written = std::move(r->after);
   }
-  wrote({spec.layout.status_md}); // an unchanged one is not committed
-  if (!roadmap_theirs) wrote({spec.layout.roadmap_md});
 }
 
 /// "; its failed attempts left uncommitted changes in ...", for an execute given up on: the

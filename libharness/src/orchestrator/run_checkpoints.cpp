@@ -33,6 +33,12 @@ store::AskedCommit asked_commit(const fs::path& root, const std::string& head) {
 void Orchestrator::Impl::run_verification(Session& s) {
   const auto a = s.action;
   const std::string sid = s.id;
+  // Recorded before the verifier writes it: a kill in between must not leave a write that no
+  // run commits.
+  if (a.kind == TaskKind::verify_final) wrote({spec.layout.final_verification});
+  else if (a.kind == TaskKind::verify_phase)
+    if (auto n = spec::parse_phase_number(a.subject))
+      if (const auto* dir = spec.layout.find_phase(*n)) wrote({spec.layout.verification_file(*dir)});
   spec::Spec snapshot = spec; // the pool reads its own copy; the loop may reload meanwhile
   asio::post(*verify_pool, [this, a, sid, snapshot = std::move(snapshot)] {
     VerifyOutcome out;
@@ -80,9 +86,6 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
   if (a.kind == TaskKind::verify_plan) mark_plan_verified(a);
   const bool gate = a.kind == TaskKind::verify_phase || a.kind == TaskKind::verify_final;
   if (gate) {
-    if (a.kind == TaskKind::verify_final) wrote({spec.layout.final_verification});
-    else if (auto n = spec::parse_phase_number(a.subject))
-      if (const auto* dir = spec.layout.find_phase(*n)) wrote({spec.layout.verification_file(*dir)});
     reload_spec();
     if (out.verdict == sched::Verdict::passed && a.kind == TaskKind::verify_phase)
       emit(RunEventKind::phase_verified, a.task, a.slot, a.attempt, out.message);
@@ -374,9 +377,9 @@ void Orchestrator::Impl::record_gate_answer(const std::string& task, const store
   if (file.empty()) return;
   const spec::HumanAnswer human{answer.approved, answer.by.empty() ? store::who_answers("an answer file") : answer.by,
                                 answer.at.empty() ? protocol::now_iso8601() : answer.at, answer.note};
+  wrote({file}); // first: see run_verification
   if (auto r = verify::record_verification_answer(file, human); !r)
     return emit(RunEventKind::note, task, -1, 0, "could not record the answer: " + r.error());
-  wrote({file});
   reload_spec();
 }
 
@@ -384,8 +387,8 @@ void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
   const auto* plan = plan_of(a);
   if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr) {
     const auto summary_file = spec.layout.summary_file(*phase, plan->id);
+    wrote({summary_file}); // first: see run_verification
     if (auto r = mark_summary_verification(summary_file, "passed"); !r) emit(RunEventKind::note, a.task, -1, 0, r.error());
-    else wrote({summary_file});
   }
 }
 

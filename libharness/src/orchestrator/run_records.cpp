@@ -64,9 +64,8 @@ void Orchestrator::Impl::recover_commits_log() {
   if (commits.empty()) return;
   const auto log = util::read_file(spec.layout.commits_log).value_or("");
   const auto lines = missing_commit_lines(log, commits, "recovered");
-  if (auto r = append_commits_log(spec.layout.commits_log, lines); !r)
-    emit(RunEventKind::note, "", -1, 0, r.error());
-  else if (!lines.empty()) wrote({spec.layout.commits_log});
+  if (!lines.empty()) wrote({spec.layout.commits_log}); // first: see run_verification
+  if (auto r = append_commits_log(spec.layout.commits_log, lines); !r) emit(RunEventKind::note, "", -1, 0, r.error());
 }
 
 /// What a finished worker reported in its session's result.json (the script worker writes one):
@@ -93,8 +92,8 @@ void Orchestrator::Impl::record_result(const Session& s) {
     if (c.is_string()) commits.emplace_back(c.as_string().c_str(), s.action.subject);
   const auto log = util::read_file(spec.layout.commits_log).value_or("");
   const auto lines = missing_commit_lines(log, commits, s.id);
+  if (!lines.empty()) wrote({spec.layout.commits_log}); // first: see run_verification
   if (auto r = append_commits_log(spec.layout.commits_log, lines); !r) emit(RunEventKind::note, s.action.task, -1, 0, r.error());
-  else if (!lines.empty()) wrote({spec.layout.commits_log});
 }
 
 /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
