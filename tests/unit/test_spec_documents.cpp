@@ -4,6 +4,7 @@
 #include "harness/util/atomic_file.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 using namespace harness::spec;
 
@@ -76,6 +77,44 @@ TEST_CASE("SUMMARY deviations come from the frontmatter or a Deviations section"
   auto c = parse_summary("---\nplan_id: '01-03'\ndeviations: ['renamed x']\nverification: passed\n---\n", "s.md", diags);
   CHECK(c.has_deviations);
   CHECK(c.verification == VerificationStatus::passed);
+  CHECK(diags.empty());
+}
+
+TEST_CASE("SUMMARY status and verification outside their sets are errors at the value") {
+  std::vector<Diagnostic> diags;
+  for (const char* ok : {"status: complete\nverification: gaps_found", "status: partial\nverification: human_needed",
+                         "status: failed", "verification:"})
+    parse_summary(fmt::format("---\nplan_id: '01-01'\n{}\n---\n", ok), "s.md", diags, "01-01");
+  CHECK(diags.empty());
+  for (const char* bad : {"Passed", "yes", "gaps-found"}) {
+    diags.clear();
+    auto s = parse_summary(fmt::format("---\nplan_id: '01-01'\nverification: {}\n---\n", bad), "s.md", diags, "01-01");
+    CHECK_FALSE(s.verification);
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].code == "H017");
+    CHECK(diags[0].severity == Severity::error);
+    CHECK(diags[0].line == 3);
+    CHECK(diags[0].col == 15);
+    CHECK(diags[0].message == fmt::format("verification '{}' is not one of passed, gaps_found, human_needed", bad));
+  }
+  diags.clear();
+  parse_summary("---\nstatus: banana\n---\n", "s.md", diags, "01-01");
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "H017");
+  CHECK(diags[0].col == 9);
+  CHECK(diags[0].message == "status 'banana' is not one of complete, partial, failed");
+}
+
+TEST_CASE("a SUMMARY whose plan_id names another plan than its file is an error; without the file's id it is not checked") {
+  std::vector<Diagnostic> diags;
+  parse_summary("---\nplan_id: '02-02'\n---\n", "01-01-SUMMARY.md", diags, "01-01");
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "H006");
+  CHECK(diags[0].line == 2);
+  CHECK(diags[0].col == 10);
+  CHECK(diags[0].message.starts_with("plan_id '02-02' does not match the file name (expected '01-01')"));
+  diags.clear();
+  parse_summary("---\nplan_id: '02-02'\n---\n", "s.md", diags);
   CHECK(diags.empty());
 }
 

@@ -172,6 +172,32 @@ std::optional<HumanAnswer> human_answer(const YAML::Node& fm, YamlReader& r) {
   return std::nullopt;
 }
 
+/// The SUMMARY keys that decide a plan's state: `status: failed` fails it, `verification: passed`
+/// verifies it. A value outside their sets (`Passed`, `yes`, `gaps-found`, `done`) would silently
+/// read as "executed, not verified", so it is an error, as a VERIFICATION's status is (H022).
+void read_summary_facts(const YAML::Node& fm, std::string_view file_plan_id, Summary& s, YamlReader& r) {
+  if (const YAML::Node id = fm["plan_id"]) {
+    s.plan_id = r.string(id, "plan_id").value_or("");
+    // The file name decides which plan it is for, as for a PLAN (H006).
+    if (!file_plan_id.empty() && !s.plan_id.empty() && s.plan_id != file_plan_id)
+      r.error(id, "H006", fmt::format("plan_id '{}' does not match the file name (expected '{}'): harness reads this "
+                                      "SUMMARY as {}'s", s.plan_id, file_plan_id, file_plan_id));
+  }
+  if (const YAML::Node st = fm["status"]) {
+    s.status = r.string(st, "status").value_or("");
+    static constexpr std::string_view allowed[] = {"complete", "partial", "failed"};
+    if (!s.status.empty() && std::ranges::find(allowed, s.status) == std::end(allowed))
+      r.error(st, "H017", fmt::format("status '{}' is not one of complete, partial, failed", s.status));
+  }
+  // No value reads as not verified yet, as no key does: the safe side.
+  if (const YAML::Node v = fm["verification"]; v && !v.IsNull()) {
+    const auto text = r.string(v, "verification");
+    if (text) s.verification = parse_verification_status(*text);
+    if (text && !s.verification)
+      r.error(v, "H017", fmt::format("verification '{}' is not one of passed, gaps_found, human_needed", *text));
+  }
+}
+
 } // namespace
 
 Roadmap parse_roadmap(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
@@ -227,17 +253,16 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
   return rm;
 }
 
-Summary parse_summary(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
+Summary parse_summary(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out,
+                      std::string_view file_plan_id) {
   Summary s;
   s.file = display_path;
   const auto split = split_frontmatter(text);
   YamlReader r(display_path, text, split.yaml_first_line, out);
   YAML::Node fm = load_frontmatter(split, r);
   if (fm.IsMap()) {
-    if (fm["plan_id"]) s.plan_id = r.string(fm["plan_id"], "plan_id").value_or("");
-    if (fm["status"]) s.status = r.string(fm["status"], "status").value_or("");
+    read_summary_facts(fm, file_plan_id, s, r);
     if (fm["commits"]) s.commits = r.string_list(fm["commits"], "commits").value_or(std::vector<std::string>{});
-    if (fm["verification"] && fm["verification"].IsScalar()) s.verification = parse_verification_status(fm["verification"].Scalar());
     if (fm["files_touched"]) s.files_touched = r.string_list(fm["files_touched"], "files_touched").value_or(std::vector<std::string>{});
     if (const YAML::Node d = fm["deviations"]) {
       if (d.IsScalar()) {

@@ -136,13 +136,36 @@ void warn_misplaced_plans(Spec& spec) {
   }
 }
 
+/// H031: a SUMMARY is read only as `<id>-SUMMARY.md` in the results directory of its PLAN's phase.
+/// One for a removed or renumbered plan, with a typo in its name or in another phase's directory
+/// is ignored, while whoever wrote it may take the plan for done.
+void warn_unread_summaries(Spec& spec) {
+  constexpr std::string_view suffix = "-SUMMARY.md";
+  std::error_code ec;
+  for (auto dir = fs::directory_iterator(spec.layout.results_dir, ec); !ec && dir != fs::directory_iterator(); dir.increment(ec)) {
+    std::error_code e2;
+    if (!dir->is_directory(e2)) continue;
+    const std::string slug = dir->path().filename().string();
+    for (const auto& file : sorted_files(dir->path())) {
+      const std::string name = file.filename().string();
+      if (!name.ends_with(suffix)) continue;
+      const std::string id = name.substr(0, name.size() - suffix.size());
+      const fs::path plan = spec.layout.plans_dir / slug / (id + "-PLAN.md");
+      if (fs::is_regular_file(plan, e2)) continue; // read with its plan (or its PLAN has errors of its own)
+      spec.diagnostics.push_back(file_diag(spec.layout.relative(file), Severity::warning, "H031",
+                                           fmt::format("'{}' is not read: there is no plan {} ({})", name, id,
+                                                       spec.layout.relative(plan))));
+    }
+  }
+}
+
 void load_results(Spec& spec) {
   for (const auto& phase : spec.layout.phases) {
     for (const auto& plan : spec.plans) {
       if (plan.phase != phase.number) continue;
       const auto file = spec.layout.summary_file(phase, plan.id);
       if (auto text = util::read_file(file)) {
-        auto s = parse_summary(*text, spec.layout.relative(file), spec.diagnostics);
+        auto s = parse_summary(*text, spec.layout.relative(file), spec.diagnostics, plan.id);
         if (s.plan_id.empty()) s.plan_id = plan.id;
         spec.summaries[plan.id] = std::move(s);
       }
@@ -155,6 +178,7 @@ void load_results(Spec& spec) {
     spec.final_verification = parse_verification(*text, spec.layout.relative(spec.layout.final_verification), spec.diagnostics);
   if (auto text = util::read_file(spec.layout.status_md))
     spec.status = parse_status_document(*text, spec.layout.relative(spec.layout.status_md), spec.diagnostics);
+  warn_unread_summaries(spec);
 }
 
 } // namespace

@@ -59,7 +59,7 @@ std::optional<VerificationStatus> parse_verification_status(std::string_view s);
 struct Summary {
   std::string file;
   std::string plan_id;
-  std::string status;             ///< complete | partial | failed (free text tolerated)
+  std::string status;             ///< complete | partial | failed (anything else: H017)
   std::vector<std::string> deviations;
   bool has_deviations = false;    ///< frontmatter `deviations` non-empty or a "Deviations" section with content
   std::vector<std::string> commits;
