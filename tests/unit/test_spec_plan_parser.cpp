@@ -1,6 +1,9 @@
 #include "harness/spec/plan_parser.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
 
 using namespace harness::spec;
 
@@ -228,6 +231,39 @@ TEST_CASE("a malformed frontmatter reports yaml-cpp's position as file line and 
   CHECK(render(diags[0]).starts_with("x.md:"));
 }
 
+TEST_CASE("a required key without a value is the missing-field error, on the key") {
+  for (const char* key : {"plan_id", "depends_on", "files_modified"}) {
+    std::vector<Diagnostic> diags;
+    std::string text = "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: [a.txt]\n---\n### Task 1: a\n";
+    const auto at = text.find(std::string(key) + ":");
+    text.replace(at, text.find('\n', at) - at, std::string(key) + ":");
+    parse_plan(text, "x.md", PlanDialect::harness, diags);
+    INFO(key);
+    REQUIRE(diags.size() == 1);
+    CHECK(diags[0].code == "H003");
+    CHECK(diags[0].severity == Severity::error);
+    CHECK(diags[0].line == 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n')));
+    CHECK(diags[0].col == 1);
+    CHECK(diags[0].message == fmt::format("required field '{}' has no value (write [] for none)", key));
+  }
+}
+
+TEST_CASE("an empty files_modified in a plan with tasks is a warning that says nothing it writes is committed") {
+  std::vector<Diagnostic> diags;
+  parse_plan("---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: []\n---\n### Task 1: a\n### Task 2: b\n", "x.md",
+             PlanDialect::harness, diags);
+  REQUIRE(diags.size() == 1);
+  CHECK(diags[0].code == "H032");
+  CHECK(diags[0].severity == Severity::warning);
+  CHECK(diags[0].line == 4);
+  CHECK(diags[0].col == 17);
+  CHECK(diags[0].message.starts_with("plan has 2 tasks but files_modified is empty: nothing it writes is committed"));
+  diags.clear();
+  // Without tasks there is nothing to commit (H028 says so where the spec is loaded).
+  parse_plan("---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: []\n---\n# x\n", "x.md", PlanDialect::harness, diags);
+  CHECK(diags.empty());
+}
+
 TEST_CASE("one-line ui steps put a URL, a pattern or a text where the driver reads it") {
   const char* text = R"(---
 plan_id: '01-01'
@@ -329,7 +365,7 @@ TEST_CASE("a command string with shell syntax but without shell: true is a warni
   const char* text = R"(---
 plan_id: '01-01'
 depends_on: []
-files_modified: []
+files_modified: [x.txt]
 must_pass:
   - id: chained
     type: tests_pass

@@ -145,6 +145,26 @@ void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader&
   }
 }
 
+/// The keys a PLAN must have: GSD's legacy layout takes the id from the file name.
+const std::set<std::string, std::less<>>& required_keys(PlanDialect dialect) {
+  static const std::set<std::string, std::less<>> harness = {"plan_id", "depends_on", "files_modified"};
+  static const std::set<std::string, std::less<>> gsd = {"depends_on", "files_modified"};
+  return dialect == PlanDialect::harness ? harness : gsd;
+}
+
+/// H032: tasks with `files_modified: []` run, but nothing they write is committed by the script
+/// worker (it commits declared files only) and no file conflict keeps the plan apart from plans
+/// running beside it; the run still ends verified when the checks pass on the uncommitted files.
+void warn_empty_write_set(const YAML::Node& root, const Plan& p, YamlReader& r) {
+  const YAML::Node files = root["files_modified"];
+  if (!files || !files.IsSequence() || files.size() != 0 || p.tasks.empty()) return;
+  r.warning(files, "H032",
+            fmt::format("plan has {} task{} but files_modified is empty: nothing it writes is committed by the script "
+                        "worker, and no file conflict keeps it apart from the plans that run beside it (list the files "
+                        "its tasks write)",
+                        p.tasks.size(), p.tasks.size() == 1 ? "" : "s"));
+}
+
 } // namespace
 
 std::optional<std::pair<PhaseNumber, int>> parse_plan_file_name(std::string_view name) {
@@ -244,13 +264,18 @@ std::optional<Plan> parse_plan(std::string_view text, const std::string& display
       else r.warning(kv.first, "H014", fmt::format("unknown frontmatter key '{}' is ignored", key));
       continue;
     }
+    // A required key left without a value (`files_modified:`) is as good as missing: read as
+    // "none", it would let the plan's writes go uncommitted and its conflicts unseen.
+    if (kv.second.IsNull() && required_keys(dialect).contains(key)) {
+      r.error(kv.first, "H003", fmt::format("required field '{}' has no value (write [] for none)", key));
+      continue;
+    }
     parse_key(key, kv.second, p, r);
   }
-  std::vector<const char*> required = {"depends_on", "files_modified"};
-  if (dialect == PlanDialect::harness) required.insert(required.begin(), "plan_id");
-  for (const char* key : required)
+  for (const auto& key : required_keys(dialect))
     if (!root[key]) r.add_at(split.yaml_first_line, 1, Severity::error, "H003", fmt::format("required field '{}' is missing", key));
   scan_plan_body(split.body, split.body_first_line, p);
+  warn_empty_write_set(root, p, r);
   return p;
 }
 
