@@ -64,6 +64,13 @@ err=$(cd "$p" && "$cli" orchestrate "$spec" 2>&1 >/dev/null); rc=$?
 set -e
 [[ $rc -eq 2 ]] || fail "a malformed config.yaml should exit 2, got $rc"
 [[ "$err" == *"config.yaml:3:12: error[H202]: \`adapters.default\` must be one of"* ]] || fail "config diagnostic: $err"
+# A key written twice is refused too, rather than the last one silently winning.
+printf 'slots: 4\nslots: 1\n' >"$p/.orchestration/config.yaml"
+set +e
+err=$(cd "$p" && "$cli" orchestrate "$spec" --worker script 2>&1 >/dev/null); rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "a config.yaml with a duplicate key should exit 2, got $rc"
+[[ "$err" == *"config.yaml:2:1: error[H204]: duplicate key \`slots\` (first on line 1)"* ]] || fail "duplicate key diagnostic: $err"
 printf 'slots: 1\nadapters:\n  default: script\n' >"$p/.orchestration/config.yaml"
 # Flags out of range are invalid input too, refused before anything runs.
 for bad in "--lookahead 2x" "--lookahead -1" "--lookahead 17" "--timeout 0" "--idle-timeout 0" "--slots 0"; do

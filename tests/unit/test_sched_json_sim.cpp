@@ -142,3 +142,20 @@ TEST_CASE("A durations file is an object of minutes by known plan id, its mistak
   }
   CHECK(parse_durations(R"({"01-01": 52560000})", "d.json", ids).has_value());
 }
+
+TEST_CASE("A plan written twice in a durations file is an error at the second, not last-one-wins", "[sched][sim]") {
+  const std::vector<std::string> ids = {"01-01", "01-02"};
+  auto twice = parse_durations("{\n  \"01-01\": 7,\n  \"01-02\": {\"01-01\": 1},\n  \"01-01\" : 50\n}\n", "d.json", ids);
+  REQUIRE_FALSE(twice);
+  // The "01-01" inside 01-02's object is no top-level key; that object is no number (H301).
+  REQUIRE(twice.error().size() == 2);
+  CHECK(harness::spec::render(twice.error()[0])
+            .starts_with("d.json:4:3: error[H303]: duplicate key '01-01' (first on line 2); JSON keys must be unique\n"
+                         "    \"01-01\" : 50\n    ^"));
+  CHECK(twice.error()[1].code == "H301");
+  // Spelled with an escape, it is still the same key.
+  auto escaped = parse_durations(R"({"01-01": 7, "01\u002d01": 50})", "d.json", ids);
+  REQUIRE_FALSE(escaped);
+  CHECK(escaped.error()[0].code == "H303");
+  CHECK(escaped.error()[0].col == 14);
+}

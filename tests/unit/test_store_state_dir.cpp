@@ -86,6 +86,24 @@ TEST_CASE("config.yaml's rate_limit backoff is in milliseconds, each key range-c
   CHECK(typo.error()[0].message == "unknown key `rate_limit.backoff` (expected backoff_ms, max_backoff_ms, retries)");
 }
 
+TEST_CASE("a key written twice in config.yaml is an error at the second, not last-one-wins", "[store][config]") {
+  auto top = parse_config("slots: 4\nslots: 5\n", "c.yaml");
+  REQUIRE_FALSE(top.has_value());
+  REQUIRE(top.error().size() == 1);
+  CHECK(spec::render(top.error()[0]).starts_with(
+      "c.yaml:2:1: error[H204]: duplicate key `slots` (first on line 1); YAML keys must be unique"));
+  auto nested = parse_config("adapters:\n  executor: script\n  default: claude\n  executor: claude\n", "c.yaml");
+  REQUIRE_FALSE(nested.has_value());
+  REQUIRE(nested.error().size() == 1);
+  CHECK(nested.error()[0].code == "H204");
+  CHECK(nested.error()[0].line == 4);
+  CHECK(nested.error()[0].col == 3);
+  CHECK(nested.error()[0].message == "duplicate key `adapters.executor` (first on line 2); YAML keys must be unique");
+  // The same key in two different maps is no duplicate.
+  CHECK(parse_config("timeouts: {task: 60}\nrate_limit: {retries: 1}\nworkers:\n  claude: {model: a}\n  codex: {model: b}\n",
+                     "c.yaml"));
+}
+
 TEST_CASE("config.yaml errors carry file, line, column and code", "[store][config]") {
   auto r = parse_config("slots: 2\nlookahed: 1\nmax_attempts: lots\nadapters:\n  wizard: x\n", "cfg.yaml");
   REQUIRE_FALSE(r.has_value());

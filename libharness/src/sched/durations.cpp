@@ -33,6 +33,28 @@ std::size_t key_offset(std::string_view text, std::string_view key) {
   return at == std::string_view::npos ? 0 : at;
 }
 
+/// The keys of the top-level object of a valid JSON text, decoded, each with the offset of its
+/// opening quote, in file order. Boost.JSON keeps one value of a repeated key; this sees them all.
+std::vector<std::pair<std::string, std::size_t>> top_level_keys(std::string_view text) {
+  std::vector<std::pair<std::string, std::size_t>> keys;
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '{' || c == '[') ++depth;
+    else if (c == '}' || c == ']') --depth;
+    if (c != '"') continue;
+    const std::size_t open = i;
+    for (++i; i < text.size() && text[i] != '"'; ++i)
+      if (text[i] == '\\') ++i;
+    const std::size_t colon = text.find_first_not_of(" \t\r\n", i + 1);
+    if (depth != 1 || colon == std::string_view::npos || text[colon] != ':') continue;
+    boost::system::error_code ec;
+    const auto key = boost::json::parse(text.substr(open, i + 1 - open), ec);
+    if (!ec && key.is_string()) keys.emplace_back(std::string(key.as_string()), open);
+  }
+  return keys;
+}
+
 } // namespace
 
 std::expected<std::map<std::string, double>, std::vector<spec::Diagnostic>>
@@ -47,6 +69,13 @@ parse_durations(std::string_view json_text, const std::string& file, const std::
     return std::unexpected(std::vector{at(json_text, 0, file, "H301", "durations: expected a JSON object of execute minutes by plan id")});
   std::map<std::string, double> out;
   std::vector<spec::Diagnostic> errors;
+  // A plan given twice would silently take its last value; which one was meant is not ours to guess.
+  std::map<std::string, std::size_t> first_at;
+  for (const auto& [key, offset] : top_level_keys(json_text))
+    if (auto [it, inserted] = first_at.emplace(key, offset); !inserted)
+      errors.push_back(at(json_text, offset, file, "H303",
+                          fmt::format("duplicate key '{}' (first on line {}); JSON keys must be unique", key,
+                                      1 + std::count(json_text.begin(), json_text.begin() + static_cast<std::ptrdiff_t>(it->second), '\n'))));
   for (const auto& kv : v.as_object()) {
     const std::string key(kv.key());
     // Finite and below a century of minutes: 1e309 reads as infinity, and a makespan of it

@@ -10,6 +10,7 @@
 #include <array>
 #include <charconv>
 #include <functional>
+#include <map>
 
 namespace harness::store {
 namespace {
@@ -17,6 +18,7 @@ namespace {
 constexpr const char* code_syntax = "H201";
 constexpr const char* code_value = "H202";
 constexpr const char* code_unknown = "H203";
+constexpr const char* code_duplicate = "H204";
 constexpr std::array<std::string_view, 5> task_kinds{"researcher", "planner", "plan_checker", "executor", "verifier"};
 constexpr std::array<std::string_view, 4> adapter_names{"claude", "codex", "command", "script"};
 
@@ -190,6 +192,23 @@ struct ConfigParser {
     }
   }
 
+  /// yaml-cpp keeps both entries of a repeated key, and the walk below would apply both, the last
+  /// silently winning: `slots: 4` then `slots: 5` would run 5 slots with no word said.
+  void unique_keys(const YAML::Node& node, const std::string& prefix = {}) {
+    if (node.IsSequence())
+      for (const auto& item : node) unique_keys(item, prefix);
+    if (!node.IsMap()) return;
+    std::map<std::string, int, std::less<>> first_line;
+    for (const auto& kv : node) {
+      if (!kv.first.IsScalar()) continue;
+      const std::string full = prefix + kv.first.Scalar();
+      if (auto [it, inserted] = first_line.emplace(kv.first.Scalar(), kv.first.Mark().line + 1); !inserted)
+        report(kv.first.Mark(), code_duplicate,
+               fmt::format("duplicate key `{}` (first on line {}); YAML keys must be unique", full, it->second));
+      unique_keys(kv.second, full + ".");
+    }
+  }
+
   void top(const YAML::Node& root, OrchestrationConfig& c) {
     if (root.IsNull()) return;
     if (!root.IsMap()) return report(root.Mark(), code_value, "config.yaml must be a mapping");
@@ -236,7 +255,9 @@ std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> parse_config(c
   ConfigParser p{file_name, {}};
   OrchestrationConfig c;
   try {
-    p.top(YAML::Load(text), c);
+    const YAML::Node root = YAML::Load(text);
+    p.unique_keys(root);
+    p.top(root, c);
   } catch (const YAML::Exception& e) {
     p.report(e.mark, code_syntax, e.msg);
   }
