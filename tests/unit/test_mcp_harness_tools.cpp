@@ -137,6 +137,37 @@ TEST_CASE("state, phases and the projection round-trip through the store") {
   CHECK(after.at("verified_phases").as_array().size() == 1);
 }
 
+TEST_CASE("a phase note needs a phase number, and with a spec a phase of that spec") {
+  TempProject p;
+  fs::create_directories(p.root / "docs/specs/SPC-001-a/planning/plans/01-core");
+  const Server server = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession s(server);
+  auto banana = call_tool(s, 1, "harness_mark_phase_verified", {{"phase", "banana"}});
+  CHECK(is_error(banana));
+  CHECK(text_of(banana) == "phase 'banana' is not a phase number (like 01 or 02.1)");
+  CHECK(is_error(call_tool(s, 2, "harness_mark_phase_verified", {{"phase", ""}})));
+  auto no_spec = call_tool(s, 3, "harness_mark_phase_verified", {{"phase", "01"}, {"spec", "SPC-009-x"}});
+  CHECK(text_of(no_spec) == "no spec 'SPC-009-x' under docs/specs");
+  CHECK(is_error(call_tool(s, 4, "harness_mark_phase_verified", {{"phase", "01"}, {"spec", "../docs"}})));
+  auto no_phase = call_tool(s, 5, "harness_mark_phase_verified", {{"phase", "02"}, {"spec", "SPC-001-a"}});
+  CHECK(text_of(no_phase) == "spec SPC-001-a has no phase 02 (no phase directory under docs/specs/SPC-001-a/planning/plans)");
+  CHECK_FALSE(fs::exists(p.root / ".orchestration"));  // nothing refused was written
+  auto ok = call_tool(s, 6, "harness_mark_phase_verified", {{"phase", "1"}, {"spec", "SPC-001-a"}, {"note", "by hand"}});
+  REQUIRE_FALSE(is_error(ok));
+  CHECK(ok.at("structuredContent").at("phase") == "01");
+  CHECK(ok.at("structuredContent").at("spec") == "SPC-001-a");
+  CHECK_FALSE(is_error(call_tool(s, 7, "harness_mark_phase_verified", {{"phase", "01"}})));
+  auto phases = call_tool(s, 8, "harness_get_project_state").at("structuredContent").at("verified_phases").as_array();
+  REQUIRE(phases.size() == 2);  // one spec's phase 01 and a note without a spec are two notes
+  CHECK(phases[0].at("phase") == "01");
+  CHECK_FALSE(phases[0].as_object().contains("spec"));
+  CHECK(phases[1].at("spec") == "SPC-001-a");
+  CHECK(phases[1].at("note") == "by hand");
+  // What it does is said where a client reads it.
+  for (const Tool& tool : harness_tool_catalog())
+    if (tool.name == "harness_mark_phase_verified") CHECK(tool.description.find("VERIFICATION.md") != std::string::npos);
+}
+
 TEST_CASE("a worker report is answered by the orchestrator and its await returns the answer") {
   TempProject p;
   ToolStore seed(p.root);

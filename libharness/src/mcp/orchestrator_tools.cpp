@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <expected>
 #include <filesystem>
 #include <algorithm>
 #include <map>
@@ -228,6 +229,25 @@ json::object spec_overview(const fs::path& dir, const std::string& name) {
   return out;
 }
 
+/// The phase as harness writes it ("1" gives "01"), or why it cannot be noted: not a phase number
+/// ("banana"), or, with a spec, a spec or phase that does not exist.
+std::expected<std::string, std::string> phase_to_note(const fs::path& project, const std::string& spec_name,
+                                                      const std::string& phase) {
+  const auto n = spec::parse_phase_number(phase);
+  if (!n) return std::unexpected(fmt::format("phase '{}' is not a phase number (like 01 or 02.1)", phase));
+  if (spec_name.empty()) return spec::to_string(*n);
+  const fs::path dir = project / "docs" / "specs" / spec_name;
+  std::error_code ec;
+  if (spec_name.find('/') != std::string::npos || spec_name.starts_with('.') || !fs::is_directory(dir, ec))
+    return std::unexpected(fmt::format("no spec '{}' under docs/specs", spec_name));
+  auto layout = spec::discover_layout(dir, project);
+  if (!layout) return std::unexpected(layout.error());
+  if (!layout->find_phase(*n))
+    return std::unexpected(fmt::format("spec {} has no phase {} (no phase directory under {})", spec_name, spec::to_string(*n),
+                                       fs::relative(layout->plans_dir, project, ec).generic_string()));
+  return spec::to_string(*n);
+}
+
 json::object project_state(ToolStore& store, const fs::path& project, std::string& error) {
   std::string root = fs::absolute(project).lexically_normal().string();
   if (root.size() > 1 && root.back() == '/') root.pop_back();
@@ -311,14 +331,24 @@ void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) 
              if (!v) return error_result("no state key " + key);
              return structured_result(json::object{{"state", json::object{{key, *v}}}});
            });
-  add_tool(s, "harness_mark_phase_verified", "Record that a phase passed verification.",
-           object_schema({{"phase", typed("string")}, {"note", typed("string")}}, {"phase"}),
-           object_schema({{"phase", typed("string")}, {"verified", typed("boolean")}}, {"phase", "verified"}),
-           [store](const json::object& args, CallContext&) {
-             const std::string phase = string_arg(args, "phase");
-             if (phase.empty()) return error_result("phase must not be empty");
-             if (auto done = store->mark_phase_verified(phase, string_arg(args, "note")); !done) return store_failure(done.error());
-             return structured_result(json::object{{"phase", phase}, {"verified", true}});
+  add_tool(s, "harness_mark_phase_verified",
+           // Descriptions cost model context: the rest is in docs/readme/mcp.md.
+           "Note that a phase was verified. Verifies nothing: harness reads only the phase's VERIFICATION.md.",
+           object_schema({{"phase", typed("string", "phase number, e.g. 01 or 02.1")},
+                          {"spec", typed("string", "spec directory under docs/specs, e.g. SPC-001-auth; the phase must exist in it")},
+                          {"note", typed("string")}},
+                         {"phase"}),
+           object_schema({{"phase", typed("string")}, {"spec", typed("string")}, {"verified", typed("boolean")}},
+                         {"phase", "verified"}),
+           [store, project](const json::object& args, CallContext&) {
+             const std::string spec_name = string_arg(args, "spec");
+             auto phase = phase_to_note(project, spec_name, string_arg(args, "phase"));
+             if (!phase) return error_result(phase.error());
+             if (auto done = store->mark_phase_verified(*phase, string_arg(args, "note"), spec_name); !done)
+               return store_failure(done.error());
+             json::object out{{"phase", *phase}, {"verified", true}};
+             if (!spec_name.empty()) out["spec"] = spec_name;
+             return structured_result(std::move(out));
            });
 }
 

@@ -218,7 +218,8 @@ std::expected<json::object, std::string> ToolStore::get_state() {
   return out;
 }
 
-std::expected<void, std::string> ToolStore::mark_phase_verified(const std::string& phase, const std::string& note) {
+std::expected<void, std::string> ToolStore::mark_phase_verified(const std::string& phase, const std::string& note,
+                                                                const std::string& spec) {
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::yes);
   if (!db) return std::unexpected(db.error());
@@ -230,7 +231,10 @@ std::expected<void, std::string> ToolStore::mark_phase_verified(const std::strin
       if (auto v = parse_or_string(value); v.is_object()) verified = v.as_object();
     }
   }
-  verified[phase] = json::object{{"note", note}, {"verified_at", protocol::now_iso8601()}};
+  // Every spec has its phase 01: a spec's note is kept apart from another's.
+  json::object entry{{"phase", phase}, {"note", note}, {"verified_at", protocol::now_iso8601()}};
+  if (!spec.empty()) entry["spec"] = spec;
+  verified[spec.empty() ? phase : spec + "/" + phase] = std::move(entry);
   if (auto done = (*db)->set_value(std::string(k_verified_key), json::serialize(verified)); !done) return done;
   const std::string project = fs::absolute(m_project).lexically_normal().string();
   auto state = (*db)->execution_state(project);
@@ -261,16 +265,22 @@ std::expected<json::array, std::string> ToolStore::verified_phases() {
       }
     }
   }
-  std::sort(phases.begin(), phases.end(), [](const auto& a, const auto& b) {
-    auto pa = spec::parse_phase_number(a.first);
-    auto pb = spec::parse_phase_number(b.first);
+  // Notes written before they carried their phase (and spec) have it as their key.
+  for (auto& [key, info] : phases)
+    if (!info.contains("phase")) info["phase"] = key;
+  auto text = [](const json::object& o, std::string_view k) {
+    const json::value* v = o.if_contains(k);
+    return v && v->is_string() ? std::string(v->as_string()) : std::string();
+  };
+  std::sort(phases.begin(), phases.end(), [&](const auto& a, const auto& b) {
+    const std::string sa = text(a.second, "spec"), sb = text(b.second, "spec");
+    if (sa != sb) return sa < sb;
+    auto pa = spec::parse_phase_number(text(a.second, "phase"));
+    auto pb = spec::parse_phase_number(text(b.second, "phase"));
     if (pa && pb) return *pa < *pb;
-    return a.first < b.first;
+    return text(a.second, "phase") < text(b.second, "phase");
   });
-  for (auto& [phase, info] : phases) {
-    info["phase"] = phase;
-    out.push_back(std::move(info));
-  }
+  for (auto& [key, info] : phases) out.push_back(std::move(info));
   return out;
 }
 

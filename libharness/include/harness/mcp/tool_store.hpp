@@ -62,10 +62,12 @@ class ToolStore {
   /// Sets / reads execution state keys (values are any JSON).
   std::expected<void, std::string> set_state(const std::string& key, const boost::json::value& value);
   std::expected<boost::json::object, std::string> get_state();
-  /// Records a phase as verified (key/value `verified_phases`, a key set_state refuses, and the seed's
-  /// execution_state.highest_verified_phase when the phase is higher).
-  std::expected<void, std::string> mark_phase_verified(const std::string& phase, const std::string& note);
-  /// Verified phases, in phase order.
+  /// Records a note that a phase (of `spec`, when not empty) was verified: key/value
+  /// `verified_phases`, a key set_state refuses, and the seed's
+  /// execution_state.highest_verified_phase when the phase is higher. Nothing else reads it.
+  std::expected<void, std::string> mark_phase_verified(const std::string& phase, const std::string& note,
+                                                       const std::string& spec = {});
+  /// Verified phases ({phase, spec?, note, verified_at}), by spec (none first), then phase order.
   std::expected<boost::json::array, std::string> verified_phases();
 
   /// <project>/.orchestration
