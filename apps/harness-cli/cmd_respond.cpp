@@ -1,5 +1,5 @@
-// harness-cli respond ID approve|refuse [--note TEXT] | respond --list: answer a checkpoint a
-// running orchestrate waits on.
+// harness-cli respond ID ANSWER [--note TEXT] | respond --list: answer a checkpoint a running
+// orchestrate waits on: approve|refuse, a worker's option (or its number), done for an action.
 #include "commands.hpp"
 #include "print_error.hpp"
 #include "project_dir.hpp"
@@ -25,7 +25,8 @@ void add_respond(CLI::App& app, ExitCode& exit) {
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("respond", "Answer a checkpoint orchestrate waits on (or the next run will read)");
   cmd->add_option("ID", opt->id, "checkpoint id (from the orchestrate output or --list)");
-  cmd->add_option("ANSWER", opt->answer, "approve | refuse (y, yes, ok / n, no, reject; any case)");
+  cmd->add_option("ANSWER", opt->answer, "approve | refuse (y, yes, ok / n, no, reject; any case); a worker's decision: one of its options "
+                  "(text or number) | refuse; a worker's action: done | refuse");
   cmd->add_option("--note", opt->note, "a note kept with the answer");
   cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
   cmd->add_flag("--list", opt->list, "list the checkpoints waiting for an answer");
@@ -42,7 +43,7 @@ void add_respond(CLI::App& app, ExitCode& exit) {
       return;
     }
     if (opt->answer.empty()) {
-      print_error("respond needs ID and ANSWER (approve | refuse)", output);
+      print_error("respond needs ID and ANSWER (approve | refuse, or the option --list shows)", output);
       exit.value = 2;
       return;
     }

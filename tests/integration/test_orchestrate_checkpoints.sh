@@ -214,7 +214,7 @@ orch=$!
 new=$(wait_for_question)
 [[ -n $new && $new != "$old" ]] || { cat "$tmp/asked2.out" >&2; fail "the next run's worker did not ask again"; }
 rc=0; err=$(cd "$p" && "$cli" respond "$old" approve 2>&1) || rc=$?
-[[ $rc -eq 2 && $err == *"checkpoint $old has expired"*"execute:01-01 waits on checkpoint $new now: harness-cli respond $new approve|refuse"* ]] \
+[[ $rc -eq 2 && $err == *"checkpoint $old has expired"*"execute:01-01 waits on checkpoint $new now: harness-cli respond $new yes|no|refuse"* ]] \
   || fail "the old question does not name the new one: rc $rc, $err"
 (cd "$p" && "$cli" respond "$new" yes >/dev/null) || fail "respond to the live question exited $?"
 rc=0; wait "$orch" || rc=$?

@@ -36,7 +36,7 @@ for _ in $(seq 1 600); do
 done
 [[ -n "$ids" ]] || { cat "$tmp/stderr.log" "$tmp/events.jsonl" >&2; fail "the worker's decision never became a checkpoint"; }
 grep -q "Keep tasks in a JSON file" <<<"$(cd "$p" && "$cli" respond --list)" || fail "question text not shown"
-out=$(cd "$p" && "$cli" respond "$ids" approve --note yes) || fail "respond exited $?"
+out=$(cd "$p" && "$cli" respond "$ids" yes) || fail "respond exited $?"
 wait $orch || { tail -20 "$tmp/events.jsonl" >&2; cat "$tmp/stderr.log" >&2; fail "orchestrate exited $?"; }
 grep -q 'decision answered: {"choice":"yes"' "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log || fail "the worker never got the answer"
 python3 - "$tmp/events.jsonl" <<'PY'

@@ -44,7 +44,7 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
         "reaches verify-plan:01-01 with commit 0123456 in its history)\n");
   CHECK(orchestrator::checkpoints_json(pending) ==
         R"({"checkpoints":[{"id":"cp-1","spec":"SPC-001-x","task":"verify-plan:01-01","question":"ok?",)"
-        R"("head":"0123456789abcdef0123456789abcdef01234567"}]})");
+        R"("asks":"approval","options":["approve","refuse"],"head":"0123456789abcdef0123456789abcdef01234567"}]})");
   CHECK(orchestrator::checkpoints_json({}) == R"({"checkpoints":[]})");
 
   auto answered = orchestrator::respond_checkpoint(state, "cp-1", "Yes", "fine"); // any case, as on the terminal
@@ -60,6 +60,43 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
   auto unwritable = orchestrator::respond_checkpoint(state, "cp-1", "approve", "");
   REQUIRE_FALSE(unwritable);
   CHECK(unwritable.error().exit_code == 1);
+}
+
+TEST_CASE("a worker's decision is answered with one of its options, by its text or its number", "[orchestrator][respond]") {
+  test::TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  // A run that is not alive any more would make a worker's question stale: this one's run holds
+  // no lock either, so the test reads it as an earlier run's orchestrator checkpoint would be read.
+  dir.write(".orchestration/sessions/cp-d/checkpoint.json",
+            R"({"id":"cp-d","task":"execute:01-01","spec":"SPC-001-x","question":"decision_needed: which greeting?",)"
+            R"("type":"decision_needed","options":["hello","hi there"],"run":"r1","asker":"orchestrator"})");
+  const auto pending = orchestrator::pending_checkpoints(state);
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].asks == store::CheckpointAsks::decision);
+  CHECK(pending[0].options == std::vector<std::string>{"hello", "hi there"});
+  CHECK(orchestrator::checkpoints_text(pending).find("which greeting?  [answer: hello|'hi there'|refuse]") != std::string::npos);
+  CHECK(orchestrator::checkpoints_json(pending).find(R"("asks":"decision","options":["hello","hi there"])") != std::string::npos);
+  CHECK(orchestrator::waiting_line(pending[0]).ends_with("-- answer with: harness-cli respond cp-d hello|'hi there'|refuse"));
+
+  // approve is none of the options: refused, naming them.
+  auto approve = orchestrator::respond_checkpoint(state, "cp-d", "approve", "");
+  REQUIRE_FALSE(approve);
+  CHECK(approve.error().exit_code == 2);
+  CHECK(approve.error().message ==
+        "answer 'approve' is none of the worker's options: 1 hello, 2 'hi there' (the option's text or its number), or "
+        "refuse to block the task");
+  REQUIRE_FALSE(orchestrator::respond_checkpoint(state, "cp-d", "3", ""));
+  CHECK_FALSE(fs::exists(state / "sessions/cp-d/checkpoint_response.json"));
+
+  auto by_number = orchestrator::respond_checkpoint(state, "cp-d", "2", "");
+  REQUIRE(by_number);
+  CHECK(*by_number == "hi there");
+  const auto written = util::read_file(state / "sessions/cp-d/checkpoint_response.json").value();
+  CHECK(written.find(R"("answer":"approve")") != std::string::npos); // what an older harness reads
+  CHECK(written.find(R"("choice":"hi there")") != std::string::npos);
+  const auto read = store::read_checkpoint_answer(state, "cp-d");
+  REQUIRE(read);
+  CHECK(read->choice == "hi there");
 }
 
 TEST_CASE("status's waiting lines are the checkpoints of its spec, each naming it, with its respond command", "[orchestrator][respond]") {

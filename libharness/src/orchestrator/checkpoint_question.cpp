@@ -33,8 +33,9 @@ std::string checkpoint_question(const sched::Action& a) {
   }
 }
 
-std::string checkpoint_opened_message(const std::string& question, const std::string& checkpoint_id) {
-  return fmt::format("{} -- answer with: harness-cli respond {} approve|refuse", question, checkpoint_id);
+std::string checkpoint_opened_message(const std::string& question, const std::string& checkpoint_id,
+                                      const std::string& forms) {
+  return fmt::format("{} -- answer with: harness-cli respond {} {}", question, checkpoint_id, forms);
 }
 
 } // namespace harness::orchestrator

@@ -4,11 +4,29 @@
 
 #include "harness/orchestrator/checkpoint_question.hpp"
 #include "harness/protocol/answer.hpp"
+#include "harness/store/checkpoint_answers.hpp"
 #include "harness/store/checkpoint_files.hpp"
+#include "harness/util/shell_words.hpp"
+#include "harness/util/text.hpp"
 #include "harness/verify/human_answer.hpp"
 
 namespace harness::orchestrator {
 namespace {
+
+/// The answers offered on the terminal, after the question.
+std::string terminal_choices(const PendingCheckpoint& cp) {
+  switch (cp.asks) {
+  case store::CheckpointAsks::action: return "done (y) / refuse (n)";
+  case store::CheckpointAsks::decision: {
+    if (cp.options.empty()) return "your answer / refuse";
+    std::string out;
+    for (std::size_t i = 0; i < cp.options.size(); ++i) out += fmt::format("{}) {}  ", i + 1, util::printable(cp.options[i], false));
+    return out + "(number or text) / refuse";
+  }
+  case store::CheckpointAsks::approval: break;
+  }
+  return "approve (y) / refuse (n)";
+}
 
 /// The commit HEAD is at, empty when there is none (a repository without commits).
 std::string head_commit(const fs::path& root) {
@@ -102,8 +120,10 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
 void Orchestrator::Impl::ask_human(const sched::Action& a) {
   const std::string question = checkpoint_question(a);
   std::optional<std::string> message_id;
+  WorkerQuestion asked; // what an orchestrator's own checkpoint asks: approve or refuse
   if (auto q = worker_question.find(a.task); q != worker_question.end()) {
-    message_id = q->second;
+    asked = std::move(q->second);
+    message_id = asked.message_id;
     worker_question.erase(q);
   }
   // The same question an earlier run asked and never had answered (or whose answer came after it
@@ -146,11 +166,14 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
   r.run = run_id;
   r.asker = message_id ? store::CheckpointAsker::worker : store::CheckpointAsker::orchestrator;
   r.message_id = message_id.value_or("");
+  r.asks = asked.asks;
+  r.options = asked.options;
   if (auto w = store::write_open_checkpoint(state_dir, r); !w) emit(RunEventKind::note, a.task, -1, 0, "checkpoint: " + w.error());
-  PendingCheckpoint cp{r.id, a.task, question, state_dir / "sessions" / r.id / "checkpoint.json", "", r.spec, r.head};
+  PendingCheckpoint cp{r.id,   a.task, question, state_dir / "sessions" / r.id / "checkpoint.json", "", r.spec, r.head,
+                       r.asks, r.options};
   checkpoints[cp.id] = cp;
   if (message_id) checkpoint_message[cp.id] = *message_id;
-  std::string text = checkpoint_opened_message(question, cp.id);
+  std::string text = checkpoint_opened_message(question, cp.id, store::answer_forms(cp.asks, cp.options));
   if (earlier) text += answered_meanwhile ? " (asked by an earlier run, answered since: taking that answer)" : " (asked by an earlier run too)";
   emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, std::move(text));
   if (opt.interactive && !answered_meanwhile) prompt_on_terminal(cp);
@@ -245,7 +268,7 @@ void Orchestrator::Impl::show_terminal_question() {
   while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
   if (tty_queue.empty()) return;
   const auto& cp = checkpoints.at(tty_queue.front());
-  std::cerr << fmt::format("\n? {} [{}]\n  approve (y) / refuse (n): ", cp.question, cp.task) << std::flush;
+  std::cerr << fmt::format("\n? {} [{}]\n  {}: ", cp.question, cp.task, terminal_choices(cp)) << std::flush;
 }
 
 void Orchestrator::Impl::read_terminal() {
@@ -257,14 +280,20 @@ void Orchestrator::Impl::read_terminal() {
       tty_line.erase(0, nl + 1);
       while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
       if (tty_queue.empty()) continue; // nothing asked: the line is not an answer
-      const auto yes = protocol::parse_approval(line);
-      if (!yes) { // an empty line or a typo decides nothing: the same question again
-        std::cerr << "  please answer approve (y) or refuse (n): " << std::flush;
+      const auto& cp = checkpoints.at(tty_queue.front());
+      auto typed = store::read_typed_answer(cp.asks, cp.options, line);
+      if (!typed) {
+        // An empty line or a typo decides nothing: the same question again.
+        std::string choices = terminal_choices(cp);
+        choices.replace(choices.rfind(" / "), 3, " or ");
+        std::cerr << "  please answer " << choices << ": " << std::flush;
         continue;
       }
       const std::string id = tty_queue.front();
       tty_queue.pop_front();
-      answer_checkpoint(id, {*yes, "", store::who_answers("on the terminal"), protocol::now_iso8601()});
+      typed->by = store::who_answers("on the terminal");
+      typed->at = protocol::now_iso8601();
+      answer_checkpoint(id, *typed);
       show_terminal_question();
     }
     read_terminal();
@@ -302,10 +331,11 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
     show_terminal_question();
   }
   if (auto m = checkpoint_message.find(id); m != checkpoint_message.end()) {
-    answer_worker(m->second, approved, note);
+    answer_worker(m->second, answer);
     checkpoint_message.erase(m);
   }
-  emit(RunEventKind::checkpoint_answered, task, -1, 0, (approved ? "approved" : "refused") + (note.empty() ? "" : ": " + note));
+  const std::string said = !answer.choice.empty() ? "chose " + util::quote_shell_word(answer.choice) : approved ? "approved" : "refused";
+  emit(RunEventKind::checkpoint_answered, task, -1, 0, said + (note.empty() ? "" : ": " + note));
   auto e = sched::make_event(EventType::answered, task);
   e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
   e.detail = note;
@@ -322,8 +352,8 @@ bool Orchestrator::Impl::stop_when_only_people_can_go_on() {
   for (const auto& [id, cp] : checkpoints) {
     summary.waiting.push_back(waiting_line(cp));
     emit(RunEventKind::note, cp.task, -1, 0,
-         fmt::format("waits for an answer: {}; then run harness-cli orchestrate {} again", checkpoint_opened_message(cp.question, id),
-                     spec_arg()));
+         fmt::format("waits for an answer: {}; then run harness-cli orchestrate {} again",
+                     checkpoint_opened_message(cp.question, id, store::answer_forms(cp.asks, cp.options)), spec_arg()));
   }
   finish_run();
   return true;

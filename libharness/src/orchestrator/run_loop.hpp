@@ -125,7 +125,13 @@ struct Orchestrator::Impl {
   std::optional<store::ChangeWatcher> watcher;    ///< wakes the pump when a worker writes
   asio::steady_timer pump_timer{ctx};
   std::int64_t last_seq = 0;
-  std::map<std::string, std::string> worker_question; ///< task id -> message id awaiting an answer
+  /// A worker's question between its report and the checkpoint the scheduler opens for it.
+  struct WorkerQuestion {
+    std::string message_id;
+    store::CheckpointAsks asks = store::CheckpointAsks::approval;
+    std::vector<std::string> options; ///< decision_needed's options
+  };
+  std::map<std::string, WorkerQuestion> worker_question; ///< task id -> the question awaiting an answer
   std::optional<store::RunLock> run_lock;         ///< one orchestrator per project; liveness for harness-mcp
   std::int64_t last_request_seq = 0;              ///< requests table (harness_start/end_session) read so far
   std::string lock_taken_at;                      ///< ISO time this run took the run lock
@@ -231,7 +237,7 @@ struct Orchestrator::Impl {
   static std::string field(const boost::json::object& o, std::string_view key);
   void handle_message(const store::MessageRecord& m);
   /// Answers the worker's question in the store; its harness_worker_await returns with it.
-  void answer_worker(const std::string& message_id, bool approved, const std::string& note);
+  void answer_worker(const std::string& message_id, const store::CheckpointAnswer& answer);
 
   // ---- verification (on the pool, results posted back) ---------------------------------------
 

@@ -3,8 +3,8 @@
 #include "harness/orchestrator/checkpoint_question.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/orchestrator/worker_host.hpp"
-#include "harness/protocol/answer.hpp"
 #include "harness/protocol/codec.hpp"
+#include "harness/store/checkpoint_answers.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/store/store.hpp"
@@ -51,7 +51,7 @@ std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {
   std::vector<PendingCheckpoint> out;
   for (auto& v : store::pending_checkpoint_views(state_dir))
     out.push_back({v.record.id, v.record.task, v.record.question, state_dir / "sessions" / v.record.id / "checkpoint.json",
-                   std::move(v.hint), v.record.spec, v.record.head});
+                   std::move(v.hint), v.record.spec, v.record.head, v.record.asks, std::move(v.record.options)});
   return out;
 }
 
@@ -60,12 +60,22 @@ namespace {
 /// The spec a checkpoint belongs to, as a person reads it.
 std::string spec_label(const PendingCheckpoint& cp) { return cp.spec.empty() ? "(spec unknown)" : cp.spec; }
 
+std::string_view asks_name(store::CheckpointAsks asks) {
+  switch (asks) {
+  case store::CheckpointAsks::decision: return "decision";
+  case store::CheckpointAsks::action: return "action";
+  case store::CheckpointAsks::approval: break;
+  }
+  return "approval";
+}
+
 } // namespace
 
 std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending) {
   std::string out;
   for (const auto& cp : pending)
-    out += fmt::format("{}  {}  {}  {}{}\n", cp.id, spec_label(cp), cp.task, cp.question,
+    out += fmt::format("{}  {}  {}  {}{}{}\n", cp.id, spec_label(cp), cp.task, cp.question,
+                       cp.asks == store::CheckpointAsks::approval ? "" : "  [answer: " + store::answer_forms(cp.asks, cp.options) + "]",
                        cp.hint.empty() ? "" : "  (" + cp.hint + ")");
   return out;
 }
@@ -73,7 +83,10 @@ std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending) {
 std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending) {
   json::array list;
   for (const auto& cp : pending) {
-    json::object o{{"id", cp.id}, {"spec", cp.spec}, {"task", cp.task}, {"question", cp.question}};
+    json::array options;
+    for (const auto& x : store::answer_options(cp.asks, cp.options)) options.emplace_back(x);
+    json::object o{{"id", cp.id},       {"spec", cp.spec},          {"task", cp.task},
+                   {"question", cp.question}, {"asks", asks_name(cp.asks)}, {"options", std::move(options)}};
     if (!cp.head.empty()) o["head"] = cp.head;
     list.push_back(std::move(o));
   }
@@ -81,7 +94,8 @@ std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending) {
 }
 
 std::string waiting_line(const PendingCheckpoint& cp) {
-  return fmt::format("{} of {}: {}", cp.task, spec_label(cp), checkpoint_opened_message(cp.question, cp.id));
+  return fmt::format("{} of {}: {}", cp.task, spec_label(cp),
+                     checkpoint_opened_message(cp.question, cp.id, store::answer_forms(cp.asks, cp.options)));
 }
 
 std::vector<std::string> waiting_lines(const fs::path& state_dir, const std::string& spec_name) {
@@ -105,11 +119,16 @@ std::vector<std::string> running_tasks(const fs::path& project_root, const std::
 
 std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
                                                  const std::string& answer, const std::string& note) {
-  const auto approved = protocol::parse_approval(answer);
-  if (!approved) return std::unexpected(RunError{fmt::format("answer '{}' is not approve or refuse", answer), 2});
-  if (auto r = store::answer_checkpoint(state_dir, id, {*approved, note, store::who_answers("harness-cli respond"), ""}); !r)
+  // Whether anybody reads an answer comes first: "stale" says more than "not one of the options".
+  auto cp = store::answerable_checkpoint(state_dir, id);
+  if (!cp) return std::unexpected(RunError{cp.error().message, cp.error().exit_code});
+  auto typed = store::read_typed_answer(cp->asks, cp->options, answer);
+  if (!typed) return std::unexpected(RunError{typed.error(), 2});
+  typed->note = note;
+  typed->by = store::who_answers("harness-cli respond");
+  if (auto r = store::answer_checkpoint(state_dir, id, *typed); !r)
     return std::unexpected(RunError{r.error().message, r.error().exit_code});
-  return std::string(*approved ? "approve" : "refuse");
+  return store::answer_text(*typed);
 }
 
 } // namespace harness::orchestrator

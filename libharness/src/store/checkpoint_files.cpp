@@ -1,5 +1,7 @@
 #include "harness/store/checkpoint_files.hpp"
 
+#include "harness/store/checkpoint_answers.hpp"
+
 #include "harness/protocol/codec.hpp"
 #include "harness/protocol/message.hpp"
 #include "harness/util/atomic_file.hpp"
@@ -34,7 +36,18 @@ std::optional<CheckpointAnswer> answer_in(const fs::path& file) {
   auto o = protocol::read_json_object(file);
   if (!o) return std::nullopt;
   return CheckpointAnswer{protocol::string_field(*o, "answer") == "approve", protocol::string_field(*o, "note"),
-                          protocol::string_field(*o, "answered_by"), protocol::string_field(*o, "answered_at")};
+                          protocol::string_field(*o, "answered_by"), protocol::string_field(*o, "answered_at"),
+                          protocol::string_field(*o, "choice")};
+}
+
+/// The wire type a checkpoint file names for what it asks (older files: always verification_needed).
+const char* type_name(CheckpointAsks asks) {
+  switch (asks) {
+  case CheckpointAsks::decision: return "decision_needed";
+  case CheckpointAsks::action: return "action_needed";
+  case CheckpointAsks::approval: break;
+  }
+  return "verification_needed";
 }
 
 std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
@@ -62,18 +75,28 @@ std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
   r.run = protocol::string_field(*o, "run");
   r.asker = protocol::string_field(*o, "asker") == "orchestrator" ? CheckpointAsker::orchestrator : CheckpointAsker::worker;
   r.message_id = protocol::string_field(*o, "message_id");
+  const std::string type = protocol::string_field(*o, "type");
+  r.asks = type == "decision_needed" ? CheckpointAsks::decision
+           : type == "action_needed" ? CheckpointAsks::action
+                                     : CheckpointAsks::approval;
+  if (const auto* opts = o->if_contains("options"); r.asks == CheckpointAsks::decision && opts && opts->is_array())
+    for (const auto& x : opts->as_array())
+      if (x.is_string()) r.options.emplace_back(x.as_string());
   r.opened_at = protocol::string_field(*o, "opened_at");
   r.expired_because = protocol::string_field(*o, "expired_because");
   return r;
 }
 
 json::object to_json(const CheckpointRecord& r) {
-  // `type` and `options` as the file always had them: readers of older harness versions.
+  // An approval's `type` and `options` as the file always had them: readers of older harness
+  // versions. A worker's decision lists the worker's options, which its answer must be one of.
+  json::array options;
+  for (const auto& x : answer_options(r.asks, r.options)) options.emplace_back(x);
   json::object o{{"id", r.id},
                  {"task", r.task},
-                 {"type", "verification_needed"},
+                 {"type", type_name(r.asks)},
                  {"question", r.question},
-                 {"options", json::array{"approve", "refuse"}},
+                 {"options", std::move(options)},
                  {"run", r.run},
                  {"asker", r.asker == CheckpointAsker::orchestrator ? "orchestrator" : "worker"},
                  {"opened_at", r.opened_at}};
@@ -108,7 +131,8 @@ bool answerable(CheckpointStatus s) { return s == CheckpointStatus::waiting || s
 std::string where_to_answer(const fs::path& state_dir, const CheckpointRecord& refused, const std::optional<RunInfo>& running) {
   for (const auto& r : read_checkpoints(state_dir))
     if (r.id != refused.id && r.task == refused.task && r.spec == refused.spec && answerable(checkpoint_status(r, running)))
-      return fmt::format("; {} waits on checkpoint {} now: harness-cli respond {} approve|refuse", r.task, r.id, r.id);
+      return fmt::format("; {} waits on checkpoint {} now: harness-cli respond {} {}", r.task, r.id, r.id,
+                         answer_forms(r.asks, r.options));
   return fmt::format("; no checkpoint of {} waits for an answer now (harness-cli respond --list shows the ones that do)",
                      refused.task);
 }
@@ -213,8 +237,7 @@ void expire_checkpoint(const fs::path& state_dir, const std::string& id, const s
   fs::rename(dir / response_file, dir / expired_response_file, ec);
 }
 
-std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_dir, const std::string& id,
-                                                         const CheckpointAnswer& answer) {
+std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const fs::path& state_dir, const std::string& id) {
   auto r = read_checkpoint(state_dir, id);
   if (!r) return std::unexpected(CheckpointRefusal{fmt::format("no checkpoint '{}' (harness-cli respond --list shows the pending ones)", id)});
   const auto running = running_orchestrator(state_dir);
@@ -222,7 +245,10 @@ std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_d
   case CheckpointStatus::answered:
     return std::unexpected(CheckpointRefusal{fmt::format(
         "checkpoint {} was answered already{}; nothing reads another answer", id,
-        r->answer ? (r->answer->approved ? " (approved)" : " (refused)") : "")});
+        !r->answer                   ? ""
+        : !r->answer->choice.empty() ? " (chose " + r->answer->choice + ")"
+        : r->answer->approved        ? " (approved)"
+                                     : " (refused)")});
   case CheckpointStatus::expired:
     return std::unexpected(CheckpointRefusal{
         fmt::format("checkpoint {} has expired ({}){}", id, r->expired_because, where_to_answer(state_dir, *r, running))});
@@ -237,12 +263,19 @@ std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_d
   if (r->answer)
     return std::unexpected(CheckpointRefusal{fmt::format(
         "checkpoint {} has an answer already ({}{}) that the run has not taken yet; nothing replaces it", id,
-        r->answer->approved ? "approve" : "refuse", r->answer->note.empty() ? "" : ": " + r->answer->note)});
+        answer_text(*r->answer), r->answer->note.empty() ? "" : ": " + r->answer->note)});
+  return std::move(*r);
+}
+
+std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_dir, const std::string& id,
+                                                         const CheckpointAnswer& answer) {
+  if (auto r = answerable_checkpoint(state_dir, id); !r) return std::unexpected(std::move(r.error()));
   json::object o{{"id", id},
                  {"answer", answer.approved ? "approve" : "refuse"},
                  {"note", answer.note},
                  {"answered_at", answer.at.empty() ? protocol::now_iso8601() : answer.at}};
   if (!answer.by.empty()) o["answered_by"] = answer.by;
+  if (!answer.choice.empty()) o["choice"] = answer.choice; // `answer` stays approve: older readers go on
   if (auto w = util::write_file_atomic(state_dir / "sessions" / id / response_file, json::serialize(o) + "\n"); !w)
     return std::unexpected(CheckpointRefusal{w.error(), 1});
   return {};

@@ -13,7 +13,9 @@ namespace harness::orchestrator {
 /// passed)", "phase 03 needs a person: ..."). Pure.
 std::string checkpoint_question(const sched::Action& a);
 
-/// The event line's text for an open checkpoint: the question and how to answer it.
-std::string checkpoint_opened_message(const std::string& question, const std::string& checkpoint_id);
+/// The event line's text for an open checkpoint: the question and how to answer it; `forms` is
+/// store::answer_forms of the checkpoint ("approve|refuse", a worker's options, ...).
+std::string checkpoint_opened_message(const std::string& question, const std::string& checkpoint_id,
+                                      const std::string& forms = "approve|refuse");
 
 } // namespace harness::orchestrator

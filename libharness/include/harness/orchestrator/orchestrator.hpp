@@ -8,6 +8,7 @@
 #include "harness/orchestrator/run_event.hpp"
 #include "harness/orchestrator/run_options.hpp"
 #include "harness/orchestrator/verifier.hpp"
+#include "harness/store/checkpoint_files.hpp"
 
 #include <memory>
 
@@ -52,14 +53,20 @@ struct PendingCheckpoint {
   std::string hint;      ///< for one left by an earlier run: who will read the answer
   std::string spec;      ///< the spec directory's name (empty in files of older harness versions)
   std::string head;      ///< the commit HEAD was at when asked (empty: unknown)
+  store::CheckpointAsks asks = store::CheckpointAsks::approval; ///< which answers it takes
+  std::vector<std::string> options; ///< a worker's decision: its options (store::read_typed_answer)
 };
 std::vector<PendingCheckpoint> pending_checkpoints(const std::filesystem::path& state_dir);
-/// `respond --list`: one `<id>  <spec>  <task>  <question>  (<who reads the answer>)` line per
-/// checkpoint; the spec, since every spec has its own verify-plan:01-01.
+/// `respond --list`: one `<id>  <spec>  <task>  <question>  [answer: <forms>]  (<who reads the
+/// answer>)` line per checkpoint (the answers only for one that takes other than approve|refuse);
+/// the spec, since every spec has its own verify-plan:01-01.
 std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending);
-/// `respond --list --json`: `{"checkpoints": [{"id", "spec", "task", "question", "head"?}]}`.
+/// `respond --list --json`: `{"checkpoints": [{"id", "spec", "task", "question", "asks", "options",
+/// "head"?}]}`; `asks` is approval | decision | action, `options` the answers it takes
+/// (store::answer_options).
 std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending);
-/// "<task> of <spec>: <question> -- answer with: harness-cli respond <id> approve|refuse": a line of
+/// "<task> of <spec>: <question> -- answer with: harness-cli respond <id> approve|refuse" (or the
+/// checkpoint's own answers, store::answer_forms): a line of
 /// the run's summary and of `status`'s "Waiting for your answer".
 std::string waiting_line(const PendingCheckpoint& checkpoint);
 /// waiting_line of each checkpoint in `state_dir` that belongs to spec `spec_name` (or names none).
@@ -71,8 +78,10 @@ std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, c
 std::vector<std::string> running_tasks(const std::filesystem::path& project_root, const std::string& spec_name);
 
 /// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is read by
-/// protocol::parse_approval (approve, yes, ok, refuse, no, ... in any case); returns the answer as
-/// written (approve | refuse). Fails with exit_code 2 for an answer that is neither, an unknown id,
+/// store::read_typed_answer against what the checkpoint asks (approve, yes, ok, refuse, no, ... in
+/// any case; done for an action; one of a worker's options, or its number); returns the answer as
+/// written (approve | refuse | the option chosen). Fails with exit_code 2 for an answer the
+/// checkpoint does not take (the message lists those it does), an unknown id,
 /// or a checkpoint whose answer nobody would read (stale, answered, expired: the message names the
 /// one that waits for the same task), and 1 when the answer cannot be written.
 std::expected<std::string, RunError> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,

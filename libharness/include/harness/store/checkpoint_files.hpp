@@ -33,11 +33,21 @@ enum class CheckpointAsker {
 
 enum class CheckpointState { open, answered, expired };
 
+/// What a checkpoint asks for, and so which answers it takes (checkpoint_answers.hpp).
+enum class CheckpointAsks {
+  approval, ///< approve or refuse: a verification, an escalation, a worker's verification_needed
+  decision, ///< a worker's decision_needed: one of its `options` (any text when it gave none), or refuse
+  action,   ///< a worker's action_needed: done (the person did what the worker cannot), or refuse
+};
+
 struct CheckpointAnswer {
   bool approved = false;
   std::string note;
   std::string by; ///< who answered, and how (who_answers()); empty in files of older harnesses
   std::string at; ///< ISO 8601; answer_checkpoint() sets it when empty
+  /// A decision's answer as the worker receives it (`{"choice": ...}`): the option chosen. Empty
+  /// for approve/refuse, and in answers written by older harnesses.
+  std::string choice = {};
 };
 
 /// "alice (harness-cli respond)": the login name of the user running this process and `how`. The
@@ -52,6 +62,8 @@ struct CheckpointRecord {
   std::string question;   ///< what the person is asked
   std::string run;        ///< the run that opened it (empty: written by a harness without run ids)
   CheckpointAsker asker = CheckpointAsker::orchestrator;
+  CheckpointAsks asks = CheckpointAsks::approval;
+  std::vector<std::string> options; ///< asks decision: the worker's options, in its order (may be none)
   std::string message_id; ///< the worker's question in the store (asker worker)
   std::string opened_at;  ///< ISO 8601
   CheckpointState state = CheckpointState::open;
@@ -123,6 +135,11 @@ struct CheckpointRefusal {
   std::string message;
   int exit_code = 2;
 };
+/// The open checkpoint `id` if an answer to it would be read (waiting or carried over, none given
+/// yet); else why not, as answer_checkpoint refuses it. Lets `respond` read a typed answer against
+/// the checkpoint's options only once the checkpoint is known to take one.
+std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const std::filesystem::path& state_dir,
+                                                                        const std::string& id);
 /// Writes the answer to an open checkpoint whose answer someone will read (waiting or carried
 /// over); refuses a stale or closed one, naming the checkpoint that waits for the same task of the
 /// same spec.

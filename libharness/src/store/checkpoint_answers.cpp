@@ -1,0 +1,102 @@
+#include "harness/store/checkpoint_answers.hpp"
+
+#include "harness/protocol/answer.hpp"
+#include "harness/util/shell_words.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace harness::store {
+namespace {
+
+std::string_view trimmed(std::string_view text) {
+  auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+bool is_word(std::string_view text, std::string_view word) {
+  return text.size() == word.size() && std::equal(text.begin(), text.end(), word.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+         });
+}
+
+/// "1 'hello', 2 'hi'": the options with the numbers respond takes for them.
+std::string numbered(const std::vector<std::string>& options) {
+  std::string out;
+  for (std::size_t i = 0; i < options.size(); ++i)
+    out += fmt::format("{}{} {}", i ? ", " : "", i + 1, util::quote_shell_word(options[i]));
+  return out;
+}
+
+std::expected<CheckpointAnswer, std::string> read_decision(const std::vector<std::string>& options, std::string_view text) {
+  CheckpointAnswer a;
+  a.approved = true;
+  if (auto it = std::find(options.begin(), options.end(), text); it != options.end()) {
+    a.choice = *it;
+    return a;
+  }
+  if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }) && text.size() < 4) {
+    const auto n = static_cast<std::size_t>(std::stoul(std::string(text)));
+    if (n >= 1 && n <= options.size()) {
+      a.choice = options[n - 1];
+      return a;
+    }
+  }
+  if (is_word(text, "refuse")) return CheckpointAnswer{};
+  if (options.empty() && !text.empty()) {
+    a.choice = std::string(text);
+    return a;
+  }
+  if (options.empty()) return std::unexpected(std::string("the worker asked an open question: answer it in words, or refuse"));
+  return std::unexpected(fmt::format("answer '{}' is none of the worker's options: {} (the option's text or its number), "
+                                     "or refuse to block the task",
+                                     text, numbered(options)));
+}
+
+} // namespace
+
+std::vector<std::string> answer_options(CheckpointAsks asks, const std::vector<std::string>& options) {
+  switch (asks) {
+  case CheckpointAsks::decision: return options;
+  case CheckpointAsks::action: return {"done", "refuse"};
+  case CheckpointAsks::approval: break;
+  }
+  return {"approve", "refuse"};
+}
+
+std::string answer_forms(CheckpointAsks asks, const std::vector<std::string>& options) {
+  if (asks != CheckpointAsks::decision) {
+    const auto words = answer_options(asks, options);
+    return words[0] + "|" + words[1];
+  }
+  if (options.empty()) return "'<your answer>'|refuse";
+  std::string out;
+  for (const auto& o : options) out += util::quote_shell_word(o) + "|";
+  return out + "refuse";
+}
+
+std::expected<CheckpointAnswer, std::string> read_typed_answer(CheckpointAsks asks, const std::vector<std::string>& options,
+                                                              std::string_view text) {
+  text = trimmed(text);
+  if (asks == CheckpointAsks::decision) return read_decision(options, text);
+  auto yes = protocol::parse_approval(text);
+  if (!yes && asks == CheckpointAsks::action && is_word(text, "done")) yes = true;
+  if (!yes)
+    return std::unexpected(asks == CheckpointAsks::action
+                               ? fmt::format("answer '{}' is not done or refuse (done: you did what the worker asked)", text)
+                               : fmt::format("answer '{}' is not approve or refuse", text));
+  CheckpointAnswer a;
+  a.approved = *yes;
+  return a;
+}
+
+std::string answer_text(const CheckpointAnswer& answer) {
+  if (!answer.choice.empty()) return answer.choice;
+  return answer.approved ? "approve" : "refuse";
+}
+
+} // namespace harness::store

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# A worker's questions answered from the command line. An MCP worker (harness-mcp --worker) asks
+# decision_needed with options for execute:01-01 and action_needed for execute:01-02, then waits in
+# harness_worker_await. The person sees the options wherever the question is shown (the run's
+# checkpoint_opened event, `respond --list` and its JSON, `status`), answers with an option's text
+# or number (an answer that is none of them is exit 2 naming them), or `done` for the action; the
+# worker receives {"choice": <the option>} and {"outcome": "done"}.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
+orch=""
+trap '[[ -n $orch ]] && kill -KILL "$orch" 2>/dev/null; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+spec=docs/specs/SPC-010-questions
+p=$tmp/project
+file_plans_project "$p" "$spec" "Questions" 01-01 01-02
+
+cat >"$tmp/asker.py" <<'PY'
+# A worker for `--worker command`: asks its task's question over MCP and waits for the answer,
+# prints it, then does the plan's work with the script worker.
+import json, os, subprocess, sys
+mcp, cli = sys.argv[1:3]
+task = os.environ.get("HARNESS_TASK_ID")
+questions = {
+    "execute:01-01": ("decision_needed", {"question": "Which greeting?", "options": ["hello", "hi there"]}),
+    "execute:01-02": ("action_needed", {"action": "log in to the registry", "reason": "the token expired"}),
+}
+if task in questions:
+    kind, payload = questions[task]
+    p = subprocess.Popen([mcp, "--worker", "--project", os.environ["HARNESS_PROJECT"]],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    def call(i, method, params):
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+        for line in p.stdout:
+            m = json.loads(line)
+            if m.get("id") == i:
+                return m["result"]
+    call(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "asker", "version": "0"}})
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    asked = call(2, "tools/call", {"name": "harness_worker_report", "arguments": {"type": kind, "payload": payload}})
+    answer = call(3, "tools/call", {"name": "harness_worker_await", "arguments": {
+        "message_id": asked["structuredContent"]["message_id"], "timeout_seconds": 120}})
+    print("answered:", json.dumps(answer["structuredContent"].get("response")), flush=True)
+    p.stdin.close()
+    p.wait()
+sys.exit(subprocess.run([cli, "script-worker"]).returncode)
+PY
+
+(cd "$p" && exec "$cli" orchestrate "$spec" --slots 2 --worker command --command "python3 $tmp/asker.py {harness_mcp} {harness_cli}" \
+   --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log" </dev/null) &
+orch=$!
+# checkpoint TASK: the id `respond --list` shows for TASK while the run is alive.
+checkpoint() {
+  local id=
+  for _ in $(seq 1 300); do
+    id=$(cd "$p" && "$cli" respond --list 2>/dev/null | awk -v t="$1" '$3 == t {print $1; exit}')
+    [[ -n $id ]] && break
+    kill -0 "$orch" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$id"
+}
+decision=$(checkpoint execute:01-01)
+action=$(checkpoint execute:01-02)
+[[ -n $decision && -n $action ]] || { cat "$tmp/stderr.log" "$tmp/events.jsonl" >&2; fail "the workers' questions never became checkpoints"; }
+
+# The options wherever the question is shown.
+list=$(cd "$p" && "$cli" respond --list)
+[[ $list == *"Which greeting?  [answer: hello|'hi there'|refuse]"* ]] || fail "respond --list: $list"
+[[ $list == *"log in to the registry (the token expired)  [answer: done|refuse]"* ]] || fail "respond --list: $list"
+(cd "$p" && "$cli" respond --list --json) | python3 -c '
+import json, sys
+cps = {c["task"]: c for c in json.load(sys.stdin)["checkpoints"]}
+assert cps["execute:01-01"]["asks"] == "decision" and cps["execute:01-01"]["options"] == ["hello", "hi there"], cps
+assert cps["execute:01-02"]["asks"] == "action" and cps["execute:01-02"]["options"] == ["done", "refuse"], cps
+' || fail "respond --list --json"
+grep -q "\"checkpoint_opened\".*Which greeting? -- answer with: harness-cli respond $decision hello|'hi there'|refuse" "$tmp/events.jsonl" \
+  || fail "the checkpoint_opened event names no options: $(grep checkpoint_opened "$tmp/events.jsonl")"
+status=$(cd "$p" && "$cli" status "$spec")
+[[ $status == *"respond $decision hello|'hi there'|refuse"* && $status == *"respond $action done|refuse"* ]] \
+  || fail "status's waiting lines: $status"
+
+# An answer that is none of the options is refused, naming them; approve is no option.
+rc=0; err=$(cd "$p" && "$cli" respond "$decision" approve 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"answer 'approve' is none of the worker's options: 1 hello, 2 'hi there'"*"or refuse"* ]] \
+  || fail "respond with approve to a decision: rc $rc, $err"
+rc=0; err=$(cd "$p" && "$cli" respond "$decision" 3 2>&1) || rc=$?
+[[ $rc -eq 2 ]] || fail "respond with option 3 of 2: rc $rc, $err"
+rc=0; err=$(cd "$p" && "$cli" respond "$action" maybe 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"answer 'maybe' is not done or refuse"* ]] || fail "respond maybe to an action: rc $rc, $err"
+# By number, and with done.
+out=$(cd "$p" && "$cli" respond "$decision" 2) || fail "respond 2 exited $?"
+[[ $out == "answered $decision: hi there" ]] || fail "respond 2 said: $out"
+(cd "$p" && "$cli" respond "$action" done --note "logged in" >/dev/null) || fail "respond done exited $?"
+
+rc=0; wait "$orch" || rc=$?
+orch=
+[[ $rc -eq 0 ]] || { tail -5 "$tmp/events.jsonl" >&2; cat "$tmp/stderr.log" >&2; fail "orchestrate exited $rc"; }
+grep -q 'answered: {"choice": "hi there"' "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log \
+  || fail "the decision's worker got: $(grep answered: "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log)"
+grep -q 'answered: {"outcome": "done", "note": "logged in"}' "$p/.orchestration/sessions/execute-01-02-a1-"*/output.log \
+  || fail "the action's worker got: $(grep answered: "$p/.orchestration/sessions/execute-01-02-a1-"*/output.log)"
+grep -q '"checkpoint_answered".*"task":"execute:01-01".*"message":"chose '"'hi there'"'"' "$tmp/events.jsonl" \
+  || fail "checkpoint_answered: $(grep checkpoint_answered "$tmp/events.jsonl")"
+echo "orchestrate worker questions: all checks passed"

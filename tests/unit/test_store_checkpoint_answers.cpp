@@ -1,0 +1,68 @@
+// What a person may answer to a checkpoint: approve/refuse, done for an action, one of a worker's
+// options (by text or number) for a decision; anything else is refused with the list.
+#include "harness/store/checkpoint_answers.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness::store;
+
+TEST_CASE("an approval takes approve or refuse in any case, and nothing else", "[store][checkpoints]") {
+  auto yes = read_typed_answer(CheckpointAsks::approval, {}, " Yes ");
+  REQUIRE(yes);
+  CHECK(yes->approved);
+  CHECK(yes->choice.empty());
+  auto no = read_typed_answer(CheckpointAsks::approval, {}, "refuse");
+  REQUIRE(no);
+  CHECK_FALSE(no->approved);
+  auto done = read_typed_answer(CheckpointAsks::approval, {}, "done");
+  REQUIRE_FALSE(done);
+  CHECK(done.error() == "answer 'done' is not approve or refuse");
+  CHECK(answer_forms(CheckpointAsks::approval, {}) == "approve|refuse");
+  CHECK(answer_options(CheckpointAsks::approval, {}) == std::vector<std::string>{"approve", "refuse"});
+}
+
+TEST_CASE("an action takes done (or approve) and refuse", "[store][checkpoints]") {
+  CHECK(read_typed_answer(CheckpointAsks::action, {}, "DONE").value().approved);
+  CHECK(read_typed_answer(CheckpointAsks::action, {}, "y").value().approved);
+  CHECK_FALSE(read_typed_answer(CheckpointAsks::action, {}, "refuse").value().approved);
+  CHECK_FALSE(read_typed_answer(CheckpointAsks::action, {}, "later"));
+  CHECK(answer_forms(CheckpointAsks::action, {}) == "done|refuse");
+}
+
+TEST_CASE("a decision takes an option's exact text, its number, or refuse", "[store][checkpoints]") {
+  const std::vector<std::string> options{"yes", "2", "use postgres"};
+  // The exact text first: an option that is a word of approval, or a number, is that option.
+  CHECK(read_typed_answer(CheckpointAsks::decision, options, "yes").value().choice == "yes");
+  CHECK(read_typed_answer(CheckpointAsks::decision, options, "2").value().choice == "2");
+  CHECK(read_typed_answer(CheckpointAsks::decision, options, "3").value().choice == "use postgres");
+  CHECK(read_typed_answer(CheckpointAsks::decision, options, "1").value().choice == "yes");
+  auto refused = read_typed_answer(CheckpointAsks::decision, options, "Refuse");
+  REQUIRE(refused);
+  CHECK_FALSE(refused->approved);
+  CHECK(refused->choice.empty());
+  // "no" is no option and no refusal here: a person may have meant an option.
+  auto no = read_typed_answer(CheckpointAsks::decision, options, "no");
+  REQUIRE_FALSE(no);
+  CHECK(no.error().find("1 yes, 2 2, 3 'use postgres'") != std::string::npos);
+  CHECK_FALSE(read_typed_answer(CheckpointAsks::decision, options, "4"));
+  CHECK_FALSE(read_typed_answer(CheckpointAsks::decision, options, "Use Postgres"));
+  CHECK(answer_forms(CheckpointAsks::decision, options) == "yes|2|'use postgres'|refuse");
+  CHECK(answer_options(CheckpointAsks::decision, options) == options);
+}
+
+TEST_CASE("a decision without options takes any text as the answer", "[store][checkpoints]") {
+  CHECK(read_typed_answer(CheckpointAsks::decision, {}, "port 8080").value().choice == "port 8080");
+  CHECK_FALSE(read_typed_answer(CheckpointAsks::decision, {}, "refuse").value().approved);
+  CHECK_FALSE(read_typed_answer(CheckpointAsks::decision, {}, "  "));
+  CHECK(answer_forms(CheckpointAsks::decision, {}) == "'<your answer>'|refuse");
+}
+
+TEST_CASE("an answer in a word: the choice, else approve or refuse", "[store][checkpoints]") {
+  CheckpointAnswer a;
+  a.approved = true;
+  CHECK(answer_text(a) == "approve");
+  a.choice = "hi";
+  CHECK(answer_text(a) == "hi");
+  a = {};
+  CHECK(answer_text(a) == "refuse");
+}
