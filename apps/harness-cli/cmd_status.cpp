@@ -41,6 +41,7 @@ void add_status(CLI::App& app, ExitCode& exit) {
     const auto state_dir = spec->layout.project_root / ".orchestration";
     if (auto run = store::running_orchestrator(state_dir)) {
       progress.running = store::describe_run(*run);
+      progress.running_orchestrate = graph::Progress::RunningOrchestrate{run->pid, run->spec, run->started_at};
       graph::mark_running(progress, orchestrator::running_tasks(spec->layout.project_root, spec->layout.spec_name));
     }
     progress.waiting = orchestrator::waiting_lines(state_dir, spec->layout.spec_name);

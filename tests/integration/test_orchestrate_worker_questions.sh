@@ -78,6 +78,18 @@ assert cps["execute:01-02"]["asks"] == "action" and cps["execute:01-02"]["option
 ' || fail "respond --list --json"
 grep -q "\"checkpoint_opened\".*Which greeting? -- answer with: harness-cli respond $decision hello|'hi there'|refuse" "$tmp/events.jsonl" \
   || fail "the checkpoint_opened event names no options: $(grep checkpoint_opened "$tmp/events.jsonl")"
+# The same as fields of the --json event, for a program driving orchestrate.
+python3 - "$tmp/events.jsonl" "$decision" "$action" <<'PY' || fail "checkpoint_opened events' fields: $(grep checkpoint_opened "$tmp/events.jsonl")"
+import json, sys
+ev = {e["task"]: e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "checkpoint_opened"}
+assert ev["execute:01-01"]["checkpoint_id"] == sys.argv[2] and ev["execute:01-01"]["options"] == ["hello", "hi there"], ev
+assert ev["execute:01-02"]["checkpoint_id"] == sys.argv[3] and "options" not in ev["execute:01-02"], ev
+PY
+(cd "$p" && "$cli" status "$spec" --json) | python3 -c '
+import json, sys
+r = json.load(sys.stdin)["running_orchestrate"]
+assert r["pid"] == int(sys.argv[1]) and r["spec"] == sys.argv[2] and r["started_at"], r
+' "$orch" "$spec" || fail "status --json running_orchestrate: $(cd "$p" && "$cli" status "$spec" --json)"
 status=$(cd "$p" && "$cli" status "$spec")
 [[ $status == *"respond $decision hello|'hi there'|refuse"* && $status == *"respond $action done|refuse"* ]] \
   || fail "status's waiting lines: $status"
@@ -102,6 +114,8 @@ grep -q 'answered: {"choice": "hi there"' "$p/.orchestration/sessions/execute-01
   || fail "the decision's worker got: $(grep answered: "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log)"
 grep -q 'answered: {"outcome": "done", "note": "logged in"}' "$p/.orchestration/sessions/execute-01-02-a1-"*/output.log \
   || fail "the action's worker got: $(grep answered: "$p/.orchestration/sessions/execute-01-02-a1-"*/output.log)"
-grep -q '"checkpoint_answered".*"task":"execute:01-01".*"message":"chose '"'hi there'"'"' "$tmp/events.jsonl" \
+grep -q '"checkpoint_answered".*"task":"execute:01-01".*"message":"chose '"'hi there'"'".*"checkpoint_id":"'"$decision"'"' "$tmp/events.jsonl" \
   || fail "checkpoint_answered: $(grep checkpoint_answered "$tmp/events.jsonl")"
+tail -1 "$tmp/events.jsonl" | grep -q '"event":"run_finished".*"outcome":"complete","exit_code":0' \
+  || fail "run_finished: $(tail -1 "$tmp/events.jsonl")"
 echo "orchestrate worker questions: all checks passed"

@@ -126,7 +126,14 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   CHECK(p.blockers.back() == "2 more tasks wait on these");
   CHECK(graph::progress_text(p).find("orchestrate running") == std::string::npos);
   CHECK(boost::json::parse(graph::progress_json(p)).at("running").is_null());
+  CHECK(boost::json::parse(graph::progress_json(p)).at("running_orchestrate").is_null());
   p.running = "pid 42, docs/specs/SPC-001-x, since 2026-11-23T05:00:00.000Z";
+  // The same as data: a program reads the pid without parsing the text.
+  p.running_orchestrate = graph::Progress::RunningOrchestrate{42, "docs/specs/SPC-001-x", "2026-11-23T05:00:00.000Z"};
+  const auto orchestrate = boost::json::parse(graph::progress_json(p)).at("running_orchestrate");
+  CHECK(orchestrate.at("pid").as_int64() == 42);
+  CHECK(orchestrate.at("spec").as_string() == "docs/specs/SPC-001-x");
+  CHECK(orchestrate.at("started_at").as_string() == "2026-11-23T05:00:00.000Z");
   const auto text = graph::progress_text(p);
   CHECK(text.find("orchestrate running: pid 42, docs/specs/SPC-001-x") < text.find("Phase 01")); // under the headline
   CHECK(boost::json::parse(graph::progress_json(p)).at("running").as_string() == p.running);

@@ -33,6 +33,25 @@ TEST_CASE("the JSON rendering is one object with only the fields that are set") 
   CHECK(j.at("task").as_string() == "verify-plan:01-01");
   CHECK(j.at("slot").as_int64() == 1);
   CHECK_FALSE(j.as_object().contains("message"));
+  for (const char* key : {"checkpoint_id", "options", "outcome", "exit_code"}) CHECK_FALSE(j.as_object().contains(key));
+}
+
+TEST_CASE("checkpoint and run_finished events carry their id, options, outcome and exit code as fields") {
+  RunEvent opened{RunEventKind::checkpoint_opened, 0.5, "execute:01-01", 0, 1, "which greeting? -- answer with: ..."};
+  opened.checkpoint_id = "cp-SPC-001-x-execute-01-01-abc-1";
+  opened.options = {"hello", "hi there"};
+  auto j = boost::json::parse(format_event_json(opened));
+  CHECK(j.at("message").as_string() == opened.message); // the text stays as it was
+  CHECK(j.at("checkpoint_id").as_string() == opened.checkpoint_id);
+  CHECK(j.at("options") == boost::json::array{"hello", "hi there"});
+  RunEvent finished{RunEventKind::run_finished, 3, "", -1, 0, "waiting_for_human after 3.0s, 6 attempts"};
+  finished.outcome = "waiting_for_human";
+  finished.exit_code = 3;
+  j = boost::json::parse(format_event_json(finished));
+  CHECK(j.at("outcome").as_string() == "waiting_for_human");
+  CHECK(j.at("exit_code").as_int64() == 3);
+  finished.exit_code = 0; // complete: 0 is a value, not "unset"
+  CHECK(boost::json::parse(format_event_json(finished)).at("exit_code").as_int64() == 0);
 }
 
 TEST_CASE("the live table has a row per slot and a progress bar") {

@@ -248,6 +248,9 @@ std::string progress_json(const Progress& p) {
                  {"blockers", std::move(blockers)}, {"waiting", std::move(waiting)},
                  {"verifications_due", std::move(due)}};
   o["running"] = p.running.empty() ? json::value(nullptr) : json::value(p.running);
+  o["running_orchestrate"] = nullptr;
+  if (const auto& r = p.running_orchestrate)
+    o["running_orchestrate"] = json::object{{"pid", r->pid}, {"spec", r->spec}, {"started_at", r->started_at}};
   return json::serialize(o) + "\n";
 }
 

@@ -111,6 +111,14 @@ std::string format_event_json(const RunEvent& e) {
   if (e.slot >= 0) o["slot"] = e.slot + 1;
   if (e.attempt > 0) o["attempt"] = e.attempt;
   if (!e.message.empty()) o["message"] = e.message;
+  if (!e.checkpoint_id.empty()) o["checkpoint_id"] = e.checkpoint_id;
+  if (!e.options.empty()) {
+    boost::json::array options;
+    for (const auto& x : e.options) options.emplace_back(x);
+    o["options"] = std::move(options);
+  }
+  if (!e.outcome.empty()) o["outcome"] = e.outcome;
+  if (e.exit_code) o["exit_code"] = *e.exit_code;
   return boost::json::serialize(o);
 }
 

@@ -33,7 +33,12 @@ RunView Orchestrator::Impl::view() const {
 }
 
 void Orchestrator::Impl::emit(RunEventKind kind, const std::string& task, int slot, int attempt, std::string message) {
-  observer.on_event({kind, elapsed(), task, slot, attempt, std::move(message)}, view());
+  emit(RunEvent{kind, 0, task, slot, attempt, std::move(message)});
+}
+
+void Orchestrator::Impl::emit(RunEvent e) {
+  e.elapsed_seconds = elapsed();
+  observer.on_event(e, view());
 }
 
 void Orchestrator::Impl::feed(const sched::Event& e) {
@@ -476,8 +481,10 @@ void Orchestrator::Impl::finish_run() {
   // The commits of this run skipped git's per-commit auto maintenance; one check for all.
   (void)worker::run_auto_maintenance(spec.layout.project_root, state_dir / "git.lock");
   summary.elapsed_seconds = elapsed();
-  emit(RunEventKind::run_finished, "", -1, 0,
-       fmt::format("{} after {:.1f}s, {} attempts", summary.outcome, summary.elapsed_seconds, summary.attempts));
+  RunEvent finished{RunEventKind::run_finished, 0, "", -1, 0,
+                    fmt::format("{} after {:.1f}s, {} attempts", summary.outcome, summary.elapsed_seconds, summary.attempts),
+                    {}, {}, summary.outcome, summary.exit_code};
+  emit(std::move(finished));
   checkpoint_poll.cancel();
   if (tty_in) {
     boost::system::error_code ignored;

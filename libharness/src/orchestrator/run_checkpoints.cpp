@@ -137,6 +137,7 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
   const bool checks_passed = a.kind == TaskKind::verify_plan && a.reason.find("automated checks passed") != std::string::npos;
   if (opt.auto_yes && checks_passed && !answered_meanwhile) { // a person's answer outweighs --yes
     if (earlier) store::close_answered_checkpoint(state_dir, earlier->id);
+    // No checkpoint file: nothing for `respond`, so no checkpoint_id either.
     emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, question);
     asio::post(ctx, [this, t = a.task] {
       emit(RunEventKind::checkpoint_answered, t, -1, 0, "approved automatically (--yes; checks passed)");
@@ -175,7 +176,7 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
   if (message_id) checkpoint_message[cp.id] = *message_id;
   std::string text = checkpoint_opened_message(question, cp.id, store::answer_forms(cp.asks, cp.options));
   if (earlier) text += answered_meanwhile ? " (asked by an earlier run, answered since: taking that answer)" : " (asked by an earlier run too)";
-  emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, std::move(text));
+  emit(RunEvent{RunEventKind::checkpoint_opened, 0, a.task, a.slot, a.attempt, std::move(text), cp.id, cp.options});
   if (opt.interactive && !answered_meanwhile) prompt_on_terminal(cp);
   poll_checkpoints();
 }
@@ -335,7 +336,7 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
     checkpoint_message.erase(m);
   }
   const std::string said = !answer.choice.empty() ? "chose " + util::quote_shell_word(answer.choice) : approved ? "approved" : "refused";
-  emit(RunEventKind::checkpoint_answered, task, -1, 0, said + (note.empty() ? "" : ": " + note));
+  emit(RunEvent{RunEventKind::checkpoint_answered, 0, task, -1, 0, said + (note.empty() ? "" : ": " + note), id});
   auto e = sched::make_event(EventType::answered, task);
   e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
   e.detail = note;
@@ -351,9 +352,10 @@ bool Orchestrator::Impl::stop_when_only_people_can_go_on() {
   summary.exit_code = 3;
   for (const auto& [id, cp] : checkpoints) {
     summary.waiting.push_back(waiting_line(cp));
-    emit(RunEventKind::note, cp.task, -1, 0,
-         fmt::format("waits for an answer: {}; then run harness-cli orchestrate {} again",
-                     checkpoint_opened_message(cp.question, id, store::answer_forms(cp.asks, cp.options)), spec_arg()));
+    emit(RunEvent{RunEventKind::note, 0, cp.task, -1, 0,
+                  fmt::format("waits for an answer: {}; then run harness-cli orchestrate {} again",
+                              checkpoint_opened_message(cp.question, id, store::answer_forms(cp.asks, cp.options)), spec_arg()),
+                  id, cp.options});
   }
   finish_run();
   return true;

@@ -158,6 +158,8 @@ struct Orchestrator::Impl {
 
   RunView view() const;
   void emit(RunEventKind kind, const std::string& task, int slot, int attempt, std::string message);
+  /// `e` with its elapsed time set: for the events that carry structured fields.
+  void emit(RunEvent e);
 
   // ---- events into the scheduler -------------------------------------------------------------
 

@@ -51,6 +51,13 @@ struct Progress {
   /// "pid 4242, docs/specs/SPC-002-x, since 2026-...": an orchestrate running in the project right
   /// now. Set by the caller (the graph module reads no run state); empty when none runs.
   std::string running;
+  /// The same run as data, for `status --json`'s `running_orchestrate` (`running` stays text).
+  struct RunningOrchestrate {
+    long pid = 0;           ///< 0: the lock's holder is unknown
+    std::string spec;       ///< the spec directory it runs, as given to it; empty when not recorded yet
+    std::string started_at; ///< ISO 8601; empty when not recorded yet
+  };
+  std::optional<RunningOrchestrate> running_orchestrate;
   /// Checkpoints waiting for a person's answer, each with the command that answers it. Set by the
   /// caller, like `running`.
   std::vector<std::string> waiting;

@@ -1,6 +1,7 @@
 #pragma once
 // What the run loop tells its observers: one struct per happening, rendered by a display.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,11 @@ struct RunEvent {
   int slot = -1;
   int attempt = 0;
   std::string message;
+  // What a program driving `orchestrate --json` needs without reading `message`; empty when unset.
+  std::string checkpoint_id = {};        ///< checkpoint_opened/answered: the id `harness-cli respond` takes
+  std::vector<std::string> options = {}; ///< checkpoint_opened of a worker's decision: the options it offers
+  std::string outcome = {};              ///< run_finished: complete | blocked | waiting_for_human | interrupted | cost_limit
+  std::optional<int> exit_code = {};     ///< run_finished: the exit code orchestrate ends with
 };
 
 /// One row of the live table: what a slot is doing now.
