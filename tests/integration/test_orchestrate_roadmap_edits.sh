@@ -2,7 +2,8 @@
 # A person's uncommitted edits to ROADMAP.md stay theirs to commit (script worker, real git):
 # harness updates the progress in the file (frontmatter, checkboxes) but does not sweep the edit
 # into its own docs commit, and says so: edits there when the run starts, or made while it runs.
-# Without such edits it commits its progress as before.
+# Without such edits it commits its progress as before. A spec that was never committed is named
+# as such when the run starts: its PLAN files, SPEC.md and ROADMAP.md, not "edits".
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -118,4 +119,19 @@ if (cd "$p" && git log -p --format= -- "$spec/SPEC.md" | grep -q 'still writing'
 [[ $(cd "$p" && git log --format= --name-only --fixed-strings --grep "Plan: 01-05, Task: 1/1" | sort -u | tr '\n' ' ') == "docs/guide.md " ]] \
   || fail "01-05's commit: $(cd "$p" && git log --format= --name-only --fixed-strings --grep "Plan: 01-05, Task: 1/1")"
 [[ $(cd "$p" && git status --porcelain) == " M $spec/SPEC.md" ]] || fail "status after the docs run: $(cd "$p" && git status --porcelain)"
+# 5. The spec written (init, the plans) but never committed: the run says so before any worker
+#    runs, and ROADMAP.md "is not committed" rather than edited.
+q=$tmp/q
+mkdir -p "$q/docs/specs"
+cp -r "$s" "$q/docs/specs/"
+rm -rf "$q/$spec/execution" "$q/$spec/STATUS.md" "$q/$spec/planning/plans/01-p01/01-0"[345]-PLAN.md
+(cd "$q" && git init -q && echo x >README.md && git add README.md && git commit -qm init)
+rc=0
+out=$(cd "$q" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes 2>&1 </dev/null) || rc=$?
+[[ $rc -eq 0 ]] || fail "the run of an uncommitted spec: rc $rc: $out"
+first=$(grep -m1 ' note ' <<<"$out")
+[[ $first == *"note               : the spec's own files are not committed: SPEC.md, ROADMAP.md and 2 of its 2 PLAN files; the run executes them but commits only its own outputs"*"(git add $spec && git commit)" ]] \
+  || fail "no start note about the uncommitted spec: $out"
+[[ $out == *"ROADMAP.md is not committed: it keeps updating its progress there but does not commit the file"* && $out != *"uncommitted edits"* ]] \
+  || fail "the ROADMAP.md note: $out"
 echo PASS

@@ -249,3 +249,25 @@ TEST_CASE("what a run changed that no plan declares is found; what was dirty bef
   CHECK(orchestrator::undeclared_changes(s, before, after) == std::vector<std::string>{"stray/out.log", "README.md"});
   CHECK(orchestrator::undeclared_changes(s, after, after).empty());
 }
+
+TEST_CASE("a spec whose own files are not committed is named at the start: SPEC.md, ROADMAP.md, the PLAN files counted", "[orchestrator][preflight]") {
+  SpecDir d;
+  d.plan("01-01");
+  d.plan("01-02");
+  const auto s = d.load();
+  const std::string dir = "docs/specs/SPC-001-greet/";
+  // Never committed (as after init and writing the plans): untracked, or only staged.
+  const std::vector<worker::GitChange> none_committed{{true, false, dir + "SPEC.md"},
+                                                      {true, false, dir + "ROADMAP.md"},
+                                                      {false, true, dir + "planning/plans/01-core/01-01-PLAN.md"},
+                                                      {true, false, dir + "planning/plans/01-core/01-02-PLAN.md"}};
+  CHECK(orchestrator::uncommitted_spec_note(s, none_committed) ==
+        "the spec's own files are not committed: SPEC.md, ROADMAP.md and 2 of its 2 PLAN files; the run executes them but "
+        "commits only its own outputs (SUMMARY, VERIFICATION, STATUS.md), so history would hold results without the plans "
+        "behind them: commit them first (git add docs/specs/SPC-001-greet && git commit)");
+  // Committed, with edits: that is no uncommitted spec (dirty files have notes of their own).
+  const std::vector<worker::GitChange> edited{{false, false, dir + "SPEC.md"}, {false, false, dir + "planning/plans/01-core/01-01-PLAN.md"}};
+  CHECK(orchestrator::uncommitted_spec_note(s, edited).empty());
+  const std::vector<worker::GitChange> one_plan{{true, false, dir + "planning/plans/01-core/01-02-PLAN.md"}, {true, false, "notes.txt"}};
+  CHECK(orchestrator::uncommitted_spec_note(s, one_plan).starts_with("the spec's own files are not committed: 1 of its 2 PLAN files;"));
+}

@@ -446,11 +446,17 @@ void Orchestrator::Impl::note_roadmap_theirs() {
   if (roadmap_theirs) return;
   roadmap_theirs = true;
   std::error_code ec;
-  if (own_writes.erase(fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string())) save_own_writes();
+  const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
+  if (own_writes.erase(roadmap)) save_own_writes();
+  // A file no commit holds has no "edits": it is all the user's to commit.
+  const bool uncommitted = changes_at_start && std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) {
+                             return c.path == roadmap && (c.untracked || c.added);
+                           });
   emit(RunEventKind::note, "", -1, 0,
-       fmt::format("{} has uncommitted edits harness did not make: it keeps updating its progress there but does "
-                   "not commit the file; commit it yourself (those edits and the progress together)",
-                   spec.layout.relative(spec.layout.roadmap_md)));
+       fmt::format("{} {}: it keeps updating its progress there but does not commit the file; commit it yourself ({})",
+                   spec.layout.relative(spec.layout.roadmap_md),
+                   uncommitted ? "is not committed" : "has uncommitted edits harness did not make",
+                   uncommitted ? "with the progress in it" : "those edits and the progress together"));
 }
 
 void Orchestrator::Impl::begin_drain(bool finish_if_idle) {
@@ -516,6 +522,7 @@ void Orchestrator::Impl::warn_about_validation() {
 void Orchestrator::Impl::warn_about_dirty_files() {
   // One look at the whole tree: it also is the baseline of warn_about_undeclared_changes().
   changes_at_start = worker::changed_paths(spec.layout.project_root);
+  if (auto note = uncommitted_spec_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   std::error_code ec;
   const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
   // Changed, and not by a run of ours that was killed before committing it: the user's edit.

@@ -1,6 +1,7 @@
 #include "harness/orchestrator/preflight.hpp"
 
 #include "harness/util/glob.hpp"
+#include "harness/util/shell_words.hpp"
 #include "harness/worker/spawn.hpp"
 
 #include <fmt/format.h>
@@ -352,6 +353,30 @@ std::vector<std::string> attempt_leftovers(const spec::Spec& spec, const spec::P
         std::ranges::any_of(plan.files_modified, [&](const std::string& g) { return util::glob_match(g, c.path); }))
       out.push_back(c.path);
   return out;
+}
+
+std::string uncommitted_spec_note(const spec::Spec& spec, const std::vector<worker::GitChange>& changes) {
+  const auto& root = spec.layout.project_root;
+  std::set<std::string> uncommitted;
+  for (const auto& c : changes)
+    if (c.untracked || c.added) uncommitted.insert(c.path);
+  std::error_code ec;
+  auto is_uncommitted = [&](const fs::path& file) {
+    return fs::exists(file) && uncommitted.contains(fs::relative(file, root, ec).generic_string());
+  };
+  std::vector<std::string> names;
+  for (const auto& doc : {spec.layout.spec_md, spec.layout.roadmap_md})
+    if (is_uncommitted(doc)) names.push_back(doc.filename().string());
+  const auto plans = std::ranges::count_if(spec.plans, [&](const spec::Plan& p) { return is_uncommitted(spec.layout.spec_dir / p.file); });
+  if (plans > 0) names.push_back(fmt::format("{} of its {} PLAN file{}", plans, spec.plans.size(), spec.plans.size() == 1 ? "" : "s"));
+  if (names.empty()) return "";
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  const auto dir = fs::relative(spec.layout.spec_dir, root, ec).generic_string();
+  return fmt::format("the spec's own files are not committed: {}; the run executes them but commits only its own outputs "
+                     "(SUMMARY, VERIFICATION, STATUS.md), so history would hold results without the plans behind them: "
+                     "commit them first (git add {} && git commit)",
+                     list, util::quote_shell_word(dir));
 }
 
 std::vector<std::string> undeclared_changes(const spec::Spec& spec, const std::vector<worker::GitChange>& before,

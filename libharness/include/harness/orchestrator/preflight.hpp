@@ -80,6 +80,12 @@ std::vector<std::string> attempt_leftovers(const spec::Spec& spec, const spec::P
                                            const std::vector<worker::GitChange>& before,
                                            const std::vector<worker::GitChange>& now);
 
+/// The start note for a spec whose own documents are not committed (untracked, or only staged, in
+/// `changes`, git status of the project): SPEC.md and ROADMAP.md by name, the PLAN files counted.
+/// A run executes those plans and commits only its own outputs (SUMMARY, VERIFICATION, STATUS.md),
+/// so history would hold results without the plans behind them. Empty when all are committed.
+std::string uncommitted_spec_note(const spec::Spec& spec, const std::vector<worker::GitChange>& changes);
+
 /// What a run changed that no plan declares: paths in `after` (git status at the end of the run)
 /// that were not in `before` (at its start), lie outside the spec directory and `.orchestration/`,
 /// and match no plan's `files_modified`. Workers commit only declared files, so these are left
