@@ -10,8 +10,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("harness-cli 0.1.0"));
   // A mistake on the command line reads like every other error of ours.
-  app.failure_message([](const CLI::App*, const CLI::Error& e) {
-    return std::string("harness-cli: error: ") + e.what() + "\nRun with --help for more information.\n";
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    std::string what = e.what();
+    // CLI11 says "A subcommand is required" for a mistyped command too: name the word it did not know.
+    if (const auto left = a->remaining(); a->get_subcommands().empty() && !left.empty() && !left.front().starts_with("-")) {
+      what = "unknown command '" + left.front() + "'; the commands are:";
+      for (const auto* sub : a->get_subcommands({})) what += " " + sub->get_name();
+    }
+    return "harness-cli: error: " + what + "\nRun with --help for more information.\n";
   });
   ExitCode exit;
   add_validate(app, exit);

@@ -49,7 +49,9 @@ PY
 set +e
 "$cli" validate "$tmp/nope" 2>/dev/null; [[ $? -eq 2 ]] || fail "missing dir should exit 2"
 "$cli" graph "$example" --format png 2>/dev/null; [[ $? -eq 2 ]] || fail "bad --format should exit 2"
-"$cli" frobnicate 2>/dev/null; [[ $? -eq 2 ]] || fail "unknown subcommand should exit 2"
+err=$("$cli" frobnicate 2>&1); [[ $? -eq 2 ]] || fail "unknown subcommand should exit 2"
+[[ $err == "harness-cli: error: unknown command 'frobnicate'; the commands are: validate graph status"* ]] \
+  || fail "unknown subcommand, not named: $err"
 set -e
 
 # graph in every format
