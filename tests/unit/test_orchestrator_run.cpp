@@ -300,8 +300,10 @@ public:
       sent = true;
       ::raise(SIGINT); // the run's own signal set takes it, as it would the user's Ctrl-C
     }
+    if (e.kind == orchestrator::RunEventKind::note && e.message.starts_with("interrupt:")) interrupt_note = e.message;
   }
   bool sent = false;
+  std::string interrupt_note;
 };
 
 } // namespace
@@ -318,6 +320,22 @@ TEST_CASE("Ctrl-C while a verification runs ends the run once the verification i
   CHECK(rec.sent);
   CHECK(r->outcome == "interrupted");
   CHECK(r->exit_code == 130);
+  CHECK(rec.interrupt_note == "interrupt: no new tasks; running ones finish (Ctrl-C again to stop them)");
+}
+
+TEST_CASE("with --stop-on-interrupt the interrupt's note says the running tasks are being stopped") {
+  Project proj;
+  SlowVerifier v;
+  Interrupter rec;
+  auto options = proj.options();
+  options.interrupt = orchestrator::InterruptMode::stop_running;
+  orchestrator::Orchestrator o(std::move(options), v, rec);
+  ::alarm(120);
+  auto r = o.run();
+  ::alarm(0);
+  REQUIRE(r);
+  CHECK(r->exit_code == 130);
+  CHECK(rec.interrupt_note == "interrupt: no new tasks; stopping the running ones (--stop-on-interrupt)");
 }
 
 namespace {

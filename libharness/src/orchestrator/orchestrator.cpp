@@ -563,7 +563,10 @@ void Orchestrator::Impl::watch_signals() {
   signals.async_wait([this](boost::system::error_code e, int) {
     if (e) return;
     if (++interrupts == 1) {
-      emit(RunEventKind::note, "", -1, 0, "interrupt: no new tasks; running ones finish (Ctrl-C again to stop them)");
+      emit(RunEventKind::note, "", -1, 0,
+           opt.interrupt == InterruptMode::stop_running
+               ? "interrupt: no new tasks; stopping the running ones (--stop-on-interrupt)"
+               : "interrupt: no new tasks; running ones finish (Ctrl-C again to stop them)");
       begin_drain();
     } else {
       emit(RunEventKind::note, "", -1, 0, "second interrupt: stopping every worker");
