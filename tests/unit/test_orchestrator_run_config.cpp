@@ -110,3 +110,16 @@ TEST_CASE("The lookahead is 0..16 or unlimited, nothing else", "[orchestrator][c
     CHECK_FALSE(orchestrator::parse_lookahead(bad).has_value());
   }
 }
+
+TEST_CASE("run_started names each worker the run launches, with the roles adapters give another", "[orchestrator][config]") {
+  orchestrator::RunOptions o;
+  o.adapter = worker::AdapterKind::script;
+  CHECK(orchestrator::describe_workers(o) == "script worker");
+  auto config = store::parse_config("adapters: {default: script, executor: command, planner: script}\n", "config.yaml");
+  REQUIRE(config);
+  orchestrator::apply_config(*config, o);
+  // The planner's is the default's: not named again.
+  CHECK(orchestrator::describe_workers(o) == "script worker, command for executor");
+  o.adapter_by_kind[sched::TaskKind::verify_plan] = worker::AdapterKind::command;
+  CHECK(orchestrator::describe_workers(o) == "script worker, command for executor and verifier");
+}

@@ -20,6 +20,15 @@ TEST_CASE("A crashed task is retried once and then blocks only its dependents", 
   CHECK(d.s.find_task("execute:01-02")->reason.find("verify-plan:01-01") != std::string::npos);
 }
 
+TEST_CASE("A task blocked after its only attempt says 1 attempt", "[sched]") {
+  Config c;
+  c.max_attempts = 1;
+  Driver d(workload(1, {plan("01-01")}), c);
+  d.begin();
+  d.fail("execute:01-01", FailureClass::crashed);
+  CHECK(d.s.find_task("execute:01-01")->reason == "crashed (after 1 attempt)");
+}
+
 TEST_CASE("Rate-limited work is deferred and retried without spending an attempt", "[sched]") {
   Config c;
   c.max_attempts = 1;

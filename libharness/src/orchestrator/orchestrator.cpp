@@ -2,6 +2,7 @@
 // The loop's state is Orchestrator::Impl (run_loop.hpp).
 #include "run_loop.hpp"
 
+#include "harness/orchestrator/run_config.hpp"
 #include "harness/worker/index_lock.hpp"
 
 namespace harness::orchestrator {
@@ -488,7 +489,8 @@ void Orchestrator::Impl::finish_run() {
   (void)worker::run_auto_maintenance(spec.layout.project_root, state_dir / "git.lock");
   summary.elapsed_seconds = elapsed();
   RunEvent finished{RunEventKind::run_finished, 0, "", -1, 0,
-                    fmt::format("{} after {:.1f}s, {} attempts", summary.outcome, summary.elapsed_seconds, summary.attempts),
+                    fmt::format("{} after {:.1f}s, {} attempt{}", summary.outcome, summary.elapsed_seconds, summary.attempts,
+                                summary.attempts == 1 ? "" : "s"),
                     {}, {}, summary.outcome, summary.exit_code};
   emit(std::move(finished));
   checkpoint_poll.cancel();
@@ -655,8 +657,8 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   apply_planning_marks(workload);
   scheduler = std::make_unique<sched::Scheduler>(std::move(workload), opt.sched);
   emit(RunEventKind::run_started, "", -1, 0,
-       fmt::format("{}: {} plans, {} slots, {} worker", spec.layout.spec_name, spec.plans.size(), opt.sched.slots,
-                   worker::to_string(opt.adapter)));
+       fmt::format("{}: {} plan{}, {} slot{}, {}", spec.layout.spec_name, spec.plans.size(), spec.plans.size() == 1 ? "" : "s",
+                   opt.sched.slots, opt.sched.slots == 1 ? "" : "s", describe_workers(opt)));
   warn_about_validation(); // after run_started: the notes belong to this run
   warn_about_dirty_files();
   take_over_checkpoints(); // before the first event: a task that asks again finds its checkpoint

@@ -3,7 +3,10 @@
 
 #include "harness/spec/layout.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <map>
 #include <string>
 
 namespace harness::orchestrator {
@@ -33,6 +36,25 @@ std::expected<std::optional<int>, std::string> parse_lookahead(std::string_view 
   const int k = digits ? std::stoi(std::string(text)) : -1;
   if (k < 0 || k > 16) return std::unexpected(std::string("the lookahead is an integer from 0 to 16 or 'unlimited'"));
   return std::optional<int>(k);
+}
+
+std::string describe_workers(const RunOptions& options) {
+  std::string out = fmt::format("{} worker", worker::to_string(options.adapter));
+  // By the roles config.yaml's `adapters:` names, in the table's order, each once.
+  std::map<worker::AdapterKind, std::vector<std::string_view>> others;
+  for (const auto& [role, kind] : role_kinds) {
+    auto it = options.adapter_by_kind.find(kind);
+    if (it == options.adapter_by_kind.end() || it->second == options.adapter) continue;
+    auto& roles = others[it->second];
+    if (std::find(roles.begin(), roles.end(), role) == roles.end()) roles.push_back(role);
+  }
+  for (const auto& [adapter, kinds] : others) {
+    std::string names;
+    for (std::size_t i = 0; i < kinds.size(); ++i)
+      names += fmt::format("{}{}", i == 0 ? "" : i + 1 == kinds.size() ? " and " : ", ", kinds[i]);
+    out += fmt::format(", {} for {}", worker::to_string(adapter), names);
+  }
+  return out;
 }
 
 void apply_config(const store::OrchestrationConfig& c, RunOptions& o) {

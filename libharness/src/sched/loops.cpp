@@ -19,6 +19,9 @@ Action make_action(ActionType type, const Task& t, std::string reason) {
   return a;
 }
 
+/// "1 attempt", "2 attempts".
+std::string attempts(int n) { return std::to_string(n) + (n == 1 ? " attempt" : " attempts"); }
+
 } // namespace
 
 void Scheduler::mark_done(int t) {
@@ -216,7 +219,7 @@ void Scheduler::on_failed(const Event& e, int t, std::vector<Action>& out) {
     Task& xk = m_tasks[static_cast<std::size_t>(x)];
     if (++xk.failures >= m_config.max_attempts) {
       set_state(xk, TaskState::pending);
-      block(x, "verification failed after " + std::to_string(xk.failures) + " attempts: " + what, out);
+      block(x, "verification failed after " + attempts(xk.failures) + ": " + what, out);
       block(t, "its execute is blocked", out);
       return;
     }
@@ -225,7 +228,7 @@ void Scheduler::on_failed(const Event& e, int t, std::vector<Action>& out) {
     return;
   }
   if (++k.failures >= m_config.max_attempts) {
-    block(t, what + " (after " + std::to_string(k.failures) + " attempts)", out);
+    block(t, what + " (after " + attempts(k.failures) + ")", out);
     return;
   }
   set_state(k, TaskState::pending);

@@ -22,6 +22,10 @@ std::expected<std::optional<int>, std::string> parse_lookahead(std::string_view 
 /// Applies every key `config` sets onto `options`; keys it leaves out keep their value.
 void apply_config(const store::OrchestrationConfig& config, RunOptions& options);
 
+/// The workers a run launches, for its run_started line: "script worker", or with `adapters:`
+/// giving some roles another worker "script worker, command for executor" (config.yaml's role names).
+std::string describe_workers(const RunOptions& options);
+
 /// Reads `<project>/.orchestration/config.yaml` for `options.spec_dir` (project = nearest ancestor
 /// holding .git) and applies it. A missing file changes nothing; a malformed one is an error with
 /// file:line:col diagnostics.
