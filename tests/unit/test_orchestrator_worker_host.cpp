@@ -78,7 +78,7 @@ TEST_CASE("A worker past its timeout is stopped with its whole process group", "
   r.run("sleep 60 & echo $! > bg.pid; sleep 60", std::chrono::seconds(1), dir.path);
   REQUIRE(r.exit.has_value());
   CHECK(r.exit->stopped);
-  CHECK(r.exit->stop_reason == "timed out");
+  CHECK(r.exit->stop_reason == "still running after the task timeout (1 s)"); // not "timed_out: timed out"
   const int bg = read_pid(dir.path / "bg.pid");
   for (int i = 0; i < 100 && alive(bg); ++i) ::usleep(20'000);
   CHECK_FALSE(alive(bg));

@@ -73,8 +73,11 @@ std::expected<int, std::string> WorkerHost::start(const std::string& session, co
   p->idle = idle;
   m_procs[session] = p;
   p->deadline.expires_after(timeout);
-  p->deadline.async_wait([this, p](boost::system::error_code e) {
-    if (!e && !p->exited) stop(p->session, "timed out", std::chrono::seconds(10));
+  // The reason follows the failure class in the run's lines ("timed_out: ..."): say what ran out.
+  const std::string why = timeout.count() % 60 == 0 ? fmt::format("still running after the task timeout ({} min)", timeout.count() / 60)
+                                                    : fmt::format("still running after the task timeout ({} s)", timeout.count());
+  p->deadline.async_wait([this, p, why](boost::system::error_code e) {
+    if (!e && !p->exited) stop(p->session, why, std::chrono::seconds(10));
   });
   arm_timers(p);
   read_more(p);
