@@ -44,6 +44,7 @@ void add_end_session(CLI::App& app, ExitCode& exit) {
     }
     boost::json::object args{{"session_id", opt->session}};
     if (!opt->reason.empty()) args["reason"] = opt->reason;
+    args["requested_by"] = "harness-cli end-session"; // the run says who ended the task
     ask_and_print(project, "end_session", opt->session, args, opt->json, exit, [](const boost::json::object& o) {
       const auto* id = o.if_contains("session_id");
       return "ended " + (id && id->is_string() ? std::string(id->as_string()) : std::string("the session"));

@@ -157,6 +157,8 @@ python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j == {"session_id
 rc=0; wait "$orch" || rc=$?
 orch=""
 [[ $rc -eq 1 ]] || fail "the run whose only worker was ended exited $rc, expected 1 (blocked)"
+grep -q '"event":"task_blocked","elapsed":[^,]*,"task":"execute:01-01","message":"refused by a human: ended by harness-cli end-session: test"' "$tmp/events.jsonl" ||
+  fail "the blocked task does not say the CLI ended it: $(grep task_blocked "$tmp/events.jsonl")"
 out=$(cd "$p" && "$cli" end-session --list)
 [[ -z $out ]] || fail "end-session --list after the run: $out"
 echo "cli project commands: all checks passed"

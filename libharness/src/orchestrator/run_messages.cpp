@@ -85,7 +85,9 @@ Orchestrator::Impl::Answer Orchestrator::Impl::end_requested(const std::string& 
     return refuse(fmt::format("session {} runs no worker process (verification runs inside the orchestrator)", sid));
   boost::system::error_code ec;
   auto args = boost::json::parse(body, ec);
-  std::string reason = "ended by harness_end_session";
+  // The CLI says it asked; harness_end_session over MCP sends no `requested_by`.
+  std::string by = !ec && args.is_object() ? field(args.as_object(), "requested_by") : "";
+  std::string reason = "ended by " + (by.empty() ? std::string("harness_end_session") : by);
   if (!ec && args.is_object())
     if (auto why = field(args.as_object(), "reason"); !why.empty()) reason += ": " + why;
   ended_by_request.insert(sid);
