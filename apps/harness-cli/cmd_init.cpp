@@ -3,7 +3,9 @@
 #include "project_dir.hpp"
 #include "self_dir.hpp"
 
+#include "harness/orchestrator/preflight.hpp"
 #include "harness/setup/install.hpp"
+#include "harness/spec/layout.hpp"
 
 #include <iostream>
 #include <memory>
@@ -39,6 +41,14 @@ void add_init(CLI::App& app, ExitCode& exit) {
     // Claude Code runs in the project root: the command names the spec from there.
     std::cout << "created " << (*dir / "SPEC.md").string() << "\nnext: describe the feature there, then run /harness:plan-spec "
               << dir->lexically_relative(project).string() << " in Claude Code\n";
+    // A project that ignores `*.log` ignores commits.log too, and orchestrate would refuse to start.
+    if (auto layout = spec::discover_layout(*dir, project))
+      if (const auto ignored = orchestrator::ignored_documents(*layout); !ignored.empty())
+        std::cerr << "note: git ignores " << ignored.front()
+                  << (ignored.size() > 1 ? " (and " + std::to_string(ignored.size() - 1) + " more of the spec's files)" : "")
+                  << ", which harness commits; orchestrate will not start until a .gitignore rule lets it through, e.g. "
+                  << "add the line '!" << ignored.front() << "' (git check-ignore -v " << ignored.front()
+                  << " names the rule)\n";
     exit.value = 0;
   });
 }

@@ -76,6 +76,16 @@ grep -q "docs/specs/SPC-001-notifications" "$tmp/init.err" || fail "the refusal 
 [[ ! -e $q/docs/specs/SPC-002-notifications ]] || fail "a refused init created a directory"
 (cd "$q/app" && "$cli" init --spec notifications --allow-same-name) >/dev/null || fail "--allow-same-name exited $?"
 [[ -f $q/docs/specs/SPC-002-notifications/SPEC.md ]] || fail "--allow-same-name did not number a second spec"
+# A name too long for a directory is bad input (exit 2), not a failed write.
+rc=0; (cd "$q" && "$cli" init --spec "$(printf 'x%.0s' $(seq 300))") >/dev/null 2>"$tmp/init.err" || rc=$?
+[[ $rc -eq 2 && $(cat "$tmp/init.err") == *"the spec's name is too long: its directory name would have 300 characters"* ]] \
+  || fail "init with a 300-character name: rc $rc, $(cat "$tmp/init.err")"
+# A project that ignores *.log (commits.log too) hears it from init, not first from orchestrate.
+printf '*.log\n' >"$q/.gitignore"
+err=$(cd "$q" && "$cli" init --spec logs 2>&1 >/dev/null) || fail "init in a project ignoring *.log exited $?"
+[[ $err == "note: git ignores docs/specs/SPC-003-logs/execution/commits.log, which harness commits; orchestrate will not start until"* ]] \
+  || fail "init does not mention the ignored commits.log: $err"
+rm "$q/.gitignore"
 (cd "$q/app/src" && "$cli" install-skills) >/dev/null || fail "install-skills from a subdirectory exited $?"
 [[ -f $q/.mcp.json && -d $q/.claude/commands/harness ]] || fail "install-skills did not write at the project root"
 [[ ! -e $q/app/src/.claude && ! -e $q/app/src/.mcp.json ]] || fail "install-skills wrote into the subdirectory"

@@ -117,6 +117,16 @@ TEST_CASE("a spec name's accented Latin letters become their base letters in the
   CHECK_FALSE(fs::exists(dir.path / "docs/specs/SPC-002-"));
 }
 
+TEST_CASE("init refuses a name too long for a directory as bad input, not a failed write", "[setup]") {
+  test::TempDir dir;
+  auto long_name = setup::init_spec(dir.path, std::string(300, 'a'), skills);
+  REQUIRE_FALSE(long_name);
+  CHECK(long_name.error().bad_input); // exit 2
+  CHECK(long_name.error().message.find("the spec's name is too long: its directory name would have 300 characters") == 0);
+  CHECK_FALSE(fs::exists(dir.path / "docs/specs"));
+  CHECK(setup::init_spec(dir.path, std::string(setup::max_slug_length, 'a'), skills));
+}
+
 TEST_CASE("init refuses a name an existing spec has, naming it, unless told to allow it", "[setup]") {
   test::TempDir dir;
   fs::create_directories(dir.path / "docs/specs/SPC-003-notifications");

@@ -247,6 +247,20 @@ std::vector<std::string> unwritable_state_files(const fs::path& root) {
 
 } // namespace
 
+std::vector<std::string> ignored_documents(const spec::Layout& layout) {
+  std::vector<std::string> out;
+  std::vector<std::string> check = {"check-ignore", "--"};
+  for (auto& d : document_paths(layout)) check.push_back(std::move(d));
+  if (auto r = worker::run_git(layout.project_root, check); r.exit_code == 0)
+    for (std::size_t pos = 0; pos < r.out.size();) {
+      std::size_t nl = r.out.find('\n', pos);
+      if (nl == std::string::npos) nl = r.out.size();
+      if (nl > pos) out.push_back(r.out.substr(pos, nl - pos));
+      pos = nl + 1;
+    }
+  return out;
+}
+
 StartFacts probe_start_facts(const spec::Layout& layout) {
   const fs::path& project_root = layout.project_root;
   StartFacts f;
@@ -265,15 +279,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
   if (f.git_repository) {
     while (!git_dir.out.empty() && git_dir.out.back() == '\n') git_dir.out.pop_back();
     f.git_operation = operation_in_progress(git_dir.out);
-    std::vector<std::string> check = {"check-ignore", "--"};
-    for (auto& d : document_paths(layout)) check.push_back(std::move(d));
-    if (auto r = worker::run_git(project_root, check); r.exit_code == 0)
-      for (std::size_t pos = 0; pos < r.out.size();) {
-        std::size_t nl = r.out.find('\n', pos);
-        if (nl == std::string::npos) nl = r.out.size();
-        if (nl > pos) f.ignored_documents.push_back(r.out.substr(pos, nl - pos));
-        pos = nl + 1;
-      }
+    f.ignored_documents = ignored_documents(layout);
   }
   // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
   // an address guessed from the host name is acceptable), in the environment commits run in.

@@ -230,6 +230,12 @@ std::expected<fs::path, SetupError> init_spec(const fs::path& project, std::stri
                                               SameName same_name) {
   const auto s = slug(name);
   if (s.empty()) return std::unexpected(invalid(fmt::format("'{}' gives no usable directory name: it needs a letter or digit of the Latin alphabet", name)));
+  // A file name has at most 255 bytes, and the directory's name goes into every path below it
+  // and into commit trailers: a short name is asked for, rather than "File name too long" later.
+  if (s.size() > max_slug_length)
+    return std::unexpected(invalid(fmt::format("the spec's name is too long: its directory name would have {} characters after "
+                                               "SPC-NNN-; give a name of at most {} (a few words: the SPEC.md says the rest)",
+                                               s.size(), max_slug_length)));
   std::error_code ec;
   // A mistyped --project must not become a new directory tree with a spec in it.
   if (!fs::is_directory(project, ec)) return std::unexpected(invalid(fmt::format("{} is not a directory", project.string())));

@@ -51,6 +51,12 @@ struct StartFacts {
 /// must be executable.
 StartFacts probe_start_facts(const spec::Layout& layout);
 
+/// The spec's documents harness commits (STATUS.md, ROADMAP.md, execution/commits.log, a SUMMARY,
+/// FINAL-VERIFICATION.md) that a .gitignore rule of the project ignores, project-relative; empty
+/// when none is, or git cannot tell (no repository). `orchestrate` refuses to start while any is;
+/// `init` says so at once.
+std::vector<std::string> ignored_documents(const spec::Layout& layout);
+
 /// Every problem that would stop `options` part-way in the project of `layout`, each with its
 /// fix; empty when the run can start. The worker programs checked are those of the launches the
 /// run would build (worker::build_launch) for each task kind that starts a worker process.

@@ -2,6 +2,7 @@
 // Putting harness into a user's project: the /harness:* commands, agents, templates and
 // references under `.claude/`, the harness MCP server in `.mcp.json`, and new spec directories.
 
+#include <cstddef>
 #include <expected>
 #include <filesystem>
 #include <string>
@@ -51,12 +52,16 @@ std::expected<std::string, std::string> merge_mcp_json(std::string_view existing
 /// non-ASCII text (CJK, emoji) is a separator, so a name of nothing else gives "".
 std::string slug(std::string_view name);
 
+/// The longest slug init_spec takes for a spec's directory name.
+inline constexpr std::size_t max_slug_length = 100;
+
 /// Whether init_spec may create a spec whose name another spec already has (with its own number).
 enum class SameName { refuse, allow };
 
 /// Creates docs/specs/SPC-NNN-<slug>/SPEC.md from skills/templates/spec.md (NNN: one more than
 /// the highest SPC number under docs/specs, from 001). `project` must exist. Returns the new
-/// directory. With SameName::refuse, an existing SPC-MMM-<slug> is bad input naming it: a second
+/// directory. A name whose slug is empty or longer than max_slug_length is bad input. With
+/// SameName::refuse, an existing SPC-MMM-<slug> is bad input naming it: a second
 /// `init --spec notifications` is more often a repeated command than a second feature.
 std::expected<std::filesystem::path, SetupError> init_spec(const std::filesystem::path& project, std::string_view name,
                                                            const std::filesystem::path& skills_dir,
