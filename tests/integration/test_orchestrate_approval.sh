@@ -72,7 +72,7 @@ grep -q '^status: complete$' "$s/ROADMAP.md" || fail "ROADMAP.md: $(head -12 "$s
 vout=$(cd "$p" && "$cli" verify "$spec" --phase 02) || fail "verify --phase 02 after the approval: $vout"
 [[ $vout == *"kept the approval by "*"(harness_respond over MCP)"* ]] && grep -q '^approval_note: "reads well"$' "$v" \
   || fail "verify --phase dropped the approval: $vout: $(cat "$v")"
-(cd "$p" && git commit -qam "verified by hand")
+(cd "$p" && git commit -q --allow-empty -am "verified by hand") # unchanged when within the same second
 run "$p" run3
 [[ $rc -eq 0 && $out == *"run_finished       : complete after"*", 0 attempts"* && $out != *checkpoint* ]] || fail "run 3 was not a no-op: $out"
 
