@@ -319,19 +319,14 @@ std::string render_start_problems(const std::vector<StartProblem>& problems) {
 namespace {
 
 /// The project-relative prefix of the spec directory, with a trailing slash.
-std::string spec_prefix(const spec::Spec& spec) {
-  std::error_code ec;
-  return std::filesystem::relative(spec.layout.spec_dir, spec.layout.project_root, ec).string() + "/";
-}
-
 bool harness_own(const std::string& path, const std::string& spec_rel) {
-  return path.starts_with(spec_rel) || path.starts_with(".orchestration/");
+  return (!spec_rel.empty() && path.starts_with(spec_rel)) || path.starts_with(".orchestration/");
 }
 
 } // namespace
 
 std::vector<DirtyDeclaredFile> dirty_declared_files(const spec::Spec& spec, const std::vector<worker::GitChange>& changes) {
-  const std::string spec_rel = spec_prefix(spec);
+  const std::string spec_rel = spec.layout.spec_dir_in_project();
   std::vector<DirtyDeclaredFile> out;
   for (const auto& c : changes) {
     if (harness_own(c.path, spec_rel)) continue;
@@ -350,7 +345,7 @@ std::vector<DirtyDeclaredFile> dirty_declared_files(const spec::Spec& spec, cons
 std::vector<std::string> attempt_leftovers(const spec::Spec& spec, const spec::Plan& plan,
                                            const std::vector<worker::GitChange>& before,
                                            const std::vector<worker::GitChange>& now) {
-  const std::string spec_rel = spec_prefix(spec);
+  const std::string spec_rel = spec.layout.spec_dir_in_project();
   std::set<std::string> already;
   for (const auto& c : before) already.insert(c.path);
   std::vector<std::string> out;
@@ -387,7 +382,7 @@ std::string uncommitted_spec_note(const spec::Spec& spec, const std::vector<work
 
 std::vector<std::string> undeclared_changes(const spec::Spec& spec, const std::vector<worker::GitChange>& before,
                                             const std::vector<worker::GitChange>& after) {
-  const std::string spec_rel = spec_prefix(spec);
+  const std::string spec_rel = spec.layout.spec_dir_in_project();
   std::set<std::string> already;
   for (const auto& c : before) already.insert(c.path);
   std::vector<std::string> out;

@@ -69,6 +69,12 @@ std::string Layout::relative(const fs::path& p) const {
   return ec || rel.empty() ? p.string() : rel.string();
 }
 
+std::string Layout::spec_dir_in_project() const {
+  std::error_code ec;
+  const std::string rel = fs::relative(spec_dir, project_root, ec).generic_string();
+  return ec || rel.empty() || rel == "." || rel.starts_with("..") ? std::string() : rel + "/";
+}
+
 std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, const fs::path& cwd) {
   std::error_code ec;
   fs::path dir = fs::absolute(spec_dir_in, ec);

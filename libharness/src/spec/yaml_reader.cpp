@@ -1,6 +1,7 @@
 #include "yaml_reader.hpp"
 
 #include "harness/spec/frontmatter.hpp"
+#include "harness/spec/yaml_keys.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -143,20 +144,9 @@ std::optional<double> YamlReader::duration(const YAML::Node& n, std::string_view
 }
 
 void YamlReader::check_unique_keys(const YAML::Node& n) {
-  if (n.IsSequence()) {
-    for (const auto& item : n) check_unique_keys(item);
-    return;
-  }
-  if (!n.IsMap()) return;
-  std::map<std::string, int, std::less<>> first_line;
-  for (const auto& kv : n) {
-    if (kv.first.IsScalar()) {
-      auto [it, inserted] = first_line.emplace(kv.first.Scalar(), line_of(kv.first));
-      if (!inserted)
-        error(kv.first, "H024", fmt::format("duplicate key '{}' (first on line {}); YAML keys must be unique", it->first, it->second));
-    }
-    check_unique_keys(kv.second);
-  }
+  for (const auto& r : repeated_keys(n))
+    error(r.key, "H024", fmt::format("duplicate key '{}' (first on line {}); YAML keys must be unique", r.key.Scalar(),
+                                     line_of(r.first)));
 }
 
 std::string yaml_to_json(const YAML::Node& n) { return boost::json::serialize(to_json_value(n)); }

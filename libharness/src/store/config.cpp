@@ -1,6 +1,8 @@
 // `.orchestration/config.yaml`: parse with file:line diagnostics, render back.
 #include "harness/store/config.hpp"
 
+#include "harness/spec/yaml_keys.hpp"
+
 #include "harness/util/atomic_file.hpp"
 
 #include <fmt/format.h>
@@ -192,21 +194,12 @@ struct ConfigParser {
     }
   }
 
-  /// yaml-cpp keeps both entries of a repeated key, and the walk below would apply both, the last
-  /// silently winning: `slots: 4` then `slots: 5` would run 5 slots with no word said.
-  void unique_keys(const YAML::Node& node, const std::string& prefix = {}) {
-    if (node.IsSequence())
-      for (const auto& item : node) unique_keys(item, prefix);
-    if (!node.IsMap()) return;
-    std::map<std::string, int, std::less<>> first_line;
-    for (const auto& kv : node) {
-      if (!kv.first.IsScalar()) continue;
-      const std::string full = prefix + kv.first.Scalar();
-      if (auto [it, inserted] = first_line.emplace(kv.first.Scalar(), kv.first.Mark().line + 1); !inserted)
-        report(kv.first.Mark(), code_duplicate,
-               fmt::format("duplicate key `{}` (first on line {}); YAML keys must be unique", full, it->second));
-      unique_keys(kv.second, full + ".");
-    }
+  /// The walk below would apply both entries of a repeated key, the last silently winning:
+  /// `slots: 4` then `slots: 5` would run 5 slots with no word said.
+  void unique_keys(const YAML::Node& root) {
+    for (const auto& r : spec::repeated_keys(root))
+      report(r.key.Mark(), code_duplicate,
+             fmt::format("duplicate key `{}` (first on line {}); YAML keys must be unique", r.path, r.first.Mark().line + 1));
   }
 
   void top(const YAML::Node& root, OrchestrationConfig& c) {

@@ -70,16 +70,15 @@ void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckR
 /// is a conflict it could not see: named, though it does not fail the check (the work is done).
 std::string undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std::vector<std::string> files,
                              const std::set<std::string>& old_names) {
-  std::error_code ec;
-  const fs::path spec_rel = fs::relative(spec.layout.spec_dir, spec.layout.project_root, ec);
   std::vector<std::string> doc_dirs;
-  auto add_dir = [&](const fs::path& dir) {
-    const std::string d = dir.generic_string();
-    if (!ec && !d.empty() && d != "." && !d.starts_with("..")) doc_dirs.push_back(d + "/");
-  };
-  add_dir(spec_rel);
-  for (const auto& name : old_names)
-    if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..") add_dir(spec_rel.parent_path() / name);
+  if (const std::string current = spec.layout.spec_dir_in_project(); !current.empty()) {
+    doc_dirs.push_back(current);
+    // The old names sit beside it: the same parent directory.
+    const std::string parent = fs::path(current.substr(0, current.size() - 1)).parent_path().generic_string();
+    for (const auto& name : old_names)
+      if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..")
+        doc_dirs.push_back((parent.empty() ? "" : parent + "/") + name + "/");
+  }
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   std::erase_if(files, [&](const std::string& f) {

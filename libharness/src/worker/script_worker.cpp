@@ -58,12 +58,6 @@ struct Declared {
   }
 };
 
-std::string spec_dir_prefix(const spec::Layout& layout) {
-  std::error_code ec;
-  const std::string rel = std::filesystem::relative(layout.spec_dir, layout.project_root, ec).generic_string();
-  return ec || rel.empty() || rel == "." || rel.starts_with("..") ? std::string() : rel + "/";
-}
-
 /// Runs a shell block in `root` with this process's stdout/stderr (the session log).
 int run_block(const fs::path& root, const std::string& script) {
   asio::io_context ctx;
@@ -221,7 +215,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   if (!loaded) return fail(loaded.error());
   const spec::Plan* plan = &*loaded;
   const spec::Layout* lay = &*layout;
-  const Declared declared{*plan, spec_dir_prefix(*lay)};
+  const Declared declared{*plan, lay->spec_dir_in_project()};
   const fs::path root = lay->project_root;
   const fs::path lock = root / ".orchestration" / "git.lock";
   const auto tasks = script_tasks(*plan);

@@ -59,6 +59,10 @@ struct Layout {
   bool owns_spec_trailer(std::string_view trailer) const;
   /// Path relative to the spec directory, for display.
   std::string relative(const std::filesystem::path& p) const;
+  /// The spec directory relative to the project root, with '/' separators and a trailing '/'
+  /// ("docs/specs/SPC-001-x/"): the prefix of every git path inside it. Empty when the spec
+  /// directory is the project root or outside it.
+  std::string spec_dir_in_project() const;
 };
 
 /// Discovers the layout of `spec_dir` (which must exist). `cwd` is used as the project root when
