@@ -157,3 +157,18 @@ files_read: ['.git/HEAD', '.orchestration/harness.db']
                    "8:5 files_modified entry 'src/../.git/**' is in .git/, git's own data, which no plan may write: "
                    "remove the entry"});
 }
+
+TEST_CASE("paths are shown relative to the spec directory, also when it was named through a symlink") {
+  harness::test::TempDir d;
+  harness::test::sh(d.path, "git init -q");
+  d.write("docs/specs/SPC-001-a/SPEC.md", "# a\n");
+  fs::create_directory_symlink(d.path / "docs", d.path / "link");
+  for (const fs::path& given : {d.path / "docs/specs/SPC-001-a", d.path / "link/specs/SPC-001-a"}) {
+    auto l = discover_layout(given, d.path);
+    REQUIRE(l);
+    CHECK(l->relative(l->spec_dir / "planning/plans/01-x/01-01-PLAN.md") == "planning/plans/01-x/01-01-PLAN.md");
+    CHECK(l->relative(l->spec_dir) == ".");
+    CHECK(l->relative(l->project_root / "src/main.c") == "../../../src/main.c");
+    CHECK(l->spec_dir_in_project() == "docs/specs/SPC-001-a/");
+  }
+}

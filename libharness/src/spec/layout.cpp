@@ -36,6 +36,16 @@ std::vector<PhaseDir> scan_phases(const fs::path& plans_dir, const fs::path& res
   return phases;
 }
 
+// spec_dir and project_root are canonical, and the paths shown are built from them, so a lexical
+// comparison gives what fs::relative would. fs::relative resolves every component of both paths
+// (a readlink each): half of `status`'s system calls on the example spec went there.
+fs::path relative_to(const fs::path& p, const fs::path& base) {
+  if (auto rel = p.lexically_relative(base); !rel.empty() && *rel.begin() != "..") return rel;
+  std::error_code ec;
+  auto rel = fs::relative(p, base, ec);
+  return ec ? fs::path() : rel;
+}
+
 } // namespace
 
 fs::path Layout::plan_file(const PhaseDir& phase, const std::string& plan_id) const {
@@ -64,15 +74,13 @@ const PhaseDir* Layout::find_phase(PhaseNumber n) const {
 bool Layout::owns_spec_trailer(std::string_view trailer) const { return same_spec(trailer, spec_name, sibling_specs); }
 
 std::string Layout::relative(const fs::path& p) const {
-  std::error_code ec;
-  auto rel = fs::relative(p, spec_dir, ec);
-  return ec || rel.empty() ? p.string() : rel.string();
+  auto rel = relative_to(p, spec_dir);
+  return rel.empty() ? p.string() : rel.string();
 }
 
 std::string Layout::spec_dir_in_project() const {
-  std::error_code ec;
-  const std::string rel = fs::relative(spec_dir, project_root, ec).generic_string();
-  return ec || rel.empty() || rel == "." || rel.starts_with("..") ? std::string() : rel + "/";
+  const std::string rel = relative_to(spec_dir, project_root).generic_string();
+  return rel.empty() || rel == "." || rel.starts_with("..") ? std::string() : rel + "/";
 }
 
 std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, const fs::path& cwd) {
