@@ -13,11 +13,13 @@ TEST_CASE("skills/templates/worker-prompt.md renders with the orchestrator's val
                                                        {"task_json", "{}"},
                                                        {"task_kind", "execute"},
                                                        {"spec_dir", "/p/docs/specs/SPC-001-x"},
-                                                       {"subject", "01-01"}});
+                                                       {"subject", "01-01"},
+                                                       {"adapter", "command"}});
   REQUIRE(text);
   CHECK(text->find("{{") == std::string::npos);
   for (const char* needle : {"harness_worker_report", "harness_worker_await", "session_ready", "task_started",
                              "progress_update", "decision_needed", "verification_needed", "action_needed",
-                             "task_completed", "task_failed", "Plan: <plan>, Task: <i>/<n>", "Spec:"})
+                             "task_completed", "task_failed", "Plan: <plan>, Task: <i>/<n>", "Spec:",
+                             R"("adapter": "command")", R"("answered": false)"})
     CHECK(text->find(needle) != std::string::npos);
 }

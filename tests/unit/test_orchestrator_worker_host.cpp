@@ -10,6 +10,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <optional>
 
 using namespace harness;
@@ -25,13 +26,16 @@ struct Run {
                                 [this](const std::string&, const orchestrator::WorkerExit& x) { exit = x; }};
 
   /// Runs `script` with sh; returns the seconds until the host reported the exit (guard: 20 s).
-  double run(const std::string& script, std::chrono::seconds timeout, const fs::path& dir) {
+  /// `started` runs once the process is up (to hold its timers, say).
+  double run(const std::string& script, std::chrono::seconds timeout, const fs::path& dir,
+             std::chrono::seconds idle = std::chrono::seconds(0), const std::function<void()>& started = {}) {
     worker::LaunchSpec spec;
     spec.argv = {"sh", "-c", script};
     spec.env = {{"PATH", "/usr/bin:/bin"}};
     spec.cwd = dir;
     const auto t0 = std::chrono::steady_clock::now();
-    REQUIRE(host.start("s1", spec, dir / "out.log", timeout, std::chrono::seconds(0)).has_value());
+    REQUIRE(host.start("s1", spec, dir / "out.log", timeout, idle).has_value());
+    if (started) started();
     boost::asio::steady_timer guard(ctx, std::chrono::seconds(20));
     guard.async_wait([this](boost::system::error_code e) {
       if (!e) ctx.stop();
@@ -82,4 +86,31 @@ TEST_CASE("A worker past its timeout is stopped with its whole process group", "
   const int bg = read_pid(dir.path / "bg.pid");
   for (int i = 0; i < 100 && alive(bg); ++i) ::usleep(20'000);
   CHECK_FALSE(alive(bg));
+}
+
+TEST_CASE("A worker held for a person's answer is stopped by neither timeout; released, its task timeout goes on", "[orchestrator][worker_host]") {
+  test::TempDir dir;
+  {
+    Run r; // held for its whole life: outlives a 1 s task timeout and a 1 s idle timeout
+    r.run("sleep 3; echo answered", std::chrono::seconds(1), dir.path, std::chrono::seconds(1), [&r] { r.host.hold("s1"); });
+    REQUIRE(r.exit.has_value());
+    CHECK_FALSE(r.exit->stopped);
+    CHECK(r.exit->exit_code == 0);
+  }
+  {
+    Run r; // held for 2 s of a 2 s task timeout, then released: stopped about 2 s later, not at 2 s
+    boost::asio::steady_timer answer(r.ctx);
+    const double seconds = r.run("sleep 30", std::chrono::seconds(2), dir.path, std::chrono::seconds(0), [&] {
+      r.host.hold("s1");
+      answer.expires_after(std::chrono::seconds(2));
+      answer.async_wait([&r](boost::system::error_code e) {
+        if (!e) r.host.release("s1");
+      });
+    });
+    REQUIRE(r.exit.has_value());
+    CHECK(r.exit->stopped);
+    CHECK(r.exit->stop_reason == "still running after the task timeout (2 s)");
+    CHECK(seconds > 3.5); // the held time did not count
+    CHECK(seconds < 15);  // generous guard: the timeout ran again after the release
+  }
 }

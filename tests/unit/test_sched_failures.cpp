@@ -177,3 +177,39 @@ TEST_CASE("A worker waiting for its answer, or a retry to come, is not waiting o
   CHECK(d.state("execute:01-01") == "deferred");
   CHECK_FALSE(d.s.waits_only_for_humans());
 }
+
+TEST_CASE("A worker's word that a retry cannot help blocks at once, with its reason", "[sched]") {
+  Driver d(workload(1, {plan("01-01"), plan("01-02")}));
+  d.begin();
+  auto e = make_event(EventType::failed, "execute:01-01");
+  e.failure = FailureClass::no_retry;
+  e.detail = "the registry token is missing";
+  d.send(e);
+  CHECK(d.state("execute:01-01") == "blocked");
+  CHECK(d.s.find_task("execute:01-01")->reason == "the registry token is missing (not retried: the worker said a retry cannot help)");
+  CHECK(std::ranges::none_of(d.log, [](const Action& a) { return a.task == "execute:01-01" && a.attempt == 2; }));
+  d.run_all();
+  CHECK(d.state("verify-plan:01-02") == "done");
+  CHECK(to_string(FailureClass::no_retry) == "no_retry");
+  CHECK(parse_failure_class("no_retry") == FailureClass::no_retry);
+}
+
+TEST_CASE("A worker that asked and went on without the answer may finish its task", "[sched]") {
+  Driver d(workload(1, {plan("01-01")}));
+  d.begin();
+  auto q = make_event(EventType::checkpoint, "execute:01-01");
+  q.worker_alive = true;
+  d.send(q);
+  CHECK(d.state("execute:01-01") == "waiting");
+  auto out = d.send(make_event(EventType::succeeded, "execute:01-01"));
+  CHECK(std::ranges::none_of(out, [](const Action& a) { return a.type == ActionType::rejected; }));
+  CHECK(d.state("execute:01-01") == "done");
+  // Without a worker holding the slot (a verification checkpoint), nothing can finish it but an answer.
+  Driver v(workload(1, {plan("01-01")}));
+  v.begin();
+  auto c = make_event(EventType::checkpoint, "execute:01-01");
+  c.worker_alive = false;
+  v.send(c);
+  out = v.send(make_event(EventType::succeeded, "execute:01-01"));
+  CHECK(std::ranges::any_of(out, [](const Action& a) { return a.type == ActionType::rejected; }));
+}

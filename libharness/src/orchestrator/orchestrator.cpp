@@ -201,6 +201,7 @@ std::string Orchestrator::Impl::render_prompt(const Session& s) {
   if (!tmpl) return "You are a harness worker. Task: " + task_json;
   auto r = worker::render_template(*tmpl, {{"session_id", s.id}, {"task_id", s.action.task}, {"task_json", task_json},
                                            {"task_kind", std::string(sched::to_string(s.action.kind))},
+                                           {"adapter", std::string(worker::to_string(s.adapter))},
                                            {"spec_dir", spec.layout.spec_dir.string()}, {"subject", s.action.subject}});
   return r ? *r : "You are a harness worker. Task: " + task_json;
 }
@@ -299,7 +300,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (db) // a worker without MCP reports through files in its session directory
     for (const auto& e : store::StateDir(state_dir).ingest_session(*db, sid).errors) emit(RunEventKind::note, task, -1, 0, e);
   pump_messages(); // reports written just before the exit count
-  const bool left_question = withdraw_questions(task);
+  const bool left_question = withdraw_questions(task, s.reported_completed);
   if (db) (void)db->expire_pending(sid); // a question its asker can no longer read is nobody's to answer
   if (db) (void)db->set_session_status(sid, x.exit_code == 0 && !x.stopped ? "completed" : "failed", x.exit_code);
   if (s.action.kind == TaskKind::execute)
@@ -351,14 +352,19 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   bool deviations = false;
   if (x.exit_code == 0 && end.reported.empty() && end.agent_failure.empty()) {
     // A clean exit is still no success until the harness sees what the task must leave.
-    if (left_question) end.finding = "the worker exited while its question was unanswered";
+    // A worker may give up waiting (harness_worker_await's timeout) and decide itself: its
+    // completion is checked like any other. Exiting with the question open and no completion is not.
+    if (left_question && !s.reported_completed) end.finding = "the worker exited while its question was unanswered";
     else if (s.adapter != worker::AdapterKind::script && !s.reported_completed)
       end.finding = "the worker exited without reporting task_completed";
     else if (s.action.kind == TaskKind::execute) end.finding = check_artifacts(s, deviations);
   }
   if (const auto why = failure_reason(end); !why.empty()) {
-    end_session(sid, why, false);
-    return fail(task, sched::FailureClass::crashed, why);
+    // The worker's own word that retrying is pointless (a missing secret, a plan that contradicts
+    // itself) saves an attempt; without that word, any failure may be transient.
+    const bool hopeless = s.retry_forbidden && !end.reported.empty();
+    end_session(sid, why, false); // erases `s`
+    return fail(task, hopeless ? sched::FailureClass::no_retry : sched::FailureClass::crashed, why);
   }
   record_result(s);
   if (is_planning(s.action.kind)) return finish_planning(sid);

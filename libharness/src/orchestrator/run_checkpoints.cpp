@@ -334,6 +334,8 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
   if (auto m = checkpoint_message.find(id); m != checkpoint_message.end()) {
     answer_worker(m->second, answer);
     checkpoint_message.erase(m);
+    for (const auto& [sid, s] : sessions) // its timeouts run again from where they stopped
+      if (s.action.task == task) host->release(sid);
   }
   const std::string said = !answer.choice.empty() ? "chose " + util::quote_shell_word(answer.choice) : approved ? "approved" : "refused";
   emit(RunEvent{RunEventKind::checkpoint_answered, 0, task, -1, 0, said + (note.empty() ? "" : ": " + note), id});
@@ -376,7 +378,9 @@ std::optional<std::pair<bool, std::string>> Orchestrator::Impl::answered_in_stor
 
 /// The worker that asked exited before an answer: its question is withdrawn (nobody is left to
 /// read the answer). True when one was open.
-bool Orchestrator::Impl::withdraw_questions(const std::string& task) {
+bool Orchestrator::Impl::withdraw_questions(const std::string& task, bool finished) {
+  const std::string why = finished ? "withdrawn: the worker finished its task without the answer"
+                                   : "withdrawn: the worker that asked has exited";
   std::vector<std::string> ids;
   for (const auto& [id, cp] : checkpoints)
     if (cp.task == task && checkpoint_message.contains(id)) ids.push_back(id);
@@ -390,8 +394,8 @@ bool Orchestrator::Impl::withdraw_questions(const std::string& task) {
     withdrawn = true;
     checkpoints.erase(id);
     checkpoint_message.erase(id);
-    store::expire_checkpoint(state_dir, id, "withdrawn: the worker that asked has exited");
-    emit(RunEventKind::note, task, -1, 0, "checkpoint " + id + " withdrawn: the worker that asked has exited");
+    store::expire_checkpoint(state_dir, id, why);
+    emit(RunEventKind::note, task, -1, 0, "checkpoint " + id + " " + why);
   }
   worker_question.erase(task);
   return withdrawn;

@@ -82,6 +82,7 @@ struct Orchestrator::Impl {
     std::string last_progress;
     bool reported_completed = false; ///< a task_completed message arrived (agent workers)
     std::string reported_failure;    ///< a task_failed message's error
+    bool retry_forbidden = false;    ///< ... with `retry: forbidden`: another attempt cannot help
     PlanningReport report;           ///< a check-plans worker's verdict and findings
   };
   RunOptions opt;
@@ -271,7 +272,8 @@ struct Orchestrator::Impl {
   /// VERIFICATION file (committed with the write-back), so no later run asks it again.
   void record_gate_answer(const std::string& task, const store::CheckpointAnswer& answer);
   std::optional<std::pair<bool, std::string>> answered_in_store(const std::string& checkpoint_id);
-  bool withdraw_questions(const std::string& task);
+  /// `finished`: the worker reported task_completed, so it went on without the answer.
+  bool withdraw_questions(const std::string& task, bool finished = false);
   /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.
   void mark_plan_verified(const sched::Action& a);
 

@@ -103,7 +103,14 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
   auto it = sessions.find(m.session_id);
   if (it == sessions.end()) return; // another run's or a finished session's message
   Session& s = it->second;
-  host->touch(s.id); // a message is activity: the idle timeout starts again
+  const bool asks = m.type == "verification_needed" || m.type == "decision_needed" || m.type == "action_needed";
+  // A question puts the worker to wait for a person, which no timeout should count; any other
+  // report means it is working (again, if it went on without its answer).
+  if (asks) host->hold(s.id);
+  else {
+    host->release(s.id);
+    host->touch(s.id); // a message is activity: the idle timeout starts again
+  }
   boost::system::error_code ec;
   auto parsed = boost::json::parse(m.payload, ec);
   const boost::json::object payload = !ec && parsed.is_object() ? parsed.as_object() : boost::json::object{};
@@ -119,7 +126,8 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
         if (x.is_string()) s.report.findings.emplace_back(x.as_string());
   } else if (m.type == "task_failed") {
     s.reported_failure = field(payload, "error");
-  } else if (m.type == "verification_needed" || m.type == "decision_needed" || m.type == "action_needed") {
+    s.retry_forbidden = field(payload, "retry") == "forbidden";
+  } else if (asks) {
     std::string question = m.type == "decision_needed" ? field(payload, "question")
                            : m.type == "action_needed" ? field(payload, "action") + " (" + field(payload, "reason") + ")"
                                                        : field(payload, "what_built") + ": " + field(payload, "how_to_verify");

@@ -31,6 +31,9 @@ struct WorkerHost::Proc {
   asio::steady_timer idle_timer;
   asio::steady_timer kill_timer;
   std::chrono::seconds idle{0};
+  std::string timeout_reason;                  ///< what the task timeout says when it ends the worker
+  bool held = false;                           ///< waiting for a person: no timer runs
+  std::chrono::steady_clock::duration left{}; ///< the task timeout's rest while held
   worker::OutputLog log;
   std::string partial_line;
   std::array<char, 16384> buf{};
@@ -72,13 +75,11 @@ std::expected<int, std::string> WorkerHost::start(const std::string& session, co
   p->pid = *pid;
   p->idle = idle;
   m_procs[session] = p;
-  p->deadline.expires_after(timeout);
   // The reason follows the failure class in the run's lines ("timed_out: ..."): say what ran out.
-  const std::string why = timeout.count() % 60 == 0 ? fmt::format("still running after the task timeout ({} min)", timeout.count() / 60)
-                                                    : fmt::format("still running after the task timeout ({} s)", timeout.count());
-  p->deadline.async_wait([this, p, why](boost::system::error_code e) {
-    if (!e && !p->exited) stop(p->session, why, std::chrono::seconds(10));
-  });
+  p->timeout_reason = timeout.count() % 60 == 0
+                          ? fmt::format("still running after the task timeout ({} min)", timeout.count() / 60)
+                          : fmt::format("still running after the task timeout ({} s)", timeout.count());
+  arm_deadline(p, timeout);
   arm_timers(p);
   read_more(p);
   p->watch->async_wait([this, p](int status) {
@@ -98,8 +99,15 @@ std::expected<int, std::string> WorkerHost::start(const std::string& session, co
   return p->pid;
 }
 
+void WorkerHost::arm_deadline(const std::shared_ptr<Proc>& p, std::chrono::steady_clock::duration after) {
+  p->deadline.expires_after(after);
+  p->deadline.async_wait([this, p](boost::system::error_code e) {
+    if (!e && !p->exited) stop(p->session, p->timeout_reason, std::chrono::seconds(10));
+  });
+}
+
 void WorkerHost::arm_timers(const std::shared_ptr<Proc>& p) {
-  if (p->idle.count() <= 0) return;
+  if (p->idle.count() <= 0 || p->held) return;
   p->idle_timer.expires_after(p->idle);
   p->idle_timer.async_wait([this, p](boost::system::error_code e) {
     if (!e && !p->exited) stop(p->session, "idle (no output and no message)", std::chrono::seconds(10));
@@ -108,6 +116,27 @@ void WorkerHost::arm_timers(const std::shared_ptr<Proc>& p) {
 
 void WorkerHost::touch(const std::string& session) {
   if (auto it = m_procs.find(session); it != m_procs.end()) arm_timers(it->second);
+}
+
+void WorkerHost::hold(const std::string& session) {
+  auto it = m_procs.find(session);
+  if (it == m_procs.end() || it->second->held || it->second->exited) return;
+  auto& p = it->second;
+  p->held = true;
+  p->left = std::max(p->deadline.expiry() - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero());
+  p->deadline.cancel();
+  p->idle_timer.cancel();
+}
+
+void WorkerHost::release(const std::string& session) {
+  auto it = m_procs.find(session);
+  if (it == m_procs.end() || !it->second->held) return;
+  auto& p = it->second;
+  p->held = false;
+  if (!p->exited) {
+    arm_deadline(p, p->left);
+    arm_timers(p);
+  }
 }
 
 void WorkerHost::read_more(const std::shared_ptr<Proc>& p) {

@@ -213,6 +213,11 @@ void Scheduler::on_failed(const Event& e, int t, std::vector<Action>& out) {
     block(t, "refused by a human" + (e.detail.empty() ? std::string() : ": " + e.detail), out);
     return;
   }
+  if (e.failure == FailureClass::no_retry) {
+    ++k.failures;
+    block(t, (e.detail.empty() ? std::string("failed") : e.detail) + " (not retried: the worker said a retry cannot help)", out);
+    return;
+  }
   if (k.kind == TaskKind::verify_plan && e.failure == FailureClass::verification_failed) {
     // The plan's work did not pass: execute it again (spending an execute attempt).
     const int x = m_plan_info[static_cast<std::size_t>(k.plan)].execute;

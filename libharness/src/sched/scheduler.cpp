@@ -229,7 +229,10 @@ std::vector<Action> Scheduler::handle(const Event& e) {
       check_quiescent(out);
       return out;
     }
-    const bool ok = (e.type == EventType::succeeded && state == TaskState::running) ||
+    const auto& k = m_tasks[static_cast<std::size_t>(t)];
+    // A worker that asked and then went on without the answer may finish while its question is
+    // open: its task still holds the slot.
+    const bool ok = (e.type == EventType::succeeded && (state == TaskState::running || (state == TaskState::waiting && k.slot >= 0))) ||
                     (e.type == EventType::failed && (state == TaskState::running || state == TaskState::waiting)) ||
                     (e.type == EventType::checkpoint && state == TaskState::running) ||
                     (e.type == EventType::answered && (state == TaskState::waiting || state == TaskState::human)) ||

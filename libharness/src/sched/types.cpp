@@ -9,8 +9,8 @@ namespace {
 constexpr std::array<std::string_view, task_kind_count> kind_names{
     "research", "plan", "check-plans", "reconcile", "execute", "verify-plan",
     "verify-phase", "plan-gaps", "admin", "final"};
-constexpr std::array<std::string_view, 5> failure_names{
-    "crashed", "timed_out", "verification_failed", "rate_limited", "refused"};
+constexpr std::array<std::string_view, 6> failure_names{
+    "crashed", "timed_out", "verification_failed", "rate_limited", "refused", "no_retry"};
 constexpr std::array<std::string_view, 4> verdict_names{"passed", "revise", "gaps_found", "human_needed"};
 constexpr std::array<std::string_view, 2> answer_names{"approved", "refused"};
 constexpr std::array<std::string_view, 3> policy_names{"graph", "waves", "serial"};

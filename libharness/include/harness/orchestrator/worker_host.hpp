@@ -47,6 +47,10 @@ public:
   void stop_all(const std::string& reason, std::chrono::seconds grace);
   /// Idle-timeout clock reset from outside (a worker message counts as activity).
   void touch(const std::string& session);
+  /// The worker waits for a person's answer: neither its idle timeout nor its task timeout runs
+  /// until release(), which gives the task timeout back what was left of it.
+  void hold(const std::string& session);
+  void release(const std::string& session);
   /// Last lines of a session's output (in memory).
   std::string tail(const std::string& session, size_t lines) const;
   size_t running() const { return m_procs.size(); }
@@ -57,6 +61,7 @@ private:
   struct Proc;
   void read_more(const std::shared_ptr<Proc>& p);
   void arm_timers(const std::shared_ptr<Proc>& p);
+  void arm_deadline(const std::shared_ptr<Proc>& p, std::chrono::steady_clock::duration after);
   void finish(const std::shared_ptr<Proc>& p, int native_status);
 
   boost::asio::io_context& m_ctx;

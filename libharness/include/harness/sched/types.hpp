@@ -35,7 +35,9 @@ std::optional<TaskKind> parse_task_kind(std::string_view s);
 int priority_class(TaskKind k);
 
 /// Why an attempt failed. Rate-limited retries later without spending an attempt; refused blocks.
-enum class FailureClass { crashed, timed_out, verification_failed, rate_limited, refused };
+/// `no_retry`: the worker itself said another attempt cannot help (`task_failed` with
+/// `retry: forbidden`): the task blocks at once, like a refusal.
+enum class FailureClass { crashed, timed_out, verification_failed, rate_limited, refused, no_retry };
 std::string_view to_string(FailureClass f);
 std::optional<FailureClass> parse_failure_class(std::string_view s);
 
