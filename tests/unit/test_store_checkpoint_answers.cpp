@@ -61,6 +61,7 @@ TEST_CASE("an answer in a word: the choice, else approve or refuse", "[store][ch
   CheckpointAnswer a;
   a.approved = true;
   CHECK(answer_text(a) == "approve");
+  CHECK(answer_text(a, CheckpointAsks::action) == "done"); // `respond ID done` says what was typed
   a.choice = "hi";
   CHECK(answer_text(a) == "hi");
   a = {};

@@ -24,3 +24,12 @@ TEST_CASE("utf8_length measures valid sequences and rejects broken ones", "[util
   CHECK(utf8_length("\xe6\x97", 0) == 0); // cut short
   CHECK(utf8_length("\xff", 0) == 0);
 }
+
+TEST_CASE("clipped keeps short text and cuts long text at a character boundary", "[util]") {
+  using harness::util::clipped;
+  CHECK(clipped("short", 10) == "short");
+  CHECK(clipped("0123456789", 10) == "0123456789");
+  CHECK(clipped("0123456789ab", 10) == "0123456789 ... (2 more bytes)");
+  CHECK(clipped("ab\xc3\xa9" "cd", 3) == "ab ... (4 more bytes)"); // é is not split
+  CHECK(clipped(std::string(2'000'000, 'x'), 1000).size() < 1100);
+}

@@ -172,6 +172,9 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
   case TaskKind::execute:
     if (const auto* p = spec.find_plan(a.subject)) {
       o["plan_file"] = (spec.layout.spec_dir / p->file).string();
+      // Where the harness looks for it: an agent should not have to work the phase directory out.
+      if (const auto* dir = spec.layout.find_phase(p->phase); dir && a.kind == TaskKind::execute)
+        o["summary_file"] = spec.layout.summary_file(*dir, p->id).string();
       if (a.kind == TaskKind::reconcile) {
         // The plans it depends on or follows whose SUMMARY reports deviations.
         json::array deviations;

@@ -3,6 +3,7 @@
 #include "run_loop.hpp"
 
 #include "harness/protocol/codec.hpp"
+#include "harness/util/text.hpp"
 
 namespace harness::orchestrator {
 
@@ -116,7 +117,8 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
   const boost::json::object payload = !ec && parsed.is_object() ? parsed.as_object() : boost::json::object{};
   const auto& a = s.action;
   if (m.type == "progress_update") {
-    s.last_progress = field(payload, "message");
+    // Shown on one line of the run's output: the store keeps the whole message.
+    s.last_progress = util::clipped(field(payload, "message"), 500);
     emit(RunEventKind::task_progress, a.task, a.slot, a.attempt, s.last_progress);
   } else if (m.type == "task_completed") {
     s.reported_completed = true;
@@ -125,7 +127,7 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
       for (const auto& x : f->as_array())
         if (x.is_string()) s.report.findings.emplace_back(x.as_string());
   } else if (m.type == "task_failed") {
-    s.reported_failure = field(payload, "error");
+    s.reported_failure = util::clipped(field(payload, "error"), 2000);
     s.retry_forbidden = field(payload, "retry") == "forbidden";
   } else if (asks) {
     std::string question = m.type == "decision_needed" ? field(payload, "question")

@@ -128,7 +128,7 @@ std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_di
   typed->by = store::who_answers("harness-cli respond");
   if (auto r = store::answer_checkpoint(state_dir, id, *typed); !r)
     return std::unexpected(RunError{r.error().message, r.error().exit_code});
-  return store::answer_text(*typed);
+  return store::answer_text(*typed, cp->asks);
 }
 
 } // namespace harness::orchestrator

@@ -94,9 +94,10 @@ std::expected<CheckpointAnswer, std::string> read_typed_answer(CheckpointAsks as
   return a;
 }
 
-std::string answer_text(const CheckpointAnswer& answer) {
+std::string answer_text(const CheckpointAnswer& answer, CheckpointAsks asks) {
   if (!answer.choice.empty()) return answer.choice;
-  return answer.approved ? "approve" : "refuse";
+  if (!answer.approved) return "refuse";
+  return asks == CheckpointAsks::action ? "done" : "approve";
 }
 
 } // namespace harness::store

@@ -263,7 +263,7 @@ std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const f
   if (r->answer)
     return std::unexpected(CheckpointRefusal{fmt::format(
         "checkpoint {} has an answer already ({}{}) that the run has not taken yet; nothing replaces it", id,
-        answer_text(*r->answer), r->answer->note.empty() ? "" : ": " + r->answer->note)});
+        answer_text(*r->answer, r->asks), r->answer->note.empty() ? "" : ": " + r->answer->note)});
   return std::move(*r);
 }
 

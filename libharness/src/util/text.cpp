@@ -32,4 +32,11 @@ std::string printable(std::string_view text, bool keep_newlines) {
   return out;
 }
 
+std::string clipped(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t end = max_bytes;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) --end; // not inside a character
+  return std::string(text.substr(0, end)) + " ... (" + std::to_string(text.size() - end) + " more bytes)";
+}
+
 } // namespace harness::util

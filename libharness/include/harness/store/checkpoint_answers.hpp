@@ -32,7 +32,7 @@ std::string answer_forms(CheckpointAsks asks, const std::vector<std::string>& op
 std::expected<CheckpointAnswer, std::string> read_typed_answer(CheckpointAsks asks, const std::vector<std::string>& options,
                                                               std::string_view text);
 
-/// The answer in a word or two, for messages: "approve", "refuse", or the choice.
-std::string answer_text(const CheckpointAnswer& answer);
+/// The answer in a word or two, for messages: "approve" ("done" to an action), "refuse", or the choice.
+std::string answer_text(const CheckpointAnswer& answer, CheckpointAsks asks = CheckpointAsks::approval);
 
 } // namespace harness::store

@@ -17,4 +17,8 @@ std::size_t utf8_length(std::string_view s, std::size_t i);
 /// NUL, DEL) and invalid bytes are dropped.
 std::string printable(std::string_view text, bool keep_newlines);
 
+/// `text` cut to at most `max_bytes` at a character boundary, with " ... (N more bytes)" after it
+/// when cut: a worker's message is shown on one line, however long it made it.
+std::string clipped(std::string_view text, std::size_t max_bytes);
+
 } // namespace harness::util
