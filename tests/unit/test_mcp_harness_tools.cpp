@@ -249,6 +249,48 @@ TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_
   CHECK(call_tool(o, 6, "harness_get_pending").at("structuredContent").at("messages").as_array().empty());
 }
 
+TEST_CASE("a worker's question is answered over MCP by the checkpoint id respond --list shows, as respond answers it") {
+  TempProject p;
+  const fs::path state = p.root / ".orchestration";
+  ToolStore seed(p.root);
+  REQUIRE(seed.create_session("s1", "tok", "execute:01-01"));
+  auto message = seed.add_message("s1", "decision_needed", json::object{{"question", "Which greeting?"}, {"options", json::array{"hello", "hi there"}}});
+  REQUIRE(message);
+  // The run that opened the checkpoint is alive: its answer is read.
+  auto lock = harness::store::RunLock::acquire(state, {0, "docs/specs/SPC-001-x", "", "abc"});
+  REQUIRE(lock);
+  harness::store::CheckpointRecord r;
+  r.id = "cp-SPC-001-x-execute-01-01-abc-1";
+  r.task = "execute:01-01";
+  r.spec = "SPC-001-x";
+  r.question = "decision_needed: Which greeting?";
+  r.run = "abc";
+  r.asker = harness::store::CheckpointAsker::worker;
+  r.asks = harness::store::CheckpointAsks::decision;
+  r.options = {"hello", "hi there"};
+  r.message_id = *message;
+  r.opened_at = "2026-01-01T00:00:00Z";
+  REQUIRE(harness::store::write_open_checkpoint(state, r));
+  const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession o(orchestrator);
+  // Listed once, as the worker's message, with the id respond --list shows.
+  auto pending = call_tool(o, 1, "harness_get_pending").at("structuredContent").at("messages").as_array();
+  REQUIRE(pending.size() == 1);
+  CHECK(pending[0].at("message_id").as_string() == *message);
+  CHECK(pending[0].at("checkpoint_id").as_string() == r.id);
+  // An answer that is none of the options is refused naming them; the option's text is the choice.
+  auto other = call_tool(o, 2, "harness_respond", {{"message_id", r.id}, {"response", json::object{{"choice", "howdy"}}}});
+  REQUIRE(is_error(other));
+  CHECK(text_of(other).find("1 hello, 2 'hi there'") != std::string::npos);
+  auto chose = call_tool(o, 3, "harness_respond", {{"message_id", r.id}, {"response", json::object{{"choice", "hi there"}}}});
+  REQUIRE_FALSE(is_error(chose));
+  auto answer = harness::store::read_checkpoint_answer(state, r.id);
+  REQUIRE(answer);
+  CHECK(answer->approved);
+  CHECK(answer->choice == "hi there");
+  CHECK(answer->by.find("harness_respond over MCP") != std::string::npos);
+}
+
 TEST_CASE("harness_wait_for_state returns when the status changes and times out otherwise") {
   TempProject p;
   ToolStore seed(p.root);

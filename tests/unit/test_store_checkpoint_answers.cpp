@@ -67,3 +67,37 @@ TEST_CASE("an answer in a word: the choice, else approve or refuse", "[store][ch
   a = {};
   CHECK(answer_text(a) == "refuse");
 }
+
+TEST_CASE("harness_respond's object reads as respond reads the same answer typed", "[store][checkpoints]") {
+  namespace json = boost::json;
+  const std::vector<std::string> options{"hello", "hi there"};
+  // A worker's decision: its own {"choice": ...}, by text or number, or a word.
+  auto chose = read_response_answer(CheckpointAsks::decision, options, json::object{{"choice", "hi there"}, {"note", "shorter"}});
+  REQUIRE(chose);
+  CHECK(chose->approved);
+  CHECK(chose->choice == "hi there");
+  CHECK(chose->note == "shorter");
+  CHECK(read_response_answer(CheckpointAsks::decision, options, json::object{{"choice", "1"}}).value().choice == "hello");
+  CHECK(read_response_answer(CheckpointAsks::decision, options, json::object{{"answer", "hello"}}).value().choice == "hello");
+  CHECK_FALSE(read_response_answer(CheckpointAsks::decision, options, json::object{{"choice", "refuse"}}).value().approved);
+  CHECK_FALSE(read_response_answer(CheckpointAsks::decision, options, json::object{{"approved", false}}).value().approved);
+  auto other = read_response_answer(CheckpointAsks::decision, options, json::object{{"choice", "howdy"}});
+  REQUIRE_FALSE(other);
+  CHECK(other.error().find("1 hello, 2 'hi there'") != std::string::npos);
+  // Nothing chosen decides nothing, not even a refusal.
+  auto nothing = read_response_answer(CheckpointAsks::decision, options, json::object{});
+  REQUIRE_FALSE(nothing);
+  CHECK(nothing.error() == "the worker's decision takes {\"choice\": ...} with one of hello|'hi there'|refuse");
+  // A worker's action: {"outcome": "done" | "refused"}.
+  CHECK(read_response_answer(CheckpointAsks::action, {}, json::object{{"outcome", "done"}}).value().approved);
+  CHECK_FALSE(read_response_answer(CheckpointAsks::action, {}, json::object{{"outcome", "refused"}}).value().approved);
+  CHECK_FALSE(read_response_answer(CheckpointAsks::action, {}, json::object{{"outcome", "later"}}));
+  // A verification: passed only when the answer says so.
+  auto approved = read_response_answer(CheckpointAsks::approval, {}, json::object{{"verdict", "approved"}, {"feedback", "looked"}});
+  REQUIRE(approved);
+  CHECK(approved->approved);
+  CHECK(approved->note == "looked");
+  CHECK_FALSE(read_response_answer(CheckpointAsks::approval, {}, json::object{{"choice", "hello"}}).value().approved);
+  CHECK(read_response_answer(CheckpointAsks::approval, {}, json::object{{"answer", "yes"}}).value().approved);
+  CHECK_FALSE(read_response_answer(CheckpointAsks::approval, {}, json::object{{"answer", "maybe"}}));
+}

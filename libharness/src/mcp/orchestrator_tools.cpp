@@ -1,7 +1,6 @@
 // Orchestrator-side harness_* tools.
-#include "harness/protocol/answer.hpp"
-#include "harness/protocol/codec.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/store/checkpoint_answers.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/store/ask_orchestrator.hpp"
 #include "harness/store/run_lock.hpp"
@@ -147,33 +146,40 @@ json::object checkpoint_json(const store::PendingCheckpointView& v) {
                       {"payload", std::move(payload)}, {"created_at", v.record.opened_at}};
 }
 
-/// harness_respond for a checkpoint id: read as strictly as a verification's answer, or as a word
-/// (`{"answer": "approve"}`) the way `harness-cli respond` reads one.
+/// harness_respond for a checkpoint id, read as `harness-cli respond` reads its answer: strictly as
+/// a verification's for an approval, as the worker's own answer (`choice`, `outcome`) for a
+/// worker's question, or as a word (`{"answer": "approve"}`).
 ToolResult answer_checkpoint(const fs::path& state_dir, const std::string& id, const json::value& response) {
-  store::CheckpointAnswer answer;
-  const json::value* word = response.is_object() ? response.as_object().if_contains("answer") : nullptr;
-  if (word && word->is_string()) {
-    auto yes = protocol::parse_approval(word->as_string());
-    if (!yes) return error_result("answer '" + std::string(word->as_string()) + "' is not approve or refuse");
-    answer.approved = *yes;
-    answer.note = protocol::field_text(response.as_object(), "note");
-  } else {
-    auto reading = protocol::read_answer(protocol::MessageType::verification_needed, json::serialize(response));
-    answer = {reading.approved, reading.note, "", ""};
-  }
-  answer.by = store::who_answers("harness_respond over MCP");
-  if (auto r = store::answer_checkpoint(state_dir, id, answer); !r) return error_result(r.error().message);
+  // Whether anybody reads an answer comes first: "stale" says more than "not one of the options".
+  auto cp = store::answerable_checkpoint(state_dir, id);
+  if (!cp) return error_result(cp.error().message);
+  const json::object none;
+  auto answer = store::read_response_answer(cp->asks, cp->options, response.is_object() ? response.as_object() : none);
+  if (!answer) return error_result(answer.error());
+  answer->by = store::who_answers("harness_respond over MCP");
+  if (auto r = store::answer_checkpoint(state_dir, id, *answer); !r) return error_result(r.error().message);
   return structured_result(json::object{{"message_id", id}, {"responded", true}});
 }
 
 /// What waits for a person: the store's pending worker messages and, unless one session is asked
 /// for, the orchestrator's own checkpoints (those live only in files; they belong to no session).
+/// A worker's question the running orchestrate shows as a checkpoint is listed once, as its
+/// message, with the `checkpoint_id` that `harness-cli respond --list` shows for it.
 std::expected<json::array, std::string> pending_questions(ToolStore& store, const fs::path& project,
                                                           const std::string& session) {
   auto messages = store.pending(session);
-  if (!messages || !session.empty()) return messages;
-  for (const auto& v : store::pending_checkpoint_views(project / ".orchestration"))
-    if (v.record.asker == store::CheckpointAsker::orchestrator) messages->push_back(checkpoint_json(v));
+  if (!messages) return messages;
+  std::map<std::string, std::string> checkpoint_of; // a worker's message id -> its checkpoint's id
+  json::array own;
+  for (const auto& v : store::pending_checkpoint_views(project / ".orchestration")) {
+    if (v.record.asker == store::CheckpointAsker::worker) checkpoint_of[v.record.message_id] = v.record.id;
+    else own.push_back(checkpoint_json(v));
+  }
+  for (auto& m : *messages)
+    if (auto c = checkpoint_of.find(std::string(m.at("message_id").as_string())); c != checkpoint_of.end())
+      m.as_object()["checkpoint_id"] = c->second;
+  if (session.empty())
+    for (auto& c : own) messages->push_back(std::move(c));
   return messages;
 }
 
@@ -188,7 +194,7 @@ void add_messaging(Server& s, const StorePtr& store, const fs::path& project) {
            [store](const json::object& args, CallContext& ctx) { return wait_for_state(*store, args, ctx); },
            Execution::own_thread);
   add_tool(s, "harness_get_pending",
-           "Questions waiting for a person: workers' and the orchestrator's checkpoints.",
+           "Questions for a person: workers' (with respond --list's checkpoint_id) and the orchestrator's.",
            object_schema({{"session_id", typed("string", "only this session's questions")}}),
            object_schema({{"messages", typed("array")}}, {"messages"}),
            [store, project](const json::object& args, CallContext&) {
@@ -197,8 +203,8 @@ void add_messaging(Server& s, const StorePtr& store, const fs::path& project) {
              return structured_result(json::object{{"messages", std::move(*messages)}});
            });
   add_tool(s, "harness_respond", "Answer a pending worker message or checkpoint.",
-           object_schema({{"message_id", typed("string", "a message_id from harness_get_pending")},
-                          {"response", typed("object", "e.g. {\"choice\":\"B\"}; a checkpoint: {\"verdict\":\"approved\"}")}},
+           object_schema({{"message_id", typed("string", "a message_id or checkpoint_id from harness_get_pending")},
+                          {"response", typed("object", "a decision: {\"choice\":\"B\"}; an action: {\"outcome\":\"done\"}; a verification: {\"verdict\":\"approved\"}")}},
                          {"message_id", "response"}),
            object_schema({{"message_id", typed("string")}, {"responded", typed("boolean")}}, {"message_id", "responded"}),
            [store, project](const json::object& args, CallContext&) {

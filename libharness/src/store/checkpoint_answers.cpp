@@ -1,8 +1,10 @@
 #include "harness/store/checkpoint_answers.hpp"
 
 #include "harness/protocol/answer.hpp"
+#include "harness/protocol/codec.hpp"
 #include "harness/util/shell_words.hpp"
 
+#include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -92,6 +94,29 @@ std::expected<CheckpointAnswer, std::string> read_typed_answer(CheckpointAsks as
   CheckpointAnswer a;
   a.approved = *yes;
   return a;
+}
+
+std::expected<CheckpointAnswer, std::string> read_response_answer(CheckpointAsks asks, const std::vector<std::string>& options,
+                                                                 const boost::json::object& response) {
+  std::string note = protocol::field_text(response, "note");
+  if (note.empty()) note = protocol::field_text(response, "feedback");
+  auto with_note = [&](std::expected<CheckpointAnswer, std::string> a) {
+    if (a) a->note = note;
+    return a;
+  };
+  // A word is read as `respond` reads it, whatever the checkpoint asks.
+  const std::string field = asks == CheckpointAsks::decision ? "choice" : asks == CheckpointAsks::action ? "outcome" : "answer";
+  std::string text = protocol::field_text(response, field);
+  if (text.empty()) text = protocol::field_text(response, "answer");
+  if (asks == CheckpointAsks::approval && text.empty()) {
+    const auto reading = protocol::read_answer(protocol::MessageType::verification_needed, boost::json::serialize(response));
+    return CheckpointAnswer{reading.approved, reading.note, "", ""};
+  }
+  if (asks != CheckpointAsks::approval && protocol::field_text(response, "approved") == "false") return with_note(CheckpointAnswer{});
+  if (text.empty())
+    return std::unexpected(fmt::format("the worker's {} takes {{\"{}\": ...}} with one of {}",
+                                       asks == CheckpointAsks::decision ? "decision" : "action", field, answer_forms(asks, options)));
+  return with_note(read_typed_answer(asks, options, text));
 }
 
 std::string answer_text(const CheckpointAnswer& answer, CheckpointAsks asks) {

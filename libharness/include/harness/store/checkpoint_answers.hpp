@@ -6,6 +6,8 @@
 
 #include "harness/store/checkpoint_files.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <expected>
 #include <string>
 #include <string_view>
@@ -31,6 +33,17 @@ std::string answer_forms(CheckpointAsks asks, const std::vector<std::string>& op
 /// The answer carries `choice` for a decision. The error names the answers it takes.
 std::expected<CheckpointAnswer, std::string> read_typed_answer(CheckpointAsks asks, const std::vector<std::string>& options,
                                                               std::string_view text);
+
+/// Reads `response`, harness_respond's object, as an answer to a checkpoint that asks `asks`, the
+/// way `harness-cli respond` reads the same answer typed:
+/// - approval: `{"answer": word}` as read_typed_answer reads the word; else as strictly as a
+///   verification (protocol::read_answer): approved only with a `verdict` that says so;
+/// - decision: `{"choice": text}` (the worker's own form; or `answer`) as read_typed_answer reads it;
+/// - action: `{"outcome": "done" | "refused"}` (or `answer`), likewise.
+/// `approved: false` refuses a decision or an action; `note` (or `feedback`) is kept as the note.
+/// A decision or action without its field decides nothing: the error names the answers it takes.
+std::expected<CheckpointAnswer, std::string> read_response_answer(CheckpointAsks asks, const std::vector<std::string>& options,
+                                                                 const boost::json::object& response);
 
 /// The answer in a word or two, for messages: "approve" ("done" to an action), "refuse", or the choice.
 std::string answer_text(const CheckpointAnswer& answer, CheckpointAsks asks = CheckpointAsks::approval);
