@@ -116,6 +116,16 @@ grep -q 'answered: {"outcome": "done", "note": "logged in"}' "$p/.orchestration/
   || fail "the action's worker got: $(grep answered: "$p/.orchestration/sessions/execute-01-02-a1-"*/output.log)"
 grep -q '"checkpoint_answered".*"task":"execute:01-01".*"message":"chose '"'hi there'"'".*"checkpoint_id":"'"$decision"'"' "$tmp/events.jsonl" \
   || fail "checkpoint_answered: $(grep checkpoint_answered "$tmp/events.jsonl")"
+# One answer, one line, saying what was answered (no second "approved; continuing" as the worker
+# goes on), in the slot the worker waited in.
+python3 - "$tmp/events.jsonl" <<'PY' || fail "checkpoint_answered events: $(grep checkpoint_answered "$tmp/events.jsonl")"
+import json, sys
+ev = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "checkpoint_answered"]
+assert [e["task"] for e in ev] == ["execute:01-01", "execute:01-02"] or [e["task"] for e in ev] == ["execute:01-02", "execute:01-01"], ev
+said = {e["task"]: e for e in ev}
+assert said["execute:01-01"]["message"] == "chose 'hi there'" and said["execute:01-01"].get("slot", 0) >= 1, ev
+assert said["execute:01-02"]["message"] == "approved: logged in", ev
+PY
 tail -1 "$tmp/events.jsonl" | grep -q '"event":"run_finished".*"outcome":"complete","exit_code":0' \
   || fail "run_finished: $(tail -1 "$tmp/events.jsonl")"
 echo "orchestrate worker questions: all checks passed"

@@ -338,7 +338,9 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
       if (s.action.task == task) host->release(sid);
   }
   const std::string said = !answer.choice.empty() ? "chose " + util::quote_shell_word(answer.choice) : approved ? "approved" : "refused";
-  emit(RunEvent{RunEventKind::checkpoint_answered, 0, task, -1, 0, said + (note.empty() ? "" : ": " + note), id});
+  // The slot of a worker that waited on it: the one line about the answer says where it goes on.
+  const auto* t = scheduler->find_task(task);
+  emit(RunEvent{RunEventKind::checkpoint_answered, 0, task, t ? t->slot : -1, 0, said + (note.empty() ? "" : ": " + note), id});
   auto e = sched::make_event(EventType::answered, task);
   e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
   e.detail = note;
