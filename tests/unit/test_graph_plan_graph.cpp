@@ -7,6 +7,9 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <set>
+#include <sstream>
+
 using namespace harness;
 
 namespace {
@@ -185,4 +188,37 @@ TEST_CASE("plans a running orchestrate works on are running, not ready now") {
   CHECK(text.find("  01-01    a                                planned  (running)\n") != std::string::npos);
   CHECK(text.find("  01-02    b                                planned  (ready)\n") != std::string::npos);
   CHECK(boost::json::parse(graph::progress_json(p)).at("plans").at(0).at("running").as_bool());
+}
+
+TEST_CASE("status's columns line up whatever the phase ids: 02, 02.1, 10") {
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  auto plan = [&](const std::string& phase_dir, const std::string& id, const std::string& title) {
+    dir.write("planning/plans/" + phase_dir + "/" + id + "-PLAN.md",
+              "---\nplan_id: '" + id + "'\ndepends_on: []\nfiles_modified: ['" + id + ".txt']\n---\n# " + title + "\n");
+  };
+  plan("02-api", "02-01", "API endpoint");
+  plan("02.1-hotfix", "02.1-01", "Hotfix the API");
+  plan("02.1-hotfix", "02.1-02", "Second hotfix");
+  plan("02.10-late-fix", "02.10-01", "Late fix");
+  plan("10-later", "10-01", "Later");
+  auto spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  const auto text = graph::progress_text(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1));
+  INFO(text);
+  // Where the state column starts, on phase lines and on plan lines, is the same on every line.
+  std::set<std::size_t> phase_state, plan_state;
+  std::istringstream lines(text);
+  int phases = 0, plans = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("Phase ")) ++phases, phase_state.insert(line.find("planned"));
+    else if (line.starts_with("  0") || line.starts_with("  1")) ++plans, plan_state.insert(line.find("planned"));
+  }
+  CHECK(phases == 4);
+  CHECK(plans == 5);
+  CHECK(phase_state.size() == 1);
+  CHECK(plan_state.size() == 1);
+  // The phase id column is as wide as the widest id; the name follows it after one blank.
+  CHECK(text.find("Phase 02    api ") != std::string::npos);
+  CHECK(text.find("Phase 02.10 late-fix ") != std::string::npos);
 }

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -189,12 +190,19 @@ std::string progress_text(const Progress& p) {
   std::string out = fmt::format("{}: {}/{} plans verified ({:.0f}%), {} executed{}\n\n", p.spec_name, p.plans_verified,
                                 p.plans_total, p.percent, p.plans_executed, p.complete ? ", complete" : "");
   if (!p.running.empty()) out.insert(out.size() - 1, fmt::format("orchestrate running: {}\n", p.running));
+  // Columns as wide as their widest cell: phase ids and plan ids vary in length (02, 02.1, 02.1-01).
+  std::size_t phase_width = 2, name_width = 28, id_width = 8;
   for (const auto& ph : p.phases) {
-    out += fmt::format("Phase {} {:<28} {:<13} {}/{} executed, {}/{} verified\n", spec::to_string(ph.number), ph.name,
-                       ph.state, ph.executed, ph.plans, ph.verified, ph.plans);
+    phase_width = std::max(phase_width, spec::to_string(ph.number).size());
+    name_width = std::max(name_width, ph.name.size());
+  }
+  for (const auto& plan : p.plans) id_width = std::max(id_width, plan.id.size());
+  for (const auto& ph : p.phases) {
+    out += fmt::format("Phase {:<{}} {:<{}} {:<13} {}/{} executed, {}/{} verified\n", spec::to_string(ph.number), phase_width,
+                       ph.name, name_width, ph.state, ph.executed, ph.plans, ph.verified, ph.plans);
     for (const auto& plan : p.plans) {
       if (plan.id.substr(0, plan.id.rfind('-')) != spec::to_string(ph.number)) continue;
-      out += fmt::format("  {:<8} {:<32} {}{}\n", plan.id, plan.title.substr(0, 32), to_string(plan.state),
+      out += fmt::format("  {:<{}} {:<32} {}{}\n", plan.id, id_width, plan.title.substr(0, 32), to_string(plan.state),
                          plan.running ? "  (running)" : plan.ready ? "  (ready)" : "");
     }
   }
