@@ -53,6 +53,27 @@ TEST_CASE("GSD's legacy layout is read with SUMMARY files beside the PLAN and de
   CHECK(spec->roadmap->phases.size() == 2);
 }
 
+TEST_CASE("a GSD plan's heading that repeats its id gives the title without it, plan_id or not") {
+  harness::test::TempDir dir;
+  auto plan = [](const std::string& id_line, const std::string& heading) {
+    return "---\nphase: 01-core\n" + id_line + "depends_on: []\nfiles_modified: [a.txt]\n---\n# " + heading +
+           "\n\n<tasks>\n<task type=\"auto\">\n  <name>do it</name>\n</task>\n</tasks>\n";
+  };
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 1: Core\n\n### Phase 01.1: Fix\n");
+  dir.write(".planning/phases/01-core/01-01-PLAN.md", plan("plan: 01\n", "01-01: Add parser"));
+  dir.write(".planning/phases/01-core/01-02-PLAN.md", plan("plan_id: '01-02'\n", "01-02: Add lexer"));
+  dir.write(".planning/phases/01-core/01-03-PLAN.md", plan("", "01-03 \u2014 Add printer"));
+  dir.write(".planning/phases/01.1-fix/01.1-01-PLAN.md", plan("", "01.1-01 Fix the parser"));
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  REQUIRE(spec->plans.size() == 4);
+  CHECK(spec->plans[0].title == "Add parser");
+  CHECK(spec->plans[1].title == "Add lexer");
+  CHECK(spec->plans[2].title == "Add printer");
+  CHECK(spec->plans[3].title == "Fix the parser");
+}
+
 TEST_CASE("a missing spec directory is an error, not a diagnostic") {
   auto spec = load_spec("/nonexistent/spec/dir");
   REQUIRE_FALSE(spec);

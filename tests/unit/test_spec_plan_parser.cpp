@@ -421,3 +421,15 @@ must_pass:
   CHECK(diags[3].message == "command uses the shell's '$x' but runs without a shell, so '$x' reaches the program as it "
                             "is written: add `shell: true`");
 }
+
+TEST_CASE("a plan's heading loses the plan's own id in front, and nothing else") {
+  CHECK(title_without_id("01-02: Add parser", "01-02") == "Add parser");
+  CHECK(title_without_id("01-02 - Add parser", "01-02") == "Add parser");
+  CHECK(title_without_id("01-02 Add parser", "01-02") == "Add parser");
+  CHECK(title_without_id("02.1-01:Fix", "02.1-01") == "Fix");
+  // Another plan's id, a longer name, or the id alone stay as written.
+  CHECK(title_without_id("01-03: Add parser", "01-02") == "01-03: Add parser");
+  CHECK(title_without_id("01-023 things", "01-02") == "01-023 things");
+  CHECK(title_without_id("01-02", "01-02") == "01-02");
+  CHECK(title_without_id("Add parser", "") == "Add parser");
+}

@@ -180,6 +180,26 @@ std::optional<std::pair<PhaseNumber, int>> parse_plan_file_name(std::string_view
   return std::pair{*phase, n};
 }
 
+std::string title_without_id(std::string_view heading, std::string_view id) {
+  auto blank = [](char c) { return c == ' ' || c == '\t'; };
+  auto trim_front = [&](std::string_view t) {
+    while (!t.empty() && blank(t.front())) t.remove_prefix(1);
+    return t;
+  };
+  heading = trim_front(heading);
+  if (id.empty() || !heading.starts_with(id)) return std::string(heading);
+  std::string_view rest = heading.substr(id.size());
+  // "01-02:" or "01-02 ...", never "01-023" or "01-02a", which are other names.
+  if (!rest.empty() && rest.front() != ':' && !blank(rest.front())) return std::string(heading);
+  rest = trim_front(rest);
+  for (std::string_view sep : {":", "-", "\u2013", "\u2014"}) // ':', '-', en and em dash
+    if (rest.starts_with(sep)) {
+      rest = trim_front(rest.substr(sep.size()));
+      break;
+    }
+  return rest.empty() ? std::string(heading) : std::string(rest);
+}
+
 std::string plan_id_of(PhaseNumber phase, int number) { return fmt::format("{}-{:02}", to_string(phase), number); }
 
 void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
@@ -189,11 +209,9 @@ void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
     case MdBlockKind::heading:
       in_objective_section = b.text == "Objective";
       if (b.level == 1 && plan.title.empty()) {
-        plan.title = b.text;
-        // "01-01: Task model" → "Task model"
-        if (b.text.starts_with(plan.id + ":")) plan.title = b.text.substr(plan.id.size() + 1);
-        plan.title.erase(0, plan.title.find_first_not_of(' '));
-        plan.title = util::printable(plan.title, false); // printed by status, put in commit subjects
+        // The id is known here only from `plan_id:`; load_plans strips it again once the file name
+        // gave it (GSD plans need not write plan_id).
+        plan.title = util::printable(title_without_id(b.text, plan.id), false); // printed by status, put in commit subjects
       } else if (auto name = detail::task_heading_name(b.text)) {
         plan.tasks.push_back({util::printable(*name, false), b.line});
       }

@@ -96,6 +96,7 @@ void load_plans(Spec& spec, detail::SourceTexts& texts) {
         spec.diagnostics.push_back(std::move(d));
         plan->id = file_id; // the file name decides, so dependents are not reported twice
       }
+      plan->title = title_without_id(plan->title, plan->id); // a GSD plan's heading "01-02: ..." without plan_id
       plan->phase = parsed_name->first;
       plan->number = parsed_name->second;
       plan->phase_slug = phase.slug;

@@ -23,6 +23,11 @@ std::optional<Plan> parse_plan(std::string_view text, const std::string& display
 /// Facts of a plan body: title, tasks, code blocks, objective.
 void scan_plan_body(std::string_view body, int first_line, Plan& plan);
 
+/// A plan's heading without the plan's own id in front ("01-02: Add parser", "01-02 - Add parser"
+/// and "01-02 Add parser" give "Add parser"): status and commit subjects show the id beside the
+/// title already. A heading that does not start with `id` (or is only the id) stays as it is.
+std::string title_without_id(std::string_view heading, std::string_view id);
+
 /// Splits a plan file name `02.1-03-PLAN.md` into phase and number; nullopt for other names.
 std::optional<std::pair<PhaseNumber, int>> parse_plan_file_name(std::string_view file_name);
 
