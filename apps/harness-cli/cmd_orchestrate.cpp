@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 namespace harness::cli {
@@ -112,7 +113,10 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     const auto style = opt->json ? orchestrator::DisplayStyle::json
                        : ::isatty(STDOUT_FILENO) ? orchestrator::DisplayStyle::live_table
                                                  : orchestrator::DisplayStyle::lines;
-    auto display = orchestrator::make_display(style, stdout);
+    // The live table fits its rows to the terminal, and counts the rows a long question wraps to.
+    winsize ws{};
+    const int width = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 100;
+    auto display = orchestrator::make_display(style, stdout, width);
     verify::VerifyOptions checks;
     checks.ui_driver = verify::find_ui_driver(self_dir(), HARNESS_SOURCE_DIR);
     auto verifier = orchestrator::make_engine_verifier(checks);

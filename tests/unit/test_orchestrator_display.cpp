@@ -82,3 +82,49 @@ TEST_CASE("the line display writes one line per event") {
   free(buf);
   CHECK(std::count(text.begin(), text.end(), '\n') == 2);
 }
+
+TEST_CASE("the live table draws the question asked on the terminal under it, and goes back over both") {
+  char* buf = nullptr;
+  size_t len = 0;
+  std::FILE* mem = open_memstream(&buf, &len);
+  auto d = make_display(DisplayStyle::live_table, mem, 40);
+  CHECK(d->draws_prompt());
+  CHECK_FALSE(make_display(DisplayStyle::lines, mem)->draws_prompt());
+  RunView v;
+  v.slots = {{0, "execute:03-01", 0, "Task 1/2"}};
+  v.plans_total = 2;
+  std::size_t seen = 0; // what the test has read so far
+  auto drawn = [&] { // what the display wrote since
+    std::fflush(mem);
+    std::string all(buf, len);
+    std::string fresh = all.substr(seen);
+    seen = all.size();
+    return fresh;
+  };
+  d->on_event({RunEventKind::task_started, 0, "execute:03-01", 0, 1, ""}, v);
+  CHECK(drawn().starts_with("\r\x1b[J[00:00.0] task_started")); // nothing drawn before: nothing to go back over
+  // A question: drawn under the table's two rows, the cursor left after it.
+  v.prompt = "\n? verification of 02-03 [verify-plan:02-03]\n  approve (y) / refuse (n): ";
+  d->on_view(v);
+  auto text = drawn();
+  CHECK(text.starts_with("\r\x1b[2F\x1b[J"));
+  CHECK(text.ends_with("~\n\n? verification of 02-03 [verify-plan:02-03]\n  approve (y) / refuse (n): ")); // the bar, cut at 40
+  // Progress alone does not redraw while it waits (a redraw hides what was typed so far).
+  d->on_event({RunEventKind::task_progress, 1, "execute:03-01", 0, 1, "Task 2/2"}, v);
+  CHECK(drawn().empty());
+  // An event goes back over the table and the question (the question's line wraps once at 40
+  // columns: one row more), then draws both again.
+  d->on_event({RunEventKind::task_succeeded, 2, "execute:03-01", 0, 1, "done"}, v);
+  text = drawn();
+  CHECK(text.starts_with("\r\x1b[5F\x1b[J[00:02.0] task_succeeded"));
+  CHECK(text.ends_with("  approve (y) / refuse (n): "));
+  // A line typed moved the cursor down one row: the next drawing goes back that much further.
+  v.lines_typed = 1;
+  v.prompt.clear();
+  d->on_event({RunEventKind::checkpoint_answered, 3, "verify-plan:02-03", -1, 0, "approved"}, v);
+  text = drawn();
+  CHECK(text.starts_with("\r\x1b[6F\x1b[J[00:03.0] checkpoint_answered"));
+  CHECK(text.ends_with("~\n")); // the table alone
+  std::fclose(mem);
+  free(buf);
+}

@@ -17,6 +17,11 @@ std::string fit(std::string s, size_t width) {
   return s.substr(0, width - 1) + "~";
 }
 
+/// Terminal columns of printable UTF-8 text: one per character (continuation bytes take none).
+std::size_t columns(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
 class LineDisplay final : public Observer {
 public:
   explicit LineDisplay(std::FILE* out) : m_out(out) {}
@@ -42,27 +47,54 @@ private:
 };
 
 /// Redraws the table in place (cursor up over the previous drawing); events worth keeping
-/// (finished, failed, checkpoints) scroll above it as lines.
+/// (finished, failed, checkpoints) scroll above it as lines. A question asked on the terminal is
+/// drawn under the table, the cursor left where the answer is typed, so a redraw draws it again
+/// rather than over it.
 class LiveTable final : public Observer {
 public:
-  LiveTable(std::FILE* out, int width) : m_out(out), m_width(width) {}
+  LiveTable(std::FILE* out, int width) : m_out(out), m_width(std::max(1, width)) {}
   void on_event(const RunEvent& e, const RunView& view) override {
-    std::string text;
-    if (m_drawn_lines > 0) text += fmt::format("\x1b[{}F\x1b[J", m_drawn_lines);
-    if (e.kind != RunEventKind::task_progress && e.kind != RunEventKind::task_held)
-      text += format_event_line(e) + "\n";
-    const std::string table = format_table(view, m_width);
-    text += table;
-    m_drawn_lines = 0;
-    for (char c : table) m_drawn_lines += c == '\n';
+    const bool progress_only = e.kind == RunEventKind::task_progress || e.kind == RunEventKind::task_held;
+    // A redraw clears what was typed so far from the screen (the terminal keeps it for the
+    // answer): while a question waits, progress alone does not redraw.
+    if (progress_only && !view.prompt.empty()) return;
+    draw(progress_only ? "" : format_event_line(e) + "\n", view);
+  }
+  bool draws_prompt() const override { return true; }
+  void on_view(const RunView& view) override { draw("", view); }
+
+private:
+  void draw(const std::string& lines_above, const RunView& view) {
+    // Lines typed since the last drawing were echoed with a newline: the cursor is that much lower.
+    const int up = m_drawn_rows + (view.lines_typed - m_lines_typed);
+    m_lines_typed = view.lines_typed;
+    std::string text = up > 0 ? fmt::format("\r\x1b[{}F\x1b[J", up) : "\r\x1b[J";
+    const std::string drawing = format_table(view, m_width) + view.prompt;
+    text += lines_above + drawing;
+    m_drawn_rows = rows_above_cursor(drawing);
     std::fputs(text.c_str(), m_out);
     std::fflush(m_out);
   }
 
-private:
+  /// How many rows the cursor is below the drawing's first, once it is written: a newline is one,
+  /// and so is every time a line longer than the terminal wraps (a long question does).
+  int rows_above_cursor(const std::string& drawing) const {
+    int rows = 0;
+    std::size_t start = 0;
+    for (;;) {
+      const auto nl = drawing.find('\n', start);
+      const std::size_t len = columns(std::string_view(drawing).substr(start, nl == std::string::npos ? nl : nl - start));
+      if (len > 0) rows += static_cast<int>((len - 1) / static_cast<std::size_t>(m_width));
+      if (nl == std::string::npos) return rows;
+      ++rows;
+      start = nl + 1;
+    }
+  }
+
   std::FILE* m_out;
   int m_width;
-  int m_drawn_lines = 0;
+  int m_drawn_rows = 0;
+  int m_lines_typed = 0;
 };
 
 } // namespace

@@ -30,6 +30,8 @@ RunView Orchestrator::Impl::view() const {
       }
   v.waiting_checkpoints = static_cast<int>(checkpoints.size());
   v.cost_usd = summary.cost_usd;
+  v.prompt = tty_prompt;
+  v.lines_typed = tty_lines_read;
   return v;
 }
 
@@ -494,6 +496,7 @@ void Orchestrator::Impl::finish_run() {
   // The commits of this run skipped git's per-commit auto maintenance; one check for all.
   (void)worker::run_auto_maintenance(spec.layout.project_root, state_dir / "git.lock");
   summary.elapsed_seconds = elapsed();
+  tty_prompt.clear(); // an interrupted run's question is not asked any more
   RunEvent finished{RunEventKind::run_finished, 0, "", -1, 0,
                     fmt::format("{} after {:.1f}s, {} attempt{}", summary.outcome, summary.elapsed_seconds, summary.attempts,
                                 summary.attempts == 1 ? "" : "s"),

@@ -267,9 +267,19 @@ void Orchestrator::Impl::prompt_on_terminal(const PendingCheckpoint& cp) {
 
 void Orchestrator::Impl::show_terminal_question() {
   while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
-  if (tty_queue.empty()) return;
+  if (tty_queue.empty()) return ask_on_terminal("");
   const auto& cp = checkpoints.at(tty_queue.front());
-  std::cerr << fmt::format("\n? {} [{}]\n  {}: ", cp.question, cp.task, terminal_choices(cp)) << std::flush;
+  // A worker's question: never an escape sequence for the terminal.
+  ask_on_terminal(fmt::format("\n? {} [{}]\n  {}: ", util::printable(cp.question, true), cp.task, terminal_choices(cp)));
+}
+
+void Orchestrator::Impl::ask_on_terminal(std::string prompt) {
+  if (!observer.draws_prompt()) {
+    if (!prompt.empty()) std::cerr << prompt << std::flush;
+    return;
+  }
+  tty_prompt = std::move(prompt);
+  observer.on_view(view());
 }
 
 void Orchestrator::Impl::read_terminal() {
@@ -279,6 +289,7 @@ void Orchestrator::Impl::read_terminal() {
     for (auto nl = tty_line.find('\n'); nl != std::string::npos; nl = tty_line.find('\n')) {
       const std::string line = tty_line.substr(0, nl);
       tty_line.erase(0, nl + 1);
+      ++tty_lines_read;
       while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
       if (tty_queue.empty()) continue; // nothing asked: the line is not an answer
       const auto& cp = checkpoints.at(tty_queue.front());
@@ -287,11 +298,19 @@ void Orchestrator::Impl::read_terminal() {
         // An empty line or a typo decides nothing: the same question again.
         std::string choices = terminal_choices(cp);
         choices.replace(choices.rfind(" / "), 3, " or ");
-        std::cerr << "  please answer " << choices << ": " << std::flush;
+        if (!observer.draws_prompt()) {
+          std::cerr << "  please answer " << choices << ": " << std::flush;
+          continue;
+        }
+        // The question stays and the line to type on says what it takes; redrawn even when that
+        // is unchanged, since the typed line's echo moved the cursor.
+        tty_prompt = tty_prompt.substr(0, tty_prompt.rfind('\n') + 1) + "  please answer " + choices + ": ";
+        observer.on_view(view());
         continue;
       }
       const std::string id = tty_queue.front();
       tty_queue.pop_front();
+      if (observer.draws_prompt()) tty_prompt.clear(); // answered: the answer's event line redraws without it
       typed->by = store::who_answers("on the terminal");
       typed->at = protocol::now_iso8601();
       answer_checkpoint(id, *typed);
@@ -326,9 +345,12 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
   // answered in its VERIFICATION and the checkpoint expires unused; never the other way round.
   record_gate_answer(task, answer);
   store::close_answered_checkpoint(state_dir, id);
+  bool elsewhere = false;
   if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
     tty_queue.pop_front();
-    std::cerr << "(answered elsewhere)\n";
+    elsewhere = observer.draws_prompt();
+    if (elsewhere) tty_prompt.clear(); // the answer's event line says so, and redraws without it
+    else std::cerr << "(answered elsewhere)\n";
     show_terminal_question();
   }
   if (auto m = checkpoint_message.find(id); m != checkpoint_message.end()) {
@@ -340,7 +362,8 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
   const std::string said = !answer.choice.empty() ? "chose " + util::quote_shell_word(answer.choice) : approved ? "approved" : "refused";
   // The slot of a worker that waited on it: the one line about the answer says where it goes on.
   const auto* t = scheduler->find_task(task);
-  emit(RunEvent{RunEventKind::checkpoint_answered, 0, task, t ? t->slot : -1, 0, said + (note.empty() ? "" : ": " + note), id});
+  emit(RunEvent{RunEventKind::checkpoint_answered, 0, task, t ? t->slot : -1, 0,
+                said + (note.empty() ? "" : ": " + note) + (elsewhere ? " (answered elsewhere)" : ""), id});
   auto e = sched::make_event(EventType::answered, task);
   e.answer = approved ? sched::Answer::approved : sched::Answer::refused;
   e.detail = note;

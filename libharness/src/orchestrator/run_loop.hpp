@@ -105,6 +105,8 @@ struct Orchestrator::Impl {
   std::deque<std::string> tty_queue;                    ///< checkpoints asked on the terminal, shown first
   std::array<char, 256> tty_chunk{};
   std::string tty_line;
+  std::string tty_prompt; ///< the question on the terminal, for a display that draws it (RunView::prompt)
+  int tty_lines_read = 0; ///< lines read from the terminal, each echoed with a newline (RunView::lines_typed)
   std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
   /// task -> the open checkpoint an earlier run of this spec asked for it, about a commit this
   /// checkout's history holds: taken over (with any answer given meanwhile) when this run asks the same.
@@ -259,6 +261,9 @@ struct Orchestrator::Impl {
   void expire_carried(const std::string& task, const std::string& why);
   void prompt_on_terminal(const PendingCheckpoint& cp);
   void show_terminal_question();
+  /// Puts `prompt` (empty: none) on the terminal: drawn by the display when it draws prompts
+  /// (a live table would otherwise redraw over it), else written to stderr.
+  void ask_on_terminal(std::string prompt);
   void read_terminal();
   void poll_checkpoints();
   /// Without a terminal, a run that has nothing left but checkpoints ends as waiting_for_human

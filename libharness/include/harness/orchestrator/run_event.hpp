@@ -55,6 +55,11 @@ struct RunView {
   int plans_verified = 0;
   int waiting_checkpoints = 0;
   double cost_usd = 0;
+  /// The question asked on the terminal, as a display that draws prompts shows it under the table:
+  /// lines ending in the one the answer is typed on (no newline after it); empty when none is asked.
+  std::string prompt;
+  /// Lines read from the terminal so far: each was echoed with a newline that moved the cursor.
+  int lines_typed = 0;
 };
 
 /// Receives the run's events; the run loop calls it on its own thread, never concurrently.
@@ -62,6 +67,11 @@ class Observer {
 public:
   virtual ~Observer() = default;
   virtual void on_event(const RunEvent& event, const RunView& view) = 0;
+  /// True for a display that draws RunView::prompt itself (the live table, which would otherwise
+  /// redraw over a question written beside it); the run then writes no question of its own.
+  virtual bool draws_prompt() const { return false; }
+  /// The view changed without an event (a question asked or asked again): redraw if drawing.
+  virtual void on_view(const RunView&) {}
 };
 
 } // namespace harness::orchestrator
