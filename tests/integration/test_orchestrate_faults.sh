@@ -2,7 +2,8 @@
 # Worker faults under `harness-cli orchestrate`: a worker that crashes, one that hangs without a
 # word (idle timeout), one that prints binary garbage, one that claims task_completed without its
 # artifacts, one whose commit carries another spec's Spec trailer, one that exits non-zero with
-# only a line on stderr, a script worker whose shell block fails, and an agent (claude adapter)
+# only a line on stderr, two whose first SUMMARY validate would reject (`status: done`, another
+# plan's plan_id), a script worker whose shell block fails, and an agent (claude adapter)
 # whose stdout is not stream-json although it exits 0; and a plan that commits on its own
 # without trailers (the run names that commit); and git's index lock left by a worker stopped
 # mid-commit, after an idle timeout and after a killed run (removed once no git works there).
@@ -30,7 +31,7 @@ new_project() { # dir plans...
 p=$tmp/cmd
 export FAULT_DIR=$tmp/attempts
 mkdir -p "$FAULT_DIR"
-new_project "$p" 01-01 01-02 01-03 01-04 01-05 01-06
+new_project "$p" 01-01 01-02 01-03 01-04 01-05 01-06 01-07 01-08
 set +e
 (cd "$p" && "$cli" orchestrate "$spec" --worker command --command "bash $src/tests/integration/faults/fault_worker.sh {harness_cli}" \
    --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log")
@@ -68,8 +69,20 @@ for n, e in enumerate(f, 1):
     m = re.fullmatch(r"exited 4: its output ends: fault worker: cannot reach the model API "
                      r"\(log: \.orchestration/sessions/execute-01-06-a(\d)-\w+/output\.log\)", e["message"])
     assert m and m.group(1) == str(n), e
+# the sloppy one: its `status: done` fails the attempt with validate's diagnostic; the retry fixes it
+f = of("task_failed", "execute:01-07")
+assert len(f) == 1 and f[0]["message"].startswith(
+    "task reported done but its SUMMARY does not validate: execution/phases/01-core/01-07-SUMMARY.md:3:9: "
+    "error[H017]: status 'done' is not one of complete, partial, failed (log: "), f
+assert of("task_succeeded", "execute:01-07"), "the sloppy SUMMARY was not retried"
+# the misnamed one: a SUMMARY read as 01-08's that says it is 01-01's; the retry (the script
+# adapter, its task committed already) writes it anew rather than keep it
+f = of("task_failed", "execute:01-08")
+assert len(f) == 1 and "01-08-SUMMARY.md:2:10: error[H006]: plan_id '01-01' does not match the file name" in f[0]["message"], f
+assert of("task_succeeded", "execute:01-08"), "the misnamed SUMMARY was not retried"
 PY
 [[ $(cat "$FAULT_DIR/01-04") -eq 2 ]] || fail "the liar should have had exactly 2 attempts"
+out=$(cd "$p" && "$cli" validate "$spec" 2>&1) || fail "the SUMMARYs the retries left do not validate: $out"
 if pgrep -f "sleep $FAULT_SLEEP" >/dev/null; then fail "the hung worker's child survived its process group"; fi
 grep -q 'task: "execute:01-04"' "$p/$spec/STATUS.md" || fail "STATUS.md does not list the blocked task: $(head -8 "$p/$spec/STATUS.md")"
 out=$(cd "$p" && "$cli" status "$spec")

@@ -4,6 +4,25 @@
 
 namespace harness::orchestrator {
 
+namespace {
+
+/// The SUMMARY's errors on one line, as validate prints their first lines (no source, no caret).
+std::string summary_errors(const std::vector<spec::Diagnostic>& diags) {
+  constexpr std::size_t shown = 3;
+  std::vector<std::string> lines;
+  for (const auto& d : diags) {
+    if (d.severity != spec::Severity::error) continue;
+    const std::string r = spec::render(d);
+    lines.push_back(r.substr(0, r.find('\n')));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < lines.size() && i < shown; ++i) out += (i ? "; " : "") + lines[i];
+  if (lines.size() > shown) out += fmt::format("; and {} more", lines.size() - shown);
+  return out;
+}
+
+} // namespace
+
 /// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.
 std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviations) {
   const auto* plan = plan_of(s.action);
@@ -13,7 +32,10 @@ std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviatio
   auto text = util::read_file(summary_file);
   if (!text) return "task reported done but wrote no SUMMARY (" + spec.layout.relative(summary_file) + ")";
   std::vector<spec::Diagnostic> diags;
-  auto sum = spec::parse_summary(*text, spec.layout.relative(summary_file), diags);
+  auto sum = spec::parse_summary(*text, spec.layout.relative(summary_file), diags, plan->id);
+  // What validate would reject fails the attempt now, so the retry can fix it: read later, a
+  // `status: done` or another plan's id would pass the task and then stop every command.
+  if (spec::has_errors(diags)) return "task reported done but its SUMMARY does not validate: " + summary_errors(diags);
   deviations = sum.has_deviations;
   trailers->refresh(); // the commits this worker made (and anyone else since the last look)
   const auto commits = trailers->commits_for(plan->id);

@@ -288,11 +288,12 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   result.summary = lay->summary_file(*phase, plan->id);
   // A retry that found every task committed keeps the SUMMARY an earlier attempt wrote: its
   // content (duration, commits) would differ, and a resumed run must end as an uninterrupted one.
+  // Not one validate rejects (another plan's plan_id): the orchestrator fails the attempt on it.
   bool keep = false;
   if (result.tasks_run == 0)
     if (auto old = util::read_file(result.summary)) {
-      std::vector<spec::Diagnostic> ignored;
-      keep = spec::parse_summary(*old, result.summary.string(), ignored).status == "complete";
+      std::vector<spec::Diagnostic> diags;
+      keep = spec::parse_summary(*old, result.summary.string(), diags, plan->id).status == "complete" && !spec::has_errors(diags);
     }
   if (!keep)
     if (auto w = util::write_file_atomic(result.summary, script_summary(*plan, record)); !w) return fail(w.error());
