@@ -93,6 +93,47 @@ std::string undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std
   return out;
 }
 
+/// The plan's own files that are in the work tree but in no commit (untracked, or staged and
+/// not committed): its literal `files_modified` entries and the files its checks read. Their
+/// checks pass on the work tree, so without this a task that committed nothing passed, and a
+/// fresh checkout of the branch would not have the work. Patterns and directories are left out:
+/// they may cover a file another plan (a later phase's, running beside this verification) is
+/// writing right now.
+std::vector<std::string> uncommitted_files(const spec::Plan& plan, const fs::path& root) {
+  std::set<std::string> paths;
+  auto add = [&](const std::string& p) {
+    if (p.empty() || p.find_first_of("*?[") != std::string::npos) return;
+    const fs::path rel = fs::path(p).lexically_normal();
+    std::error_code ec;
+    if (rel.is_absolute() || rel.empty() || *rel.begin() == ".." || fs::is_directory(root / rel, ec)) return;
+    paths.insert(rel.generic_string());
+  };
+  for (const auto& f : plan.files_modified) add(f);
+  for (const auto& c : plan.must_pass)
+    if (c.type == spec::CheckType::file_exists || c.type == spec::CheckType::file_contains) add(c.path);
+  for (const auto& a : plan.must_haves.artifacts) add(a.path);
+  if (paths.empty()) return {};
+  std::vector<std::string> specs;
+  for (const auto& p : paths) specs.push_back(worker::literal_pathspec(p));
+  std::vector<std::string> out;
+  for (const auto& c : worker::changed_paths(root, specs))
+    if (c.untracked || c.added) out.push_back(c.path);
+  return out;
+}
+
+/// "out/a.txt is not committed", "a, b and 3 more are not committed", with what to do.
+std::string not_committed_message(const std::vector<std::string>& files) {
+  constexpr std::size_t shown = 5;
+  std::string names;
+  for (std::size_t i = 0; i < files.size() && i < shown; ++i) names += (i ? ", " : "") + files[i];
+  if (files.size() > shown) names += fmt::format(" and {} more", files.size() - shown);
+  const bool one = files.size() == 1;
+  const std::string_view them = one ? "it" : "them";
+  return fmt::format("{} {} not committed (a plan's work counts only in its commits: commit {}, or list {} in "
+                     ".gitignore if a build makes {})",
+                     names, one ? "is" : "are", them, them, them);
+}
+
 /// Seed 000's atomic commits: the plan's work is in commits carrying `Plan: <id>` and `Spec:`.
 void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {
   std::vector<worker::TrailerCommit> found;
@@ -129,9 +170,10 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   for (int i = 1; i <= total; ++i)
     if (!tasks.contains(i))
       uncovered += fmt::format("{}task {} '{}'", uncovered.empty() ? "" : ", ", i, plan.tasks[static_cast<std::size_t>(i - 1)].name);
-  const CheckStatus st = found.empty() ? CheckStatus::failed : CheckStatus::passed;
-  std::string msg =
-      !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
+  const auto uncommitted = uncommitted_files(plan, spec.layout.project_root);
+  const CheckStatus st = found.empty() || !uncommitted.empty() ? CheckStatus::failed : CheckStatus::passed;
+  std::string msg = uncommitted.empty() ? std::string() : not_committed_message(uncommitted) + "; ";
+  msg += !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
       : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}': they carry 'Spec: {}' (another spec's, or this spec's "
                                      "before its directory was renamed)",
                                      plan.id, spec.layout.spec_name, fmt::join(other_specs, "', '"))

@@ -108,6 +108,7 @@ std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std
   }
   auto r = run_git(root, std::move(args));
   std::vector<GitChange> out;
+  if (r.exit_code != 0) return out; // git's complaint (not a repository) is no list of paths
   size_t pos = 0;
   while (pos + 3 < r.out.size()) {
     size_t end = r.out.find('\0', pos);

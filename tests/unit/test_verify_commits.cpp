@@ -1,0 +1,82 @@
+// The `commits` check of a plan in a real git repository: the plan's work must be in its
+// commits, not only in the work tree where its other checks look.
+#include "harness/spec/spec.hpp"
+#include "harness/verify/engine.hpp"
+#include "spec_test_util.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace harness;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A spec whose plan 01-01 declares out/a.txt and src/**, checks out/b.txt, and has one commit
+/// with its trailers that changed nothing.
+struct Project {
+  test::TempDir dir;
+  Project() {
+    test::set_git_identity();
+    dir.write("docs/specs/SPC-003-commits/SPEC.md", "# Commits\n");
+    dir.write("docs/specs/SPC-003-commits/planning/plans/01-core/01-01-PLAN.md",
+              "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt', 'src/**']\nmust_pass:\n"
+              "  - {id: b, type: file_exists, path: out/b.txt}\n---\n# 01-01\n\n### Task 1: write\n\n"
+              "```bash\nmkdir -p out && echo a > out/a.txt\n```\n");
+    dir.write(".gitignore", "build/\n");
+    test::sh(dir.path, "git init -q && git add -A && git commit -qm init && "
+                       "git commit -q --allow-empty -m 'feat(01-01): write' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-003-commits'");
+  }
+  verify::CheckResult commits_check() const {
+    auto spec = spec::load_spec(dir.path / "docs/specs/SPC-003-commits");
+    REQUIRE(spec);
+    REQUIRE(spec->valid());
+    const auto report = verify::verify_plan(*spec, spec->plans.at(0));
+    for (const auto& r : report.results)
+      if (r.id == "commits") return r;
+    FAIL("no commits check");
+    return {};
+  }
+};
+
+} // namespace
+
+TEST_CASE("the commits check fails when the plan's files are in the work tree but in no commit", "[verify][commits]") {
+  Project p;
+  p.dir.write("out/a.txt", "a\n");
+  p.dir.write("out/b.txt", "b\n");
+  p.dir.write("src/new.txt", "another plan may be writing this one\n");
+  auto c = p.commits_check();
+  CHECK(c.status == verify::CheckStatus::failed);
+  CHECK_THAT(c.message, Catch::StartsWith("out/a.txt, out/b.txt are not committed (a plan's work counts only in its "
+                                          "commits: commit them, or list them in .gitignore if a build makes them); "
+                                          "1 commit, 1 of 1 tasks covered"));
+  // A pattern is not looked at: it may cover a file another plan is writing beside this check.
+  CHECK_THAT(c.message, !Catch::Contains("src/new.txt"));
+
+  SECTION("staged is not committed either") {
+    test::sh(p.dir.path, "git add out/a.txt out/b.txt");
+    c = p.commits_check();
+    CHECK(c.status == verify::CheckStatus::failed);
+    CHECK_THAT(c.message, Catch::StartsWith("out/a.txt, out/b.txt are not committed"));
+  }
+  SECTION("committed, it passes; a change not committed yet to a committed file is not the question") {
+    test::sh(p.dir.path, "git add out && git commit -qm 'feat(01-01): files' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-003-commits'");
+    p.dir.write("out/a.txt", "edited\n");
+    c = p.commits_check();
+    CHECK(c.status == verify::CheckStatus::passed);
+    CHECK_THAT(c.message, Catch::StartsWith("2 commits, 1 of 1 tasks covered"));
+  }
+}
+
+TEST_CASE("a file git ignores, or a check's path outside the project, is not asked to be committed", "[verify][commits]") {
+  Project p;
+  p.dir.write("docs/specs/SPC-003-commits/planning/plans/01-core/01-01-PLAN.md",
+              "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['build/app.js']\nmust_pass:\n"
+              "  - {id: b, type: file_exists, path: ../outside.txt}\n---\n# 01-01\n\n### Task 1: build\n\n"
+              "```bash\nmkdir -p build && echo x > build/app.js\n```\n");
+  test::sh(p.dir.path, "git add -A && git commit -qm 'plan edited'");
+  p.dir.write("build/app.js", "x\n");
+  const auto c = p.commits_check();
+  CHECK(c.status == verify::CheckStatus::passed);
+  CHECK_THAT(c.message, Catch::StartsWith("1 commit, 1 of 1 tasks covered"));
+}
