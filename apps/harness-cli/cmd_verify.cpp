@@ -45,6 +45,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
     verify::Report report;
     std::string written;
     std::optional<spec::HumanAnswer> kept;
+    std::string dropped; // why an approval no longer holds
     if (!opt->plan.empty()) {
       const auto* plan = spec->find_plan(opt->plan);
       if (!plan) {
@@ -72,6 +73,10 @@ void add_verify(CLI::App& app, ExitCode& exit) {
       }
       written = spec->layout.relative(file->file);
       kept = file->kept_approval;
+      if (file->dropped_approval)
+        dropped = fmt::format("the approval by {} at {} no longer holds: {}; {} is written without it and the next run "
+                              "asks again",
+                              file->dropped_approval->by, file->dropped_approval->at, file->dropped_because, written);
     }
     if (opt->json) std::cout << verify::report_json(report, kept);
     else {
@@ -84,6 +89,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
         std::cout << fmt::format("kept the approval by {} at {}: the checks found the same as when it was given, so "
                                  "{} still says passed (delete it to be asked again)\n",
                                  kept->by, kept->at, written);
+      if (!dropped.empty()) std::cout << dropped << "\n";
     }
     // A person's approval that still holds makes it passed, as the file says.
     const auto status = kept ? spec::VerificationStatus::passed : report.status;

@@ -6,7 +6,8 @@
 #      after the answer takes it over; the final verification counts the phase's approval instead
 #      of asking again), the approval lands in VERIFICATION.md (who, when, note) and is committed;
 #      the run ends complete and status, STATUS.md and ROADMAP.md say so; `verify --phase` keeps
-#      the approval; the next run asks nothing.
+#      the approval; the next run asks nothing. Once the phase's files change by hand, `verify
+#      --phase` drops the approval and the next run asks again.
 #   2. A refusal is recorded too (with its note, shown by status) and blocks; the next run asks
 #      again.
 set -euo pipefail
@@ -75,6 +76,17 @@ vout=$(cd "$p" && "$cli" verify "$spec" --phase 02) || fail "verify --phase 02 a
 (cd "$p" && git commit -q --allow-empty -am "verified by hand") # unchanged when within the same second
 run "$p" run3
 [[ $rc -eq 0 && $out == *"run_finished       : complete after"*", 0 attempts"* && $out != *checkpoint* ]] || fail "run 3 was not a no-op: $out"
+# The approved work changed by hand since (a commit to 02-02's file, its checks finding the same):
+# `verify --phase` no longer keeps the approval, and the next run asks again.
+(cd "$p" && printf '02-02 first\n02-02 second, reworded by hand\n' >out/02-02.txt && git commit -qam "reworded by hand")
+vrc=0
+vout=$(cd "$p" && "$cli" verify "$spec" --phase 02) || vrc=$?
+[[ $vrc -eq 3 && $vout == *"the approval by "*"(harness_respond over MCP) at 20"*" no longer holds: the plans' files changed since it was given"* ]] \
+  || fail "verify --phase kept the approval of other work (rc $vrc): $vout"
+grep -q '^status: human_needed$' "$v" && ! grep -q '^approved_by' "$v" || fail "the dropped approval is still in $v: $(cat "$v")"
+(cd "$p" && git commit -qam "verified by hand again")
+run "$p" run4
+[[ $rc -eq 3 && $out == *"checkpoint_opened   verify-phase:02"* ]] || fail "run 4 did not ask about the changed work: rc $rc: $out"
 
 # 2. Refused: recorded, shown, blocking; the next run asks again.
 p=$tmp/refuse

@@ -199,7 +199,7 @@ TEST_CASE("human checks are never passed automatically and make the status human
 }
 
 TEST_CASE("VERIFICATION.md has parseable frontmatter, a table and the gaps with their source") {
-  verify::Report rep{"phase 02", "SPC-001-x", spec::VerificationStatus::gaps_found, {}, {"02-01", "02-02"}};
+  verify::Report rep{"phase 02", "SPC-001-x", spec::VerificationStatus::gaps_found, {}, {"02-01", "02-02"}, {}};
   verify::CheckResult ok;
   ok.plan = "02-01";
   ok.id = "a";

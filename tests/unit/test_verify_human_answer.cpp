@@ -15,7 +15,7 @@ using namespace harness;
 namespace {
 
 verify::Report phase_report(std::string message = "d.txt reads well") {
-  verify::Report r{"phase 02", "SPC-001-x", spec::VerificationStatus::human_needed, {}, {"02-01", "02-02"}};
+  verify::Report r{"phase 02", "SPC-001-x", spec::VerificationStatus::human_needed, {}, {"02-01", "02-02"}, "0123456789abcdef0123456789abcdef"};
   verify::CheckResult looks;
   looks.plan = "02-02";
   looks.id = "looks-good";
@@ -30,7 +30,7 @@ verify::Report phase_report(std::string message = "d.txt reads well") {
 
 TEST_CASE("a person's answer to a verification is recorded in its file and read back", "[verify][answer]") {
   harness::test::TempDir dir;
-  verify::Report r{"phase 02", "SPC-001-x", spec::VerificationStatus::human_needed, {}, {"02-01", "02-02"}};
+  verify::Report r{"phase 02", "SPC-001-x", spec::VerificationStatus::human_needed, {}, {"02-01", "02-02"}, {}};
   verify::CheckResult looks;
   looks.plan = "02-02";
   looks.id = "looks-good";
@@ -82,14 +82,22 @@ TEST_CASE("an approval holds for the same verification written again, and only w
   auto again = phase_report();
   again.results[0].seconds = 1.5;
   const auto held = verify::approval_still_holding(approved, verify::render_verification_md(again, "2026-02-03T00:00:00Z"));
-  REQUIRE(held);
-  CHECK(held->by == yes.by);
-  CHECK(held->note == "fine");
+  REQUIRE(held.kept);
+  CHECK_FALSE(held.dropped);
+  CHECK(held.kept->by == yes.by);
+  CHECK(held.kept->note == "fine");
+  auto dropped_because = [&](const verify::Report& fresh) {
+    const auto carry = verify::approval_still_holding(approved, verify::render_verification_md(fresh, "t"));
+    CHECK_FALSE(carry.kept);
+    REQUIRE(carry.dropped);
+    CHECK(carry.dropped->by == yes.by);
+    return carry.why;
+  };
   // Something else for a person to look at, another plan covered, a gap, a refusal: asked again.
-  CHECK_FALSE(verify::approval_still_holding(approved, verify::render_verification_md(phase_report("d.txt and e.txt read well"), "t")));
+  CHECK(dropped_because(phase_report("d.txt and e.txt read well")) == "the checks found something else");
   auto more = phase_report();
   more.plans.push_back("02-03");
-  CHECK_FALSE(verify::approval_still_holding(approved, verify::render_verification_md(more, "t")));
+  CHECK(dropped_because(more) == "the checks found something else");
   auto gap = phase_report();
   gap.status = spec::VerificationStatus::gaps_found;
   verify::CheckResult failed;
@@ -99,10 +107,34 @@ TEST_CASE("an approval holds for the same verification written again, and only w
   failed.status = verify::CheckStatus::failed;
   failed.message = "1 failed";
   gap.results.push_back(failed);
-  CHECK_FALSE(verify::approval_still_holding(approved, verify::render_verification_md(gap, "t")));
+  CHECK(dropped_because(gap) == "the checks found something else");
   const auto refused = *verify::with_human_answer(verify::render_verification_md(phase_report(), "t"), "V",
                                                    {false, "bob", "2026-01-02T03:04:06Z", ""});
-  CHECK_FALSE(verify::approval_still_holding(refused, verify::render_verification_md(phase_report(), "t")));
+  const auto no_approval = verify::approval_still_holding(refused, verify::render_verification_md(phase_report(), "t"));
+  CHECK_FALSE(no_approval.kept);
+  CHECK_FALSE(no_approval.dropped);
+}
+
+TEST_CASE("an approval holds only for the work it approved: the same findings over changed work ask again",
+          "[verify][answer]") {
+  const spec::HumanAnswer yes{true, "alice (harness-cli respond)", "2026-01-02T03:04:05Z", "fine"};
+  const auto approved = *verify::with_human_answer(verify::render_verification_md(phase_report(), "2026-01-02T00:00:00Z"), "V", yes);
+  CHECK(approved.find("\nwork_hash: '0123456789abcdef0123456789abcdef'\n") != std::string::npos);
+  auto changed = phase_report();
+  changed.work_hash = "fedcba9876543210fedcba9876543210";
+  auto carry = verify::approval_still_holding(approved, verify::render_verification_md(changed, "t"));
+  CHECK_FALSE(carry.kept);
+  REQUIRE(carry.dropped);
+  CHECK(carry.why == "the plans' files changed since it was given");
+  // A file written before work_hash existed cannot say what was approved: asked again, once.
+  auto before = phase_report();
+  before.work_hash.clear();
+  const auto old_file = *verify::with_human_answer(verify::render_verification_md(before, "2026-01-02T00:00:00Z"), "V", yes);
+  REQUIRE(old_file.find("work_hash") == std::string::npos);
+  carry = verify::approval_still_holding(old_file, verify::render_verification_md(phase_report(), "t"));
+  CHECK_FALSE(carry.kept);
+  REQUIRE(carry.dropped);
+  CHECK(carry.why.starts_with("it was given before harness recorded the work it approved (work_hash)"));
 }
 
 TEST_CASE("verify --phase keeps a person's approval while the checks find the same; the final verification does not "
@@ -117,6 +149,8 @@ TEST_CASE("verify --phase keeps a person's approval while the checks find the sa
             "  - id: looks\n    type: visual_quality\n    description: a.txt reads well\n---\n# 01-01\n\n"
             "### Task 1: a\n\n```bash\necho a > out/a.txt\n```\n");
   dir.write(s + "execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n# done\n");
+  dir.write("out/a.txt", "a\n");
+  test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
   auto load = [&] {
     auto spec = spec::load_spec(dir.path / s, dir.path);
     REQUIRE(spec);
@@ -150,4 +184,57 @@ TEST_CASE("verify --phase keeps a person's approval while the checks find the sa
   CHECK(final_report.status == spec::VerificationStatus::passed);
   REQUIRE(final_report.results.size() == 1);
   CHECK(final_report.results[0].message.find("approved by alice") != std::string::npos);
+}
+
+TEST_CASE("verify --phase drops a person's approval once the plans' files changed since, committed or not",
+          "[verify][answer]") {
+  harness::test::TempDir dir;
+  test::set_git_identity();
+  const std::string s = "docs/specs/SPC-001-x/";
+  dir.write(s + "SPEC.md", "# x\n");
+  dir.write(s + "planning/plans/01-core/01-01-PLAN.md",
+            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/**']\nmust_pass:\n"
+            "  - id: looks\n    type: visual_quality\n    description: a.txt reads well\n---\n# 01-01\n\n"
+            "### Task 1: a\n\n```bash\necho a > out/a.txt\n```\n");
+  dir.write(s + "execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\n---\n# done\n");
+  dir.write("out/a.txt", "a\n");
+  dir.write("other.txt", "not the plan's\n");
+  test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
+  auto write = [&] {
+    auto spec = spec::load_spec(dir.path / s, dir.path);
+    REQUIRE(spec);
+    verify::VerifyOptions opt;
+    opt.check_commits = false;
+    auto w = verify::write_report(*spec, spec::PhaseNumber{1, 0}, verify::verify_phase(*spec, {1, 0}, opt),
+                                  verify::KeepApproval::when_unchanged);
+    REQUIRE(w);
+    return *w;
+  };
+  const auto first = write();
+  REQUIRE(verify::record_verification_answer(first.file, {true, "alice", "2026-01-02T03:04:05Z", ""}));
+  const auto approved_text = *util::read_file(first.file);
+  // Other files changed, committed: the approval holds.
+  dir.write("other.txt", "edited\n");
+  test::sh(dir.path, "git commit -qam 'not the plan'");
+  CHECK(write().kept_approval);
+
+  SECTION("a commit to the plan's files") {
+    dir.write("out/b.txt", "b\n");
+    test::sh(dir.path, "git add out && git commit -qm 'by hand'");
+    const auto w = write();
+    CHECK_FALSE(w.kept_approval);
+    REQUIRE(w.dropped_approval);
+    CHECK(w.dropped_approval->by == "alice");
+    CHECK(w.dropped_because == "the plans' files changed since it was given");
+    std::vector<spec::Diagnostic> diags;
+    CHECK(spec::parse_verification(*util::read_file(w.file), "V", diags).status == spec::VerificationStatus::human_needed);
+  }
+  SECTION("an edit not committed") {
+    dir.write("out/a.txt", "edited by hand\n");
+    CHECK(write().dropped_approval);
+    // Undone, the work is the one approved again (the file as approved, put back).
+    dir.write("out/a.txt", "a\n");
+    REQUIRE(util::write_file_atomic(first.file, approved_text));
+    CHECK(write().kept_approval);
+  }
 }

@@ -8,7 +8,7 @@
 using namespace harness;
 
 TEST_CASE("a plan-wide gap names its PLAN file without a meaningless line 0") {
-  verify::Report rep{"plan 01-01", "SPC-001-x", spec::VerificationStatus::gaps_found, {}, {}};
+  verify::Report rep{"plan 01-01", "SPC-001-x", spec::VerificationStatus::gaps_found, {}, {}, {}};
   verify::CheckResult commits;
   commits.plan = "01-01";
   commits.id = "commits";

@@ -317,6 +317,7 @@ Verification parse_verification(std::string_view text, const std::string& displa
   if (fm["plans"]) v.plans = r.string_list(fm["plans"], "plans");
   else v.plans = table_plans(split.body);
   if (const YAML::Node c = fm["checks_status"]; c && c.IsScalar()) v.checks_status = parse_verification_status(c.Scalar());
+  if (fm["work_hash"]) v.work_hash = r.string(fm["work_hash"], "work_hash").value_or("");
   v.answer = human_answer(fm, r);
   return v;
 }

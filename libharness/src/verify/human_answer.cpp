@@ -60,15 +60,23 @@ std::expected<void, std::string> record_verification_answer(const std::filesyste
   return util::write_file_atomic(file, *updated);
 }
 
-std::optional<spec::HumanAnswer> approval_still_holding(std::string_view old_text, std::string_view fresh_text) {
+ApprovalCarry approval_still_holding(std::string_view old_text, std::string_view fresh_text) {
   std::vector<spec::Diagnostic> ignored;
   const auto old = spec::parse_verification(old_text, "old", ignored);
   const auto fresh = spec::parse_verification(fresh_text, "fresh", ignored);
-  if (!old.answer || !old.answer->approved || !old.checks_status || !fresh.status) return std::nullopt;
-  if (*old.checks_status != *fresh.status || old.plans != fresh.plans) return std::nullopt;
+  if (!old.answer || !old.answer->approved) return {};
+  auto dropped = [&](std::string why) { return ApprovalCarry{std::nullopt, old.answer, std::move(why)}; };
+  if (!old.checks_status || !fresh.status) return dropped("the file does not say what the checks found when it was given");
+  if (*old.checks_status != *fresh.status || old.plans != fresh.plans) return dropped("the checks found something else");
   const auto before = findings(old_text), now = findings(fresh_text);
-  if (before.empty() || before != now) return std::nullopt;
-  return old.answer;
+  if (before.empty() || before != now) return dropped("the checks found something else");
+  // The same findings over other work (a commit to the plans' files since, an edit by hand)
+  // are not what the person looked at.
+  if (old.work_hash.empty())
+    return dropped("it was given before harness recorded the work it approved (work_hash), so it cannot tell whether "
+                   "that work changed since");
+  if (old.work_hash != fresh.work_hash) return dropped("the plans' files changed since it was given");
+  return {old.answer, std::nullopt, {}};
 }
 
 } // namespace harness::verify

@@ -4,6 +4,7 @@
 #include "harness/spec/done_state.hpp"
 #include "harness/util/glob.hpp"
 #include "harness/verify/human_answer.hpp"
+#include "harness/verify/work_hash.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/trailers.hpp"
 #include "line_search.hpp"
@@ -207,14 +208,14 @@ std::string now_iso() {
 } // namespace
 
 Report verify_plan(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt) {
-  Report r{"plan " + plan.id, spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}};
+  Report r{"plan " + plan.id, spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}, {}};
   plan_checks(spec, plan, opt, r.results);
   r.status = overall_status(r.results);
   return r;
 }
 
 Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const VerifyOptions& opt) {
-  Report r{"phase " + spec::to_string(phase), spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}};
+  Report r{"phase " + spec::to_string(phase), spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}, {}};
   for (const auto& plan : spec.plans)
     if (plan.phase == phase) {
       r.plans.push_back(plan.id);
@@ -232,11 +233,12 @@ Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const Verif
           r.results.push_back(std::move(c));
         }
   r.status = overall_status(r.results);
+  r.work_hash = work_hash(spec, r.plans);
   return r;
 }
 
 Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
-  Report r{"final", spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}};
+  Report r{"final", spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}, {}};
   const auto done = spec::read_done_state(spec);
   for (const auto& plan : spec.plans) {
     r.plans.push_back(plan.id);
@@ -255,26 +257,32 @@ Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
       }
   }
   r.status = overall_status(r.results);
+  r.work_hash = work_hash(spec, r.plans);
   return r;
 }
 
 std::expected<WrittenReport, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase,
                                                        const Report& report, KeepApproval keep) {
-  WrittenReport out{spec.layout.final_verification, std::nullopt};
+  WrittenReport out{spec.layout.final_verification, std::nullopt, std::nullopt, {}};
   if (phase) {
     const auto* dir = spec.layout.find_phase(*phase);
     if (!dir) return std::unexpected(fmt::format("phase {} has no directory", spec::to_string(*phase)));
     out.file = spec.layout.verification_file(*dir);
   }
   std::string text = render_verification_md(report, now_iso());
-  // Verified again by hand and the checks found what a person already accepted: the answer
-  // stays, or the next run would ask again.
+  // Verified again by hand and the checks found what a person already accepted, in the same
+  // work: the answer stays, or the next run would ask again.
   auto old = keep == KeepApproval::when_unchanged ? util::read_file(out.file) : std::string();
-  if (auto kept = old ? approval_still_holding(*old, text) : std::nullopt)
-    if (auto with = with_human_answer(text, out.file.string(), *kept)) {
+  auto carried = old ? approval_still_holding(*old, text) : ApprovalCarry{};
+  if (carried.kept) {
+    if (auto with = with_human_answer(text, out.file.string(), *carried.kept)) {
       text = std::move(*with);
-      out.kept_approval = std::move(kept);
+      out.kept_approval = std::move(carried.kept);
     }
+  } else if (carried.dropped) {
+    out.dropped_approval = std::move(carried.dropped);
+    out.dropped_because = std::move(carried.why);
+  }
   if (auto w = util::write_file_atomic(out.file, text); !w) return std::unexpected(w.error());
   return out;
 }

@@ -54,7 +54,9 @@ std::string render_verification_md(const Report& r, std::string_view when) {
                      r.passed(), r.total(), when);
   std::string plans;
   for (const auto& p : r.plans) plans += fmt::format("{}'{}'", plans.empty() ? "" : ", ", p);
-  out += fmt::format("plans: [{}]\n---\n", plans);
+  out += fmt::format("plans: [{}]\n", plans);
+  if (!r.work_hash.empty()) out += fmt::format("work_hash: '{}'\n", r.work_hash);
+  out += "---\n";
   out += fmt::format("# Verification: {} ({})\n\n**{}**: {} of {} checks passed.\n\n", r.spec_name, r.level,
                      spec::to_string(r.status), r.passed(), r.total());
   out += "| plan | check | type | status | seconds | evidence |\n|---|---|---|---|---|---|\n";

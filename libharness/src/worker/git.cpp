@@ -96,15 +96,15 @@ GitResult run_git_writing_index(const fs::path& root, std::vector<std::string> a
   }
 }
 
+std::string glob_pathspec(const std::string& glob) { return glob.find_first_of("*?[") == std::string::npos ? glob : ":(glob)" + glob; }
+
 std::string literal_pathspec(const std::string& path) { return ":(literal)" + path; }
 
 std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std::string>& globs) {
   std::vector<std::string> args = {"--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all"};
   if (!globs.empty()) {
     args.push_back("--");
-    // A wildcard pattern needs glob magic; a plain path stays a plain pathspec, which also
-    // matches everything below it when it names a directory.
-    for (const auto& g : globs) args.push_back(g.find_first_of("*?[") == std::string::npos ? g : ":(glob)" + g);
+    for (const auto& g : globs) args.push_back(glob_pathspec(g));
   }
   auto r = run_git(root, std::move(args));
   std::vector<GitChange> out;

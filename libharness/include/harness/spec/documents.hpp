@@ -87,6 +87,9 @@ struct Verification {
   /// The plans it verified: frontmatter `plans`, else the plan column of its results table (a
   /// file written before `plans` existed); nullopt when neither says (a hand-written file).
   std::optional<std::vector<std::string>> plans;
+  /// A hash of what the plans' files held when it was written (frontmatter `work_hash`); empty
+  /// in a file written before harness recorded it.
+  std::string work_hash;
   /// What the automated checks found, when a person's approval turned `status` into passed.
   std::optional<VerificationStatus> checks_status;
   /// `approved_by/at`, `approval_note` or `refused_by/at`, `refusal_note`.

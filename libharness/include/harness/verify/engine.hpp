@@ -56,6 +56,10 @@ struct WrittenReport {
   /// The approval a person gave the previous version of the file, carried over because the
   /// checks found the same thing again (approval_still_holding): the file says `passed`.
   std::optional<spec::HumanAnswer> kept_approval;
+  /// The approval the previous version recorded that no longer holds, and why: the file is
+  /// written without it and the next run asks again.
+  std::optional<spec::HumanAnswer> dropped_approval;
+  std::string dropped_because;
 };
 
 /// Whether write_report carries a person's approval of the file's previous version over.
@@ -63,7 +67,8 @@ enum class KeepApproval { no, when_unchanged };
 
 /// Writes the phase's VERIFICATION.md (or FINAL-VERIFICATION.md for `phase` = nullopt) atomically.
 /// With KeepApproval::when_unchanged, a person's approval of the previous version stays while the
-/// checks find the same thing (`harness-cli verify` looking again at what a person accepted). The
+/// checks find the same thing in the same work (`harness-cli verify` looking again at what a
+/// person accepted; approval_still_holding). The
 /// orchestrator passes `no`: it verifies a phase again only when its work changed (a plan added
 /// or run again), and then a person must look again.
 std::expected<WrittenReport, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase,

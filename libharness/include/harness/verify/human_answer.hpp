@@ -26,10 +26,20 @@ std::expected<std::string, std::string> with_human_answer(std::string_view text,
 std::expected<void, std::string> record_verification_answer(const std::filesystem::path& verification,
                                                             const spec::HumanAnswer& answer);
 
-/// The approval `old_text` (a VERIFICATION file as it is) records, when it still holds for
-/// `fresh_text` (the same verification rendered again, no answer in it): the checks found the
-/// same status, over the same plans, with the same gaps and the same items for a person. nullopt
-/// when there is no approval or anything differs: then the person is asked again.
-std::optional<spec::HumanAnswer> approval_still_holding(std::string_view old_text, std::string_view fresh_text);
+/// What becomes of the approval a VERIFICATION file records when the same verification is
+/// written again.
+struct ApprovalCarry {
+  std::optional<spec::HumanAnswer> kept;    ///< the approval, which still holds
+  std::optional<spec::HumanAnswer> dropped; ///< the approval, which no longer holds
+  std::string why;                          ///< why it was dropped, for the person
+};
+
+/// Whether the approval `old_text` (a VERIFICATION file as it is) records still holds for
+/// `fresh_text` (the same verification rendered again, no answer in it): it does when the work is
+/// the same (`work_hash`) and the checks found the same status, over the same plans, with the
+/// same gaps and the same items for a person. A file without `work_hash` (written before harness
+/// recorded it) cannot say what work was approved: its approval does not hold, and the person
+/// is asked again, once. Neither kept nor dropped when there is no approval.
+ApprovalCarry approval_still_holding(std::string_view old_text, std::string_view fresh_text);
 
 } // namespace harness::verify

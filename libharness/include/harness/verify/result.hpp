@@ -35,6 +35,9 @@ struct Report {
   /// Phase and final: the plans verified, written as frontmatter `plans` so that a later reader
   /// sees when plans were added or removed since (spec::read_done_state).
   std::vector<std::string> plans;
+  /// Phase and final: work_hash of those plans' files, written as frontmatter `work_hash` so
+  /// that a person's approval of the report holds only while the work is the same.
+  std::string work_hash;
   int passed() const;
   int total() const;
 };

@@ -43,6 +43,11 @@ struct GitChange {
 /// match one of them are looked at (git walks just those parts of the tree).
 std::vector<GitChange> changed_paths(const std::filesystem::path& root, const std::vector<std::string>& globs = {});
 
+/// A `files_modified` entry as a git pathspec: a wildcard pattern gets glob magic ("src/**"
+/// matches below src/ at any depth); a plain path stays plain, which also matches everything
+/// below it when it names a directory.
+std::string glob_pathspec(const std::string& glob);
+
 /// `path` as a git pathspec that means that path only (no wildcards): ":(literal)path".
 std::string literal_pathspec(const std::string& path);
 
