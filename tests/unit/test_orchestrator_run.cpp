@@ -176,6 +176,39 @@ TEST_CASE("the write-back commits what the orchestrator wrote, not a user's edit
   CHECK(sh(proj.dir.path, "git log -1 --format=%s -- docs/specs/SPC-001-task-tracker/STATUS.md").starts_with("docs(SPC-001"));
 }
 
+namespace {
+
+/// Writes each phase's report as the engine does, at the end of its verification; phase 01's
+/// takes a while, so another phase's verification ends (and commits the write-back) meanwhile.
+class ReportWritingVerifier final : public orchestrator::Verifier {
+public:
+  orchestrator::VerifyOutcome verify_plan(const spec::Spec&, const spec::Plan&) override { return {sched::Verdict::passed, false, "ok"}; }
+  orchestrator::VerifyOutcome verify_phase(const spec::Spec& s, spec::PhaseNumber phase) override {
+    if (phase == spec::PhaseNumber{3, 0}) std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    const auto file = s.layout.verification_file(*s.layout.find_phase(phase));
+    std::ofstream(file) << "---\nstatus: passed\nplans: []\n---\n# " << spec::to_string(phase) << "\n";
+    return {sched::Verdict::passed, false, "phase ok"};
+  }
+  orchestrator::VerifyOutcome verify_final(const spec::Spec&) override { return {sched::Verdict::passed, false, "final ok"}; }
+};
+
+} // namespace
+
+TEST_CASE("a phase's report written while another phase's write-back is committed is committed too") {
+  Project proj;
+  ReportWritingVerifier v;
+  Recorder rec;
+  auto options = proj.options();
+  options.verify_threads = 2; // the phases' verifications side by side, as on a machine with cores to spare
+  orchestrator::Orchestrator o(std::move(options), v, rec);
+  auto r = o.run();
+  REQUIRE(r);
+  INFO([&] { std::string s; for (const auto& e : rec.events) s += orchestrator::format_event_line(e) + "\n"; return s; }());
+  CHECK(r->outcome == "complete");
+  CHECK(sh(proj.dir.path, "git status --porcelain").empty());
+  CHECK(sh(proj.dir.path, "git ls-files docs/specs | grep -c VERIFICATION.md") == "4\n");
+}
+
 TEST_CASE("files a killed run wrote and never committed are committed by the next run, and only those") {
   Project proj;
   {

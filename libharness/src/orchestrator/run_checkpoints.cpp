@@ -48,15 +48,20 @@ store::AskedCommit asked_commit(const fs::path& root, const std::string& head) {
 
 } // namespace
 
+fs::path Orchestrator::Impl::report_file(const sched::Action& a) const {
+  if (a.kind == TaskKind::verify_final) return spec.layout.final_verification;
+  if (a.kind == TaskKind::verify_phase)
+    if (auto n = spec::parse_phase_number(a.subject))
+      if (const auto* dir = spec.layout.find_phase(*n)) return spec.layout.verification_file(*dir);
+  return {};
+}
+
 void Orchestrator::Impl::run_verification(Session& s) {
   const auto a = s.action;
   const std::string sid = s.id;
   // Recorded before the verifier writes it: a kill in between must not leave a write that no
   // run commits.
-  if (a.kind == TaskKind::verify_final) wrote({spec.layout.final_verification});
-  else if (a.kind == TaskKind::verify_phase)
-    if (auto n = spec::parse_phase_number(a.subject))
-      if (const auto* dir = spec.layout.find_phase(*n)) wrote({spec.layout.verification_file(*dir)});
+  if (const auto report = report_file(a); !report.empty()) wrote({report});
   spec::Spec snapshot = spec; // the pool reads its own copy; the loop may reload meanwhile
   asio::post(*verify_pool, [this, a, sid, snapshot = std::move(snapshot)] {
     VerifyOutcome out;

@@ -247,6 +247,8 @@ struct Orchestrator::Impl {
   // ---- verification (on the pool, results posted back) ---------------------------------------
 
   void run_verification(Session& s);
+  /// The VERIFICATION file a phase or final verification writes; empty for other tasks.
+  fs::path report_file(const sched::Action& a) const;
   void on_verified(const sched::Action& a, const std::string& sid, const VerifyOutcome& out);
 
   // ---- checkpoints ----------------------------------------------------------------------------

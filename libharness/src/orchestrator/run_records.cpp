@@ -125,9 +125,15 @@ void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::pat
   const auto root = spec.layout.project_root;
   std::error_code ec;
   // What a live worker is writing is its to commit (a SUMMARY with its trailers, a research
-  // file): sweeping it into this commit would take it from under the worker.
+  // file): sweeping it into this commit would take it from under the worker. So is the report of
+  // a verification still running in the pool: not written yet, it would look unchanged here and
+  // leave the list below, and its own end would then have nothing to commit.
   std::set<std::string> theirs;
   for (const auto& [sid, s] : sessions) {
+    if (const auto report = report_file(s.action); !report.empty()) {
+      theirs.insert(fs::relative(report, root, ec).generic_string());
+      continue;
+    }
     if (!host || !host->has_process(sid)) continue;
     const auto* plan = plan_of(s.action);
     const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
