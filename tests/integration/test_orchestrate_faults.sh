@@ -177,4 +177,51 @@ out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&
   fail "lock after kill -9 was not removed: $out"
 [[ -f $p/out/01-01.txt && -z $(cd "$p" && git status --porcelain) ]] || fail "lock after kill -9: the plan did not finish"
 
+# 6. A worker that does the work and leaves its SUMMARY, then reports task_failed: a failed
+#    attempt's SUMMARY is no proof of execution. It is marked `status: failed`, `status` calls the
+#    plan failed, and the next run executes the plan again instead of verifying it and calling the
+#    spec complete. With the cause fixed (here: the plain script worker) the plan is done.
+p=$tmp/quitter
+new_project "$p" 01-09
+quitter() { # events-file: a run of the fault worker
+  (cd "$p" && "$cli" orchestrate "$spec" --worker command --command "bash $src/tests/integration/faults/fault_worker.sh {harness_cli}" \
+     --yes --json >"$1" 2>"$1.err")
+}
+summary=$p/$spec/execution/phases/01-core/01-09-SUMMARY.md
+for run in 1 2; do
+  rc=0
+  quitter "$tmp/quit$run.jsonl" || rc=$?
+  [[ $rc -eq 1 ]] || fail "run $run of a worker that reports task_failed after its SUMMARY should be blocked (exit 1), got $rc: $(tail -3 "$tmp/quit$run.jsonl")"
+  python3 - "$tmp/quit$run.jsonl" "$run" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+of = lambda kind, task: [e for e in ev if e["event"] == kind and e.get("task") == task]
+assert of("task_started", "execute:01-09"), f"run {sys.argv[2]} did not execute 01-09 again"
+assert not of("task_succeeded", "verify-plan:01-09"), f"run {sys.argv[2]} verified the failed attempt's work"
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("blocked"), ev[-1]
+PY
+  grep -q '^status: failed' "$summary" || fail "run $run left the failed attempt's SUMMARY unmarked: $(head -5 "$summary")"
+  out=$(cd "$p" && "$cli" status "$spec")
+  [[ "$out" == *"0/1 plans verified (0%), 0 executed"$'\n'* && "$out" == *"01-09 "*" failed"* && "$out" == *"plan 01-09 failed (see its SUMMARY)"* ]] ||
+    fail "status after run $run should call 01-09 failed: $out"
+done
+grep -q 'marked status: failed: a failed attempt' "$tmp/quit1.jsonl" || fail "the run does not say it marked the SUMMARY"
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes >"$tmp/quit3.log" 2>&1) || fail "fixed: the run failed: $(cat "$tmp/quit3.log")"
+grep -q '^status: complete' "$summary" || fail "fixed: the SUMMARY was not written again: $(head -5 "$summary")"
+out=$(cd "$p" && "$cli" status "$spec")
+[[ "$out" == *"1/1 plans verified (100%), 1 executed, complete"* ]] || fail "fixed: status: $out"
+#    The same report made while no orchestrator listens (its run killed -9): the next run marks
+#    the SUMMARY failed before reading the plans' state, and executes the plan again.
+p=$tmp/late-quitter
+new_project "$p" 01-10
+(cd "$p" && exec "$cli" orchestrate "$spec" --worker command --command "bash $src/tests/integration/faults/fault_worker.sh {harness_cli}" \
+   --yes >"$tmp/late.first" 2>&1) &
+first=$!
+for _ in $(seq 1 150); do [[ -e $FAULT_DIR/01-10.waiting ]] && break; sleep 0.1; done
+[[ -e $FAULT_DIR/01-10.waiting ]] || fail "late quitter: the worker never got to its report: $(cat "$tmp/late.first")"
+kill -KILL $first; wait $first 2>/dev/null || true
+out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "late quitter: the next run failed: $out"
+[[ "$out" == *"01-10-SUMMARY.md marked status: failed"*"task_started"*"execute:01-10"* ]] ||
+  fail "late quitter: the next run took the failed attempt's SUMMARY as executed: $out"
+
 echo "orchestrate worker faults: all checks passed"

@@ -82,3 +82,35 @@ TEST_CASE("ROADMAP.md's velocity is the total it is given, however often a run w
   for (int i = 0; i < 3; ++i) REQUIRE(orchestrator::update_roadmap(load(), p, before + 0.5, true));
   CHECK(orchestrator::roadmap_minutes(load()) == Approx(3.0));
 }
+
+TEST_CASE("a failed attempt's SUMMARY is marked failed, keeping what the worker wrote", "[orchestrator][writeback]") {
+  test::TempDir dir;
+  const auto summary = dir.write("01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete # the worker's word\n"
+                                                     "commits: [abc123]\n---\n# 01-01\n\nThe tests of task 1 fail.\n");
+  auto marked = orchestrator::mark_summary_failed(summary);
+  REQUIRE(marked);
+  CHECK(*marked);
+  const auto text = util::read_file(summary).value();
+  std::vector<spec::Diagnostic> diags;
+  CHECK(spec::parse_summary(text, "01-01-SUMMARY.md", diags).status == "failed");
+  CHECK(diags.empty());
+  CHECK(text.find("commits: [abc123]") != std::string::npos);
+  CHECK(text.ends_with("The tests of task 1 fail.\n"));
+  // Marked already (the second failed attempt left the first one's): nothing changes.
+  auto again = orchestrator::mark_summary_failed(summary);
+  REQUIRE(again);
+  CHECK_FALSE(*again);
+  CHECK(util::read_file(summary).value() == text);
+}
+
+TEST_CASE("a failed attempt's SUMMARY without frontmatter gets one that says failed", "[orchestrator][writeback]") {
+  test::TempDir dir;
+  const auto summary = dir.write("01-01-SUMMARY.md", "# 01-01\n\nDone, I think.\n");
+  REQUIRE(orchestrator::mark_summary_failed(summary).value_or(false));
+  const auto text = util::read_file(summary).value();
+  std::vector<spec::Diagnostic> diags;
+  CHECK(spec::parse_summary(text, "01-01-SUMMARY.md", diags).status == "failed");
+  CHECK(text.ends_with("# 01-01\n\nDone, I think.\n"));
+  CHECK_FALSE(orchestrator::mark_summary_failed(dir.path / "02-01-SUMMARY.md")); // no SUMMARY: an error, nothing written
+  CHECK_FALSE(std::filesystem::exists(dir.path / "02-01-SUMMARY.md"));
+}

@@ -68,6 +68,8 @@ void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict
 
 void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, std::string detail) {
   expire_carried(task, "the task failed in this run (" + detail + "); it asks again if it gets there");
+  // Before the event: the retry it may start must find the SUMMARY already discounted.
+  if (const auto* t = scheduler->find_task(task); t && t->kind == TaskKind::execute) discount_failed_summary(task, t->subject);
   auto e = sched::make_event(EventType::failed, task);
   e.failure = why;
   e.detail = std::move(detail);
@@ -640,11 +642,14 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   // Sessions an earlier run left "running" whose process is gone (reaped above, or killed with
   // that run) become failed attempts, and their unanswered questions expire: status and the MCP
   // tools must not show them as alive.
+  std::vector<std::string> dead_sessions;
   if (auto rec = store::recover(*db); !rec)
     emit(RunEventKind::note, "", -1, 0, "store: " + rec.error());
-  else if (!rec->failed_sessions.empty())
+  else if (!rec->failed_sessions.empty()) {
     emit(RunEventKind::note, "", -1, 0,
          fmt::format("{} session(s) of an earlier run had no process left: marked failed", rec->failed_sessions.size()));
+    dead_sessions = std::move(rec->failed_sessions);
+  }
   if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
   refuse_stale_requests();
   if (auto old = db->messages_after(0, 1'000'000); old && !old->empty()) last_seq = old->back().seq;
@@ -653,6 +658,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   trailers->refresh();
   verifier.set_trailer_index(&*trailers);
   verifier.set_cancel(&cancel_verification);
+  discount_reported_failures(dead_sessions); // before the SUMMARYs are read as executed
   commit_orphan_summaries();
   recover_commits_log();
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));

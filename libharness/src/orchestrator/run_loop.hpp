@@ -204,6 +204,12 @@ struct Orchestrator::Impl {
   /// tasks are committed) but the SUMMARY uncommitted; the resumed run does not run the plan
   /// again, so it makes the commit the worker would have made.
   void commit_orphan_summaries();
+  /// The SUMMARY a failed execute attempt of `plan_id` left is marked `status: failed`: a plan
+  /// counts as executed only after an attempt that succeeded (see mark_summary_failed).
+  void discount_failed_summary(const std::string& task, const std::string& plan_id);
+  /// The same for the sessions a killed run never saw end (`dead`, from store::recover) whose
+  /// worker reported task_failed meanwhile.
+  void discount_reported_failures(const std::vector<std::string>& dead);
   /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
   void recover_commits_log();
   /// Which `Spec:` trailers are this spec's (its name, or its name before a rename).

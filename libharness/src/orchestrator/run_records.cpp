@@ -37,6 +37,10 @@ std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviatio
   // `status: done` or another plan's id would pass the task and then stop every command.
   if (spec::has_errors(diags)) return "task reported done but its SUMMARY does not validate: " + summary_errors(diags);
   deviations = sum.has_deviations;
+  // Left by an earlier failed attempt (marked by discount_failed_summary) or written so by the
+  // worker: either way not the SUMMARY of an execution that succeeded.
+  if (sum.status == "failed")
+    return "task reported done but its SUMMARY says status: failed (" + spec.layout.relative(summary_file) + "): write it again";
   trailers->refresh(); // the commits this worker made (and anyone else since the last look)
   const auto commits = trailers->commits_for(plan->id);
   if (commits.empty()) return "task reported done but no commit carries 'Plan: " + plan->id + "'";
@@ -75,6 +79,37 @@ void Orchestrator::Impl::commit_orphan_summaries() {
     if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); r && !r->empty()) committed = true;
   }
   if (committed) trailers->refresh();
+}
+
+void Orchestrator::Impl::discount_failed_summary(const std::string& task, const std::string& plan_id) {
+  const auto* plan = spec.find_plan(plan_id);
+  const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+  if (!phase) return;
+  const fs::path file = spec.layout.summary_file(*phase, plan->id);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return;
+  wrote({file}); // first: see run_verification
+  auto marked = mark_summary_failed(file);
+  if (!marked) return emit(RunEventKind::note, task, -1, 0, "could not mark the failed attempt's SUMMARY: " + marked.error());
+  if (!*marked) return;
+  emit(RunEventKind::note, task, -1, 0,
+       fmt::format("{} marked status: failed: a failed attempt's SUMMARY does not make the plan executed", spec.layout.relative(file)));
+  reload_spec(); // STATUS.md and the phase's gates read the plan as not executed from now on
+}
+
+void Orchestrator::Impl::discount_reported_failures(const std::vector<std::string>& dead) {
+  if (dead.empty() || !db) return;
+  auto messages = db->messages_after(0, 1'000'000);
+  if (!messages) return;
+  const std::set<std::string> gone(dead.begin(), dead.end());
+  std::set<std::string> failed; // sessions whose worker reported task_failed
+  for (const auto& m : *messages)
+    if (m.type == "task_failed" && gone.contains(m.session_id)) failed.insert(m.session_id);
+  for (const auto& sid : failed) {
+    auto rec = db->session(sid);
+    if (!rec || !*rec || !(*rec)->task_id.starts_with("execute:") || !spec.layout.owns_spec_trailer((*rec)->spec)) continue;
+    discount_failed_summary((*rec)->task_id, (*rec)->task_id.substr(std::string_view("execute:").size()));
+  }
 }
 
 /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.

@@ -23,6 +23,19 @@ std::expected<void, std::string> mark_summary_verification(const std::filesystem
   return util::write_file_atomic(summary, *updated);
 }
 
+std::expected<bool, std::string> mark_summary_failed(const std::filesystem::path& summary) {
+  auto text = util::read_file(summary);
+  if (!text) return std::unexpected(text.error());
+  std::vector<spec::Diagnostic> ignored;
+  if (spec::parse_summary(*text, summary.string(), ignored).status == "failed") return false;
+  const bool has_frontmatter = text->starts_with("---\n") || text->starts_with("---\r\n");
+  auto updated = has_frontmatter ? spec::update_frontmatter(*text, {{"status", "failed"}})
+                                 : std::expected<std::string, std::string>("---\nstatus: failed\n---\n" + *text);
+  if (!updated) return std::unexpected(summary.string() + ": " + updated.error());
+  if (auto w = util::write_file_atomic(summary, *updated); !w) return std::unexpected(w.error());
+  return true;
+}
+
 std::string render_status_md(const graph::Progress& p, std::string_view run_state,
                              const std::vector<spec::BlockedTask>& blocked) {
   // JSON strings are valid YAML double-quoted scalars, whatever a failure message contains.

@@ -12,6 +12,9 @@
 #                   a status: H017); then works
 #   01-08 misnamed: first attempt does the work and commits a SUMMARY whose plan_id names 01-01
 #                   (H006); then works (the script adapter finds the task committed)
+#   01-09 quitter : does the work (the real script worker: its task and SUMMARY committed), then
+#                   reports task_failed over it and exits 1, every time
+#   01-10 late quitter: the same, but then sleeps instead of exiting (its run is killed -9 meanwhile)
 # Working = `harness-cli script-worker`, the real script adapter.
 # argv: <harness-cli>
 set -u
@@ -51,6 +54,16 @@ case "$plan:$n" in
     mv "$sessions/result.json.tmp" "$sessions/result.json"
     exit 0 ;;
   01-06:*) echo "fault worker: cannot reach the model API" >&2; exit 4 ;;
+  01-09:*|01-10:*)
+    "$cli" script-worker || exit $?
+    sessions=$HARNESS_STATE_DIR/sessions/$HARNESS_SESSION_ID
+    printf '{"sessionId":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"failed","error":"the tests of task 1 fail"}' \
+      "$HARNESS_SESSION_ID" >"$sessions/result.json.tmp"
+    mv "$sessions/result.json.tmp" "$sessions/result.json"
+    [[ $plan == 01-09 ]] && exit 1
+    touch "$FAULT_DIR/01-10.waiting"
+    sleep "$FAULT_SLEEP" & wait
+    exit 1 ;;
   01-05:*)
     cd "$HARNESS_PROJECT"
     mkdir -p out && echo 01-05 >out/01-05.txt

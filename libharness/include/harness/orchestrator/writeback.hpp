@@ -18,6 +18,12 @@ namespace harness::orchestrator {
 /// Sets `verification: <status>` in the SUMMARY's frontmatter.
 std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status);
 
+/// Sets `status: failed` in the SUMMARY a failed execute attempt left (a frontmatter is added to
+/// one without): whatever the worker wrote there, the attempt did not succeed, so the SUMMARY is
+/// no proof the plan was executed. The worker's text stays for a person to read. False when it
+/// already said `status: failed`.
+std::expected<bool, std::string> mark_summary_failed(const std::filesystem::path& summary);
+
 /// STATUS.md: frontmatter for tools (run state, the tasks this run blocked, which `status` reads
 /// back), then Markdown for people: progress per phase and plan, ready work, blockers.
 std::string render_status_md(const graph::Progress& progress, std::string_view run_state,
