@@ -123,6 +123,32 @@ cd "$p"
 [[ $(git log --oneline --grep "plan phase 01" | wc -l) -eq 2 ]] || fail "the planner's two passes of phase 01 are not committed: $(git log --oneline)"
 [[ "$(sh greet.sh)" == hello && -f test.sh && -f README.md ]] || fail "the plans' effects"
 "$cli" status "$spec" | grep "3/3 plans verified" >/dev/null || fail "status: $("$cli" status "$spec")"
+# 1b. A phase added to the finished spec as /harness:add-phase adds it (a ROADMAP section, no plans
+# yet) leaves the spec incomplete: in `status` (text and JSON), and in a run that cannot plan it
+# (the script worker): blocked, exit 1, STATUS.md "blocked"; never "complete" beside a blocked list.
+python3 - "$spec/ROADMAP.md" <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+s = s.replace("## Phase 2: Docs", "## Phase 1.1: Hotfix\n**Goal**: greet.sh says HELLO\n**Depends on**: Phase 1\n\nPlans:\n\n## Phase 2: Docs")
+open(p, "w").write(s)
+PY
+git commit -qam "add phase 1.1"
+for when in before after; do
+  if [[ $when == after ]]; then
+    rc=0
+    "$cli" orchestrate "$spec" --worker script --yes >"$tmp/added.log" 2>&1 || rc=$?
+    [[ $rc -eq 1 ]] || { cat "$tmp/added.log" >&2; fail "a run that cannot plan the added phase exited $rc, expected 1"; }
+    grep -q "run_finished.*: blocked after" "$tmp/added.log" || { cat "$tmp/added.log" >&2; fail "the run did not end blocked"; }
+    grep -q '^run: "blocked"' "$spec/STATUS.md" || fail "STATUS.md: $(head -5 "$spec/STATUS.md")"
+  fi
+  out=$("$cli" status "$spec")
+  [[ "$out" == *"3/3 plans verified (100%), 3 executed"$'\n'* && "$out" == *"Phase 01.1 Hotfix"*"not planned"* ]] ||
+    fail "status $when the run calls the spec with an unplanned phase complete: $out"
+  [[ "$out" == *"final: again, its report no longer holds: phase 01.1 has no plans yet"* ]] || fail "status $when the run: $out"
+  "$cli" status "$spec" --json | python3 -c 'import json, sys; d = json.load(sys.stdin); assert d["complete"] is False, d' ||
+    fail "status --json $when the run says complete"
+done
 
 # 2. Killed while the planner writes phase 01 (one plan of two on disk): the next run plans that
 # phase again over what is there and has it checked before anything executes.

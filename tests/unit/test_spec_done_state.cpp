@@ -148,3 +148,20 @@ TEST_CASE("a person's recorded answer is read back: an approval passes, a refusa
   CHECK_FALSE(d.final.answer->approved);
   CHECK(d.final.answer->note == "too dark");
 }
+
+TEST_CASE("a ROADMAP phase without plans added to a finished spec keeps the final verification from holding") {
+  harness::test::TempDir dir;
+  finished_spec(dir);
+  dir.write("ROADMAP.md", "# Roadmap\n\n## Phase 1: A\n**Goal**: a\n\n## Phase 1.1: Hotfix\n**Goal**: louder\n**Depends on**: "
+                          "Phase 1\n\nPlans:\n\n## Phase 2: B\n**Goal**: b\n");
+  const auto d = load(dir);
+  CHECK(d.phases.at({1, 0}).passed()); // the other phases still hold
+  CHECK(d.phases.at({2, 0}).passed());
+  CHECK(d.final.status == VerificationStatus::passed);
+  CHECK_FALSE(d.final.current);
+  CHECK_FALSE(d.final.passed());
+  CHECK(d.final.stale == "phase 01.1 has no plans yet");
+  // Planned and executed, only the plan is new to the final: its usual reason alone.
+  dir.write("planning/plans/01.1-hotfix/01.1-01-PLAN.md", plan("01.1-01"));
+  CHECK(load(dir).final.stale == "01.1-01 added since");
+}

@@ -47,6 +47,21 @@ GateDone gate(const Verification& v, const std::vector<std::string>& now, const 
   return g;
 }
 
+/// "phase 01.1 has no plans yet": the phases the ROADMAP (or a phase directory) names that no
+/// PLAN is in. The run plans them, so work is left that no verification has seen.
+std::string unplanned_reason(const Spec& spec, const std::map<PhaseNumber, std::vector<std::string>>& phase_plans) {
+  std::set<PhaseNumber> named;
+  for (const auto& d : spec.layout.phases) named.insert(d.number);
+  if (spec.roadmap)
+    for (const auto& p : spec.roadmap->phases) named.insert(p.number);
+  std::vector<std::string> unplanned;
+  for (auto n : named)
+    if (auto it = phase_plans.find(n); it == phase_plans.end() || it->second.empty()) unplanned.push_back(to_string(n));
+  if (unplanned.empty()) return {};
+  return fmt::format("phase{} {} {} no plans yet", unplanned.size() == 1 ? "" : "s", joined(unplanned),
+                     unplanned.size() == 1 ? "has" : "have");
+}
+
 } // namespace
 
 DoneState read_done_state(const Spec& spec) {
@@ -71,7 +86,15 @@ DoneState read_done_state(const Spec& spec) {
   for (const auto& [n, g] : out.phases)
     if (g.passed())
       for (const auto& id : phase_plans[n]) out.plans[id].verified = true;
-  if (spec.final_verification) out.final = gate(*spec.final_verification, all, out.plans);
+  if (spec.final_verification) {
+    out.final = gate(*spec.final_verification, all, out.plans);
+    // A phase added to a finished spec, not planned yet, is work the final never covered: the
+    // plans it lists may all be there, but the spec is not done (workload_from_spec plans it).
+    if (auto why = unplanned_reason(spec, phase_plans); !why.empty()) {
+      out.final.stale += (out.final.stale.empty() ? "" : "; ") + why;
+      out.final.current = false;
+    }
+  }
   return out;
 }
 
