@@ -114,3 +114,25 @@ TEST_CASE("A worker held for a person's answer is stopped by neither timeout; re
     CHECK(seconds < 15);  // generous guard: the timeout ran again after the release
   }
 }
+
+TEST_CASE("A host destroyed while its worker runs kills the worker and frees what watched it", "[orchestrator][worker_host]") {
+  // The run can end with a worker still alive (a refused question it never read): nothing of the
+  // worker may outlive the host (LeakSanitizer fails this binary if it does).
+  test::TempDir dir;
+  boost::asio::io_context ctx;
+  int pid = -1;
+  {
+    orchestrator::WorkerHost host{ctx, [](const std::string&, std::string_view) {}, [](const std::string&, const orchestrator::WorkerExit&) {}};
+    worker::LaunchSpec spec;
+    spec.argv = {"sh", "-c", "sleep 30"};
+    spec.env = {{"PATH", "/usr/bin:/bin"}};
+    spec.cwd = dir.path;
+    auto started = host.start("s1", spec, dir.path / "out.log", std::chrono::seconds(60), std::chrono::seconds(60));
+    REQUIRE(started.has_value());
+    pid = *started;
+    host.hold("s1");
+    ctx.run_for(std::chrono::milliseconds(100));
+  } // the loop does not run past its host: the orchestrator's never does
+  for (int i = 0; i < 100 && alive(pid); ++i) ::usleep(20'000);
+  CHECK_FALSE(alive(pid));
+}

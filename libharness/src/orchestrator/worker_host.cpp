@@ -51,8 +51,13 @@ WorkerHost::WorkerHost(asio::io_context& ctx, LineHandler on_line, ExitHandler o
     : m_ctx(ctx), m_on_line(std::move(on_line)), m_on_exit(std::move(on_exit)) {}
 
 WorkerHost::~WorkerHost() {
-  for (auto& [s, p] : m_procs)
+  for (auto& [s, p] : m_procs) {
     if (p->pid > 0) ::kill(-p->pid, SIGKILL);
+    // The exit watch keeps its callback, which holds the Proc that owns the watch: a worker still
+    // running when the run ends would keep both alive for good. The timers' and the read's
+    // handlers wait in the loop and go with it.
+    p->watch.reset();
+  }
 }
 
 std::expected<int, std::string> WorkerHost::start(const std::string& session, const worker::LaunchSpec& spec,
