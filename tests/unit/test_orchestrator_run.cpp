@@ -453,6 +453,31 @@ TEST_CASE("agent workers start at least stagger_ms apart; the run still complete
   CHECK((starts.back() - starts.front()) / static_cast<long long>(starts.size() - 1) >= 250'000'000);
 }
 
+TEST_CASE("commits.log gets every trailer commit when its task ends, from git, whatever the worker reports") {
+  Project proj;
+  FileVerifier v;
+  Recorder rec;
+  auto opt = proj.options();
+  // An agent that does the plan's work but reports no commits (an MCP agent's task_completed
+  // often lists none): the log must not depend on the worker's word.
+  opt.adapter = worker::AdapterKind::command;
+  opt.adapter_settings.command_template =
+      "sh -c '\"$0\" script-worker && sed -i \"s/\\\"commits\\\":\\[[^]]*\\]/\\\"commits\\\":[]/\" "
+      "\"$HARNESS_STATE_DIR/sessions/$HARNESS_SESSION_ID/result.json\"' {harness_cli}";
+  auto r = orchestrator::Orchestrator(opt, v, rec).run();
+  REQUIRE(r);
+  CHECK(r->outcome == "complete");
+  CHECK(sh(proj.dir.path, "grep -c '\"commits\":\\[\\]' .orchestration/sessions/execute-*/result.json | grep -c ':1$'") == "12\n");
+  // Logged by this run as each execute ended (not "recovered" by the next run's start-up).
+  const auto log = sh(proj.spec, "cat execution/commits.log");
+  INFO(log);
+  const auto trailer_commits = sh(proj.dir.path, "git log --format=%H --grep '^Plan: ' | sort");
+  CHECK(sh(proj.spec, "cut -d' ' -f1 execution/commits.log | sort") == trailer_commits);
+  CHECK(sh(proj.dir.path, "git log --format=%H --grep '^Plan: ' | wc -l") == "26\n"); // 14 task commits, 12 SUMMARY commits
+  CHECK(sh(proj.spec, "grep -vc ' execute-[0-9-]*-a1-' execution/commits.log || true") == "0\n");
+  CHECK(sh(proj.spec, "git status --porcelain execution/commits.log").empty()); // committed by the write-back
+}
+
 TEST_CASE("a run shows the spec's warnings at its start, and refuses an invalid spec naming each error") {
   Project proj;
   const fs::path plan = proj.spec / "planning/plans/01-foundation/01-01-PLAN.md";

@@ -319,6 +319,8 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   }
   // A worker stopped in the middle of a commit may leave git's index lock behind.
   if (x.stopped) clear_orphaned_index_lock(std::chrono::milliseconds(250));
+  // Before the outcome: a failed or stopped attempt's task commits stand too (its retry skips them).
+  log_attempt_commits(s);
   if (x.stopped && x.stop_reason == "shutdown") {
     end_session(sid, "stopped", false);
     return; // the next run resumes it

@@ -212,6 +212,12 @@ struct Orchestrator::Impl {
   void discount_reported_failures(const std::vector<std::string>& dead);
   /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
   void recover_commits_log();
+  /// When an execute or reconcile attempt ends, however it ends: its plan's trailer commits not
+  /// in commits.log yet, logged with the session's id.
+  void log_attempt_commits(const Session& s);
+  /// Appends "<hash> <plan> <label>" to commits.log for each trailer commit of this spec's `plans`
+  /// the log does not hold yet (a failure to write is a note about `task`).
+  void log_trailer_commits(const std::vector<std::string>& plans, std::string_view label, const std::string& task);
   /// Which `Spec:` trailers are this spec's (its name, or its name before a rename).
   worker::SpecOwner ours() const {
     return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };
@@ -221,6 +227,7 @@ struct Orchestrator::Impl {
   /// now or `after` this long, and says so.
   std::string attempt_leftovers_note(const sched::Action& a);
   void clear_orphaned_index_lock(std::chrono::milliseconds after);
+  /// What a script execute's result.json says beyond its commits: whether it ran any task.
   void record_result(const Session& s);
   /// The tasks of an execute's plan whose commits stand (the trailer index, read again for a
   /// retry): the script worker skips them, an agent is told of them.

@@ -114,19 +114,37 @@ void Orchestrator::Impl::discount_reported_failures(const std::vector<std::strin
 
 /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
 void Orchestrator::Impl::recover_commits_log() {
-  std::vector<std::pair<std::string, std::string>> commits;
-  for (const auto& p : spec.plans)
-    for (const auto& c : trailers->commits_for(p.id))
-      if (spec.layout.owns_spec_trailer(c.spec)) commits.emplace_back(c.hash, p.id);
-  if (commits.empty()) return;
-  const auto log = util::read_file(spec.layout.commits_log).value_or("");
-  const auto lines = missing_commit_lines(log, commits, "recovered");
-  if (!lines.empty()) wrote({spec.layout.commits_log}); // first: see run_verification
-  if (auto r = append_commits_log(spec.layout.commits_log, lines); !r) emit(RunEventKind::note, "", -1, 0, r.error());
+  std::vector<std::string> plans;
+  for (const auto& p : spec.plans) plans.push_back(p.id);
+  log_trailer_commits(plans, "recovered", "");
 }
 
-/// What a finished worker reported in its session's result.json (the script worker writes one):
-/// its commits go to commits.log, and whether it ran any task is remembered.
+/// Whatever the worker says it committed (the script worker in result.json, an agent in its
+/// task_completed, or nothing), git is the record: the plan's trailer commits this log lacks are
+/// its attempt's, task commits and SUMMARY commit alike.
+void Orchestrator::Impl::log_attempt_commits(const Session& s) {
+  if (s.action.kind != TaskKind::execute && s.action.kind != TaskKind::reconcile) return;
+  const auto* plan = plan_of(s.action);
+  if (!plan || !trailers) return;
+  trailers->refresh();
+  log_trailer_commits({plan->id}, s.id, s.action.task);
+}
+
+void Orchestrator::Impl::log_trailer_commits(const std::vector<std::string>& plans, std::string_view label,
+                                             const std::string& task) {
+  std::vector<std::pair<std::string, std::string>> commits;
+  for (const auto& id : plans)
+    for (const auto& c : trailers->commits_for(id))
+      if (spec.layout.owns_spec_trailer(c.spec)) commits.emplace_back(c.hash, id);
+  if (commits.empty()) return;
+  const auto log = util::read_file(spec.layout.commits_log).value_or("");
+  const auto lines = missing_commit_lines(log, commits, label);
+  if (!lines.empty()) wrote({spec.layout.commits_log}); // first: see run_verification
+  if (auto r = append_commits_log(spec.layout.commits_log, lines); !r) emit(RunEventKind::note, task, -1, 0, r.error());
+}
+
+/// Whether a finished script execute ran any task, from its session's result.json (the script
+/// worker writes one); its commits are logged from git (log_attempt_commits), not from here.
 void Orchestrator::Impl::record_result(const Session& s) {
   ran_nothing.erase(s.action.subject);
   auto text = util::read_file(s.dir / "result.json");
@@ -141,16 +159,6 @@ void Orchestrator::Impl::record_result(const Session& s) {
   if (s.action.kind == TaskKind::execute && run && skipped && run->is_int64() && skipped->is_int64() &&
       run->as_int64() == 0 && skipped->as_int64() > 0)
     ran_nothing[s.action.subject] = static_cast<int>(skipped->as_int64());
-  const auto* reported = o.if_contains("commits");
-  if (!reported || !reported->is_array()) return;
-  // A retry reports the commits an earlier attempt made too: log each hash once.
-  std::vector<std::pair<std::string, std::string>> commits;
-  for (const auto& c : reported->as_array())
-    if (c.is_string()) commits.emplace_back(c.as_string().c_str(), s.action.subject);
-  const auto log = util::read_file(spec.layout.commits_log).value_or("");
-  const auto lines = missing_commit_lines(log, commits, s.id);
-  if (!lines.empty()) wrote({spec.layout.commits_log}); // first: see run_verification
-  if (auto r = append_commits_log(spec.layout.commits_log, lines); !r) emit(RunEventKind::note, s.action.task, -1, 0, r.error());
 }
 
 /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,

@@ -127,8 +127,8 @@ agent_project() {
 
 # completed_run P DONE: orchestrates the one-plan project P, which must complete: the agent's
 # progress on 01-01 heard, its task_succeeded message starting with DONE, out/01-01.txt written
-# and committed with trailers, the final verification passed, and the store holding its four
-# reports in order. Events go to $tmp/events.jsonl, stderr to $tmp/stderr.log.
+# and committed with trailers (each trailer commit in commits.log), the final verification passed,
+# and the store holding its four reports in order. Events go to $tmp/events.jsonl, stderr to $tmp/stderr.log.
 completed_run() {
   local p=$1 rc=0 types
   (cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log") || rc=$?
@@ -145,6 +145,11 @@ assert len(done) == 1 and done[0]["message"].startswith(sys.argv[2]), done
 PY
   [[ "$(cat "$p/out/01-01.txt")" == hello ]] || fail "the file the agent wrote"
   [[ $'\n'"$(git -C "$p" log --format=%B)"$'\n' == *$'\nPlan: 01-01, Task: 1/1\n'* ]] || fail "trailer commit"
+  # Every trailer commit (task and SUMMARY) in commits.log, logged by this run when the task ended:
+  # from git, not from what the agent listed, and not left for the next run to "recover".
+  [[ "$(cut -d' ' -f1 "$p/$spec/execution/commits.log" 2>/dev/null | sort)" == "$(git -C "$p" log --format=%H --grep '^Plan: ' | sort)" ]] \
+    || fail "commits.log: $(cat "$p/$spec/execution/commits.log" 2>&1)"
+  ! grep -q ' recovered$' "$p/$spec/execution/commits.log" || fail "commits.log lines marked recovered"
   grep -q "^status: passed" "$p/$spec/execution/FINAL-VERIFICATION.md" || fail "final verification"
   types=$(sqlite3 "$p/.orchestration/harness.db" "select group_concat(message_type) from (select message_type from worker_messages where session_id like 'execute-01-01%' order by seq)")
   [[ "$types" == "session_ready,task_started,progress_update,task_completed" ]] || fail "messages in the store: $types"
