@@ -57,7 +57,9 @@ def plan(path, pid, deps, files, title, code, checks=""):
         f.write(f"---\nplan_id: '{pid}'\ndepends_on: {json.dumps(deps)}\nfiles_modified: {json.dumps(files)}\n"
                 f"{checks}---\n# {pid}: {title}\n\n### Task 1: {title}\n\n```sh\n{code}\n```\n")
 
-if kind == "research":
+if kind == "research" and os.environ.get("SKIP_RESEARCH"):  # says done, writes nothing
+    pass
+elif kind == "research":
     os.makedirs(os.path.dirname(task["output"]), exist_ok=True)
     with open(task["output"], "w") as f:
         f.write(f"# Phase {task['phase']} research\n\nNothing surprising for: {task['phase_goal']}\n")
@@ -76,7 +78,9 @@ elif kind == "check-plans":
     if os.environ.get("HANG_IN_CHECK"):  # the run is killed here, the plans written, not checked
         open(os.environ["HANG_IN_CHECK"], "w").close()
         time.sleep(600)
-    if task["phase"] == "01" and len(task["plans"]) < 2:
+    if os.environ.get("NO_VERDICT"):  # says done, judges nothing
+        pass
+    elif task["phase"] == "01" and len(task["plans"]) < 2:
         result.update(verdict="revise", findings=["R1 has no test: add a plan that tests greet.sh"])
     else:
         result["verdict"] = "pass"
@@ -212,6 +216,31 @@ tasks = [json.loads(l) for l in open(sys.argv[2])]
 plans = [t for t in tasks if t["kind"] == "plan" and t["phase"] == "01"]
 assert len(plans) == 2 and plans[1].get("revision_findings"), plans  # the killed run's pass, then the revision
 PY
+
+# 2c. Never taken on the worker's word: a researcher that reports task_completed but wrote no
+# research file, and a checker whose task_completed has no verdict, fail their attempts; nothing
+# after them runs (the planner without research, plans nobody approved).
+for fault in SKIP_RESEARCH NO_VERDICT; do
+  p=$tmp/$fault
+  new_project "$p"
+  mkdir -p "$p/.orchestration"
+  { cat "$tmp/run/.orchestration/config.yaml"; echo "max_attempts: 1"; } >"$p/.orchestration/config.yaml"
+  rc=0
+  (cd "$p" && env "$fault=1" AGENT_LOG=$tmp/$fault.log "$cli" orchestrate "$spec" --yes --json >"$tmp/$fault.jsonl" 2>"$tmp/$fault.err") || rc=$?
+  [[ $rc -eq 1 ]] || { tail -n 20 "$tmp/$fault.jsonl" "$tmp/$fault.err" >&2; fail "$fault: the run exited $rc, expected 1 (blocked)"; }
+  python3 - "$tmp/$fault.jsonl" "$fault" <<'PY' || fail "$fault: events"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+task, why, never = {
+    "SKIP_RESEARCH": ("research:01", "no research file for phase 01 (expected planning/research/phase-01-research.md)", "plan:01"),
+    "NO_VERDICT": ("check-plans:01", 'the plan checker reported task_completed without a verdict ("pass" or "revise")', "execute:01-01"),
+}[sys.argv[2]]
+failed = [e for e in ev if e["event"] == "task_failed" and e.get("task") == task]
+assert len(failed) == 1 and why in failed[0]["message"], failed
+assert not [e for e in ev if e["event"] == "task_succeeded" and e.get("task") == task], "succeeded too"
+assert not [e for e in ev if e["event"] == "task_started" and e.get("task") == never], never + " started"
+PY
+done
 
 # 3. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
 p=$tmp/script

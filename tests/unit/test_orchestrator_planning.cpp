@@ -106,7 +106,9 @@ TEST_CASE("Gap planning hands over only the plans the scheduler does not know", 
 TEST_CASE("The plan checker's verdict, findings and the engine's own checks decide revise", "[orchestrator][planning]") {
   SpecDir d;
   d.plan("01-01");
-  auto r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {});
+  // The script worker checks nothing itself: the engine's checks alone decide.
+  auto r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {},
+                                        orchestrator::VerdictFrom::engine);
   REQUIRE(r.has_value());
   CHECK(r->event.verdict == sched::Verdict::passed);
   CHECK(r->findings.empty());
@@ -125,6 +127,32 @@ TEST_CASE("The plan checker's verdict, findings and the engine's own checks deci
   REQUIRE(r->findings.size() == 1);
   CHECK(r->findings[0].starts_with("planning/plans/01-core/01-02-PLAN.md:"));
   CHECK(r->findings[0].find("01-09") != std::string::npos);
+}
+
+TEST_CASE("A plan checker that gives no verdict, or neither pass nor revise, fails its attempt", "[orchestrator][planning]") {
+  SpecDir d;
+  d.plan("01-01");
+  auto r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error() == "the plan checker reported task_completed without a verdict (\"pass\" or \"revise\")");
+  r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {"looks fine", {}});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error() == "the plan checker's verdict 'looks fine' is neither \"pass\" nor \"revise\"");
+  r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {"pass", {}});
+  REQUIRE(r.has_value());
+  CHECK(r->event.verdict == sched::Verdict::passed);
+}
+
+TEST_CASE("A research attempt counts only with its research file written", "[orchestrator][planning]") {
+  SpecDir d;
+  const auto a = action(TaskKind::research, "01");
+  CHECK(orchestrator::research_missing(d.load(), a) ==
+        "no research file for phase 01 (expected planning/research/phase-01-research.md)");
+  d.dir.write("docs/specs/SPC-001-greet/planning/research/phase-01-research.md", " \n");
+  CHECK(orchestrator::research_missing(d.load(), a) ==
+        "no research file for phase 01 (expected planning/research/phase-01-research.md, which is empty)");
+  d.dir.write("docs/specs/SPC-001-greet/planning/research/phase-01-research.md", "# Research: phase 1\n");
+  CHECK(orchestrator::research_missing(d.load(), a).empty());
 }
 
 TEST_CASE("A planner is told the phase, where its plans go and the template", "[orchestrator][planning]") {

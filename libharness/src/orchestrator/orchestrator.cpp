@@ -364,6 +364,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     else if (s.adapter != worker::AdapterKind::script && !s.reported_completed)
       end.finding = "the worker exited without reporting task_completed";
     else if (s.action.kind == TaskKind::execute) end.finding = check_artifacts(s, deviations);
+    else if (s.action.kind == TaskKind::research) end.finding = research_missing(spec, s.action);
   }
   if (const auto why = failure_reason(end); !why.empty()) {
     // The worker's own word that retrying is pointless (a missing secret, a plan that contradicts

@@ -3,6 +3,7 @@
 #include "harness/sched/spec_workload.hpp"
 #include "harness/setup/install.hpp"
 #include "harness/spec/diagnostic.hpp"
+#include "harness/util/atomic_file.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -71,7 +72,7 @@ fs::path phase_plans_dir(const spec::Spec& spec, spec::PhaseNumber n) {
 
 std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec, const sched::Action& a,
                                                           const std::function<bool(const std::string&)>& known,
-                                                          const PlanningReport& report) {
+                                                          const PlanningReport& report, VerdictFrom from) {
   const auto n = spec::parse_phase_number(a.subject);
   if (!n) return std::unexpected(fmt::format("{}: \"{}\" is not a phase number", a.task, a.subject));
   const std::string phase = spec::to_string(*n);
@@ -93,6 +94,10 @@ std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec
     return r;
   }
   case TaskKind::check_plans:
+    if (from == VerdictFrom::worker && report.verdict != "pass" && report.verdict != "revise")
+      return std::unexpected(
+          report.verdict ? fmt::format("the plan checker's verdict '{}' is neither \"pass\" nor \"revise\"", *report.verdict)
+                         : std::string("the plan checker reported task_completed without a verdict (\"pass\" or \"revise\")"));
     r.findings = report.findings;
     r.findings.insert(r.findings.end(), errors.begin(), errors.end());
     r.event.verdict = report.verdict == "revise" || !errors.empty() ? sched::Verdict::revise : sched::Verdict::passed;
@@ -100,6 +105,16 @@ std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec
     return r;
   default: return std::unexpected(fmt::format("{} is not a planning task", a.task));
   }
+}
+
+std::string research_missing(const spec::Spec& spec, const sched::Action& a) {
+  const auto n = spec::parse_phase_number(a.subject);
+  if (!n) return fmt::format("{}: \"{}\" is not a phase number", a.task, a.subject);
+  const fs::path file = spec.layout.research_file(*n);
+  const auto text = util::read_file(file);
+  if (text && text->find_first_not_of(" \t\r\n") != std::string::npos) return {};
+  return fmt::format("no research file for phase {} (expected {}{})", spec::to_string(*n), spec.layout.relative(file),
+                     text ? ", which is empty" : "");
 }
 
 json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs::path& templates_dir,

@@ -244,7 +244,7 @@ void Orchestrator::Impl::finish_planning(const std::string& sid) {
   const bool script = it->second.adapter == worker::AdapterKind::script;
   reload_spec();
   auto known = [this](const std::string& id) { return scheduler->find_task("execute:" + id) != nullptr; };
-  auto r = planning_event(spec, a, known, it->second.report);
+  auto r = planning_event(spec, a, known, it->second.report, script ? VerdictFrom::engine : VerdictFrom::worker);
   if (!r) {
     std::string why = r.error();
     if (script) why += fmt::format("; the script worker does not plan: write them (/harness:plan-phase {} {}) and run again",

@@ -32,17 +32,27 @@ struct PlanningResult {
   std::vector<std::string> findings;
 };
 
+/// Who judges a phase's plans in check-plans: a checker worker, whose task_completed must carry
+/// a verdict, or the engine alone (the script worker checks nothing itself).
+enum class VerdictFrom { worker, engine };
+
 /// After a plan, plan-gaps or check-plans task of phase `a.subject` ended cleanly, with `spec`
 /// reloaded from disk:
 /// - plan: every plan of the phase, at least one, none with an error diagnostic;
 /// - plan-gaps: the plans of the phase the scheduler does not know yet (`known(id)` false), at
 ///   least one, none with an error;
 /// - check-plans: passed, or revise when the checker said so or a plan of the phase has an error
-///   (the diagnostics join the findings).
+///   (the diagnostics join the findings). From a worker, a verdict other than "pass" or "revise"
+///   (none at all included) fails the attempt: plans nobody approved must not run.
 /// The error is the failed attempt's reason, naming where the plans were expected.
 std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec, const sched::Action& a,
                                                           const std::function<bool(const std::string&)>& known,
-                                                          const PlanningReport& report);
+                                                          const PlanningReport& report,
+                                                          VerdictFrom from = VerdictFrom::worker);
+
+/// Why a research attempt that ended cleanly failed: it wrote no research file for phase
+/// `a.subject` (missing, or nothing but white space). Empty when the file is there.
+std::string research_missing(const spec::Spec& spec, const sched::Action& a);
 
 /// The task input of `a` beyond its id: for every kind the spec directory and, by kind, the phase
 /// (number, name, goal, success criteria), the files to write and where (research file, plans
