@@ -234,6 +234,22 @@ TEST_CASE("An executor is told which of its plan's tasks an earlier attempt comm
   CHECK(std::string(retry.at("instructions").as_string()).find("Do not do them again") != std::string::npos);
 }
 
+TEST_CASE("An executor is told where its plan needs a person: checkpoints by kind, autonomous: false", "[orchestrator][planning]") {
+  SpecDir d;
+  d.plan("01-01");
+  d.dir.write("docs/specs/SPC-001-greet/planning/plans/01-core/01-02-PLAN.md",
+              "---\nplan_id: '01-02'\ndepends_on: []\nfiles_modified: [f]\ncheckpoints: ['checkpoint:decision', "
+              "'human-action', 'review']\nautonomous: false\n---\n# 01-02: t\n\n### Task 1: t\n");
+  const auto s = d.load();
+  auto plain = orchestrator::task_brief(s, action(TaskKind::execute, "01-01"), "/t");
+  CHECK_FALSE(plain.contains("checkpoints"));
+  CHECK_FALSE(plain.contains("autonomous"));
+  auto asks = orchestrator::task_brief(s, action(TaskKind::execute, "01-02"), "/t");
+  REQUIRE(asks.contains("checkpoints"));
+  CHECK(asks.at("checkpoints") == boost::json::array{"decision", "action"});
+  CHECK(asks.at("autonomous") == false);
+}
+
 TEST_CASE("A user's uncommitted edit in a file a pending plan writes is found; executed plans and the spec are not", "[orchestrator][preflight]") {
   SpecDir d;
   d.plan("01-01"); // writes f01-01

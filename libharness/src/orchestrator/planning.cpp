@@ -3,6 +3,7 @@
 #include "harness/sched/spec_workload.hpp"
 #include "harness/setup/install.hpp"
 #include "harness/spec/diagnostic.hpp"
+#include "harness/spec/plan_checkpoints.hpp"
 #include "harness/util/atomic_file.hpp"
 
 #include <boost/json.hpp>
@@ -190,6 +191,13 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
       // Where the harness looks for it: an agent should not have to work the phase directory out.
       if (const auto* dir = spec.layout.find_phase(p->phase); dir && a.kind == TaskKind::execute)
         o["summary_file"] = spec.layout.summary_file(*dir, p->id).string();
+      if (a.kind == TaskKind::execute) {
+        // Where its planner said a person is needed: the executor asks there (decision, action).
+        json::array kinds;
+        for (const auto k : spec::checkpoint_kinds(*p)) kinds.emplace_back(spec::to_string(k));
+        if (!kinds.empty()) o["checkpoints"] = std::move(kinds);
+        if (!p->autonomous) o["autonomous"] = false;
+      }
       if (a.kind == TaskKind::reconcile) {
         // The plans it depends on or follows whose SUMMARY reports deviations.
         json::array deviations;

@@ -94,9 +94,10 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
   if (a.kind == TaskKind::verify_plan) {
     const auto* plan = plan_of(a);
     // A continuation is the approved checkpoint coming back: it must not ask again.
-    if (plan && !a.continuation &&
-        std::find(plan->checkpoints.begin(), plan->checkpoints.end(), "verification") != plan->checkpoints.end()) {
-      // The plan asked for a human look after its checks: the slot is not needed meanwhile.
+    const auto asked = executor_asked.contains(a.subject) ? spec::ExecutorAsked::yes : spec::ExecutorAsked::no;
+    if (plan && !a.continuation && spec::needs_approval(*plan, asked)) {
+      // The plan needs a person after its checks (checkpoints, autonomous: false): the slot is
+      // not needed meanwhile.
       sessions.at(sid).last_progress = "waiting for a verification checkpoint";
       auto e = sched::make_event(EventType::checkpoint, a.task);
       e.worker_alive = false;

@@ -16,6 +16,7 @@
 #include "harness/sched/spec_workload.hpp"
 #include "harness/spec/diagnostic.hpp"
 #include "harness/spec/document_parsers.hpp"
+#include "harness/spec/plan_checkpoints.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/store/recovery.hpp"
 #include "harness/store/checkpoint_files.hpp"
@@ -148,6 +149,9 @@ struct Orchestrator::Impl {
   /// worker): a failed check then cannot be fixed by executing again, and the message says so.
   std::map<std::string, int> ran_nothing;
   std::set<std::string> planning_marked;          ///< phases with a planning mark in the store
+  /// Plans whose executor asked a person something in this run (spec::needs_approval): a declared
+  /// decision or action was put to someone then, and needs no approval after the checks.
+  std::set<std::string> executor_asked;
   std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)
   std::optional<std::vector<worker::GitChange>> changes_at_start; ///< git status when the run began
   /// ROADMAP.md as this run last wrote it, and whether it holds edits of someone else's that are

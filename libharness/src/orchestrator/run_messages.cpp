@@ -142,6 +142,7 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
           if (x.is_string() && !x.as_string().empty()) q.options.emplace_back(x.as_string());
     }
     worker_question[a.task] = std::move(q);
+    if (a.kind == TaskKind::execute) executor_asked.insert(a.subject);
     auto e = sched::make_event(EventType::checkpoint, a.task);
     e.worker_alive = true; // the worker waits in harness_worker_await, holding its slot
     e.detail = fmt::format("{}: {}", m.type, question);

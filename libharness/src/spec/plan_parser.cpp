@@ -7,6 +7,7 @@
 #include "text_match.hpp"
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/markdown.hpp"
+#include "harness/spec/plan_checkpoints.hpp"
 #include "yaml_reader.hpp"
 
 #include <fmt/format.h>
@@ -121,12 +122,24 @@ void parse_must_pass(const YAML::Node& n, Plan& p, YamlReader& r) {
   }
 }
 
+/// H033: a checkpoint value harness does not know would be ignored, and a plan its planner marked
+/// as needing a person would run with nobody asked.
+void parse_checkpoints(const YAML::Node& v, Plan& p, YamlReader& r) {
+  p.checkpoints = r.string_list(v, "checkpoints").value_or(std::vector<std::string>{});
+  for (std::size_t i = 0; i < p.checkpoints.size(); ++i)
+    if (!parse_checkpoint_kind(p.checkpoints[i]))
+      r.warning(v.IsSequence() ? v[i] : v, "H033",
+                fmt::format("checkpoints value '{}' is not one harness knows, so it asks nobody for it: use verification "
+                            "(or human-verify), decision or action (or human-action)",
+                            p.checkpoints[i]));
+}
+
 void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader& r) {
   if (key == "plan_id") p.id = r.string(v, "plan_id").value_or("");
   else if (key == "depends_on") p.depends_on = r.string_list(v, "depends_on").value_or(std::vector<std::string>{});
   else if (key == "files_modified") p.files_modified = r.string_list(v, "files_modified").value_or(std::vector<std::string>{});
   else if (key == "files_read") p.files_read = r.string_list(v, "files_read").value_or(std::vector<std::string>{});
-  else if (key == "checkpoints") p.checkpoints = r.string_list(v, "checkpoints").value_or(std::vector<std::string>{});
+  else if (key == "checkpoints") parse_checkpoints(v, p, r);
   else if (key == "autonomous") p.autonomous = r.boolean(v, "autonomous").value_or(true);
   else if (key == "must_pass") parse_must_pass(v, p, r);
   else if (key == "estimate") {
