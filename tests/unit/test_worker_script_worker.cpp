@@ -122,6 +122,23 @@ TEST_CASE("a worker told which tasks are done (HARNESS_DONE_TASKS) skips them") 
   CHECK(read(repo.dir.path / "out/a.txt") == "one\n");
 }
 
+TEST_CASE("a worker told an out-of-date list of done tasks runs none of them again") {
+  // An orphan of a killed run, launched with "nothing done", asks for the plan lock only after
+  // the next run's worker committed the plan and released it: it never waited, yet its list is old.
+  Repo repo;
+  const std::vector<std::pair<int, std::string>> nothing_done;
+  auto next_run = worker::run_script_worker({repo.spec, "01-01", {}, "", nothing_done});
+  REQUIRE(next_run.ok);
+  CHECK(next_run.tasks_run == 2);
+  auto orphan = worker::run_script_worker({repo.spec, "01-01", {}, "", nothing_done});
+  INFO(orphan.error);
+  REQUIRE(orphan.ok);
+  CHECK(orphan.tasks_run == 0);
+  CHECK(orphan.tasks_skipped == 2);
+  CHECK(read(repo.dir.path / "out/a.txt") == "one\n"); // not "one\none\n"
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("SPC-007-demo")).size() == 2);
+}
+
 TEST_CASE("an unknown plan fails with its id") {
   Repo repo;
   auto r = worker::run_script_worker({repo.spec, "09-09", {}, "", std::nullopt});

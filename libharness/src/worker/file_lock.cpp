@@ -22,6 +22,19 @@ FileLock::FileLock(const std::filesystem::path& file) {
   }
 }
 
+std::string FileLock::content() const {
+  std::string out(256, '\0');
+  const ssize_t n = m_fd < 0 ? -1 : ::pread(m_fd, out.data(), out.size(), 0);
+  out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return out;
+}
+
+void FileLock::set_content(std::string_view text) {
+  if (m_fd < 0) return;
+  if (::ftruncate(m_fd, 0) != 0) return;
+  (void)!::pwrite(m_fd, text.data(), text.size(), 0);
+}
+
 FileLock::~FileLock() {
   if (m_fd >= 0) ::close(m_fd);
 }

@@ -232,8 +232,16 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   // this plan: wait for it, and then believe only the history, not what we were told at launch.
   // Per spec: every spec numbers its plans from 01-01, and another spec's 01-01 is no earlier
   // attempt of this one.
+  // Not waiting for the lock does not prove that nobody ran the plan since the list was made: an
+  // orphan launched before it may have run and committed, and released the lock, before this
+  // worker asked. Each worker writes the hash of every task commit it makes into the lock file
+  // ("committing" while git runs): the list is whole only if it holds the last one.
   FileLock plan_lock(root / ".orchestration" / "locks" / lay->spec_name / (plan->id + ".lock"));
-  const bool trust_caller = req.done_tasks && !plan_lock.waited();
+  const std::string last_commit = plan_lock.content();
+  const bool list_holds_last = last_commit.empty() || (req.done_tasks && std::ranges::any_of(*req.done_tasks, [&](const auto& d) {
+                                                         return d.second == last_commit;
+                                                       }));
+  const bool trust_caller = req.done_tasks && !plan_lock.waited() && list_holds_last;
   const bool leftovers_possible = !(req.first_attempt && !plan_lock.waited());
   std::set<int> done;
   std::set<std::string> touched;
@@ -272,9 +280,12 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
         return fail(fmt::format("{} failed: a shell block exited {}", label, code));
     }
     ++result.tasks_run;
+    const std::string before = plan_lock.content();
+    plan_lock.set_content("committing"); // killed before the hash is written: the next worker reads history
     auto hash = commit_task(root, lock, declared, {}, task_commit_message(*plan, task, total, lay->spec_name), touched,
                             CommitHooks::run);
     if (!hash) return fail(fmt::format("{}: {}", label, hash.error()));
+    plan_lock.set_content(hash->empty() ? before : *hash);
     if (!hash->empty()) result.commits.push_back(*hash);
   }
 

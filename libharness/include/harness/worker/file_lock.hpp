@@ -3,6 +3,8 @@
 // the process dies: safe against the crashes the orchestrator must survive.
 
 #include <filesystem>
+#include <string>
+#include <string_view>
 
 namespace harness::worker {
 
@@ -16,6 +18,11 @@ public:
 
   /// Another process held the lock when we asked: we waited for it.
   bool waited() const { return m_waited; }
+
+  /// What the lock's holders wrote into the file last (empty if nothing): a note from one holder
+  /// to the next, written and read only while holding the lock.
+  std::string content() const;
+  void set_content(std::string_view text);
 
 private:
   int m_fd = -1;
