@@ -46,33 +46,23 @@ PY
 
 # 3. The executor of 01-03 asks its decision over MCP; nobody has to approve the plan afterwards.
 cat >"$tmp/asker.py" <<'PY'
-import json, os, subprocess, sys
+import os, subprocess, sys
+sys.path.insert(0, os.environ["HARNESS_TEST_LIB"])
+from mcp_worker import McpWorker
 mcp, cli = sys.argv[1:3]
 if os.environ.get("HARNESS_TASK_ID") == "execute:01-03":
-    p = subprocess.Popen([mcp, "--worker", "--project", os.environ["HARNESS_PROJECT"]],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    def call(i, method, params):
-        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
-        p.stdin.flush()
-        for line in p.stdout:
-            m = json.loads(line)
-            if m.get("id") == i:
-                return m["result"]
-    call(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "asker", "version": "0"}})
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    asked = call(2, "tools/call", {"name": "harness_worker_report", "arguments": {
-        "type": "decision_needed", "payload": {"question": "Which greeting?", "options": ["hello", "hi"]}}})
-    call(3, "tools/call", {"name": "harness_worker_await", "arguments": {
-        "message_id": asked["structuredContent"]["message_id"], "timeout_seconds": 120}})
-    p.stdin.close()
-    p.wait()
+    w = McpWorker(mcp)
+    asked = w.tool("harness_worker_report", {"type": "decision_needed",
+                                             "payload": {"question": "Which greeting?", "options": ["hello", "hi"]}})
+    w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 120})
+    w.close()
 sys.exit(subprocess.run([cli, "script-worker"]).returncode)
 PY
 p=$tmp/asked
 file_plans_project "$p" "$spec" "Asks" 01-03 01-05
 frontmatter 01-03 "checkpoints: ['decision']"
 (cd "$p" && git commit -qam "checkpoints")
-(cd "$p" && exec "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/asker.py {harness_mcp} {harness_cli}" \
+(cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib exec "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/asker.py {harness_mcp} {harness_cli}" \
    --json >"$tmp/asked.jsonl" 2>"$tmp/asked.err" </dev/null) &
 orch=$!
 id=

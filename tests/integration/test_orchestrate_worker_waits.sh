@@ -21,41 +21,25 @@ printf 'timeouts: {idle: 2, task: 4}\n' >"$p/.orchestration/config.yaml"
 
 cat >"$tmp/waiter.py" <<'PY'
 import json, os, subprocess, sys
+sys.path.insert(0, os.environ["HARNESS_TEST_LIB"])
+from mcp_worker import McpWorker
 mcp, cli = sys.argv[1:3]
 task = os.environ.get("HARNESS_TASK_ID")
-p = subprocess.Popen([mcp, "--worker", "--project", os.environ["HARNESS_PROJECT"]],
-                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-n = 0
-def call(name, arguments):
-    global n
-    n += 1
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": n, "method": "tools/call",
-                              "params": {"name": name, "arguments": arguments}}) + "\n")
-    p.stdin.flush()
-    for line in p.stdout:
-        m = json.loads(line)
-        if m.get("id") == n:
-            return m["result"]["structuredContent"]
-p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "waiter", "version": "0"}}}) + "\n")
-p.stdin.flush()
-p.stdout.readline()
-p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+w = McpWorker(mcp)
 if task == "execute:01-03":
-    call("harness_worker_report", {"type": "task_failed", "payload": {"error": "the registry token is missing", "retry": "forbidden"}})
+    w.tool("harness_worker_report", {"type": "task_failed", "payload": {"error": "the registry token is missing", "retry": "forbidden"}})
     sys.exit(1)
-asked = call("harness_worker_report", {"type": "decision_needed", "payload": {"question": "Which greeting?", "options": ["hello", "hi"]}})
+asked = w.tool("harness_worker_report", {"type": "decision_needed", "payload": {"question": "Which greeting?", "options": ["hello", "hi"]}})
 while True:
-    got = call("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 1})
+    got = w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 1})
     if got["answered"] or task == "execute:01-02":
         break
 print("answered:", json.dumps(got.get("response")), flush=True)
-p.stdin.close()
-p.wait()
+w.close()
 sys.exit(subprocess.run([cli, "script-worker"]).returncode)
 PY
 
-(cd "$p" && exec "$cli" orchestrate "$spec" --slots 3 --worker command --command "python3 $tmp/waiter.py {harness_mcp} {harness_cli}" \
+(cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib exec "$cli" orchestrate "$spec" --slots 3 --worker command --command "python3 $tmp/waiter.py {harness_mcp} {harness_cli}" \
    --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log" </dev/null) &
 orch=$!
 id=
