@@ -8,10 +8,25 @@
 #include <atomic>
 #include <csignal>
 #include <fstream>
+#include <string>
 #include <thread>
 
 using namespace harness;
 namespace fs = std::filesystem;
+
+namespace {
+
+/// Running, not a zombie: the killed grandchild belongs to init (or a container's first process),
+/// which may be slow to reap it or never do.
+bool running(int pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close == std::string::npos || text.substr(close + 2, 1) != "Z";
+}
+
+} // namespace
 
 TEST_CASE("a command is stopped, its group with it, when its cancel flag is set", "[worker][run_command]") {
   test::TempDir dir;
@@ -38,7 +53,7 @@ TEST_CASE("a command is stopped, its group with it, when its cancel flag is set"
   REQUIRE(grandchild > 0);
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {
-    gone = ::kill(grandchild, 0) != 0;
+    gone = !running(grandchild);
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   CHECK(gone);
