@@ -655,13 +655,15 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   }
   if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
   refuse_stale_requests();
-  if (auto old = db->messages_after(0, 1'000'000); old && !old->empty()) last_seq = old->back().seq;
+  // Read once at start: where this run's reading begins, and which dead sessions reported failure.
+  const auto earlier_messages = db->messages_after(0, 1'000'000).value_or(std::vector<store::MessageRecord>{});
+  if (!earlier_messages.empty()) last_seq = earlier_messages.back().seq;
   // One walk of the history now; afterwards only the commits each finished execute added.
   trailers.emplace(spec.layout.project_root);
   trailers->refresh();
   verifier.set_trailer_index(&*trailers);
   verifier.set_cancel(&cancel_verification);
-  discount_reported_failures(dead_sessions); // before the SUMMARYs are read as executed
+  discount_reported_failures(dead_sessions, earlier_messages); // before the SUMMARYs are read as executed
   commit_orphan_summaries();
   recover_commits_log();
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));

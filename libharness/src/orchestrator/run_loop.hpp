@@ -203,6 +203,7 @@ struct Orchestrator::Impl {
   /// "Bash (2x), Write": what an agent CLI refused to run, from its result event.
   static std::string refused_tools(const worker::AgentRunFacts& facts);
   /// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.
+  /// Called after log_attempt_commits, which refreshed the trailer index.
   std::string check_artifacts(const Session& s, bool& deviations);
   /// A worker killed between writing its SUMMARY and committing it left the plan executed (its
   /// tasks are committed) but the SUMMARY uncommitted; the resumed run does not run the plan
@@ -213,7 +214,7 @@ struct Orchestrator::Impl {
   void discount_failed_summary(const std::string& task, const std::string& plan_id);
   /// The same for the sessions a killed run never saw end (`dead`, from store::recover) whose
   /// worker reported task_failed meanwhile.
-  void discount_reported_failures(const std::vector<std::string>& dead);
+  void discount_reported_failures(const std::vector<std::string>& dead, const std::vector<store::MessageRecord>& messages);
   /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
   void recover_commits_log();
   /// When an execute or reconcile attempt ends, however it ends: its plan's trailer commits not

@@ -41,7 +41,8 @@ std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviatio
   // worker: either way not the SUMMARY of an execution that succeeded.
   if (sum.status == "failed")
     return "task reported done but its SUMMARY says status: failed (" + spec.layout.relative(summary_file) + "): write it again";
-  trailers->refresh(); // the commits this worker made (and anyone else since the last look)
+  // The index holds this worker's commits: on_exit's log_attempt_commits read them just now, and
+  // only this plan's worker, gone, commits for it.
   const auto commits = trailers->commits_for(plan->id);
   if (commits.empty()) return "task reported done but no commit carries 'Plan: " + plan->id + "'";
   // Plan ids repeat across specs: the Spec trailer says the commit is this spec's work.
@@ -97,13 +98,12 @@ void Orchestrator::Impl::discount_failed_summary(const std::string& task, const 
   reload_spec(); // STATUS.md and the phase's gates read the plan as not executed from now on
 }
 
-void Orchestrator::Impl::discount_reported_failures(const std::vector<std::string>& dead) {
+void Orchestrator::Impl::discount_reported_failures(const std::vector<std::string>& dead,
+                                                    const std::vector<store::MessageRecord>& messages) {
   if (dead.empty() || !db) return;
-  auto messages = db->messages_after(0, 1'000'000);
-  if (!messages) return;
   const std::set<std::string> gone(dead.begin(), dead.end());
   std::set<std::string> failed; // sessions whose worker reported task_failed
-  for (const auto& m : *messages)
+  for (const auto& m : messages)
     if (m.type == "task_failed" && gone.contains(m.session_id)) failed.insert(m.session_id);
   for (const auto& sid : failed) {
     auto rec = db->session(sid);
