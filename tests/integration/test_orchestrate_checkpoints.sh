@@ -16,6 +16,7 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 source "${HARNESS_SOURCE_DIR:?}/tests/integration/lib/project.sh" # mcp_call
+export HARNESS_TEST_LIB=$HARNESS_SOURCE_DIR/tests/integration/lib # mcp_worker.py, for the test agents
 tmp=$(mktemp -d)
 export SLOW=$((700000 + RANDOM)) # a unique sleep argument to find the slow worker's child by
 orch=""
@@ -172,26 +173,16 @@ cat >"$tmp/asker.py" <<'PY'
 # A worker for `--worker command`: execute:01-01 asks a question over MCP (harness-mcp --worker)
 # and waits for the answer; then, like every other task, the script worker does the plan's work.
 import json, os, subprocess, sys
+sys.path.insert(0, os.environ["HARNESS_TEST_LIB"])
+from mcp_worker import McpWorker
 mcp, cli = sys.argv[1:3]
 if os.environ.get("HARNESS_TASK_ID") == "execute:01-01":
-    p = subprocess.Popen([mcp, "--worker", "--project", os.environ["HARNESS_PROJECT"]],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    def call(i, method, params):
-        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
-        p.stdin.flush()
-        for line in p.stdout:
-            m = json.loads(line)
-            if m.get("id") == i:
-                return m["result"]
-    call(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "asker", "version": "0"}})
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    asked = call(2, "tools/call", {"name": "harness_worker_report", "arguments": {
-        "type": "decision_needed", "payload": {"question": "Keep the output in out/?", "options": ["yes", "no"]}}})
-    answer = call(3, "tools/call", {"name": "harness_worker_await", "arguments": {
-        "message_id": asked["structuredContent"]["message_id"], "timeout_seconds": 120}})
-    print("answered:", json.dumps(answer["structuredContent"]), flush=True)
-    p.stdin.close()
-    p.wait()
+    w = McpWorker(mcp)
+    asked = w.tool("harness_worker_report", {"type": "decision_needed",
+                                             "payload": {"question": "Keep the output in out/?", "options": ["yes", "no"]}})
+    answer = w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 120})
+    print("answered:", json.dumps(answer), flush=True)
+    w.close()
 sys.exit(subprocess.run([cli, "script-worker"]).returncode)
 PY
 p=$tmp/asked

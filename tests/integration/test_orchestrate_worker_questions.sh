@@ -8,6 +8,7 @@
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
+export HARNESS_TEST_LIB=$src/tests/integration/lib # mcp_worker.py, for the test agents
 source "$src/tests/integration/lib/project.sh"
 project_tmp
 orch=""
@@ -20,6 +21,8 @@ cat >"$tmp/asker.py" <<'PY'
 # A worker for `--worker command`: asks its task's question over MCP and waits for the answer,
 # prints it, then does the plan's work with the script worker.
 import json, os, subprocess, sys
+sys.path.insert(0, os.environ["HARNESS_TEST_LIB"])
+from mcp_worker import McpWorker
 mcp, cli = sys.argv[1:3]
 task = os.environ.get("HARNESS_TASK_ID")
 questions = {
@@ -28,23 +31,11 @@ questions = {
 }
 if task in questions:
     kind, payload = questions[task]
-    p = subprocess.Popen([mcp, "--worker", "--project", os.environ["HARNESS_PROJECT"]],
-                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    def call(i, method, params):
-        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": i, "method": method, "params": params}) + "\n")
-        p.stdin.flush()
-        for line in p.stdout:
-            m = json.loads(line)
-            if m.get("id") == i:
-                return m["result"]
-    call(1, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "asker", "version": "0"}})
-    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-    asked = call(2, "tools/call", {"name": "harness_worker_report", "arguments": {"type": kind, "payload": payload}})
-    answer = call(3, "tools/call", {"name": "harness_worker_await", "arguments": {
-        "message_id": asked["structuredContent"]["message_id"], "timeout_seconds": 120}})
-    print("answered:", json.dumps(answer["structuredContent"].get("response")), flush=True)
-    p.stdin.close()
-    p.wait()
+    w = McpWorker(mcp)
+    asked = w.tool("harness_worker_report", {"type": kind, "payload": payload})
+    answer = w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 120})
+    print("answered:", json.dumps(answer.get("response")), flush=True)
+    w.close()
 sys.exit(subprocess.run([cli, "script-worker"]).returncode)
 PY
 
