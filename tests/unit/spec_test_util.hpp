@@ -2,15 +2,27 @@
 // Shared by the unit tests: a temporary directory, file writing, and git projects to run in.
 
 #include <filesystem>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <unistd.h>
 
 namespace harness::test {
+
+/// Running, not a zombie: a killed grandchild belongs to init (here the container's first
+/// process), which may be slow to reap it; kill(pid, 0) also succeeds on a zombie.
+inline bool process_running(int pid) {
+  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close == std::string::npos || text.substr(close + 2, 1) != "Z";
+}
 
 /// Runs `cmd` with /bin/sh in `cwd` and returns its stdout and stderr (tests only).
 inline std::string sh(const std::filesystem::path& cwd, const std::string& cmd) {

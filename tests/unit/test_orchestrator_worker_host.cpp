@@ -45,15 +45,6 @@ struct Run {
   }
 };
 
-/// Running, not a zombie waiting for a reaper (a container's init may never reap it).
-bool alive(int pid) {
-  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto close = text.rfind(')');
-  return close == std::string::npos || text.substr(close + 2, 1) != "Z";
-}
-
 int read_pid(const fs::path& f) {
   int pid = -1;
   std::ifstream(f) >> pid;
@@ -72,8 +63,8 @@ TEST_CASE("A worker that exits ends its task although its background child holds
   CHECK(r.lines == std::vector<std::string>{"started"});
   CHECK(seconds < 15); // generous guard: without the fix this waited for the 60 s sleep
   const int bg = read_pid(dir.path / "bg.pid");
-  for (int i = 0; i < 100 && alive(bg); ++i) ::usleep(20'000); // the SIGKILL may still be in flight
-  CHECK_FALSE(alive(bg));
+  for (int i = 0; i < 100 && test::process_running(bg); ++i) ::usleep(20'000); // the SIGKILL may still be in flight
+  CHECK_FALSE(test::process_running(bg));
 }
 
 TEST_CASE("A worker past its timeout is stopped with its whole process group", "[orchestrator][worker_host]") {
@@ -84,8 +75,8 @@ TEST_CASE("A worker past its timeout is stopped with its whole process group", "
   CHECK(r.exit->stopped);
   CHECK(r.exit->stop_reason == "still running after the task timeout (1 s)"); // not "timed_out: timed out"
   const int bg = read_pid(dir.path / "bg.pid");
-  for (int i = 0; i < 100 && alive(bg); ++i) ::usleep(20'000);
-  CHECK_FALSE(alive(bg));
+  for (int i = 0; i < 100 && test::process_running(bg); ++i) ::usleep(20'000);
+  CHECK_FALSE(test::process_running(bg));
 }
 
 TEST_CASE("A worker held for a person's answer is stopped by neither timeout; released, its task timeout goes on", "[orchestrator][worker_host]") {
@@ -133,6 +124,6 @@ TEST_CASE("A host destroyed while its worker runs kills the worker and frees wha
     host.hold("s1");
     ctx.run_for(std::chrono::milliseconds(100));
   } // the loop does not run past its host: the orchestrator's never does
-  for (int i = 0; i < 100 && alive(pid); ++i) ::usleep(20'000);
-  CHECK_FALSE(alive(pid));
+  for (int i = 0; i < 100 && test::process_running(pid); ++i) ::usleep(20'000);
+  CHECK_FALSE(test::process_running(pid));
 }

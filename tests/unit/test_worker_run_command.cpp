@@ -14,20 +14,6 @@
 using namespace harness;
 namespace fs = std::filesystem;
 
-namespace {
-
-/// Running, not a zombie: the killed grandchild belongs to init (or a container's first process),
-/// which may be slow to reap it or never do.
-bool running(int pid) {
-  if (::kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-  const auto close = text.rfind(')');
-  return close == std::string::npos || text.substr(close + 2, 1) != "Z";
-}
-
-} // namespace
-
 TEST_CASE("a command is stopped, its group with it, when its cancel flag is set", "[worker][run_command]") {
   test::TempDir dir;
   const fs::path pidfile = dir.path / "grandchild.pid";
@@ -53,7 +39,7 @@ TEST_CASE("a command is stopped, its group with it, when its cancel flag is set"
   REQUIRE(grandchild > 0);
   bool gone = false;
   for (int i = 0; i < 100 && !gone; ++i) {
-    gone = !running(grandchild);
+    gone = !test::process_running(grandchild);
     if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   CHECK(gone);
