@@ -7,6 +7,7 @@
 
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/util/text.hpp"
 #include "harness/verify/engine.hpp"
 
 #include <iostream>
@@ -82,7 +83,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
     else {
       for (const auto& r : report.results)
         std::cout << fmt::format("{:<8} {:<7} {:<24} {}\n", verify::to_string(r.status), r.plan, r.id,
-                                 r.message.empty() ? r.evidence.substr(0, 100) : r.message);
+                                 r.message.empty() ? std::string(util::utf8_prefix(r.evidence, 100)) : r.message);
       std::cout << fmt::format("{}: {} ({}/{} passed){}\n", report.level, spec::to_string(report.status), report.passed(),
                                report.total(), written.empty() ? "" : ", wrote " + written);
       if (kept)

@@ -2,6 +2,7 @@
 #include "harness/graph/progress.hpp"
 #include "harness/graph/render.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/util/text.hpp"
 #include "spec_test_util.hpp"
 
 #include <boost/json.hpp>
@@ -221,4 +222,29 @@ TEST_CASE("status's columns line up whatever the phase ids: 02, 02.1, 10") {
   // The phase id column is as wide as the widest id; the name follows it after one blank.
   CHECK(text.find("Phase 02    api ") != std::string::npos);
   CHECK(text.find("Phase 02.10 late-fix ") != std::string::npos);
+}
+
+TEST_CASE("status cuts long and non-ASCII plan titles at a character and keeps its columns") {
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  auto plan = [&](const std::string& id, const std::string& title) {
+    dir.write("planning/plans/01-caf\xc3\xa9/" + id + "-PLAN.md",
+              "---\nplan_id: '" + id + "'\ndepends_on: []\nfiles_modified: ['" + id + ".txt']\n---\n# " + title + "\n");
+  };
+  plan("01-01", "Short");
+  plan("01-02", "R\xc3\xa9sum\xc3\xa9 of every caf\xc3\xa9 ordered by the na\xc3\xafve clerk"); // é at byte 31-32 of a cut
+  plan("01-03", "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe3\x81\xae\xe8\xa8\x88\xe7\x94\xbb"); // 日本語の計画: wide characters
+  plan("01-04", std::string(31, 'a') + "\xc3\xa9\xc3\xa9");
+  auto spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  const auto text = graph::progress_text(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1));
+  INFO(text);
+  CHECK(harness::util::printable(text, true) == text); // no character split
+  std::set<std::size_t> state_column;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("  01-"))
+      state_column.insert(harness::util::display_width(line.substr(0, line.find("planned"))));
+  CHECK(state_column.size() == 1);
+  CHECK(text.find("R\xc3\xa9sum\xc3\xa9 of every caf\xc3\xa9 ordered by\xe2\x80\xa6 planned") != std::string::npos);
 }

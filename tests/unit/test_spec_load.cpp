@@ -74,6 +74,28 @@ TEST_CASE("a GSD plan's heading that repeats its id gives the title without it, 
   CHECK(spec->plans[3].title == "Fix the parser");
 }
 
+TEST_CASE("a plan without a heading is named by its title key or its objective's first sentence") {
+  harness::test::TempDir dir;
+  auto plan = [](const std::string& key, const std::string& body) {
+    return "---\nphase: 01-core\ndepends_on: []\nfiles_modified: [a.txt]\n" + key + "---\n" + body +
+           "\n<tasks>\n<task type=\"auto\">\n  <name>do it</name>\n</task>\n</tasks>\n";
+  };
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 1: Core\n");
+  dir.write(".planning/phases/01-core/01-01-PLAN.md",
+            plan("", "<objective>\nAdd the parser. It reads tokens.\nMore text.\n</objective>\n"));
+  dir.write(".planning/phases/01-core/01-02-PLAN.md", plan("title: Lexer first\n", "# Heading\n\n<objective>x</objective>\n"));
+  dir.write(".planning/phases/01-core/01-03-PLAN.md", plan("", "<objective>\n" + std::string(100, 'y') + "\n</objective>\n"));
+  dir.write(".planning/phases/01-core/01-04-PLAN.md", plan("", ""));
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  REQUIRE(spec->plans.size() == 4);
+  CHECK(spec->plans[0].title == "Add the parser");
+  CHECK(spec->plans[1].title == "Lexer first"); // the author's key wins over the heading
+  CHECK(spec->plans[2].title == std::string(80, 'y') + "\u2026");
+  CHECK(spec->plans[3].title.empty()); // nothing to name it by: status shows the id alone
+}
+
 TEST_CASE("a missing spec directory is an error, not a diagnostic") {
   auto spec = load_spec("/nonexistent/spec/dir");
   REQUIRE_FALSE(spec);

@@ -1,6 +1,7 @@
 #include "harness/graph/progress.hpp"
 
 #include "harness/spec/done_state.hpp"
+#include "harness/util/text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -194,15 +195,15 @@ std::string progress_text(const Progress& p) {
   std::size_t phase_width = 2, name_width = 28, id_width = 8;
   for (const auto& ph : p.phases) {
     phase_width = std::max(phase_width, spec::to_string(ph.number).size());
-    name_width = std::max(name_width, ph.name.size());
+    name_width = std::max(name_width, util::display_width(ph.name));
   }
   for (const auto& plan : p.plans) id_width = std::max(id_width, plan.id.size());
   for (const auto& ph : p.phases) {
-    out += fmt::format("Phase {:<{}} {:<{}} {:<13} {}/{} executed, {}/{} verified\n", spec::to_string(ph.number), phase_width,
-                       ph.name, name_width, ph.state, ph.executed, ph.plans, ph.verified, ph.plans);
+    out += fmt::format("Phase {:<{}} {} {:<13} {}/{} executed, {}/{} verified\n", spec::to_string(ph.number), phase_width,
+                       util::fit_columns(ph.name, name_width), ph.state, ph.executed, ph.plans, ph.verified, ph.plans);
     for (const auto& plan : p.plans) {
       if (plan.id.substr(0, plan.id.rfind('-')) != spec::to_string(ph.number)) continue;
-      out += fmt::format("  {:<{}} {:<32} {}{}\n", plan.id, id_width, plan.title.substr(0, 32), to_string(plan.state),
+      out += fmt::format("  {:<{}} {} {}{}\n", plan.id, id_width, util::fit_columns(plan.title, 32), to_string(plan.state),
                          plan.running ? "  (running)" : plan.ready ? "  (ready)" : "");
     }
   }

@@ -3,6 +3,7 @@
 #include "run_loop.hpp"
 
 #include "harness/orchestrator/run_config.hpp"
+#include "harness/util/text.hpp"
 #include "harness/worker/index_lock.hpp"
 
 namespace harness::orchestrator {
@@ -293,7 +294,7 @@ void Orchestrator::Impl::on_line(const std::string& sid, std::string_view line) 
   auto& s = it->second;
   if (s.adapter == worker::AdapterKind::claude) s.claude.feed_line(line);
   else if (s.adapter == worker::AdapterKind::codex) s.codex.feed_line(line);
-  else if (!line.empty()) s.last_progress = std::string(line.substr(0, 120));
+  else if (!line.empty()) s.last_progress = std::string(util::utf8_prefix(line, 120));
 }
 
 void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {

@@ -147,6 +147,7 @@ void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader&
     if (p.estimate_minutes && *p.estimate_minutes < 0) r.error(v, "H017", "estimate must not be negative");
   } else if (key == "automation") parse_automation(v, p, r);
   else if (key == "type") p.type = r.string(v, "type").value_or("");
+  else if (key == "title") p.title = util::printable(r.string(v, "title").value_or(""), false);
   else if (key == "wave") p.wave = r.integer(v, "wave");
   else if (key == "requirements") p.requirements = r.string_list(v, "requirements").value_or(std::vector<std::string>{});
   else if (key == "must_haves") parse_must_haves(v, p, r);
@@ -156,6 +157,18 @@ void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader&
       for (const auto& u : v) p.user_setup.push_back(u.IsScalar() ? u.Scalar() : detail::yaml_to_json(u));
     else if (!v.IsNull()) r.error(v, "H004", "user_setup must be a list");
   }
+}
+
+/// A plan without a `# ` heading or `title:` (GSD plans often have none) is named by its
+/// objective's first sentence, so that status and commit subjects do not show an empty title.
+std::string title_from_objective(std::string_view objective) {
+  std::string line = util::printable(objective.substr(0, objective.find('\n')), false);
+  while (!line.empty() && line.front() == ' ') line.erase(0, 1);
+  if (auto stop = line.find(". "); stop != std::string::npos) line.resize(stop);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '.')) line.pop_back();
+  constexpr std::size_t k_max = 80;
+  if (line.size() <= k_max) return line;
+  return std::string(util::utf8_prefix(line, k_max)) + "\u2026";
 }
 
 /// The keys a PLAN must have: GSD's legacy layout takes the id from the file name.
@@ -306,6 +319,7 @@ std::optional<Plan> parse_plan(std::string_view text, const std::string& display
   for (const auto& key : required_keys(dialect))
     if (!root[key]) r.add_at(split.yaml_first_line, 1, Severity::error, "H003", fmt::format("required field '{}' is missing", key));
   scan_plan_body(split.body, split.body_first_line, p);
+  if (p.title.empty()) p.title = title_from_objective(p.objective);
   warn_empty_write_set(root, p, r);
   return p;
 }

@@ -1,5 +1,6 @@
 #include "http_check.hpp"
 
+#include "harness/util/text.hpp"
 #include "harness/worker/spawn.hpp"
 #include "line_search.hpp"
 
@@ -221,7 +222,7 @@ CheckResult run_api_response(const spec::Check& c, const std::filesystem::path& 
   }
   Response res;
   res = request(*url, c.method.empty() ? "GET" : c.method, c.headers, c.body, timeout);
-  r.evidence = fmt::format("{} {} -> {} {}", c.method, full, res.status, res.body.substr(0, 300));
+  r.evidence = fmt::format("{} {} -> {} {}", c.method, full, res.status, util::utf8_prefix(res.body, 300));
   if (!res.error.empty()) {
     r.status = CheckStatus::failed;
     r.message = res.error;

@@ -1,4 +1,5 @@
 #include "harness/verify/result.hpp"
+#include "harness/util/text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -42,7 +43,7 @@ namespace {
 std::string cell(std::string s) {
   for (auto& c : s)
     if (c == '\n' || c == '|') c = ' ';
-  if (s.size() > 120) s = s.substr(0, 117) + "...";
+  if (s.size() > 120) s = std::string(util::utf8_prefix(s, 117)) + "...";
   return s;
 }
 

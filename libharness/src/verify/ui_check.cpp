@@ -5,6 +5,7 @@
 
 #include "http_check.hpp"
 
+#include "harness/util/text.hpp"
 #include "harness/worker/run_command.hpp"
 #include "harness/worker/spawn.hpp"
 
@@ -60,7 +61,7 @@ CheckResult run_ui_check(const spec::Check& c, const std::filesystem::path& root
   boost::system::error_code jec;
   auto verdict = json::parse(nl == std::string_view::npos ? out : out.substr(nl + 1), jec);
   if (jec || !verdict.is_object())
-    return error(fmt::format("the browser driver failed (exit {}): {}", run.exit_code, run.output.substr(0, 500)));
+    return error(fmt::format("the browser driver failed (exit {}): {}", run.exit_code, util::utf8_prefix(run.output, 500)));
   const auto& v = verdict.as_object();
   auto str = [&](const char* k) { return v.contains(k) && v.at(k).is_string() ? std::string(v.at(k).as_string()) : std::string(); };
   const auto status = str("status");

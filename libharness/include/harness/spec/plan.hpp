@@ -83,7 +83,7 @@ struct Plan {
   bool gap_closure = false;
 
   // Body
-  std::string title;               ///< first `# ` heading of the body, if any
+  std::string title;               ///< `title:`, else the first `# ` heading, else the objective's first sentence
   std::vector<PlanTask> tasks;
   std::vector<CodeBlock> code_blocks;
   std::string objective;           ///< text of an <objective> element or "## Objective" section

@@ -21,4 +21,17 @@ std::string printable(std::string_view text, bool keep_newlines);
 /// when cut: a worker's message is shown on one line, however long it made it.
 std::string clipped(std::string_view text, std::size_t max_bytes);
 
+/// The longest prefix of `text` of at most `max_bytes` that ends at a character boundary (a byte
+/// cut, `substr(0, n)`, could split a character and leave invalid UTF-8 in a document).
+std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes);
+
+/// Terminal columns `text` (valid UTF-8, as `printable` gives) takes: East Asian wide and
+/// fullwidth characters and emoji take two, combining marks none, everything else one.
+std::size_t display_width(std::string_view text);
+
+/// `text` in exactly `columns` terminal columns for a table cell: cut at a character boundary
+/// with a trailing "…" when wider, padded with blanks when narrower. fmt's `{:<N}` pads by its
+/// own width estimate but a byte-wise cut (`substr`) could split a character.
+std::string fit_columns(std::string_view text, std::size_t columns);
+
 } // namespace harness::util
