@@ -7,6 +7,7 @@
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/store/store.hpp"
 #include "harness/worker/run_command.hpp"
+#include "harness/worker/spawn.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -20,6 +21,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace harness;
@@ -160,6 +162,67 @@ TEST_CASE("a second run after completion starts nothing and a run resumes from t
   CHECK((*answered)->status == "refused");
   CHECK((*answered)->result.value_or("").find("ask again") != std::string::npos);
   CHECK(db->session(ghost.id).value()->status == "failed");
+}
+
+TEST_CASE("a worker an earlier run spawned but never recorded is found by its session id and stopped") {
+  Project proj;
+  // The killed run had created the session and spawned its worker, and died before writing the
+  // pid: the worker (here a sleep in a group of its own, as workers are) goes on without a record.
+  const std::string sid = "execute-01-01-a1-killed" + std::to_string(::getpid());
+  auto env = worker::current_environment();
+  env["HARNESS_SESSION_ID"] = sid;
+  // Started through a shell that exits at once, so that the orphan is init's child, not ours.
+  auto starter = worker::spawn_process({"/bin/sh", {"sh", "-c", "sh -c 'sleep 60 & wait' &"}, env, proj.dir.path, -1, -1, true});
+  REQUIRE(starter);
+  int status = 0;
+  ::waitpid(*starter, &status, 0);
+  const int group = *starter; // the group outlives its leader while the orphan and its sleep are in it
+  // The live (not zombie) processes of the group, from /proc: kill(-group, 0) counts zombies.
+  auto members = [](int pgid) {
+    int n = 0;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/proc", ec)) {
+      if (e.path().filename().string().find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream in(e.path() / "stat");
+      std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      const auto close = stat.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream rest(stat.substr(close + 2));
+      std::string state;
+      int ppid = 0, pgrp = 0;
+      rest >> state >> ppid >> pgrp;
+      n += pgrp == pgid && state != "Z";
+    }
+    return n;
+  };
+  for (int i = 0; i < 250 && members(group) < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(members(group) == 2); // the shell and its sleep
+  {
+    auto db = store::Store::open_project(proj.dir.path);
+    REQUIRE(db);
+    store::SessionRecord pre;
+    pre.id = sid;
+    pre.slot = 1;
+    pre.working_dir = proj.dir.path.string();
+    pre.task_id = "execute:01-01";
+    pre.spec = proj.spec.filename().string();
+    pre.token = "t";
+    pre.adapter = "command";
+    REQUIRE(db->create_session(pre));
+  }
+  FileVerifier v;
+  Recorder rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  auto r = o.run();
+  REQUIRE(r);
+  INFO([&] { std::string s; for (const auto& e : rec.events) s += orchestrator::format_event_line(e) + "\n"; return s; }());
+  CHECK(r->outcome == "complete");
+  bool said = false;
+  for (const auto& e : rec.events) said |= e.message.find("an earlier run started but never recorded") != std::string::npos;
+  CHECK(said);
+  CHECK(members(group) == 0); // the orphan and its sleep
+  auto db = store::Store::open_project(proj.dir.path);
+  CHECK(db->session(sid).value()->status == "failed");
 }
 
 TEST_CASE("the write-back commits what the orchestrator wrote, not a user's edit in the spec directory") {

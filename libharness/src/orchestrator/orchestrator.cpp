@@ -440,6 +440,19 @@ std::string Orchestrator::Impl::attempt_leftovers_note(const sched::Action& a) {
                      names);
 }
 
+void Orchestrator::Impl::stop_unrecorded_workers() {
+  auto recorded = db->list_sessions();
+  if (!recorded) return;
+  const auto lost = unrecorded_workers(*recorded, state_dir);
+  if (lost.empty()) return;
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("stopping {} worker{} an earlier run started but never recorded (up to 5 s)", lost.size(),
+                   lost.size() == 1 ? "" : "s"));
+  stop_stale_workers(lost);
+  for (const auto& w : lost) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
+  clear_orphaned_index_lock(std::chrono::milliseconds(0));
+}
+
 void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after) {
   auto clear = [this] {
     if (auto removed = worker::remove_orphaned_index_lock(spec.layout.project_root)) {
@@ -639,6 +652,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
   db.emplace(std::move(*opened));
+  stop_unrecorded_workers();
   load_own_writes(); // what a killed run wrote and never committed
   // Reports workers left in files while no orchestrator was listening are not lost.
   if (auto r = store::StateDir(state_dir).ingest(*db); r)

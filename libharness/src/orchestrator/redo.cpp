@@ -133,7 +133,13 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   // the marker: stopped first, as the next orchestrate would. Another spec's plan of the same id
   // is not ours to stop (a record without a spec is from an older harness: it may be ours).
   std::vector<StaleWorker> stale;
-  for (auto& w : stale_workers(state_dir))
+  auto candidates = stale_workers(state_dir);
+  // Workers a killed run spawned without recording their pid are found by their session id.
+  if (fs::exists(state_dir / "harness.db"))
+    if (auto db = store::Store::open_project(root))
+      if (auto sessions = db->list_sessions())
+        for (auto& w : unrecorded_workers(*sessions, state_dir)) candidates.push_back(std::move(w));
+  for (auto& w : candidates)
     if (w.pid > 0 && (w.spec.empty() || layout.owns_spec_trailer(w.spec)) &&
         std::ranges::any_of(merged, [&](const RedoTarget& t) { return w.task.ends_with(":" + t.plan); })) {
       result.stopped.push_back(fmt::format("{} (pid {})", w.task, w.pid));

@@ -209,6 +209,9 @@ struct Orchestrator::Impl {
   /// tasks are committed) but the SUMMARY uncommitted; the resumed run does not run the plan
   /// again, so it makes the commit the worker would have made.
   void commit_orphan_summaries();
+  /// Stops the workers of sessions an earlier run left running without a recorded pid
+  /// (unrecorded_workers), before recovery marks those sessions failed and their tasks run again.
+  void stop_unrecorded_workers();
   /// The SUMMARY a failed execute attempt of `plan_id` left is marked `status: failed`: a plan
   /// counts as executed only after an attempt that succeeded (see mark_summary_failed).
   void discount_failed_summary(const std::string& task, const std::string& plan_id);

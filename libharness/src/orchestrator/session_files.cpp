@@ -9,11 +9,16 @@
 #include "harness/store/run_lock.hpp"
 #include "harness/store/store.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/worker/env_scan.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace harness::orchestrator {
 namespace fs = std::filesystem;
@@ -45,6 +50,23 @@ void stop_stale_workers(const std::vector<StaleWorker>& workers) {
   kill_process_groups(groups, std::chrono::seconds(5));
   std::error_code ec;
   for (const auto& w : workers) fs::rename(w.record, fs::path(w.record).replace_filename("worker.ended.json"), ec);
+}
+
+std::vector<StaleWorker> unrecorded_workers(const std::vector<store::SessionRecord>& sessions, const fs::path& state_dir) {
+  std::set<std::string, std::less<>> ids;
+  std::map<std::string, const store::SessionRecord*> by_id;
+  for (const auto& s : sessions)
+    if (s.status == "running" && !s.pid) ids.insert(s.id), by_id[s.id] = &s;
+  std::vector<StaleWorker> out;
+  std::set<int> groups;
+  const int own_group = ::getpgrp();
+  for (const auto& m : worker::processes_with_env("HARNESS_SESSION_ID", ids)) {
+    // A worker leads its own process group; what it started is in that group too.
+    if (m.pgid <= 1 || m.pgid == own_group || !groups.insert(m.pgid).second) continue;
+    const auto* s = by_id.at(m.value);
+    out.push_back({m.pgid, s->task_id, s->spec, state_dir / "sessions" / s->id / "worker.json"});
+  }
+  return out;
 }
 
 std::vector<PendingCheckpoint> pending_checkpoints(const fs::path& state_dir) {

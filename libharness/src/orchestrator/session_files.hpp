@@ -3,6 +3,8 @@
 // worker.json (pid + start time, to reap workers an earlier run left behind). The checkpoint files
 // beside it are store/checkpoint_files.hpp's.
 
+#include "harness/store/store.hpp"
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -36,5 +38,13 @@ std::vector<StaleWorker> stale_workers(const std::filesystem::path& state_dir);
 /// Stops them all at once (TERM, up to 5 s, KILL) and marks every session record of an ended
 /// worker as such, so the next run does not look again.
 void stop_stale_workers(const std::vector<StaleWorker>& workers);
+
+/// Workers of sessions an earlier run left "running" without a pid: it was killed after spawning
+/// them and before writing worker.json or the pid. They are found by the HARNESS_SESSION_ID in
+/// their environment (worker::processes_with_env); `pid` holds the process group to stop. Without
+/// this, recovery took "no pid" for "never started" while the worker went on committing beside
+/// the task's next attempt.
+std::vector<StaleWorker> unrecorded_workers(const std::vector<store::SessionRecord>& sessions,
+                                            const std::filesystem::path& state_dir);
 
 } // namespace harness::orchestrator

@@ -1,0 +1,34 @@
+// processes_with_env finds a live process by one variable of its starting environment.
+#include "harness/worker/env_scan.hpp"
+#include "harness/worker/spawn.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <string>
+
+using namespace harness;
+
+TEST_CASE("processes_with_env finds a process by its variable's value, and only a live one", "[env_scan]") {
+  const std::string value = "env-scan-" + std::to_string(::getpid());
+  auto env = worker::current_environment();
+  env["HARNESS_TEST_SCAN"] = value;
+  auto pid = worker::spawn_process({"/bin/sleep", {"sleep", "30"}, env, {}, -1, -1, true});
+  REQUIRE(pid);
+  auto found = worker::processes_with_env("HARNESS_TEST_SCAN", {value, "another"});
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].pid == *pid);
+  CHECK(found[0].pgid == *pid); // a group of its own
+  CHECK(found[0].value == value);
+  CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value + "x"}).empty()); // a prefix is no match
+  CHECK(worker::processes_with_env("HARNESS_TEST_SCA", {value}).empty());
+  CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {}).empty());
+  ::kill(*pid, SIGKILL);
+  for (int i = 0; i < 100 && !worker::processes_with_env("HARNESS_TEST_SCAN", {value}).empty(); ++i) ::usleep(10'000);
+  CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value}).empty()); // a zombie is not listed
+  int status = 0;
+  ::waitpid(*pid, &status, 0);
+}
