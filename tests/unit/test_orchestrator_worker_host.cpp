@@ -1,6 +1,8 @@
 // WorkerHost with real processes: a worker's end is its exit, even when something it started in
 // the background still holds its output open, and a timeout stops the whole process group.
 #include "harness/orchestrator/worker_host.hpp"
+#include "harness/worker/proc_scan.hpp"
+#include "harness/worker/spawn.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -9,6 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include <csignal>
+#include <sys/wait.h>
 #include <fstream>
 #include <functional>
 #include <optional>
@@ -126,4 +129,18 @@ TEST_CASE("A host destroyed while its worker runs kills the worker and frees wha
   } // the loop does not run past its host: the orchestrator's never does
   for (int i = 0; i < 100 && test::process_running(pid); ++i) ::usleep(20'000);
   CHECK_FALSE(test::process_running(pid));
+}
+
+TEST_CASE("kill_process_groups stops a group and does not wait out its grace for an unreaped zombie") {
+  auto pid = worker::spawn_process({"/bin/sh", {"sh", "-c", "sleep 30 & wait"}, std::nullopt, {}, -1, -1, true});
+  REQUIRE(pid);
+  const auto t0 = std::chrono::steady_clock::now();
+  orchestrator::kill_process_groups({*pid}, std::chrono::seconds(20));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  // The shell stays a zombie (this test is its parent and has not reaped it): the group has
+  // ended all the same. A generous guard, far below the 20 s grace.
+  CHECK(took < std::chrono::seconds(10));
+  CHECK_FALSE(worker::group_has_live_process(*pid));
+  int status = 0;
+  ::waitpid(*pid, &status, 0);
 }

@@ -9,7 +9,7 @@
 #include "harness/store/run_lock.hpp"
 #include "harness/store/store.hpp"
 #include "harness/util/atomic_file.hpp"
-#include "harness/worker/env_scan.hpp"
+#include "harness/worker/proc_scan.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>

@@ -4,6 +4,7 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/merged_pipe.hpp"
+#include "harness/worker/proc_scan.hpp"
 #include "harness/worker/spawn.hpp"
 
 #include <boost/asio/readable_pipe.hpp>
@@ -235,7 +236,7 @@ void kill_process_groups(const std::vector<int>& pgids, std::chrono::millisecond
   // One grace period for all: stopping eight workers must not take eight.
   const auto until = std::chrono::steady_clock::now() + grace;
   while (!alive.empty() && std::chrono::steady_clock::now() < until) {
-    std::erase_if(alive, [](int g) { return ::kill(-g, 0) != 0; });
+    std::erase_if(alive, [](int g) { return !worker::group_has_live_process(g); });
     if (!alive.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   for (int g : alive) ::kill(-g, SIGKILL);

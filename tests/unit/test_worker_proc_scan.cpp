@@ -1,5 +1,5 @@
 // processes_with_env finds a live process by one variable of its starting environment.
-#include "harness/worker/env_scan.hpp"
+#include "harness/worker/proc_scan.hpp"
 #include "harness/worker/spawn.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,7 +12,7 @@
 
 using namespace harness;
 
-TEST_CASE("processes_with_env finds a process by its variable's value, and only a live one", "[env_scan]") {
+TEST_CASE("processes_with_env finds a process by its variable's value, and only a live one", "[proc_scan]") {
   const std::string value = "env-scan-" + std::to_string(::getpid());
   auto env = worker::current_environment();
   env["HARNESS_TEST_SCAN"] = value;
@@ -31,4 +31,19 @@ TEST_CASE("processes_with_env finds a process by its variable's value, and only 
   CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value}).empty()); // a zombie is not listed
   int status = 0;
   ::waitpid(*pid, &status, 0);
+}
+
+TEST_CASE("group_has_live_process counts a group of zombies as ended", "[proc_scan]") {
+  auto pid = worker::spawn_process({"/bin/sleep", {"sleep", "30"}, std::nullopt, {}, -1, -1, true});
+  REQUIRE(pid);
+  CHECK(worker::group_has_live_process(*pid));
+  ::kill(*pid, SIGKILL);
+  // Not reaped yet: kill(-group, 0) still succeeds, yet nothing in the group runs.
+  for (int i = 0; i < 100 && worker::group_has_live_process(*pid); ++i) ::usleep(10'000);
+  CHECK(::kill(-*pid, 0) == 0);
+  CHECK_FALSE(worker::group_has_live_process(*pid));
+  int status = 0;
+  ::waitpid(*pid, &status, 0);
+  CHECK_FALSE(worker::group_has_live_process(*pid));
+  CHECK_FALSE(worker::group_has_live_process(0));
 }

@@ -1,0 +1,31 @@
+#pragma once
+// Questions about processes answered from /proc, for recovery and for stopping workers.
+// Every worker starts with HARNESS_SESSION_ID set (and its children inherit it), before the
+// orchestrator has written its pid anywhere: a run killed in that moment leaves a worker no
+// record names, and the next run finds it by that variable.
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace harness::worker {
+
+struct EnvMatch {
+  int pid = 0;
+  int pgid = 0;
+  std::string value; ///< the variable's value, one of those asked for
+};
+
+/// The live processes (zombies left out) whose initial environment sets `name` to one of
+/// `values`, read from /proc/PID/environ. Processes of other users cannot be read and are not
+/// listed. Costs one small read per process of the machine: for recovery, not for a loop.
+std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<std::string, std::less<>>& values);
+
+/// True while a process of group `pgid` has not exited. kill(-pgid, 0) also answers for zombies,
+/// which hold nothing but stay until their parent reaps them: an orphan's parent is init, and an
+/// init that reaps slowly (some container runtimes) kept a stopped worker's group "alive" for the
+/// whole grace period.
+bool group_has_live_process(int pgid);
+
+} // namespace harness::worker
