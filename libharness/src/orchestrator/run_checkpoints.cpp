@@ -333,7 +333,7 @@ void Orchestrator::Impl::poll_checkpoints() {
     std::vector<std::pair<std::string, store::CheckpointAnswer>> answered;
     for (const auto& [id, cp] : checkpoints)
       if (auto r = store::read_checkpoint_answer(state_dir, id)) answered.push_back({id, *r});
-      else if (auto w = answered_in_store(id)) answered.push_back({id, {w->first, w->second, "", ""}});
+      else if (auto w = answered_in_store(id)) answered.push_back({id, *w});
     for (const auto& [id, r] : answered) answer_checkpoint(id, r);
     if (stop_when_only_people_can_go_on()) return;
     if (!checkpoints.empty()) poll_checkpoints();
@@ -396,15 +396,30 @@ bool Orchestrator::Impl::stop_when_only_people_can_go_on() {
 
 /// A worker's question answered straight in the store (harness_respond over MCP): the worker's
 /// await returns with it, and the checkpoint the run opened for it closes with the same answer.
-std::optional<std::pair<bool, std::string>> Orchestrator::Impl::answered_in_store(const std::string& checkpoint_id) {
+std::optional<store::CheckpointAnswer> Orchestrator::Impl::answered_in_store(const std::string& checkpoint_id) {
   auto m = checkpoint_message.find(checkpoint_id);
-  if (m == checkpoint_message.end() || !db) return std::nullopt;
+  auto cp = checkpoints.find(checkpoint_id);
+  if (m == checkpoint_message.end() || cp == checkpoints.end() || !db) return std::nullopt;
   auto msg = db->message(m->second);
   if (!msg || !*msg || !(*msg)->response) return std::nullopt;
   const auto type = protocol::parse_message_type((*msg)->type);
   if (!type) return std::nullopt;
-  const auto answer = protocol::read_answer(*type, *(*msg)->response);
-  return std::pair{answer.approved, "answered over MCP" + (answer.note.empty() ? std::string() : ": " + answer.note)};
+  // Read as `respond` reads the same answer, so the run says what was chosen ("chose 'B'",
+  // "done"), not only that something was.
+  boost::system::error_code ec;
+  const auto parsed = boost::json::parse(*(*msg)->response, ec);
+  store::CheckpointAnswer answer;
+  if (auto read = !ec && parsed.is_object() ? store::read_response_answer(cp->second.asks, cp->second.options, parsed.as_object())
+                                            : std::unexpected(std::string("not an object"));
+      read)
+    answer = *read;
+  else {
+    const auto reading = protocol::read_answer(*type, *(*msg)->response);
+    answer.approved = reading.approved;
+    answer.note = reading.note;
+  }
+  answer.by = store::who_answers("harness_respond over MCP");
+  return answer;
 }
 
 /// The worker that asked exited before an answer: its question is withdrawn (nobody is left to
@@ -419,7 +434,7 @@ bool Orchestrator::Impl::withdraw_questions(const std::string& task, bool finish
   for (const auto& id : ids) {
     // Answered over MCP after the last poll: the worker had its answer; close it the normal way.
     if (auto w = answered_in_store(id)) {
-      answer_checkpoint(id, {w->first, w->second, "", ""});
+      answer_checkpoint(id, *w);
       continue;
     }
     withdrawn = true;

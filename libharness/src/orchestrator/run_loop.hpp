@@ -299,7 +299,7 @@ struct Orchestrator::Impl {
   /// A person's answer to a phase or final verification that asked for one goes into its
   /// VERIFICATION file (committed with the write-back), so no later run asks it again.
   void record_gate_answer(const std::string& task, const store::CheckpointAnswer& answer);
-  std::optional<std::pair<bool, std::string>> answered_in_store(const std::string& checkpoint_id);
+  std::optional<store::CheckpointAnswer> answered_in_store(const std::string& checkpoint_id);
   /// `finished`: the worker reported task_completed, so it went on without the answer.
   bool withdraw_questions(const std::string& task, bool finished = false);
   /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.
