@@ -291,6 +291,74 @@ TEST_CASE("a worker's question is answered over MCP by the checkpoint id respond
   CHECK(answer->by.find("harness_respond over MCP") != std::string::npos);
 }
 
+TEST_CASE("a worker's question answered over MCP by its message id is checked as by its checkpoint id") {
+  TempProject p;
+  const fs::path state = p.root / ".orchestration";
+  ToolStore seed(p.root);
+  REQUIRE(seed.create_session("s1", "tok", "execute:01-01"));
+  auto message = seed.add_message("s1", "decision_needed", json::object{{"question", "Which greeting?"}, {"options", json::array{"hello", "hi there"}}});
+  REQUIRE(message);
+  auto lock = harness::store::RunLock::acquire(state, {0, "docs/specs/SPC-001-x", "", "abc"});
+  REQUIRE(lock);
+  harness::store::CheckpointRecord r;
+  r.id = "cp-SPC-001-x-execute-01-01-abc-1";
+  r.task = "execute:01-01";
+  r.spec = "SPC-001-x";
+  r.question = "decision_needed: Which greeting?";
+  r.run = "abc";
+  r.asker = harness::store::CheckpointAsker::worker;
+  r.asks = harness::store::CheckpointAsks::decision;
+  r.options = {"hello", "hi there"};
+  r.message_id = *message;
+  r.opened_at = "2026-01-01T00:00:00Z";
+  REQUIRE(harness::store::write_open_checkpoint(state, r));
+  const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession o(orchestrator);
+  // The id harness_get_pending lists first is the message's: it must not bypass the options.
+  auto other = call_tool(o, 1, "harness_respond", {{"message_id", *message}, {"response", json::object{{"choice", "bonjour"}}}});
+  REQUIRE(is_error(other));
+  CHECK(text_of(other).find("1 hello, 2 'hi there'") != std::string::npos);
+  CHECK(seed.pending("s1")->size() == 1); // the worker got nothing
+  auto chose = call_tool(o, 2, "harness_respond", {{"message_id", *message}, {"response", json::object{{"choice", "2"}}}});
+  REQUIRE_FALSE(is_error(chose));
+  CHECK(chose.at("structuredContent").at("message_id").as_string() == *message);
+  auto answer = harness::store::read_checkpoint_answer(state, r.id); // through the checkpoint, which the run reads
+  REQUIRE(answer);
+  CHECK(answer->choice == "hi there");
+}
+
+TEST_CASE("a worker's question with no run to show it is answered over MCP checked, in the run's own form") {
+  TempProject p;
+  ToolStore seed(p.root);
+  REQUIRE(seed.create_session("s1", "tok", "execute:01-01"));
+  auto decision = seed.add_message("s1", "decision_needed", json::object{{"question", "Which?"}, {"options", json::array{"A", "B"}}});
+  auto action = seed.add_message("s1", "action_needed", json::object{{"action", "plug it in"}, {"reason", "hardware"}});
+  auto progress = seed.add_message("s1", "progress_update", json::object{{"message", "working"}});
+  REQUIRE(decision);
+  REQUIRE(action);
+  REQUIRE(progress);
+  const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
+  PipeSession o(orchestrator);
+  CHECK(is_error(call_tool(o, 1, "harness_respond", {{"message_id", *decision}, {"response", json::object{{"choice", "C"}}}})));
+  CHECK(is_error(call_tool(o, 2, "harness_respond", {{"message_id", *action}, {"response", json::object{{"outcome", "maybe"}}}})));
+  CHECK(is_error(call_tool(o, 3, "harness_respond", {{"message_id", *progress}, {"response", json::object{{"choice", "A"}}}})));
+  CHECK(is_error(call_tool(o, 4, "harness_respond", {{"message_id", "no-such-id"}, {"response", json::object{{"choice", "A"}}}})));
+  REQUIRE_FALSE(is_error(call_tool(o, 5, "harness_respond", {{"message_id", *decision}, {"response", json::object{{"choice", "2"}, {"note", "n"}}}})));
+  REQUIRE_FALSE(is_error(call_tool(o, 6, "harness_respond", {{"message_id", *action}, {"response", json::object{{"outcome", "done"}}}})));
+  // What the worker's await returns: the option's text, as when the run answers.
+  auto got = seed.response_of("s1", *decision);
+  REQUIRE(got);
+  REQUIRE(got->has_value());
+  CHECK((*got)->at("choice") == "B");
+  CHECK((*got)->at("note") == "n");
+  auto done = seed.response_of("s1", *action);
+  REQUIRE(done);
+  REQUIRE(done->has_value());
+  CHECK((*done)->at("outcome") == "done");
+  // A second answer finds it answered.
+  CHECK(is_error(call_tool(o, 7, "harness_respond", {{"message_id", *decision}, {"response", json::object{{"choice", "A"}}}})));
+}
+
 TEST_CASE("harness_wait_for_state returns when the status changes and times out otherwise") {
   TempProject p;
   ToolStore seed(p.root);

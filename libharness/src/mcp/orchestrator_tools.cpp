@@ -149,7 +149,8 @@ json::object checkpoint_json(const store::PendingCheckpointView& v) {
 /// harness_respond for a checkpoint id, read as `harness-cli respond` reads its answer: strictly as
 /// a verification's for an approval, as the worker's own answer (`choice`, `outcome`) for a
 /// worker's question, or as a word (`{"answer": "approve"}`).
-ToolResult answer_checkpoint(const fs::path& state_dir, const std::string& id, const json::value& response) {
+ToolResult answer_checkpoint(const fs::path& state_dir, const std::string& id, const std::string& asked_id,
+                             const json::value& response) {
   // Whether anybody reads an answer comes first: "stale" says more than "not one of the options".
   auto cp = store::answerable_checkpoint(state_dir, id);
   if (!cp) return error_result(cp.error().message);
@@ -158,6 +159,26 @@ ToolResult answer_checkpoint(const fs::path& state_dir, const std::string& id, c
   if (!answer) return error_result(answer.error());
   answer->by = store::who_answers("harness_respond over MCP");
   if (auto r = store::answer_checkpoint(state_dir, id, *answer); !r) return error_result(r.error().message);
+  return structured_result(json::object{{"message_id", asked_id}, {"responded", true}});
+}
+
+/// harness_respond for a worker's question no running orchestrate shows as a checkpoint: checked
+/// against the question's kind and options as respond checks an answer, and stored in the form
+/// the run itself answers with (store::worker_response), which the worker's await returns.
+ToolResult answer_message(ToolStore& store, const std::string& id, const json::value& response) {
+  auto msg = store.message(id);
+  if (!msg) return store_failure(msg.error());
+  if (!*msg || (*msg)->status != store::message_pending) return error_result("message " + id + " is unknown or already answered");
+  boost::system::error_code ec;
+  const auto payload = json::parse((*msg)->payload, ec);
+  const json::object none;
+  const auto form = store::worker_question_form((*msg)->type, !ec && payload.is_object() ? payload.as_object() : none);
+  if (!form) return error_result("message " + id + " asks nothing: only a worker's question takes an answer");
+  auto answer = store::read_response_answer(form->asks, form->options, response.is_object() ? response.as_object() : none);
+  if (!answer) return error_result(answer.error());
+  auto done = store.respond(id, store::worker_response((*msg)->type, *answer));
+  if (!done) return store_failure(done.error());
+  if (!*done) return error_result("message " + id + " is unknown or already answered");
   return structured_result(json::object{{"message_id", id}, {"responded", true}});
 }
 
@@ -210,11 +231,13 @@ void add_messaging(Server& s, const StorePtr& store, const fs::path& project) {
            [store, project](const json::object& args, CallContext&) {
              const std::string id = string_arg(args, "message_id");
              const fs::path state_dir = project / ".orchestration";
-             if (store::read_checkpoint(state_dir, id)) return answer_checkpoint(state_dir, id, args.at("response"));
-             auto done = store->respond(id, args.at("response"));
-             if (!done) return store_failure(done.error());
-             if (!*done) return error_result("message " + id + " is unknown or already answered");
-             return structured_result(json::object{{"message_id", id}, {"responded", true}});
+             if (store::read_checkpoint(state_dir, id)) return answer_checkpoint(state_dir, id, id, args.at("response"));
+             // A worker's question the running orchestrate shows as a checkpoint takes the same
+             // answer by either id: through the checkpoint, checked as respond checks it.
+             for (const auto& v : store::pending_checkpoint_views(state_dir))
+               if (v.record.asker == store::CheckpointAsker::worker && v.record.message_id == id)
+                 return answer_checkpoint(state_dir, v.record.id, id, args.at("response"));
+             return answer_message(*store, id, args.at("response"));
            });
 }
 

@@ -156,6 +156,14 @@ std::expected<bool, std::string> ToolStore::respond(const std::string& message_i
   return (*db)->respond(message_id, json::serialize(response));
 }
 
+std::expected<std::optional<store::MessageRecord>, std::string> ToolStore::message(const std::string& id) {
+  std::lock_guard lock(m_mutex);
+  auto db = open(CreateIfMissing::no);
+  if (!db) return std::unexpected(db.error());
+  if (*db == nullptr) return std::optional<store::MessageRecord>{};
+  return (*db)->message(id);
+}
+
 std::expected<std::string, std::string> ToolStore::latest_awaitable(const std::string& session) {
   std::lock_guard lock(m_mutex);
   auto db = open(CreateIfMissing::no);

@@ -3,6 +3,7 @@
 #include "run_loop.hpp"
 
 #include "harness/protocol/codec.hpp"
+#include "harness/store/checkpoint_answers.hpp"
 #include "harness/util/text.hpp"
 
 namespace harness::orchestrator {
@@ -133,14 +134,8 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
     std::string question = m.type == "decision_needed" ? field(payload, "question")
                            : m.type == "action_needed" ? field(payload, "action") + " (" + field(payload, "reason") + ")"
                                                        : field(payload, "what_built") + ": " + field(payload, "how_to_verify");
-    WorkerQuestion q{m.id, store::CheckpointAsks::approval, {}};
-    if (m.type == "action_needed") q.asks = store::CheckpointAsks::action;
-    if (m.type == "decision_needed") {
-      q.asks = store::CheckpointAsks::decision;
-      if (const auto* opts = payload.if_contains("options"); opts && opts->is_array())
-        for (const auto& x : opts->as_array())
-          if (x.is_string() && !x.as_string().empty()) q.options.emplace_back(x.as_string());
-    }
+    auto form = store::worker_question_form(m.type, payload).value_or(store::WorkerQuestionForm{});
+    WorkerQuestion q{m.id, form.asks, std::move(form.options)};
     worker_question[a.task] = std::move(q);
     if (a.kind == TaskKind::execute) executor_asked.insert(a.subject);
     auto e = sched::make_event(EventType::checkpoint, a.task);
@@ -152,20 +147,10 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
 
 /// Answers the worker's question in the store; its harness_worker_await returns with it.
 void Orchestrator::Impl::answer_worker(const std::string& message_id, const store::CheckpointAnswer& answer) {
-  const bool approved = answer.approved;
-  const std::string& note = answer.note;
   if (!db) return;
   auto msg = db->message(message_id);
-  std::string type = msg && *msg ? (*msg)->type : "";
-  boost::json::object response;
-  if (type == "verification_needed") response = {{"verdict", approved ? "approved" : "rejected"}, {"feedback", note}};
-  // A decision's answer is the option chosen; an answer without one (an approval typed before
-  // options were shown, or written by an older harness) keeps the old reading: the note, or approve.
-  else if (type == "decision_needed")
-    response = {{"choice", !approved ? "refuse" : !answer.choice.empty() ? answer.choice : note.empty() ? "approve" : note},
-                {"note", note}};
-  else response = {{"outcome", approved ? "done" : "refused"}, {"note", note}}; // `respond ID done --note ...`
-  if (auto r = db->respond(message_id, boost::json::serialize(response)); !r)
+  const std::string type = msg && *msg ? (*msg)->type : "";
+  if (auto r = db->respond(message_id, boost::json::serialize(store::worker_response(type, answer))); !r)
     emit(RunEventKind::note, "", -1, 0, "store: " + r.error());
 }
 

@@ -119,6 +119,32 @@ std::expected<CheckpointAnswer, std::string> read_response_answer(CheckpointAsks
   return with_note(read_typed_answer(asks, options, text));
 }
 
+std::optional<WorkerQuestionForm> worker_question_form(std::string_view type, const boost::json::object& payload) {
+  WorkerQuestionForm form;
+  if (type == "verification_needed") return form;
+  if (type == "action_needed") {
+    form.asks = CheckpointAsks::action;
+    return form;
+  }
+  if (type != "decision_needed") return std::nullopt;
+  form.asks = CheckpointAsks::decision;
+  if (const auto* opts = payload.if_contains("options"); opts && opts->is_array())
+    for (const auto& x : opts->as_array())
+      if (x.is_string() && !x.as_string().empty()) form.options.emplace_back(x.as_string());
+  return form;
+}
+
+boost::json::object worker_response(std::string_view type, const CheckpointAnswer& answer) {
+  const std::string& note = answer.note;
+  if (type == "verification_needed") return {{"verdict", answer.approved ? "approved" : "rejected"}, {"feedback", note}};
+  // A decision's answer is the option chosen; an answer without one (an approval typed before
+  // options were shown, or written by an older harness) keeps the old reading: the note, or approve.
+  if (type == "decision_needed")
+    return {{"choice", !answer.approved ? "refuse" : !answer.choice.empty() ? answer.choice : note.empty() ? "approve" : note},
+            {"note", note}};
+  return {{"outcome", answer.approved ? "done" : "refused"}, {"note", note}}; // `respond ID done --note ...`
+}
+
 std::string answer_text(const CheckpointAnswer& answer, CheckpointAsks asks) {
   if (!answer.choice.empty()) return answer.choice;
   if (!answer.approved) return "refuse";

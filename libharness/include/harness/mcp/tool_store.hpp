@@ -53,6 +53,8 @@ class ToolStore {
   std::expected<boost::json::array, std::string> pending(const std::string& session);
   /// Answers a pending message; false when it is unknown or already answered.
   std::expected<bool, std::string> respond(const std::string& message_id, const boost::json::value& response);
+  /// One message by id; nullopt when there is none (or no database yet).
+  std::expected<std::optional<store::MessageRecord>, std::string> message(const std::string& id);
   /// The newest message of `session` that expects an answer, pending or answered ("" when none).
   std::expected<std::string, std::string> latest_awaitable(const std::string& session);
   /// The answer to a message of `session` once given; nullopt while pending. Error when the

@@ -9,6 +9,7 @@
 #include <boost/json/object.hpp>
 
 #include <expected>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,19 @@ std::expected<CheckpointAnswer, std::string> read_typed_answer(CheckpointAsks as
 /// A decision or action without its field decides nothing: the error names the answers it takes.
 std::expected<CheckpointAnswer, std::string> read_response_answer(CheckpointAsks asks, const std::vector<std::string>& options,
                                                                  const boost::json::object& response);
+
+/// What a worker's question (`verification_needed`, `decision_needed`, `action_needed`) takes as an
+/// answer: its kind and, for a decision, the options of its payload. nullopt for any other type.
+struct WorkerQuestionForm {
+  CheckpointAsks asks = CheckpointAsks::approval;
+  std::vector<std::string> options;
+};
+std::optional<WorkerQuestionForm> worker_question_form(std::string_view type, const boost::json::object& payload);
+
+/// The response the worker's harness_worker_await returns for `answer` to a question of `type`:
+/// `{verdict, feedback}` for a verification, `{choice, note}` for a decision (the option chosen),
+/// `{outcome, note}` for an action. Whoever answers (the run, harness_respond) sends the same form.
+boost::json::object worker_response(std::string_view type, const CheckpointAnswer& answer);
 
 /// The answer in a word or two, for messages: "approve" ("done" to an action), "refuse", or the choice.
 std::string answer_text(const CheckpointAnswer& answer, CheckpointAsks asks = CheckpointAsks::approval);
