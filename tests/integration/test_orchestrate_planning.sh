@@ -80,6 +80,8 @@ elif kind == "check-plans":
         time.sleep(600)
     if os.environ.get("NO_VERDICT"):  # says done, judges nothing
         pass
+    elif os.environ.get("ALWAYS_REVISE") and task["phase"] == "01":  # never satisfied: a person decides
+        result.update(verdict="revise", findings=["still not good enough"])
     elif task["phase"] == "01" and len(task["plans"]) < 2:
         result.update(verdict="revise", findings=["R1 has no test: add a plan that tests greet.sh"])
     else:
@@ -216,6 +218,34 @@ tasks = [json.loads(l) for l in open(sys.argv[2])]
 plans = [t for t in tasks if t["kind"] == "plan" and t["phase"] == "01"]
 assert len(plans) == 2 and plans[1].get("revision_findings"), plans  # the killed run's pass, then the revision
 PY
+
+# 2d. The checker sends phase 01's plans back until a person must decide (exit 3 without a
+# terminal). Approved meanwhile, the next run executes the plans the person saw: it neither plans
+# nor checks phase 01 again.
+p=$tmp/always-revise
+new_project "$p"
+mkdir -p "$p/.orchestration"
+cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
+rc=0
+(cd "$p" && ALWAYS_REVISE=1 AGENT_LOG=$tmp/ar-agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/ar1.jsonl" 2>"$tmp/ar1.err") || rc=$?
+[[ $rc -eq 3 ]] || { tail -20 "$tmp/ar1.jsonl" "$tmp/ar1.err" >&2; fail "a run whose plans were sent back 3 times exited $rc, expected 3"; }
+cp_id=$(cd "$p" && "$cli" respond --list --json | python3 -c 'import json, sys; print(next(c["id"] for c in json.load(sys.stdin)["checkpoints"] if c["task"] == "check-plans:01"))')
+plans_asked=$(cat "$p/$spec/planning/plans/01-core/"*-PLAN.md | sha256sum)
+(cd "$p" && "$cli" respond "$cp_id" approve >/dev/null) || fail "respond"
+rc=0
+(cd "$p" && ALWAYS_REVISE=1 AGENT_LOG=$tmp/ar-agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/ar2.jsonl" 2>"$tmp/ar2.err") || rc=$?
+[[ $rc -eq 0 ]] || { tail -20 "$tmp/ar2.jsonl" "$tmp/ar2.err" >&2; fail "the run after the approval exited $rc"; }
+python3 - "$tmp/ar2.jsonl" <<'PY' || fail "the approved plans were not taken as they stood"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("complete"), ev[-1]
+started = [e["task"] for e in ev if e["event"] == "task_started"]
+assert "plan:01" not in started and "check-plans:01" not in started, started
+assert "execute:01-01" in started, started
+answered = [e for e in ev if e["event"] == "checkpoint_answered" and e.get("task") == "check-plans:01"]
+assert len(answered) == 1 and answered[0]["message"].startswith("approved"), answered
+PY
+[[ "$(cat "$p/$spec/planning/plans/01-core/"*-PLAN.md | sha256sum)" == "$plans_asked" ]] || fail "phase 01's plans changed after the approval"
 
 # 2c. Never taken on the worker's word: a researcher that reports task_completed but wrote no
 # research file, and a checker whose task_completed has no verdict, fail their attempts; nothing

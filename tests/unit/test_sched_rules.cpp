@@ -196,6 +196,49 @@ TEST_CASE("check-plans sends plans back at most three times, then asks a human",
   CHECK(d.state("check-plans:01") == "done");
 }
 
+TEST_CASE("An escalation an earlier run left is asked as soon as its task is ready, its loop not run again", "[sched]") {
+  // The plan checker of the earlier run sent the plans back too often; the person's question is
+  // carried over: check-plans asks at once, runs nothing, and the answer lets the plans execute.
+  auto w = workload(1, {plan("01-01")});
+  w.phases[0].plans_unchecked = true;
+  Driver d(w);
+  auto e = make_event(EventType::escalated, "check-plans:01");
+  e.detail = "checkpoint: plans of phase 01: sent back 3 times";
+  CHECK(d.send(e).empty()); // nothing happens before begin
+  auto out = d.begin();
+  REQUIRE(std::ranges::any_of(out, [](const Action& a) { return a.type == ActionType::ask_human && a.task == "check-plans:01" &&
+                                                                 a.reason == "checkpoint: plans of phase 01: sent back 3 times"; }));
+  CHECK(d.state("check-plans:01") == "human");
+  CHECK(std::ranges::count(d.started(), std::string("check-plans:01")) == 0); // never started
+  CHECK(d.running().empty());
+  d.send(make_event(EventType::answered, "check-plans:01"));
+  CHECK(d.is_running("execute:01-01"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+  CHECK(std::ranges::count(d.started(), std::string("plan:01")) == 0);
+  // Once the task has run in this run, its own outcome decides: the event is refused.
+  Driver later(w);
+  later.begin();
+  REQUIRE(later.is_running("check-plans:01"));
+  auto refused = later.send(make_event(EventType::escalated, "check-plans:01"));
+  REQUIRE(refused.size() == 1);
+  CHECK(refused[0].type == ActionType::rejected);
+}
+
+TEST_CASE("A gap escalation left by an earlier run is asked once the phase's plans are verified", "[sched]") {
+  Driver d(workload(1, {plan("01-01")}));
+  d.send(make_event(EventType::escalated, "verify-phase:01"));
+  d.begin();
+  d.run_all();
+  CHECK(d.state("verify-phase:01") == "human");
+  CHECK(std::ranges::count(d.started(), std::string("verify-phase:01")) == 0);
+  CHECK(d.state("verify-plan:01-01") == "done");
+  CHECK(d.s.find_task("plan-gaps:01") == nullptr);
+  d.send(make_event(EventType::answered, "verify-phase:01"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+}
+
 TEST_CASE("A predecessor's deviations put a reconcile before the next execute", "[sched]") {
   Config c;
   c.slots = 1;

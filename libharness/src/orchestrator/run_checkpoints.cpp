@@ -48,6 +48,26 @@ store::AskedCommit asked_commit(const fs::path& root, const std::string& head) {
 
 } // namespace
 
+bool Orchestrator::Impl::phase_work_changed_since(const std::string& task, const std::string& head) const {
+  if (head.empty()) return true; // asked by a harness that did not record it: cannot tell
+  const auto n = spec::parse_phase_number(task.substr(task.find(':') + 1));
+  const auto* phase = n ? spec.layout.find_phase(*n) : nullptr;
+  if (!phase) return true;
+  const fs::path& root = spec.layout.project_root;
+  std::vector<std::string> paths{worker::literal_pathspec(phase->plans_dir.lexically_relative(root).generic_string())};
+  if (task.starts_with("verify-phase:")) // what the phase's plans wrote is what was verified
+    for (const auto& p : spec.plans)
+      if (p.phase == *n)
+        for (const auto& f : p.files_modified) paths.push_back(worker::glob_pathspec(f));
+  std::vector<std::string> diff{"diff", "--quiet", head, "--"};
+  diff.insert(diff.end(), paths.begin(), paths.end());
+  if (worker::run_git(root, diff).exit_code != 0) return true; // changed (1), or git could not tell
+  std::vector<std::string> untracked{"ls-files", "--others", "--exclude-standard", "--"};
+  untracked.insert(untracked.end(), paths.begin(), paths.end());
+  const auto added = worker::run_git(root, untracked);
+  return added.exit_code != 0 || !added.out.empty();
+}
+
 fs::path Orchestrator::Impl::report_file(const sched::Action& a) const {
   if (a.kind == TaskKind::verify_final) return spec.layout.final_verification;
   if (a.kind == TaskKind::verify_phase)
@@ -224,10 +244,29 @@ void Orchestrator::Impl::take_over_checkpoints() {
     if (take_new) kept = r;
     store::expire_checkpoint(state_dir, dropped, "superseded by checkpoint " + superseded_by + " of the same task");
   }
-  for (const auto& [task, r] : carried)
-    emit(RunEventKind::note, task, -1, 0,
-         fmt::format("checkpoint {} of an earlier run {}: asked again when {} gets there", r.id,
-                     r.answer ? fmt::format("was {} since", r.answer->approved ? "approved" : "refused") : "is still open", task));
+  for (const auto& [task, r] : carried) {
+    const std::string state =
+        r.answer ? fmt::format("was {} since", r.answer->approved ? "approved" : "refused") : "is still open";
+    // A loop's bound reached (plans sent back too often, gaps left after the gap rounds): its
+    // question is about the plans or the phase as they stand, so it is asked (or its answer
+    // taken) as soon as the task is ready; running the loop again from round one would rewrite
+    // the plans the person judged and spend the rounds again.
+    const bool escalation = r.asker == store::CheckpointAsker::orchestrator &&
+                            (task.starts_with("check-plans:") || task.starts_with("verify-phase:")) &&
+                            !phase_work_changed_since(task, r.head);
+    if (escalation) {
+      auto e = sched::make_event(EventType::escalated, task);
+      e.detail = "checkpoint: " + r.question; // asked in the same words
+      feed(e);
+      if (const auto* t = scheduler->find_task(task); t && !t->escalated.empty()) {
+        emit(RunEventKind::note, task, -1, 0,
+             fmt::format("checkpoint {} of an earlier run {}: {} when {} is ready, without running it again", r.id, state,
+                         r.answer ? "taken" : "asked again", task));
+        continue;
+      }
+    }
+    emit(RunEventKind::note, task, -1, 0, fmt::format("checkpoint {} of an earlier run {}: asked again when {} gets there", r.id, state, task));
+  }
 }
 
 void Orchestrator::Impl::settle_checkpoints() {

@@ -300,6 +300,10 @@ struct Orchestrator::Impl {
   /// VERIFICATION file (committed with the write-back), so no later run asks it again.
   void record_gate_answer(const std::string& task, const store::CheckpointAnswer& answer);
   std::optional<store::CheckpointAnswer> answered_in_store(const std::string& checkpoint_id);
+  /// Whether the phase `task` (check-plans:NN, verify-phase:NN) is about changed since commit
+  /// `head`: its PLAN files, and for a verification what its plans write, in the work tree (new
+  /// files included). An escalation carried over is taken as it stands only when nothing changed.
+  bool phase_work_changed_since(const std::string& task, const std::string& head) const;
   /// `finished`: the worker reported task_completed, so it went on without the answer.
   bool withdraw_questions(const std::string& task, bool finished = false);
   /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.

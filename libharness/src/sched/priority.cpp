@@ -120,6 +120,17 @@ bool Scheduler::conflicts(int t) const {
 
 void Scheduler::dispatch(std::vector<Action>& out) {
   if (!m_begun || m_finished) return;
+  // A task an earlier run escalated asks its person as soon as it is ready; it takes no slot.
+  std::vector<int> ask;
+  for (const auto& key : m_ready)
+    if (!m_tasks[static_cast<std::size_t>(key.task)].escalated.empty()) ask.push_back(key.task);
+  for (int t : ask) {
+    Task& k = m_tasks[static_cast<std::size_t>(t)];
+    m_ready.erase(key_of(t));
+    std::string why = std::move(k.escalated);
+    k.escalated.clear();
+    escalate(t, std::move(why), out);
+  }
   for (std::size_t slot = 0; slot < m_slots.size() && !m_ready.empty(); ++slot) {
     if (m_slots[slot] >= 0) continue;
     int pick = -1;

@@ -223,6 +223,14 @@ std::vector<Action> Scheduler::handle(const Event& e) {
       t = it->second;
     }
     const auto state = m_tasks[static_cast<std::size_t>(t)].state;
+    if (e.type == EventType::escalated) {
+      // Only before the task has run in this run: afterwards its own outcome decides.
+      if (state != TaskState::pending && state != TaskState::ready) return {rejected(e, "task is " + std::string(to_string(state)))};
+      m_tasks[static_cast<std::size_t>(t)].escalated = e.detail.empty() ? "escalated by an earlier run" : e.detail;
+      dispatch(out);
+      check_quiescent(out);
+      return out;
+    }
     if (e.type == EventType::requested) {
       if (auto refused = on_requested(t); !refused.empty()) return {rejected(e, std::move(refused))};
       dispatch(out);
@@ -273,6 +281,7 @@ boost::json::object Scheduler::snapshot() const {
     boost::json::object j{{"id", t.id}, {"state", to_string(t.state)}, {"failures", t.failures}, {"slot", t.slot}};
     if (t.continuation) j["continuation"] = true;
     if (t.requested) j["requested"] = true;
+    if (!t.escalated.empty()) j["escalated"] = t.escalated;
     if (!t.reason.empty()) j["reason"] = t.reason;
     tasks.push_back(std::move(j));
   }

@@ -60,6 +60,7 @@ struct Task {
   bool continuation = false;
   bool parked = false; ///< sits in a gate/window/barrier list
   bool requested = false; ///< asked for by a `requested` event: first within its kind
+  std::string escalated;  ///< an `escalated` event's reason: asks a human once ready, runs nothing
   std::string reason;
 };
 

@@ -124,6 +124,9 @@ enum class EventType {
   admin_requested, ///< add an admin task named `task` ("admin:<name>")
   requested,    ///< someone asked for `task` now (harness_start_session): it goes first within its
                 ///< kind; a blocked task is reopened with fresh attempts
+  escalated,    ///< an earlier run escalated `task` (a loop's bound, `detail` says which) and the
+                ///< person's question is carried over: when the task is ready it asks at once
+                ///< (ask_human) instead of running its loop again from round one
 };
 std::string_view to_string(EventType t);
 std::optional<EventType> parse_event_type(std::string_view s);
