@@ -203,6 +203,37 @@ TEST_CASE("a worker report is answered by the orchestrator and its await returns
   CHECK(answer.at("result").at("structuredContent").at("response").at("choice") == "B");
 }
 
+TEST_CASE("a worker's await tells the orchestrator how long it waits, unless the answer is there") {
+  TempProject p;
+  ToolStore seed(p.root);
+  REQUIRE(seed.create_session("s1", "tok", "execute:01-01"));
+  const Server worker = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "tok"});
+  PipeSession w(worker);
+  auto report = call_tool(w, 1, "harness_worker_report",
+                          {{"type", "decision_needed"}, {"payload", json::object{{"question", "A or B?"}, {"options", json::array{"A", "B"}}}}});
+  const std::string message(report.at("structuredContent").at("message_id").as_string());
+  auto waited = call_tool(w, 2, "harness_worker_await", {{"message_id", message}, {"timeout_seconds", 0.2}});
+  CHECK_FALSE(waited.at("structuredContent").at("answered").as_bool());
+  REQUIRE(seed.respond(message, json::object{{"choice", "B"}}));
+  auto answered = call_tool(w, 3, "harness_worker_await", {{"message_id", message}, {"timeout_seconds", 5}});
+  CHECK(answered.at("structuredContent").at("answered").as_bool());
+  // Reporting it by hand is not a report type.
+  CHECK(is_error(call_tool(w, 4, "harness_worker_report",
+                           {{"type", "awaiting_answer"}, {"payload", json::object{{"message_id", message}, {"timeout_ms", 1000}}}})));
+  auto store = harness::store::Store::open_project(p.root);
+  REQUIRE(store);
+  auto messages = store->messages_after(0);
+  REQUIRE(messages);
+  std::vector<std::string> awaits;
+  for (const auto& m : *messages)
+    if (m.type == "awaiting_answer") {
+      CHECK(m.status == harness::store::message_received); // nobody answers it
+      awaits.push_back(m.payload);
+    }
+  // One for the wait that blocked; none for the one the answer was already there for.
+  CHECK(awaits == std::vector<std::string>{json::serialize(json::object{{"message_id", message}, {"timeout_ms", 200}})});
+}
+
 TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_respond answers them") {
   TempProject p;
   const fs::path state = p.root / ".orchestration";

@@ -109,6 +109,41 @@ TEST_CASE("A worker held for a person's answer is stopped by neither timeout; re
   }
 }
 
+TEST_CASE("A hold for a while ends by itself, and never shortens a hold for a person's answer", "[orchestrator][worker_host]") {
+  test::TempDir dir;
+  {
+    Run r; // held for 2 s with a 1 s idle timeout: stopped as idle about 1 s after the hold ended
+    const double seconds = r.run("sleep 30", std::chrono::seconds(60), dir.path, std::chrono::seconds(1),
+                                 [&r] { r.host.hold_for("s1", std::chrono::seconds(2)); });
+    REQUIRE(r.exit.has_value());
+    CHECK(r.exit->stopped);
+    CHECK(r.exit->stop_reason == "idle (no output and no message)");
+    CHECK(seconds > 2.5); // the held time did not count
+    CHECK(seconds < 15);  // generous guard: the hold ended without a release
+  }
+  {
+    Run r; // extended: the later end counts, not the earlier
+    const double seconds = r.run("sleep 30", std::chrono::seconds(60), dir.path, std::chrono::seconds(1), [&r] {
+      r.host.hold_for("s1", std::chrono::seconds(2));
+      r.host.hold_for("s1", std::chrono::seconds(1));
+    });
+    REQUIRE(r.exit.has_value());
+    CHECK(r.exit->stop_reason == "idle (no output and no message)");
+    CHECK(seconds > 2.5);
+  }
+  {
+    Run r; // a question's hold outlives a timed one given meanwhile (and one given before it)
+    r.run("sleep 3; echo answered", std::chrono::seconds(1), dir.path, std::chrono::seconds(1), [&r] {
+      r.host.hold_for("s1", std::chrono::milliseconds(500));
+      r.host.hold("s1");
+      r.host.hold_for("s1", std::chrono::milliseconds(500));
+    });
+    REQUIRE(r.exit.has_value());
+    CHECK_FALSE(r.exit->stopped);
+    CHECK(r.exit->exit_code == 0);
+  }
+}
+
 TEST_CASE("A host destroyed while its worker runs kills the worker and frees what watched it", "[orchestrator][worker_host]") {
   // The run can end with a worker still alive (a refused question it never read): nothing of the
   // worker may outlive the host (LeakSanitizer fails this binary if it does).

@@ -19,6 +19,7 @@ std::vector<Payload> samples() {
       ActionNeeded{"log in to the CLI", "needs a browser"},
       TaskCompleted{".planning/phases/01/01-01-SUMMARY.md", {"abc123", "def456"}, {"src/a.cpp", "src/b.cpp"}, {}, {}},
       TaskFailed{"tests failed", Retry::forbidden, "logs/s1.log"},
+      AwaitingAnswer{"9f0c", 30000},
       AssignTask{"01-research", 1, ResearcherInput{"01", "foundation", "REQ", "roadmap part", "decisions", "STATE"}},
       VerificationResult{Verdict::rejected, "button missing"},
       DecisionMade{"sqlite", "keep it simple"},
@@ -107,6 +108,10 @@ TEST_CASE("Missing and mistyped fields are rejected with the field path", "[prot
   CHECK(reject(R"({"v":1,"id":"a","session_id":"s","type":"task_completed","created_at":"t",
       "payload":{"summary_path":"","commits":[],"files_touched":[],"verdict":"maybe"}})") ==
         "payload.verdict: unknown value \"maybe\" (expected one of pass, revise)");
+  CHECK(reject(R"({"v":1,"id":"a","session_id":"s","type":"awaiting_answer","created_at":"t",
+      "payload":{"message_id":"m","timeout_ms":-1}})") == "payload.timeout_ms: must not be negative");
+  CHECK(reject(R"({"v":1,"id":"a","session_id":"s","type":"awaiting_answer","created_at":"t",
+      "payload":{"message_id":"m","timeout_ms":1.5}})") == "payload.timeout_ms: expected integer");
 }
 
 TEST_CASE("A plan checker's verdict and findings survive a round trip", "[protocol]") {
@@ -144,6 +149,8 @@ TEST_CASE("Message type metadata is consistent", "[protocol]") {
     CHECK(parse_message_type(to_string(t)) == t);
   }
   CHECK(direction_of(MessageType::task_failed) == Direction::worker_to_orchestrator);
+  CHECK(direction_of(MessageType::awaiting_answer) == Direction::worker_to_orchestrator);
+  CHECK_FALSE(expects_response(MessageType::awaiting_answer));
   CHECK(direction_of(MessageType::assign_task) == Direction::orchestrator_to_worker);
   CHECK(expects_response(MessageType::decision_needed));
   CHECK_FALSE(expects_response(MessageType::progress_update));

@@ -46,10 +46,19 @@ ToolResult await_answer(ToolStore& store, const WorkerIdentity& id, const json::
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::milliseconds(static_cast<long long>(timeout * 1000));
   auto last_progress = start;
+  bool announced = timeout <= 0;
   for (;;) {
     auto answer = store.response_of(me->id, message);
     if (!answer) return error_result(answer.error());
     if (*answer) return structured_result(json::object{{"message_id", message}, {"answered", true}, {"response", **answer}});
+    if (!announced) {
+      // The orchestrator cannot see a worker wait: told, it holds the worker's timeouts for as long
+      // as this call may block (a question the worker went on from no longer holds them).
+      announced = true;
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - start).count();
+      auto said = store.add_message(me->id, "awaiting_answer", json::object{{"message_id", message}, {"timeout_ms", ms}});
+      if (!said) return error_result(said.error());
+    }
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return structured_result(json::object{{"message_id", message}, {"answered", false}});
     if (now - last_progress >= 1s) {

@@ -262,6 +262,8 @@ struct Orchestrator::Impl {
   Answer end_requested(const std::string& sid, const std::string& body);
   static std::string field(const boost::json::object& o, std::string_view key);
   void handle_message(const store::MessageRecord& m);
+  /// A worker's awaiting_answer: holds its timeouts while its await may block.
+  void hold_while_awaiting(const Session& s, const boost::json::object& payload);
   /// Answers the worker's question in the store; its harness_worker_await returns with it.
   void answer_worker(const std::string& message_id, const store::CheckpointAnswer& answer);
 

@@ -105,6 +105,10 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
   auto it = sessions.find(m.session_id);
   if (it == sessions.end()) return; // another run's or a finished session's message
   Session& s = it->second;
+  boost::system::error_code ec;
+  auto parsed = boost::json::parse(m.payload, ec);
+  const boost::json::object payload = !ec && parsed.is_object() ? parsed.as_object() : boost::json::object{};
+  if (m.type == "awaiting_answer") return hold_while_awaiting(s, payload);
   const bool asks = m.type == "verification_needed" || m.type == "decision_needed" || m.type == "action_needed";
   // A question puts the worker to wait for a person, which no timeout should count; any other
   // report means it is working (again, if it went on without its answer).
@@ -113,9 +117,6 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
     host->release(s.id);
     host->touch(s.id); // a message is activity: the idle timeout starts again
   }
-  boost::system::error_code ec;
-  auto parsed = boost::json::parse(m.payload, ec);
-  const boost::json::object payload = !ec && parsed.is_object() ? parsed.as_object() : boost::json::object{};
   const auto& a = s.action;
   if (m.type == "progress_update") {
     // Shown on one line of the run's output: the store keeps the whole message.
@@ -143,6 +144,19 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
     e.detail = fmt::format("{}: {}", m.type, question);
     feed(e);
   }
+}
+
+/// The worker blocks in harness_worker_await again, on a question it went on from (its progress
+/// report released what the question held): its timeouts wait while it may block, and no longer.
+/// The answer (answer_checkpoint) and its next report end the hold sooner.
+void Orchestrator::Impl::hold_while_awaiting(const Session& s, const boost::json::object& payload) {
+  if (!db) return;
+  // Answered meanwhile: the await has returned or is about to, and the worker goes on.
+  auto question = db->message(field(payload, "message_id"));
+  if (!question || !*question || (*question)->session_id != s.id || (*question)->status != store::message_pending) return;
+  const auto* ms = payload.if_contains("timeout_ms");
+  if (!ms || !ms->is_int64() || ms->as_int64() <= 0) return;
+  host->hold_for(s.id, std::chrono::milliseconds(ms->as_int64()));
 }
 
 /// Answers the worker's question in the store; its harness_worker_await returns with it.

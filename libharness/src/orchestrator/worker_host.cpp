@@ -31,9 +31,11 @@ struct WorkerHost::Proc {
   asio::steady_timer deadline;
   asio::steady_timer idle_timer;
   asio::steady_timer kill_timer;
+  asio::steady_timer hold_timer;               ///< ends a hold_for() hold
   std::chrono::seconds idle{0};
   std::string timeout_reason;                  ///< what the task timeout says when it ends the worker
   bool held = false;                           ///< waiting for a person: no timer runs
+  bool hold_ends = false;                      ///< held by hold_for(): hold_timer ends it
   std::chrono::steady_clock::duration left{}; ///< the task timeout's rest while held
   worker::OutputLog log;
   std::string partial_line;
@@ -45,7 +47,7 @@ struct WorkerHost::Proc {
   bool exited = false;
   int status = 0;
   Proc(asio::io_context& ctx, std::string s, const std::filesystem::path& log_path)
-      : session(std::move(s)), deadline(ctx), idle_timer(ctx), kill_timer(ctx), log(log_path) {}
+      : session(std::move(s)), deadline(ctx), idle_timer(ctx), kill_timer(ctx), hold_timer(ctx), log(log_path) {}
 };
 
 WorkerHost::WorkerHost(asio::io_context& ctx, LineHandler on_line, ExitHandler on_exit)
@@ -126,19 +128,47 @@ void WorkerHost::touch(const std::string& session) {
 
 void WorkerHost::hold(const std::string& session) {
   auto it = m_procs.find(session);
-  if (it == m_procs.end() || it->second->held || it->second->exited) return;
+  if (it == m_procs.end() || it->second->exited) return;
   auto& p = it->second;
+  if (p->held && !p->hold_ends) return;
+  if (p->held) p->hold_timer.cancel(); // a question asked while waiting: held until its answer
+  else pause(p);
+  p->hold_ends = false;
+}
+
+void WorkerHost::hold_for(const std::string& session, std::chrono::steady_clock::duration wait) {
+  auto it = m_procs.find(session);
+  if (it == m_procs.end() || it->second->exited) return;
+  auto p = it->second;
+  if (p->held && !p->hold_ends) return;
+  const auto until = std::chrono::steady_clock::now() + wait;
+  if (p->held && p->hold_timer.expiry() >= until) return;
+  if (!p->held) pause(p);
+  p->hold_ends = true;
+  p->hold_timer.expires_at(until);
+  p->hold_timer.async_wait([this, p](boost::system::error_code e) {
+    // A handler already queued when the hold was extended finds a later expiry and keeps it.
+    if (!e && p->held && p->hold_ends && p->hold_timer.expiry() <= std::chrono::steady_clock::now()) resume(p);
+  });
+}
+
+void WorkerHost::release(const std::string& session) {
+  auto it = m_procs.find(session);
+  if (it == m_procs.end() || !it->second->held) return;
+  resume(it->second);
+}
+
+void WorkerHost::pause(const std::shared_ptr<Proc>& p) {
   p->held = true;
   p->left = std::max(p->deadline.expiry() - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero());
   p->deadline.cancel();
   p->idle_timer.cancel();
 }
 
-void WorkerHost::release(const std::string& session) {
-  auto it = m_procs.find(session);
-  if (it == m_procs.end() || !it->second->held) return;
-  auto& p = it->second;
+void WorkerHost::resume(const std::shared_ptr<Proc>& p) {
   p->held = false;
+  p->hold_ends = false;
+  p->hold_timer.cancel();
   if (!p->exited) {
     arm_deadline(p, p->left);
     arm_timers(p);
@@ -174,6 +204,7 @@ void WorkerHost::finish(const std::shared_ptr<Proc>& p, int status) {
   p->deadline.cancel();
   p->idle_timer.cancel();
   p->kill_timer.cancel();
+  p->hold_timer.cancel();
   // Whatever the worker left running in its group goes with it.
   ::kill(-p->pid, SIGKILL);
   WorkerExit x;

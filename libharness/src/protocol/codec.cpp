@@ -47,6 +47,10 @@ class Reader {
     out = static_cast<int>(i);
     return true;
   }
+  bool int64(std::string_view key, std::int64_t& out) {
+    const json::value* v = find(key, Need::required);
+    return v && as_int(*v, field(key), out);
+  }
   bool opt_int64(std::string_view key, std::optional<std::int64_t>& out) {
     const json::value* v = find(key, Need::optional);
     if (!v) return ok();
@@ -172,6 +176,7 @@ json::object encode(const TaskFailed& p) {
   put(o, "log_path", p.log_path);
   return o;
 }
+json::object encode(const AwaitingAnswer& p) { return {{"message_id", p.message_id}, {"timeout_ms", p.timeout_ms}}; }
 json::object encode(const ResearcherInput& p) {
   json::object o{{"phase_number", p.phase_number}, {"phase_name", p.phase_name}, {"requirements", p.requirements},
                  {"roadmap_context", p.roadmap_context}, {"current_state", p.current_state}};
@@ -242,6 +247,10 @@ bool decode(Reader& r, TaskCompleted& p) {
 }
 bool decode(Reader& r, TaskFailed& p) {
   return r.str("error", p.error) && r.choice("retry", retry_names, p.retry) && r.opt_str("log_path", p.log_path);
+}
+bool decode(Reader& r, AwaitingAnswer& p) {
+  if (!(r.str("message_id", p.message_id) && r.int64("timeout_ms", p.timeout_ms))) return false;
+  return p.timeout_ms >= 0 || r.fail(r.field("timeout_ms") + ": must not be negative");
 }
 bool decode(Reader& r, ResearcherInput& p) {
   return r.str("phase_number", p.phase_number) && r.str("phase_name", p.phase_name) &&

@@ -10,10 +10,10 @@
 namespace harness::protocol {
 namespace {
 
-constexpr std::array<std::string_view, 13> type_names{
-    "session_ready",       "task_started",   "progress_update", "verification_needed", "decision_needed",
-    "action_needed",       "task_completed", "task_failed",     "assign_task",         "verification_result",
-    "decision_made",       "action_completed", "abort_task"};
+constexpr std::array<std::string_view, 14> type_names{
+    "session_ready",       "task_started",     "progress_update", "verification_needed", "decision_needed",
+    "action_needed",       "task_completed",   "task_failed",     "awaiting_answer",     "assign_task",
+    "verification_result", "decision_made",    "action_completed", "abort_task"};
 
 constexpr std::array<std::string_view, 5> kind_names{"researcher", "planner", "plan_checker", "executor", "verifier"};
 
@@ -28,7 +28,7 @@ std::optional<MessageType> parse_message_type(std::string_view name) {
 }
 
 Direction direction_of(MessageType type) {
-  return static_cast<int>(type) <= static_cast<int>(MessageType::task_failed) ? Direction::worker_to_orchestrator
+  return static_cast<int>(type) <= static_cast<int>(MessageType::awaiting_answer) ? Direction::worker_to_orchestrator
                                                                                : Direction::orchestrator_to_worker;
 }
 

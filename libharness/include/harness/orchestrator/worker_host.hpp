@@ -50,6 +50,10 @@ public:
   /// The worker waits for a person's answer: neither its idle timeout nor its task timeout runs
   /// until release(), which gives the task timeout back what was left of it.
   void hold(const std::string& session);
+  /// The same for at most `wait` (the worker blocks in a wait that gives up by then): the hold
+  /// ends by itself when `wait` has passed, as release() would end it. A hold without an end
+  /// stays so; one with an end ends at the later of the two.
+  void hold_for(const std::string& session, std::chrono::steady_clock::duration wait);
   void release(const std::string& session);
   /// Last lines of a session's output (in memory).
   std::string tail(const std::string& session, size_t lines) const;
@@ -62,6 +66,8 @@ private:
   void read_more(const std::shared_ptr<Proc>& p);
   void arm_timers(const std::shared_ptr<Proc>& p);
   void arm_deadline(const std::shared_ptr<Proc>& p, std::chrono::steady_clock::duration after);
+  void pause(const std::shared_ptr<Proc>& p);
+  void resume(const std::shared_ptr<Proc>& p);
   void finish(const std::shared_ptr<Proc>& p, int native_status);
 
   boost::asio::io_context& m_ctx;

@@ -25,6 +25,7 @@ enum class MessageType {
   action_needed,
   task_completed,
   task_failed,
+  awaiting_answer,
   assign_task,
   verification_result,
   decision_made,
@@ -105,6 +106,14 @@ struct TaskFailed {
   std::string error;
   Retry retry = Retry::allowed;
   std::optional<std::string> log_path;
+};
+
+/// Written by harness_worker_await (never reported by hand) when it starts to wait for the answer
+/// to `message_id`: the orchestrator holds the worker's timeouts for at most `timeout_ms`, which a
+/// question the worker went on from no longer does.
+struct AwaitingAnswer {
+  std::string message_id;
+  std::int64_t timeout_ms = 0;
 };
 
 // ---- orchestrator -> worker payloads ----
@@ -207,8 +216,8 @@ struct AbortTask {
 
 /// One payload; the alternative order matches MessageType.
 using Payload = std::variant<SessionReady, TaskStarted, ProgressUpdate, VerificationNeeded, DecisionNeeded,
-                             ActionNeeded, TaskCompleted, TaskFailed, AssignTask, VerificationResult,
-                             DecisionMade, ActionCompleted, AbortTask>;
+                             ActionNeeded, TaskCompleted, TaskFailed, AwaitingAnswer, AssignTask,
+                             VerificationResult, DecisionMade, ActionCompleted, AbortTask>;
 
 /// Type of a payload.
 MessageType type_of(const Payload& payload);
