@@ -46,7 +46,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
     verify::Report report;
     std::string written;
     std::optional<spec::HumanAnswer> kept;
-    std::string dropped; // why an approval no longer holds
+    std::optional<verify::DroppedApproval> dropped; // an approval that no longer holds
     if (!opt->plan.empty()) {
       const auto* plan = spec->find_plan(opt->plan);
       if (!plan) {
@@ -75,11 +75,9 @@ void add_verify(CLI::App& app, ExitCode& exit) {
       written = spec->layout.relative(file->file);
       kept = file->kept_approval;
       if (file->dropped_approval)
-        dropped = fmt::format("the approval by {} at {} no longer holds: {}; {} is written without it and the next run "
-                              "asks again",
-                              file->dropped_approval->by, file->dropped_approval->at, file->dropped_because, written);
+        dropped = verify::DroppedApproval{*file->dropped_approval, file->dropped_because, file->dropped_work_hash};
     }
-    if (opt->json) std::cout << verify::report_json(report, kept);
+    if (opt->json) std::cout << verify::report_json(report, kept, dropped);
     else {
       for (const auto& r : report.results)
         std::cout << fmt::format("{:<8} {:<7} {:<24} {}\n", verify::to_string(r.status), r.plan, r.id,
@@ -90,7 +88,10 @@ void add_verify(CLI::App& app, ExitCode& exit) {
         std::cout << fmt::format("kept the approval by {} at {}: the checks found the same as when it was given, so "
                                  "{} still says passed (delete it to be asked again)\n",
                                  kept->by, kept->at, written);
-      if (!dropped.empty()) std::cout << dropped << "\n";
+      if (dropped)
+        std::cout << fmt::format("the approval by {} at {} no longer holds: {}; {} is written without it and the next "
+                                 "run asks again\n",
+                                 dropped->answer.by, dropped->answer.at, dropped->reason, written);
     }
     // A person's approval that still holds makes it passed, as the file says.
     const auto status = kept ? spec::VerificationStatus::passed : report.status;

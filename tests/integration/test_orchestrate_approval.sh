@@ -78,12 +78,26 @@ run "$p" run3
 [[ $rc -eq 0 && $out == *"run_finished       : complete after"*", 0 attempts"* && $out != *checkpoint* ]] || fail "run 3 was not a no-op: $out"
 # The approved work changed by hand since (a commit to 02-02's file, its checks finding the same):
 # `verify --phase` no longer keeps the approval, and the next run asks again.
+cp "$v" "$tmp/approved-VERIFICATION.md"
 (cd "$p" && printf '02-02 first\n02-02 second, reworded by hand\n' >out/02-02.txt && git commit -qam "reworded by hand")
 vrc=0
 vout=$(cd "$p" && "$cli" verify "$spec" --phase 02) || vrc=$?
 [[ $vrc -eq 3 && $vout == *"the approval by "*"(harness_respond over MCP) at 20"*" no longer holds: the plans' files changed since it was given"* ]] \
   || fail "verify --phase kept the approval of other work (rc $vrc): $vout"
 grep -q '^status: human_needed$' "$v" && ! grep -q '^approved_by' "$v" || fail "the dropped approval is still in $v: $(cat "$v")"
+# `--json` says so too (the file as approved put back): who, why, the work approved and the work now.
+cp "$tmp/approved-VERIFICATION.md" "$v"
+vrc=0
+vout=$(cd "$p" && "$cli" verify "$spec" --phase 02 --json) || vrc=$?
+python3 - "$vout" <<'PY' && [[ $vrc -eq 3 ]] || fail "verify --phase --json (rc $vrc) does not say the approval was dropped: $vout"
+import json, sys
+r = json.loads(sys.argv[1])
+d = r["dropped_approval"]
+assert "kept_approval" not in r and r["status"] == "human_needed", r
+assert "(harness_respond over MCP)" in d["by"] and d["at"].startswith("20") and d["note"] == "reads well", d
+assert d["reason"] == "the plans' files changed since it was given", d
+assert len(d["approved_work_hash"]) == 32 and len(d["work_hash"]) == 32 and d["approved_work_hash"] != d["work_hash"], d
+PY
 (cd "$p" && git commit -qam "verified by hand again")
 run "$p" run4
 [[ $rc -eq 3 && $out == *"checkpoint_opened   verify-phase:02"* ]] || fail "run 4 did not ask about the changed work: rc $rc: $out"

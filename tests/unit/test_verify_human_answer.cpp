@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <boost/json.hpp>
+
 using namespace harness;
 
 namespace {
@@ -126,6 +128,16 @@ TEST_CASE("an approval holds only for the work it approved: the same findings ov
   CHECK_FALSE(carry.kept);
   REQUIRE(carry.dropped);
   CHECK(carry.why == "the plans' files changed since it was given");
+  CHECK(carry.dropped_work_hash == "0123456789abcdef0123456789abcdef");
+  // `verify --json` says so, with the work approved and the work now.
+  const auto json = boost::json::parse(verify::report_json(
+      changed, std::nullopt, verify::DroppedApproval{*carry.dropped, carry.why, carry.dropped_work_hash}));
+  CHECK_FALSE(json.as_object().contains("kept_approval"));
+  const auto expected = boost::json::parse(R"j({"by": "alice (harness-cli respond)", "at": "2026-01-02T03:04:05Z",
+      "note": "fine", "reason": "the plans' files changed since it was given",
+      "approved_work_hash": "0123456789abcdef0123456789abcdef", "work_hash": "fedcba9876543210fedcba9876543210"})j");
+  CHECK(json.at("dropped_approval") == expected);
+  CHECK_FALSE(boost::json::parse(verify::report_json(changed)).as_object().contains("dropped_approval"));
   // A file written before work_hash existed cannot say what was approved: asked again, once.
   auto before = phase_report();
   before.work_hash.clear();
@@ -135,6 +147,7 @@ TEST_CASE("an approval holds only for the work it approved: the same findings ov
   CHECK_FALSE(carry.kept);
   REQUIRE(carry.dropped);
   CHECK(carry.why.starts_with("it was given before harness recorded the work it approved (work_hash)"));
+  CHECK(carry.dropped_work_hash.empty());
 }
 
 TEST_CASE("verify --phase keeps a person's approval while the checks find the same; the final verification does not "
@@ -226,6 +239,7 @@ TEST_CASE("verify --phase drops a person's approval once the plans' files change
     REQUIRE(w.dropped_approval);
     CHECK(w.dropped_approval->by == "alice");
     CHECK(w.dropped_because == "the plans' files changed since it was given");
+    CHECK(approved_text.find("\nwork_hash: '" + w.dropped_work_hash + "'\n") != std::string::npos);
     std::vector<spec::Diagnostic> diags;
     CHECK(spec::parse_verification(*util::read_file(w.file), "V", diags).status == spec::VerificationStatus::human_needed);
   }

@@ -65,7 +65,7 @@ ApprovalCarry approval_still_holding(std::string_view old_text, std::string_view
   const auto old = spec::parse_verification(old_text, "old", ignored);
   const auto fresh = spec::parse_verification(fresh_text, "fresh", ignored);
   if (!old.answer || !old.answer->approved) return {};
-  auto dropped = [&](std::string why) { return ApprovalCarry{std::nullopt, old.answer, std::move(why)}; };
+  auto dropped = [&](std::string why) { return ApprovalCarry{std::nullopt, old.answer, std::move(why), old.work_hash}; };
   if (!old.checks_status || !fresh.status) return dropped("the file does not say what the checks found when it was given");
   if (*old.checks_status != *fresh.status || old.plans != fresh.plans) return dropped("the checks found something else");
   const auto before = findings(old_text), now = findings(fresh_text);
@@ -76,7 +76,7 @@ ApprovalCarry approval_still_holding(std::string_view old_text, std::string_view
     return dropped("it was given before harness recorded the work it approved (work_hash), so it cannot tell whether "
                    "that work changed since");
   if (old.work_hash != fresh.work_hash) return dropped("the plans' files changed since it was given");
-  return {old.answer, std::nullopt, {}};
+  return {old.answer, std::nullopt, {}, {}};
 }
 
 } // namespace harness::verify

@@ -89,7 +89,8 @@ std::string render_verification_md(const Report& r, std::string_view when) {
   return out;
 }
 
-std::string report_json(const Report& r, const std::optional<spec::HumanAnswer>& kept_approval) {
+std::string report_json(const Report& r, const std::optional<spec::HumanAnswer>& kept_approval,
+                        const std::optional<DroppedApproval>& dropped) {
   boost::json::array results;
   for (const auto& c : r.results)
     results.push_back(boost::json::object{{"plan", c.plan},       {"id", c.id},
@@ -101,6 +102,10 @@ std::string report_json(const Report& r, const std::optional<spec::HumanAnswer>&
                         {"total", r.total()}, {"results", std::move(results)}};
   if (kept_approval)
     o["kept_approval"] = {{"by", kept_approval->by}, {"at", kept_approval->at}, {"note", kept_approval->note}};
+  if (dropped)
+    o["dropped_approval"] = {{"by", dropped->answer.by},         {"at", dropped->answer.at},
+                             {"note", dropped->answer.note},     {"reason", dropped->reason},
+                             {"approved_work_hash", dropped->approved_work_hash}, {"work_hash", r.work_hash}};
   return boost::json::serialize(o) + "\n";
 }
 

@@ -60,6 +60,7 @@ struct WrittenReport {
   /// written without it and the next run asks again.
   std::optional<spec::HumanAnswer> dropped_approval;
   std::string dropped_because;
+  std::string dropped_work_hash; ///< the work it approved ("" when the file did not record it)
 };
 
 /// Whether write_report carries a person's approval of the file's previous version over.

@@ -32,6 +32,7 @@ struct ApprovalCarry {
   std::optional<spec::HumanAnswer> kept;    ///< the approval, which still holds
   std::optional<spec::HumanAnswer> dropped; ///< the approval, which no longer holds
   std::string why;                          ///< why it was dropped, for the person
+  std::string dropped_work_hash;            ///< the work the dropped one approved ("" when unrecorded)
 };
 
 /// Whether the approval `old_text` (a VERIFICATION file as it is) records still holds for

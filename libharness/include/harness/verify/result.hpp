@@ -49,8 +49,19 @@ spec::VerificationStatus overall_status(const std::vector<CheckResult>& results)
 /// VERIFICATION.md: frontmatter (status, level, score, verified_at, plans), a table, the gaps listed with
 /// where they come from so a gap-closure planner can act on them, and what needs a human.
 std::string render_verification_md(const Report& report, std::string_view when);
+/// A person's approval of a VERIFICATION file's previous version that write_report did not carry
+/// over: the file is written without it and the next run asks again.
+struct DroppedApproval {
+  spec::HumanAnswer answer;
+  std::string reason;              ///< why it no longer holds, for the person
+  std::string approved_work_hash;  ///< the work it approved ("" when the file did not record it)
+};
+
 /// With `kept_approval` (write_report carried a person's approval over), the object also has
 /// "kept_approval": {"by", "at", "note"}: the file says passed, whatever "status" the checks found.
-std::string report_json(const Report& report, const std::optional<spec::HumanAnswer>& kept_approval = std::nullopt);
+/// With `dropped_approval`, "dropped_approval": {"by", "at", "note", "reason", "approved_work_hash",
+/// "work_hash"} (the work it approved, the work now).
+std::string report_json(const Report& report, const std::optional<spec::HumanAnswer>& kept_approval = std::nullopt,
+                        const std::optional<DroppedApproval>& dropped_approval = std::nullopt);
 
 } // namespace harness::verify
