@@ -280,28 +280,42 @@ TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_
   CHECK(call_tool(o, 6, "harness_get_pending").at("structuredContent").at("messages").as_array().empty());
 }
 
-TEST_CASE("a worker's question is answered over MCP by the checkpoint id respond --list shows, as respond answers it") {
+/// A worker's decision ("Which greeting?": hello / hi there) in the store, and the checkpoint a
+/// running orchestrate (its lock held) opened for it, as respond --list shows it.
+struct AskedQuestion {
   TempProject p;
-  const fs::path state = p.root / ".orchestration";
-  ToolStore seed(p.root);
-  REQUIRE(seed.create_session("s1", "tok", "execute:01-01"));
-  auto message = seed.add_message("s1", "decision_needed", json::object{{"question", "Which greeting?"}, {"options", json::array{"hello", "hi there"}}});
-  REQUIRE(message);
-  // The run that opened the checkpoint is alive: its answer is read.
-  auto lock = harness::store::RunLock::acquire(state, {0, "docs/specs/SPC-001-x", "", "abc"});
-  REQUIRE(lock);
+  fs::path state = p.root / ".orchestration";
+  ToolStore seed{p.root};
+  std::string message;
+  std::optional<harness::store::RunLock> lock;
   harness::store::CheckpointRecord r;
-  r.id = "cp-SPC-001-x-execute-01-01-abc-1";
-  r.task = "execute:01-01";
-  r.spec = "SPC-001-x";
-  r.question = "decision_needed: Which greeting?";
-  r.run = "abc";
-  r.asker = harness::store::CheckpointAsker::worker;
-  r.asks = harness::store::CheckpointAsks::decision;
-  r.options = {"hello", "hi there"};
-  r.message_id = *message;
-  r.opened_at = "2026-01-01T00:00:00Z";
-  REQUIRE(harness::store::write_open_checkpoint(state, r));
+  AskedQuestion() {
+    REQUIRE(seed.create_session("s1", "tok", "execute:01-01"));
+    auto m = seed.add_message("s1", "decision_needed", json::object{{"question", "Which greeting?"}, {"options", json::array{"hello", "hi there"}}});
+    REQUIRE(m);
+    message = *m;
+    // The run that opened the checkpoint is alive: its answer is read.
+    auto l = harness::store::RunLock::acquire(state, {0, "docs/specs/SPC-001-x", "", "abc"});
+    REQUIRE(l);
+    lock.emplace(std::move(*l));
+    r.id = "cp-SPC-001-x-execute-01-01-abc-1";
+    r.task = "execute:01-01";
+    r.spec = "SPC-001-x";
+    r.question = "decision_needed: Which greeting?";
+    r.run = "abc";
+    r.asker = harness::store::CheckpointAsker::worker;
+    r.asks = harness::store::CheckpointAsks::decision;
+    r.options = {"hello", "hi there"};
+    r.message_id = message;
+    r.opened_at = "2026-01-01T00:00:00Z";
+    REQUIRE(harness::store::write_open_checkpoint(state, r));
+  }
+};
+
+TEST_CASE("a worker's question is answered over MCP by the checkpoint id respond --list shows, as respond answers it") {
+  AskedQuestion q;
+  auto& [p, state, seed, message_id, lock, r] = q;
+  const auto* message = &message_id;
   const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
   PipeSession o(orchestrator);
   // Listed once, as the worker's message, with the id respond --list shows.
@@ -323,26 +337,9 @@ TEST_CASE("a worker's question is answered over MCP by the checkpoint id respond
 }
 
 TEST_CASE("a worker's question answered over MCP by its message id is checked as by its checkpoint id") {
-  TempProject p;
-  const fs::path state = p.root / ".orchestration";
-  ToolStore seed(p.root);
-  REQUIRE(seed.create_session("s1", "tok", "execute:01-01"));
-  auto message = seed.add_message("s1", "decision_needed", json::object{{"question", "Which greeting?"}, {"options", json::array{"hello", "hi there"}}});
-  REQUIRE(message);
-  auto lock = harness::store::RunLock::acquire(state, {0, "docs/specs/SPC-001-x", "", "abc"});
-  REQUIRE(lock);
-  harness::store::CheckpointRecord r;
-  r.id = "cp-SPC-001-x-execute-01-01-abc-1";
-  r.task = "execute:01-01";
-  r.spec = "SPC-001-x";
-  r.question = "decision_needed: Which greeting?";
-  r.run = "abc";
-  r.asker = harness::store::CheckpointAsker::worker;
-  r.asks = harness::store::CheckpointAsks::decision;
-  r.options = {"hello", "hi there"};
-  r.message_id = *message;
-  r.opened_at = "2026-01-01T00:00:00Z";
-  REQUIRE(harness::store::write_open_checkpoint(state, r));
+  AskedQuestion q;
+  auto& [p, state, seed, message_id, lock, r] = q;
+  const auto* message = &message_id;
   const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
   PipeSession o(orchestrator);
   // The id harness_get_pending lists first is the message's: it must not bypass the options.
