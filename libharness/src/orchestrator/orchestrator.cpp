@@ -212,6 +212,9 @@ std::string Orchestrator::Impl::render_prompt(const Session& s) {
 }
 
 void Orchestrator::Impl::launch_worker(Session& s) {
+  // A reconcile is told which SUMMARYs deviated: written by workers of this run, after the spec
+  // was last read.
+  if (s.action.kind == TaskKind::reconcile) reload_spec();
   worker::LaunchRequest req;
   req.session_id = s.id;
   req.token = random_hex(16);
@@ -379,6 +382,11 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (s.action.kind == TaskKind::research)
     if (auto n = spec::parse_phase_number(s.action.subject))
       commit_writeback("research phase " + s.action.subject, spec.layout.research_file(*n));
+  // The plan as reconciled goes into the history before it executes, as a planning pass does:
+  // its task commits then sit beside the plan they ran, not beside the plan before the edit.
+  if (s.action.kind == TaskKind::reconcile)
+    if (const auto* plan = plan_of(s.action))
+      commit_writeback("reconcile plan " + plan->id, spec.layout.spec_dir / plan->file);
   std::string outcome = deviations ? "done (with deviations)" : "done";
   if (facts) outcome += fmt::format(" ({} turns, ${:.4f})", facts->num_turns, facts->cost_usd); // from the agent's own events
   end_session(sid, outcome);
