@@ -252,3 +252,59 @@ TEST_CASE("verify --phase drops a person's approval once the plans' files change
     CHECK(write().kept_approval);
   }
 }
+
+TEST_CASE("the final verification counts the gaps a person accepted at the phase as passed while the work is the same, "
+          "and no other gap",
+          "[verify][answer]") {
+  harness::test::TempDir dir;
+  test::set_git_identity();
+  const std::string s = "docs/specs/SPC-001-x/";
+  dir.write(s + "SPEC.md", "# x\n");
+  // `alpha` fails over the plan's own file; `other` reads a file no plan writes.
+  dir.write(s + "planning/plans/01-core/01-01-PLAN.md",
+            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\nmust_pass:\n"
+            "  - id: alpha\n    type: file_contains\n    path: out/a.txt\n    pattern: 'alpha'\n"
+            "  - id: other\n    type: file_contains\n    path: other.txt\n    pattern: 'fine'\n---\n# 01-01\n\n"
+            "### Task 1: a\n\n```bash\necho beta > out/a.txt\n```\n");
+  dir.write(s + "execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n# done\n");
+  dir.write("out/a.txt", "beta\n");
+  dir.write("other.txt", "fine\n");
+  test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
+  auto load = [&] {
+    auto spec = spec::load_spec(dir.path / s, dir.path);
+    REQUIRE(spec);
+    return std::move(*spec);
+  };
+  verify::VerifyOptions opt;
+  opt.check_commits = false;
+  const spec::PhaseNumber one{1, 0};
+  const auto phase = verify::verify_phase(load(), one, opt);
+  REQUIRE(phase.status == spec::VerificationStatus::gaps_found);
+  auto written = verify::write_report(load(), one, phase);
+  REQUIRE(written);
+  CHECK_FALSE(verify::verify_final(load(), opt).status == spec::VerificationStatus::passed); // not approved yet
+  REQUIRE(verify::record_verification_answer(written->file, {true, "alice", "2026-01-02T03:04:05Z", ""}));
+  const auto spec = load();
+  REQUIRE(spec.verifications.count(one));
+  CHECK(spec.verifications.at(one).gaps == std::vector<std::pair<std::string, std::string>>{{"01-01", "alpha"}});
+
+  auto final_report = verify::verify_final(spec, opt);
+  CHECK(final_report.status == spec::VerificationStatus::passed);
+  REQUIRE(final_report.results.size() == 2);
+  CHECK(final_report.results[0].status == verify::CheckStatus::passed);
+  CHECK(final_report.results[0].message.starts_with("gap accepted by alice at 2026-01-02T03:04:05Z in phase 01's verification: "));
+
+  SECTION("a gap the phase did not have is asked about") {
+    dir.write("other.txt", "broken\n"); // not the plans' files: the work hash holds
+    final_report = verify::verify_final(load(), opt);
+    CHECK(final_report.status == spec::VerificationStatus::gaps_found);
+    CHECK(final_report.results[0].status == verify::CheckStatus::passed);
+    CHECK(final_report.results[1].status == verify::CheckStatus::failed);
+  }
+  SECTION("the same gap over other work is asked about") {
+    dir.write("out/a.txt", "gamma\n");
+    final_report = verify::verify_final(load(), opt);
+    CHECK(final_report.status == spec::VerificationStatus::gaps_found);
+    CHECK(final_report.results[0].status == verify::CheckStatus::failed);
+  }
+}

@@ -128,16 +128,15 @@ void read_criterion(std::string_view text, RoadmapPhase& phase, bool& in_criteri
   for (size_t i = end; i < lines.size(); ++i) apply_phase_field(lines[i], phase, in_criteria);
 }
 
-/// The plan column of a VERIFICATION results table (`| plan | check | ...`), in order, each id
-/// once; "-" marks a phase-level item. nullopt when the body has no such table, or an empty one
-/// (a template's, a hand-written report's): it says nothing about which plans were covered.
-std::optional<std::vector<std::string>> table_plans(std::string_view body) {
-  std::optional<std::vector<std::string>> plans;
+/// The cells of a VERIFICATION results table's rows (`| plan | check | type | status | ...`),
+/// trimmed; nullopt when the body has no such table.
+std::optional<std::vector<std::vector<std::string_view>>> table_rows(std::string_view body) {
+  std::optional<std::vector<std::vector<std::string_view>>> rows;
   bool in_table = false;
   for (const auto line : lines_of(body)) {
     if (line.starts_with("| plan |")) {
       in_table = true;
-      plans.emplace();
+      rows.emplace();
       continue;
     }
     if (!in_table) continue;
@@ -145,14 +144,44 @@ std::optional<std::vector<std::string>> table_plans(std::string_view body) {
       in_table = false;
       continue;
     }
-    auto cell = line.substr(1, line.find('|', 1) - 1);
-    while (!cell.empty() && cell.front() == ' ') cell.remove_prefix(1);
-    while (!cell.empty() && cell.back() == ' ') cell.remove_suffix(1);
-    if (cell.empty() || cell == "-" || cell.starts_with("--")) continue;
-    if (std::ranges::find(*plans, cell) == plans->end()) plans->emplace_back(cell);
+    if (line.starts_with("|--") || line.starts_with("| --")) continue;
+    std::vector<std::string_view> cells;
+    for (std::size_t at = 1; at < line.size();) {
+      const auto end = std::min(line.find('|', at), line.size());
+      auto cell = line.substr(at, end - at);
+      while (!cell.empty() && cell.front() == ' ') cell.remove_prefix(1);
+      while (!cell.empty() && cell.back() == ' ') cell.remove_suffix(1);
+      cells.push_back(cell);
+      at = end + 1;
+    }
+    rows->push_back(std::move(cells));
   }
-  if (plans && plans->empty()) return std::nullopt;
+  return rows;
+}
+
+/// The plan column of the results table, in order, each id once; "-" marks a phase-level item.
+/// nullopt when the body has no such table, or an empty one (a template's, a hand-written
+/// report's): it says nothing about which plans were covered.
+std::optional<std::vector<std::string>> table_plans(const std::optional<std::vector<std::vector<std::string_view>>>& rows) {
+  if (!rows) return std::nullopt;
+  std::vector<std::string> plans;
+  for (const auto& row : *rows) {
+    const auto cell = row.empty() ? std::string_view() : row[0];
+    if (cell.empty() || cell == "-") continue;
+    if (std::ranges::find(plans, cell) == plans.end()) plans.emplace_back(cell);
+  }
+  if (plans.empty()) return std::nullopt;
   return plans;
+}
+
+/// The (plan, check) of the results table's rows whose status is failed or error: the gaps.
+std::vector<std::pair<std::string, std::string>> table_gaps(const std::optional<std::vector<std::vector<std::string_view>>>& rows) {
+  std::vector<std::pair<std::string, std::string>> gaps;
+  if (!rows) return gaps;
+  for (const auto& row : *rows)
+    if (row.size() >= 4 && (row[3] == "failed" || row[3] == "error"))
+      gaps.emplace_back(row[0] == "-" ? std::string() : std::string(row[0]), std::string(row[1]));
+  return gaps;
 }
 
 /// The person's answer the orchestrator recorded, if any (an approval wins over a refusal).
@@ -314,8 +343,10 @@ Verification parse_verification(std::string_view text, const std::string& displa
     int a = 0, b = 0;
     if (std::sscanf(sc.Scalar().c_str(), "%d/%d", &a, &b) == 2) v.score_passed = a, v.score_total = b;
   }
+  const auto rows = table_rows(split.body);
   if (fm["plans"]) v.plans = r.string_list(fm["plans"], "plans");
-  else v.plans = table_plans(split.body);
+  else v.plans = table_plans(rows);
+  v.gaps = table_gaps(rows);
   if (const YAML::Node c = fm["checks_status"]; c && c.IsScalar()) v.checks_status = parse_verification_status(c.Scalar());
   if (fm["work_hash"]) v.work_hash = r.string(fm["work_hash"], "work_hash").value_or("");
   v.answer = human_answer(fm, r);

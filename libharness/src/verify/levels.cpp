@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <set>
 
 namespace harness::verify {
@@ -196,6 +197,17 @@ void plan_checks(const spec::Spec& spec, const spec::Plan& plan, const VerifyOpt
   if (opt.check_commits) commits(spec, plan, opt, out);
 }
 
+/// The gaps a person accepted at phase `n`, as (plan, check): those its approved verification
+/// found, while the phase's work is still the work approved (the same work_hash). Other work, or
+/// a file that does not say which work it was, asks again.
+std::set<std::pair<std::string, std::string>> accepted_gaps(const spec::Spec& spec, spec::PhaseNumber n,
+                                                            const std::vector<std::string>& plans) {
+  const auto v = spec.verifications.find(n);
+  if (v == spec.verifications.end() || !v->second.answer || !v->second.answer->approved) return {};
+  if (v->second.work_hash.empty() || v->second.work_hash != work_hash(spec, plans)) return {};
+  return {v->second.gaps.begin(), v->second.gaps.end()};
+}
+
 std::string now_iso() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -240,21 +252,30 @@ Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const Verif
 Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
   Report r{"final", spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}, {}};
   const auto done = spec::read_done_state(spec);
+  std::map<spec::PhaseNumber, std::vector<std::string>> phase_plans;
+  for (const auto& plan : spec.plans) phase_plans[plan.phase].push_back(plan.id);
+  std::map<spec::PhaseNumber, std::set<std::pair<std::string, std::string>>> accepted; // by phase, read once
   for (const auto& plan : spec.plans) {
     r.plans.push_back(plan.id);
     const size_t first = r.results.size();
     plan_checks(spec, plan, opt, r.results);
-    // What only a person can judge was judged at the phase, and that phase's verification still
-    // holds: asking again, word for word, for the whole spec would only repeat the question.
+    // What a person judged at the phase, and that phase's verification still holds: asking again,
+    // word for word, for the whole spec would only repeat the question. That is its items for a
+    // person and, when the person accepted the phase with its gaps, those gaps over the same work.
     const auto gate = done.phases.find(plan.phase);
     if (gate == done.phases.end() || !gate->second.passed() || !gate->second.answer || !gate->second.answer->approved) continue;
     const auto& a = *gate->second.answer;
-    for (size_t i = first; i < r.results.size(); ++i)
-      if (r.results[i].status == CheckStatus::human) {
-        r.results[i].status = CheckStatus::passed;
-        r.results[i].message = fmt::format("approved by {} at {} in phase {}'s verification: {}", a.by, a.at,
-                                           spec::to_string(plan.phase), r.results[i].message);
-      }
+    auto [gaps, fresh] = accepted.try_emplace(plan.phase);
+    if (fresh) gaps->second = accepted_gaps(spec, plan.phase, phase_plans[plan.phase]);
+    for (size_t i = first; i < r.results.size(); ++i) {
+      auto& c = r.results[i];
+      const bool gap = (c.status == CheckStatus::failed || c.status == CheckStatus::error) &&
+                       gaps->second.contains({c.plan, c.id});
+      if (c.status != CheckStatus::human && !gap) continue;
+      c.status = CheckStatus::passed;
+      c.message = fmt::format("{} by {} at {} in phase {}'s verification: {}", gap ? "gap accepted" : "approved", a.by,
+                              a.at, spec::to_string(plan.phase), c.message.empty() ? c.evidence : c.message);
+    }
   }
   r.status = overall_status(r.results);
   r.work_hash = work_hash(spec, r.plans);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace harness::spec {
@@ -87,6 +88,9 @@ struct Verification {
   /// The plans it verified: frontmatter `plans`, else the plan column of its results table (a
   /// file written before `plans` existed); nullopt when neither says (a hand-written file).
   std::optional<std::vector<std::string>> plans;
+  /// The (plan, check id) of the results table's failed and error rows, as the checks found them
+  /// (a person's approval leaves the table as it was); plan empty for a phase-level item.
+  std::vector<std::pair<std::string, std::string>> gaps;
   /// A hash of what the plans' files held when it was written (frontmatter `work_hash`); empty
   /// in a file written before harness recorded it.
   std::string work_hash;
