@@ -81,7 +81,7 @@ elif kind == "check-plans":
     if os.environ.get("NO_VERDICT"):  # says done, judges nothing
         pass
     elif os.environ.get("ALWAYS_REVISE") and task["phase"] == "01":  # never satisfied: a person decides
-        result.update(verdict="revise", findings=["still not good enough"])
+        result.update(verdict="revise", findings=[f"plans of {task['phase']} still lack a test"])
     elif task["phase"] == "01" and len(task["plans"]) < 2:
         result.update(verdict="revise", findings=["R1 has no test: add a plan that tests greet.sh"])
     else:
@@ -271,6 +271,19 @@ assert not [e for e in ev if e["event"] == "task_succeeded" and e.get("task") ==
 assert not [e for e in ev if e["event"] == "task_started" and e.get("task") == never], never + " started"
 PY
 done
+
+# 2e. A checker that never passes: past plan_check_iterations a person decides (exit 3), and the
+# question names the checker's last findings, where `respond --list` shows it.
+p=$tmp/revise-findings
+new_project "$p"
+mkdir -p "$p/.orchestration"
+{ cat "$tmp/run/.orchestration/config.yaml"; echo "plan_check_iterations: 1"; } >"$p/.orchestration/config.yaml"
+rc=0
+(cd "$p" && ALWAYS_REVISE=1 AGENT_LOG=$tmp/revise.log "$cli" orchestrate "$spec" >"$tmp/revise.out" 2>&1) || rc=$?
+[[ $rc -eq 3 ]] || { cat "$tmp/revise.out" >&2; fail "a checker that never passes: exit $rc, expected 3"; }
+out=$(cd "$p" && "$cli" respond --list)
+[[ "$out" == *"plans of phase 01: plans sent back for revision 1 times; a human decides; the checker's last findings: plans of 01 still lack a test; approve to execute them"* ]] ||
+  fail "the revision limit's question does not name the findings: $out"
 
 # 3. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
 p=$tmp/script

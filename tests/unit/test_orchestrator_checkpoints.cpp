@@ -279,5 +279,25 @@ TEST_CASE("a checkpoint's question says what waits and what an answer does") {
   a.kind = sched::TaskKind::verify_final;
   a.reason = "gaps_found: final gaps_found (3/4)";
   CHECK(orchestrator::checkpoint_question(a).starts_with("final verification: final gaps_found (3/4); approve to accept"));
+  // The loops' limits say what the loop last found, at most three items, clipped.
+  a.task = "check-plans:02";
+  a.kind = sched::TaskKind::check_plans;
+  a.subject = "02";
+  a.reason = "plans sent back for revision 3 times; a human decides";
+  CHECK(orchestrator::checkpoint_question(a, {"02-01 has no test", "02-02 writes what 02-01 writes"}) ==
+        "plans of phase 02: plans sent back for revision 3 times; a human decides; the checker's last findings: 02-01 "
+        "has no test; 02-02 writes what 02-01 writes; approve to execute them as they are, refuse to block the phase");
+  CHECK(orchestrator::checkpoint_question(a, {"a", "b", "c", "d", "e"}).find("findings: a; b; c; and 2 more; approve") !=
+        std::string::npos);
+  const auto long_one = orchestrator::checkpoint_question(a, {std::string(2000, 'x')});
+  CHECK(long_one.size() < 600);
+  CHECK(long_one.find("more bytes)") != std::string::npos);
+  a.task = "verify-phase:01";
+  a.kind = sched::TaskKind::verify_phase;
+  a.subject = "01";
+  a.reason = "gaps remain after 2 gap-closure rounds";
+  CHECK(orchestrator::checkpoint_question(a, {"gaps_found (9/10); gaps (V.md): 01-01 c: /alpha/ not found in a.txt"}) ==
+        "phase 01 verification: gaps remain after 2 gap-closure rounds; last found: gaps_found (9/10); gaps (V.md): "
+        "01-01 c: /alpha/ not found in a.txt; approve to count the phase as verified, refuse to block it");
   CHECK(orchestrator::checkpoint_opened_message("q?", "cp-1") == "q? -- answer with: harness-cli respond cp-1 approve|refuse");
 }

@@ -16,18 +16,27 @@ sched::Verdict verdict_of(spec::VerificationStatus s) {
   return sched::Verdict::gaps_found;
 }
 
-/// "; a person must check (<report>): 03-02 looks-right: ..." for a human_needed report:
-/// the checkpoint that follows asks about these.
-std::string human_items(const verify::Report& r, std::string_view report_name) {
+/// "; a person must check (<report>): 03-02 looks-right: ..." for the items `pick` selects, up
+/// to three: the checkpoint that follows a human_needed or gaps_found report asks about these.
+template <class Pick>
+std::string listed(const verify::Report& r, std::string_view label, std::string_view report_name, Pick pick) {
   std::vector<std::string> items;
   for (const auto& c : r.results)
-    if (c.status == verify::CheckStatus::human)
+    if (pick(c.status))
       items.push_back(fmt::format("{}{}{}", c.plan.empty() ? "" : c.plan + " ", c.id, c.message.empty() ? "" : ": " + c.message));
   if (items.empty()) return {};
-  std::string out = fmt::format("; a person must check ({}): ", report_name);
+  std::string out = fmt::format("; {} ({}): ", label, report_name);
   for (std::size_t i = 0; i < items.size() && i < 3; ++i) out += (i ? "; " : "") + items[i];
   if (items.size() > 3) out += fmt::format("; and {} more", items.size() - 3);
   return out;
+}
+
+/// The report's items for a person, then its gaps.
+std::string items(const verify::Report& r, std::string_view report_name) {
+  return listed(r, "a person must check", report_name, [](verify::CheckStatus s) { return s == verify::CheckStatus::human; }) +
+         listed(r, "gaps", report_name, [](verify::CheckStatus s) {
+           return s == verify::CheckStatus::failed || s == verify::CheckStatus::error;
+         });
 }
 
 /// Where the phase's report is, as the spec directory names it.
@@ -65,7 +74,7 @@ public:
     if (cancelled()) return stopped(); // a half-run verification is not a verdict: nothing written
     auto file = verify::write_report(spec, phase, r);
     return {verdict_of(r.status), false,
-            fmt::format("{} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(), human_items(r, report_name(spec, phase)),
+            fmt::format("{} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(), items(r, report_name(spec, phase)),
                         file ? "" : "; could not write VERIFICATION.md: " + file.error())};
   }
   VerifyOutcome verify_final(const spec::Spec& spec) override {
@@ -77,7 +86,7 @@ public:
     auto file = verify::write_report(spec, std::nullopt, r);
     return {verdict_of(r.status), false,
             fmt::format("final {} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(),
-                        human_items(r, spec.layout.relative(spec.layout.final_verification)),
+                        items(r, spec.layout.relative(spec.layout.final_verification)),
                         file ? "" : "; could not write FINAL-VERIFICATION.md: " + file.error())};
   }
 

@@ -126,6 +126,10 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
       return feed(e);
     }
   }
+  if (a.kind == TaskKind::verify_phase) {
+    if (out.verdict == sched::Verdict::gaps_found) phase_gaps[a.subject] = out.message;
+    else phase_gaps.erase(a.subject);
+  }
   // Marked only now: a plan whose checkpoint a human refuses must not read as verified next run.
   if (a.kind == TaskKind::verify_plan) mark_plan_verified(a);
   const bool gate = a.kind == TaskKind::verify_phase || a.kind == TaskKind::verify_final;
@@ -143,8 +147,21 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
   succeed(a.task, out.verdict, false, out.message);
 }
 
+std::vector<std::string> Orchestrator::Impl::loop_findings(const sched::Action& a) const {
+  if (a.kind == TaskKind::check_plans)
+    if (auto f = revision_findings.find(a.subject); f != revision_findings.end()) return f->second;
+  // A phase's human_needed question names its items itself; the gap-round limit names nothing.
+  if (a.kind != TaskKind::verify_phase || a.reason.starts_with(sched::to_string(sched::Verdict::human_needed))) return {};
+  if (auto g = phase_gaps.find(a.subject); g != phase_gaps.end()) return {g->second};
+  // Verified by an earlier run: its report names the gaps.
+  std::error_code ec;
+  if (const auto report = report_file(a); !report.empty() && fs::exists(report, ec))
+    return {"see " + spec.layout.relative(report)};
+  return {};
+}
+
 void Orchestrator::Impl::ask_human(const sched::Action& a) {
-  const std::string question = checkpoint_question(a);
+  const std::string question = checkpoint_question(a, loop_findings(a));
   std::optional<std::string> message_id;
   WorkerQuestion asked; // what an orchestrator's own checkpoint asks: approve or refuse
   if (auto q = worker_question.find(a.task); q != worker_question.end()) {

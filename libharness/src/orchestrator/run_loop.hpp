@@ -145,6 +145,7 @@ struct Orchestrator::Impl {
   std::chrono::steady_clock::time_point next_agent_start; ///< --stagger: no agent starts before this
   std::map<std::string, int> rate_limits;         ///< task -> rate-limited attempts in a row
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
+  std::map<std::string, std::string> phase_gaps; ///< phase -> its last gaps_found verification's verdict and gaps
   /// plan -> how many committed tasks its last execute skipped while running none (script
   /// worker): a failed check then cannot be fixed by executing again, and the message says so.
   std::map<std::string, int> ran_nothing;
@@ -277,6 +278,9 @@ struct Orchestrator::Impl {
   // ---- checkpoints ----------------------------------------------------------------------------
 
   void ask_human(const sched::Action& a);
+  /// What the loop behind `a` last found (checkpoint_question's `findings`): the checker's
+  /// findings, a phase's gaps, or where to read them when this run did not see them.
+  std::vector<std::string> loop_findings(const sched::Action& a) const;
   /// At start: expires the checkpoints nobody can answer any more (a worker's question of an
   /// ended run, one naming no spec, one about a commit no branch holds) and keeps those this run
   /// will ask again in `carried`; other specs' and other branches' are left alone.
