@@ -44,6 +44,7 @@ void add_status(CLI::App& app, ExitCode& exit) {
       progress.running_orchestrate = graph::Progress::RunningOrchestrate{run->pid, run->spec, run->started_at};
       graph::mark_running(progress, orchestrator::running_tasks(spec->layout.project_root, spec->layout.spec_name));
     }
+    graph::mark_unchecked(progress, orchestrator::unchecked_plan_phases(spec->layout.project_root, spec->layout.spec_name));
     progress.waiting = orchestrator::waiting_lines(state_dir, spec->layout.spec_name);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;

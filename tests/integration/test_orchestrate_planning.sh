@@ -273,7 +273,8 @@ PY
 done
 
 # 2e. A checker that never passes: past plan_check_iterations a person decides (exit 3), and the
-# question names the checker's last findings, where `respond --list` shows it.
+# question names the checker's last findings, where `respond --list` shows it; the plans wait on
+# that answer, not "ready now".
 p=$tmp/revise-findings
 new_project "$p"
 mkdir -p "$p/.orchestration"
@@ -284,6 +285,17 @@ rc=0
 out=$(cd "$p" && "$cli" respond --list)
 [[ "$out" == *"plans of phase 01: plans sent back for revision 1 times; a human decides; the checker's last findings: plans of 01 still lack a test; approve to execute them"* ]] ||
   fail "the revision limit's question does not name the findings: $out"
+# Plans nobody approved do not run, and are not "ready now" either: in `status` and STATUS.md.
+out=$(cd "$p" && "$cli" status "$spec")
+[[ "$out" == *"01-01 "*"planned  (waiting on its plan check)"* && "$out" == *"Ready now: nothing"* ]] ||
+  fail "status lists plans the checker sent back as ready: $out"
+(cd "$p" && "$cli" status "$spec" --json) | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["ready"] == [] and all(p["waiting_on_check"] and not p["ready"] for p in d["plans"]), d' ||
+  fail "status --json lists plans the checker sent back as ready"
+grep -A1 "^## Ready now" "$p/$spec/STATUS.md" | grep -q "^Nothing" || fail "STATUS.md: $(cat "$p/$spec/STATUS.md")"
+grep -q "| 01-01 | .* | planned, waiting on its plan check |" "$p/$spec/STATUS.md" || fail "STATUS.md: $(cat "$p/$spec/STATUS.md")"
 
 # 3. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
 p=$tmp/script

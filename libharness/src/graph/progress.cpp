@@ -80,6 +80,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
   std::map<std::string, PlanState> state_of;
   for (const auto& plan : spec.plans) {
     PlanProgress pp{plan.id, plan.title, plan_state(spec, done, plan), false};
+    pp.phase = plan.phase;
     state_of[plan.id] = pp.state;
     auto& ph = phases[plan.phase];
     ++ph.plans;
@@ -187,6 +188,15 @@ void mark_running(Progress& p, const std::vector<std::string>& task_ids) {
   }
 }
 
+void mark_unchecked(Progress& p, const std::vector<spec::PhaseNumber>& phases) {
+  for (auto& pl : p.plans) {
+    if (pl.state != PlanState::planned || std::ranges::find(phases, pl.phase) == phases.end()) continue;
+    pl.unchecked = true;
+    pl.ready = false;
+    std::erase(p.ready, pl.id);
+  }
+}
+
 std::string progress_text(const Progress& p) {
   std::string out = fmt::format("{}: {}/{} plans verified ({:.0f}%), {} executed{}\n\n", p.spec_name, p.plans_verified,
                                 p.plans_total, p.percent, p.plans_executed, p.complete ? ", complete" : "");
@@ -204,7 +214,10 @@ std::string progress_text(const Progress& p) {
     for (const auto& plan : p.plans) {
       if (plan.id.substr(0, plan.id.rfind('-')) != spec::to_string(ph.number)) continue;
       out += fmt::format("  {:<{}} {} {}{}\n", plan.id, id_width, util::fit_columns(plan.title, 32), to_string(plan.state),
-                         plan.running ? "  (running)" : plan.ready ? "  (ready)" : "");
+                         plan.running     ? "  (running)"
+                         : plan.unchecked ? "  (waiting on its plan check)"
+                         : plan.ready     ? "  (ready)"
+                                          : "");
     }
   }
   std::string ready;
@@ -246,7 +259,8 @@ std::string progress_json(const Progress& p) {
                                   {"plans", ph.plans}, {"executed", ph.executed}, {"verified", ph.verified}});
   for (const auto& pl : p.plans)
     plans.push_back(json::object{
-        {"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}, {"running", pl.running}});
+        {"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}, {"running", pl.running},
+        {"waiting_on_check", pl.unchecked}});
   for (const auto& r : p.ready) ready.push_back(json::string(r));
   for (const auto& b : p.blockers) blockers.push_back(json::string(b));
   for (const auto& w : p.waiting) waiting.push_back(json::string(w));

@@ -417,7 +417,11 @@ void Orchestrator::Impl::reload_spec() {
 void Orchestrator::Impl::write_progress(bool running) {
   // This run's blocked tasks replace what the previous run left in STATUS.md.
   spec.status = spec::StatusDocument{spec.layout.relative(spec.layout.status_md), blocked_tasks};
-  const auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
+  auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
+  std::vector<spec::PhaseNumber> unchecked; // as `status` reads them from the store
+  for (const auto& phase : planning_marked)
+    if (auto n = spec::parse_phase_number(phase)) unchecked.push_back(*n);
+  graph::mark_unchecked(progress, unchecked);
   const std::string state = running ? "running" : summary.outcome;
   // Recorded before they are written (see run_verification); an unchanged one is not committed.
   wrote({spec.layout.status_md});

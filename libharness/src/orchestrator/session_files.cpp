@@ -2,6 +2,7 @@
 
 #include "harness/orchestrator/checkpoint_question.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
+#include "harness/orchestrator/planning.hpp"
 #include "harness/orchestrator/worker_host.hpp"
 #include "harness/protocol/codec.hpp"
 #include "harness/store/checkpoint_answers.hpp"
@@ -136,6 +137,19 @@ std::vector<std::string> running_tasks(const fs::path& project_root, const std::
   if (!sessions) return out;
   for (const auto& s : *sessions)
     if (s.status == "running" && s.spec == spec_name) out.push_back(s.task_id);
+  return out;
+}
+
+std::vector<spec::PhaseNumber> unchecked_plan_phases(const fs::path& project_root, const std::string& spec_name) {
+  std::vector<spec::PhaseNumber> out;
+  std::error_code ec;
+  if (!fs::exists(store::default_db_path(project_root), ec)) return out;
+  auto db = store::Store::open_project(project_root);
+  if (!db) return out;
+  auto entries = db->values();
+  if (!entries) return out;
+  for (const auto& u : unfinished_planning(*entries, spec_name))
+    if (auto n = spec::parse_phase_number(u.phase)) out.push_back(*n);
   return out;
 }
 

@@ -52,7 +52,9 @@ std::string render_status_md(const graph::Progress& p, std::string_view run_stat
     out += fmt::format("| {} | {} | {} | {}/{} | {}/{} |\n", spec::to_string(ph.number), ph.name, ph.state, ph.executed,
                        ph.plans, ph.verified, ph.plans);
   out += "\n| plan | title | state |\n|---|---|---|\n";
-  for (const auto& pl : p.plans) out += fmt::format("| {} | {} | {} |\n", pl.id, pl.title, graph::to_string(pl.state));
+  for (const auto& pl : p.plans)
+    out += fmt::format("| {} | {} | {}{} |\n", pl.id, pl.title, graph::to_string(pl.state),
+                       pl.unchecked ? ", waiting on its plan check" : "");
   out += "\n## Ready now\n";
   if (p.ready.empty()) out += "Nothing.\n";
   for (const auto& r : p.ready) out += fmt::format("- {}\n", r);

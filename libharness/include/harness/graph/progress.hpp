@@ -20,6 +20,10 @@ struct PlanProgress {
   PlanState state = PlanState::planned;
   bool ready = false; ///< could start now: dependencies verified and the phase gate open
   bool running = false; ///< a task of it runs right now (mark_running)
+  /// Its phase's plans wait on their plan check (mark_unchecked): a checker sent them back, or
+  /// a run was killed before the checker passed them. Not ready whatever its dependencies say.
+  bool unchecked = false;
+  spec::PhaseNumber phase{};
 };
 
 struct PhaseProgress {
@@ -70,6 +74,11 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
 /// Marks the plans whose execute or verify-plan task is among `task_ids` (what a running
 /// orchestrate has under way) as running: no longer "ready now", shown as running instead.
 void mark_running(Progress& p, const std::vector<std::string>& task_ids);
+
+/// Marks the plans of `phases` as waiting on their plan check (orchestrate's planning marks,
+/// orchestrator::unchecked_plan_phases): plans nobody approved do not run, so they are not
+/// "ready now" either.
+void mark_unchecked(Progress& p, const std::vector<spec::PhaseNumber>& phases);
 
 std::string progress_text(const Progress& p);
 std::string progress_json(const Progress& p);

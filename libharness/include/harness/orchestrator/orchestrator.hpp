@@ -77,6 +77,12 @@ std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, c
 /// orchestrate holds the project's lock.
 std::vector<std::string> running_tasks(const std::filesystem::path& project_root, const std::string& spec_name);
 
+/// The phases of `spec_name` whose plans a planner wrote and no plan checker has passed yet (the
+/// store's planning marks): sent back and waiting for a person, being checked, or left so by a
+/// killed run. Empty when the project has no store (nothing ran there; none is created).
+std::vector<spec::PhaseNumber> unchecked_plan_phases(const std::filesystem::path& project_root,
+                                                     const std::string& spec_name);
+
 /// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is read by
 /// store::read_typed_answer against what the checkpoint asks (approve, yes, ok, refuse, no, ... in
 /// any case; done for an action; one of a worker's options, or its number); returns the answer as
