@@ -22,7 +22,6 @@ rate_limit: {backoff_ms: 10, max_backoff_ms: 40, retries: 2}
 adapters:
   default: codex
   executor: claude
-  verifier: script
 workers:
   claude: {binary: /opt/claude, allowed_tools: [Read], permission_mode: default, model: m1}
   codex: {binary: /opt/codex, base_url: "http://127.0.0.1:1/v1", env_key: K}
@@ -48,7 +47,7 @@ workers:
   CHECK(o.adapter == worker::AdapterKind::codex);
   CHECK(o.adapter_by_kind.at(sched::TaskKind::execute) == worker::AdapterKind::claude);
   CHECK(o.adapter_by_kind.at(sched::TaskKind::reconcile) == worker::AdapterKind::claude);
-  CHECK(o.adapter_by_kind.at(sched::TaskKind::verify_phase) == worker::AdapterKind::script);
+  CHECK(o.adapter_by_kind.count(sched::TaskKind::verify_phase) == 0); // always the engine's
   CHECK(o.adapter_by_kind.count(sched::TaskKind::plan) == 0);
   CHECK(o.adapter_settings.claude_binary == "/opt/claude");
   CHECK(o.adapter_settings.claude_allowed_tools == std::vector<std::string>{"Read"});
@@ -120,6 +119,6 @@ TEST_CASE("run_started names each worker the run launches, with the roles adapte
   orchestrator::apply_config(*config, o);
   // The planner's is the default's: not named again.
   CHECK(orchestrator::describe_workers(o) == "script worker, command for executor");
-  o.adapter_by_kind[sched::TaskKind::verify_plan] = worker::AdapterKind::command;
-  CHECK(orchestrator::describe_workers(o) == "script worker, command for executor and verifier");
+  o.adapter_by_kind[sched::TaskKind::check_plans] = worker::AdapterKind::command;
+  CHECK(orchestrator::describe_workers(o) == "script worker, command for plan_checker and executor");
 }

@@ -126,6 +126,12 @@ TEST_CASE("config.yaml errors carry file, line, column and code", "[store][confi
   REQUIRE_FALSE(adapter.has_value());
   CHECK(adapter.error()[0].line == 2);
   CHECK(adapter.error()[0].message == "`adapters.executor` must be one of claude, codex, command, script");
+  // Verification is the engine's: a worker named for it would be announced and never started.
+  auto verifier = parse_config("adapters:\n  default: script\n  verifier: codex\n", "c.yaml");
+  REQUIRE_FALSE(verifier.has_value());
+  CHECK(verifier.error()[0].code == "H205");
+  CHECK(verifier.error()[0].line == 3);
+  CHECK(verifier.error()[0].message.starts_with("`adapters.verifier`: verification is never given to a worker"));
   auto gate = parse_config("lookahead: -1\n", "c.yaml");
   REQUIRE_FALSE(gate.has_value());
   CHECK(gate.error()[0].code == "H202");

@@ -19,8 +19,6 @@ constexpr std::pair<const char*, TaskKind> role_kinds[] = {
     {"researcher", TaskKind::research},     {"planner", TaskKind::plan},
     {"planner", TaskKind::plan_gaps},       {"plan_checker", TaskKind::check_plans},
     {"executor", TaskKind::execute},        {"executor", TaskKind::reconcile},
-    {"verifier", TaskKind::verify_plan},    {"verifier", TaskKind::verify_phase},
-    {"verifier", TaskKind::verify_final},
 };
 
 void apply_agent(const store::AgentWorkerConfig& w, std::string& binary, std::optional<std::string>& model) {

@@ -21,7 +21,8 @@ constexpr const char* code_syntax = "H201";
 constexpr const char* code_value = "H202";
 constexpr const char* code_unknown = "H203";
 constexpr const char* code_duplicate = "H204";
-constexpr std::array<std::string_view, 5> task_kinds{"researcher", "planner", "plan_checker", "executor", "verifier"};
+constexpr const char* code_not_a_worker = "H205";
+constexpr std::array<std::string_view, 4> task_kinds{"researcher", "planner", "plan_checker", "executor"};
 constexpr std::array<std::string_view, 4> adapter_names{"claude", "codex", "command", "script"};
 
 template <class Range> std::string joined(const Range& r) {
@@ -139,6 +140,11 @@ struct ConfigParser {
         c.default_adapter = adapter(v, "adapters.default");
       } else if (std::find(task_kinds.begin(), task_kinds.end(), key) != task_kinds.end()) {
         if (auto a = adapter(v, "adapters." + key)) c.adapters[key] = *a;
+      } else if (key == "verifier") {
+        // Accepted once and ignored: a run announced "codex for verifier" and never started one.
+        report(k.Mark(), code_not_a_worker,
+               "`adapters.verifier`: verification is never given to a worker; harness runs its own checks "
+               "(must_pass, artifacts, commits) for every plan, phase and the final; remove the key");
       } else {
         unknown(k, "adapters." + key, "default, " + joined(task_kinds));
       }

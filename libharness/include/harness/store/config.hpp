@@ -44,7 +44,8 @@ struct OrchestrationConfig {
   std::optional<std::chrono::milliseconds> rate_limit_max_backoff; ///< cap of the doubling waits
   std::optional<int> rate_limit_retries;      ///< rate limits in a row that wait before one crashes
   std::optional<std::string> default_adapter;  ///< claude | codex | command | script
-  /// Adapter per task kind (researcher, planner, plan_checker, executor, verifier).
+  /// Adapter per task kind (researcher, planner, plan_checker, executor); verification is the
+  /// engine's, never a worker's (`verifier` is refused, H205).
   std::map<std::string, std::string> adapters;
   AgentWorkerConfig claude;
   AgentWorkerConfig codex;
