@@ -56,10 +56,14 @@ grep -q '"permission_denials":\[{"tool_name":"Bash"' "$p"/.orchestration/session
   || fail "the refusal is not in the CLI's result event"
 [[ ! -e "$p/out/01-01.txt" ]] || fail "a refused Bash call wrote the file"
 
-# 3. --max-cost: the cost Claude Code reports for the execute reaches the cap, so nothing starts
-#    after it (not even its verification), and the run ends with the cost limit (exit 1).
+# 3. --max-cost: the cost Claude Code reports for the execute reaches the cap, so no worker starts
+#    after it (01-02 does not run), only the engine's verification of the plan paid for, and the
+#    run ends with the cost limit (exit 1).
 p=$tmp/cost
 new_project "$p" "max_cost_usd: 0.000001"
+sed -e "s/01-01/01-02/g" -e "s/depends_on: \\[\\]/depends_on: ['01-01']/" "$p/$spec/planning/plans/01-core/01-01-PLAN.md" \
+  >"$p/$spec/planning/plans/01-core/01-02-PLAN.md"
+(cd "$p" && git add -A && git commit -qm "a second plan")
 set +e
 (cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/cost.jsonl" 2>"$tmp/cost.err")
 rc=$?
@@ -72,7 +76,8 @@ assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("cost_
 assert any(e["event"] == "note" and "reached --max-cost" in e.get("message", "") for e in ev)
 started = [e["task"] for e in ev if e["event"] == "task_started"]
 i = started.index("execute:01-01")
-assert started[i + 1:] == [], f"started after the cap was reached: {started[i + 1:]}"
+assert started[i + 1:] == ["verify-plan:01-01"], f"started after the cap was reached: {started[i + 1:]}"
 PY
+grep -q '^verification: passed' "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md" || fail "the plan paid for is not verified"
 grep -q '^run: "cost_limit"' "$p/$spec/STATUS.md" || fail "STATUS.md does not record the cost limit"
 echo "orchestrate with the real Claude Code CLI: all checks passed"

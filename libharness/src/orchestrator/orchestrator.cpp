@@ -116,7 +116,9 @@ void Orchestrator::Impl::apply(const sched::Action& a) {
 worker::AdapterKind Orchestrator::Impl::adapter_for(TaskKind k) const { return orchestrator::adapter_for(opt, k); }
 
 void Orchestrator::Impl::start_task(const sched::Action& a) {
-  if (draining) return; // nothing new after the first Ctrl-C; the next run resumes it
+  // Nothing new after the first Ctrl-C; the next run resumes it. A cost limit stops the workers
+  // only: the engine's verifications cost nothing, and the work just paid for gets verified.
+  if (draining && !(summary.outcome == "cost_limit" && is_verify(a.kind))) return;
   ++summary.attempts;
   slot_task[a.slot] = a.task;
   Session s;
@@ -404,7 +406,8 @@ std::string Orchestrator::Impl::refused_tools(const worker::AgentRunFacts& facts
 
 void Orchestrator::Impl::check_cost() {
   if (opt.max_cost_usd && summary.cost_usd >= *opt.max_cost_usd && !draining) {
-    emit(RunEventKind::note, "", -1, 0, fmt::format("cost ${:.4f} reached --max-cost; no new tasks", summary.cost_usd));
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("cost ${:.4f} reached --max-cost; no new tasks but the engine's verifications", summary.cost_usd));
     summary.outcome = "cost_limit";
     begin_drain(false); // the caller's event comes first; the loop ends the run once idle
   }
@@ -506,7 +509,7 @@ void Orchestrator::Impl::begin_drain(bool finish_if_idle) {
 }
 
 void Orchestrator::Impl::maybe_stop_after_drain() {
-  if (!draining) return;
+  if (!draining || done) return; // done: the scheduler finished the run meanwhile, with its own outcome
   if (host->running() > 0) return;
   bool verifying = false;
   for (const auto& [id, s] : sessions) verifying |= is_verify(s.action.kind);
