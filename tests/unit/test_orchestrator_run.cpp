@@ -5,7 +5,9 @@
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/orchestrator/writeback.hpp"
+#include "harness/store/schema.hpp"
 #include "harness/store/store.hpp"
+#include "harness/util/atomic_file.hpp"
 #include "harness/worker/run_command.hpp"
 #include "harness/worker/spawn.hpp"
 #include "spec_test_util.hpp"
@@ -308,6 +310,74 @@ TEST_CASE("files a killed run wrote and never committed are committed by the nex
   REQUIRE(values);
   for (const auto& [key, value] : *values)
     CHECK(key != orchestrator::uncommitted_writes_key("SPC-001-task-tracker"));
+}
+
+TEST_CASE("documents an older harness's killed run left uncommitted are committed by the next run, though its store lists none") {
+  Project proj;
+  {
+    FileVerifier v;
+    Recorder rec;
+    orchestrator::Orchestrator o(proj.options(), v, rec);
+    REQUIRE(o.run()->outcome == "complete");
+  }
+  // As a harness before schema v6 (a1b88fb) leaves things when killed after marking SUMMARYs
+  // verified: the marks uncommitted, and a store that lists no files to commit (it kept no such
+  // list: its next run committed every change under the spec directory). An older one still
+  // (b2f6a1c) kept no store at all, only session directories.
+  const fs::path phase2 = proj.spec / "execution/phases/02-core-commands";
+  { std::ofstream(phase2 / "02-01-SUMMARY.md", std::ios::app) << "\nmarked by the killed run\n"; }
+  { std::ofstream(phase2 / "02-02-SUMMARY.md", std::ios::app) << "\nmarked by the killed run\n"; }
+  { std::ofstream(proj.spec / "SPEC.md", std::ios::app) << "\nA note the user has not committed yet.\n"; }
+  const fs::path state = proj.dir.path / ".orchestration";
+  for (const char* f : {"harness.db", "harness.db-wal", "harness.db-shm"}) fs::remove(state / f);
+  SECTION("a store at schema 5, with a row for each session (a1b88fb)") {
+    fs::remove_all(state / "sessions");
+    REQUIRE(store::create_schema_at(state / "harness.db", 5));
+    auto db = store::Store::open_project(proj.dir.path); // migrates, as `harness-cli status` would first
+    REQUIRE(db);
+    store::SessionRecord old;
+    old.id = "execute-02-01-a1-0ld0ld";
+    old.slot = 1;
+    old.status = "completed";
+    old.working_dir = proj.dir.path.string();
+    old.task_id = "execute:02-01";
+    old.adapter = "script";
+    REQUIRE(db->create_session(old));
+  }
+  SECTION("no store, only the session directories of its workers (b2f6a1c)") {
+    REQUIRE(util::write_file_atomic(state / "sessions/execute-01-01-a1-cfcbd7/status.json",
+        R"({"sessionId":"execute-01-01-a1-cfcbd7","timestamp":"2026-01-01T00:00:01Z","state":"completed","phase":"01",)"
+        R"("plan":"01-01","currentTask":2,"totalTasks":2,"message":"all tasks done"})"));
+  }
+  auto notes = [](const Recorder& r) {
+    std::string out;
+    for (const auto& e : r.events)
+      if (e.kind == orchestrator::RunEventKind::note) out += e.message + "\n";
+    return out;
+  };
+  {
+    FileVerifier v;
+    Recorder rec;
+    orchestrator::Orchestrator o(proj.options(), v, rec);
+    REQUIRE(o.run()->outcome == "complete");
+    INFO(notes(rec));
+    CHECK(notes(rec).find("2 documents an older harness's run wrote and never committed") != std::string::npos);
+    CHECK(notes(rec).find("ingest") == std::string::npos); // the row-less session directory is no error
+  }
+  // The marks are committed by the run's write-back; the user's edit is left alone.
+  CHECK(sh(proj.dir.path, "git status --porcelain") == " M docs/specs/SPC-001-task-tracker/SPEC.md\n");
+  CHECK(sh(proj.dir.path, "git log -1 --format=%s -- docs/specs/SPC-001-task-tracker/execution/phases/02-core-commands/02-02-SUMMARY.md")
+            .starts_with("docs(SPC-001-task-tracker): "));
+  // Taken over once: a later edit of a SUMMARY is the user's, as in a store this harness made.
+  { std::ofstream(phase2 / "02-01-SUMMARY.md", std::ios::app) << "\nedited by the user\n"; }
+  FileVerifier v;
+  Recorder rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  REQUIRE(o.run()->outcome == "complete");
+  CHECK(notes(rec).find("older harness") == std::string::npos);
+  CHECK(notes(rec).find("ingest") == std::string::npos);
+  CHECK(sh(proj.dir.path, "git status --porcelain --short -- docs/specs/SPC-001-task-tracker/execution") ==
+        " M docs/specs/SPC-001-task-tracker/execution/phases/02-core-commands/02-01-SUMMARY.md\n");
 }
 
 namespace {

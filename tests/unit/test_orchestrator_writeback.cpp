@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace harness;
 
 TEST_CASE("STATUS.md's blocked tasks round-trip through the spec parser, whatever the reason says", "[orchestrator][writeback]") {
@@ -62,6 +64,34 @@ TEST_CASE("the list of uncommitted writes round-trips through the store's JSON v
   CHECK(orchestrator::decode_paths("not json").empty());
   CHECK(orchestrator::decode_paths(R"(["a", 3, ""])") == std::set<std::string>{"a"});
   CHECK(orchestrator::uncommitted_writes_key("SPC-001-x") != orchestrator::uncommitted_writes_key("SPC-002-x"));
+}
+
+TEST_CASE("of an older harness's leftovers only the documents the orchestrator writes are taken over", "[orchestrator][writeback]") {
+  harness::test::TempDir dir;
+  dir.write("docs/specs/SPC-001-v/SPEC.md", "# v\n");
+  dir.write("docs/specs/SPC-001-v/planning/plans/01-a/01-01-PLAN.md",
+            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['a.txt']\n---\n# a\n");
+  dir.write("docs/specs/SPC-001-v/planning/plans/01-a/01-02-PLAN.md",
+            "---\nplan_id: '01-02'\ndepends_on: []\nfiles_modified: ['b.txt']\n---\n# b\n");
+  auto s = spec::load_spec(dir.path / "docs/specs/SPC-001-v", dir.path);
+  REQUIRE(s);
+  const std::string d = "docs/specs/SPC-001-v/";
+  const auto docs = orchestrator::orchestrator_documents(*s);
+  CHECK(std::ranges::find(docs, d + "STATUS.md") != docs.end());
+  CHECK(std::ranges::find(docs, d + "execution/phases/01-a/VERIFICATION.md") != docs.end());
+  CHECK(std::ranges::find(docs, d + "SPEC.md") == docs.end());
+  const std::vector<worker::GitChange> changed = {
+      {false, false, d + "execution/phases/01-a/01-01-SUMMARY.md"}, // a verification mark
+      {true, false, d + "execution/phases/01-a/01-02-SUMMARY.md"},  // a worker's, never committed
+      {true, false, d + "execution/phases/01-a/VERIFICATION.md"},   // a report written, not committed
+      {false, false, d + "execution/commits.log"},
+      {false, false, d + "SPEC.md"},                                // the user's
+      {false, false, d + "planning/plans/01-a/01-01-PLAN.md"},      // the user's or a planner's
+      {false, false, "src/a.txt"},
+  };
+  CHECK(orchestrator::unrecorded_writes(*s, changed) ==
+        std::set<std::string>{d + "execution/phases/01-a/01-01-SUMMARY.md", d + "execution/phases/01-a/VERIFICATION.md",
+                              d + "execution/commits.log"});
 }
 
 TEST_CASE("ROADMAP.md's velocity is the total it is given, however often a run writes it", "[orchestrator][writeback]") {

@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <csignal>
 #include <sys/wait.h>
 #include <thread>
@@ -75,8 +76,16 @@ TEST_CASE("Every earlier schema version migrates forward keeping its rows", "[st
     CHECK(s->insert_message(protocol::make_envelope("s1", protocol::AbortTask{"x"})) == InsertOutcome::inserted);
     CHECK(s->append_event("k", "{}").has_value());
     CHECK(migration_sql(from - 1) != nullptr);
+    // The version it was found at is kept, for what an older build left without a record.
+    const auto values = s->values();
+    REQUIRE(values);
+    CHECK(std::ranges::count(*values, std::pair<std::string, std::string>(upgraded_from_key, std::to_string(from))) == 1);
   }
   CHECK(migration_sql(schema_version) == nullptr);
+  TempDir fresh;
+  auto s = Store::open({.db_path = fresh.path / "new.db"});
+  REQUIRE(s);
+  CHECK(s->values()->empty()); // a database this build made was never upgraded
 }
 
 TEST_CASE("Process start time distinguishes a live process from a reused pid", "[store][recovery]") {

@@ -670,8 +670,12 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   stop_unrecorded_workers();
   load_own_writes(); // what a killed run wrote and never committed
   // Reports workers left in files while no orchestrator was listening are not lost.
-  if (auto r = store::StateDir(state_dir).ingest(*db); r)
+  std::size_t unrecorded_sessions = 0;
+  if (auto r = store::StateDir(state_dir).ingest(*db); r) {
     for (const auto& e : r->errors) emit(RunEventKind::note, "", -1, 0, "ingest: " + e);
+    unrecorded_sessions = r->unrecorded_sessions;
+  }
+  take_over_unrecorded_writes(unrecorded_sessions);
   // Sessions an earlier run left "running" whose process is gone (reaped above, or killed with
   // that run) become failed attempts, and their unanswered questions expire: status and the MCP
   // tools must not show them as alive.

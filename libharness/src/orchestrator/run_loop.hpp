@@ -21,6 +21,7 @@
 #include "harness/store/recovery.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
+#include "harness/store/schema.hpp"
 #include "harness/store/state_dir.hpp"
 #include "harness/store/store.hpp"
 #include "harness/store/watch.hpp"
@@ -327,6 +328,10 @@ struct Orchestrator::Impl {
   /// them. The list is kept in the store too, so what a killed run wrote is committed by the next.
   void wrote(std::initializer_list<fs::path> files);
   void load_own_writes();
+  /// What an older harness's killed run wrote and never committed, which no store lists (see
+  /// first_schema_recording_writes; `unrecorded_sessions`: session directories without a row,
+  /// left by a harness that kept no store): taken into own_writes once per spec.
+  void take_over_unrecorded_writes(std::size_t unrecorded_sessions);
   void save_own_writes();
   void write_progress(bool running);
   void begin_drain(bool finish_if_idle = true);

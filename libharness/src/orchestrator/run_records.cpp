@@ -2,6 +2,8 @@
 // writes there (commits.log, the write-back commit).
 #include "run_loop.hpp"
 
+#include <cstdlib>
+
 namespace harness::orchestrator {
 
 namespace {
@@ -223,6 +225,34 @@ void Orchestrator::Impl::load_own_writes() {
   const auto key = uncommitted_writes_key(spec.layout.spec_name);
   for (const auto& [k, v] : *entries)
     if (k == key) own_writes = decode_paths(v);
+}
+
+void Orchestrator::Impl::take_over_unrecorded_writes(std::size_t unrecorded_sessions) {
+  if (!db) return;
+  auto entries = db->values();
+  if (!entries) return;
+  int upgraded_from = 0;
+  std::set<std::string> taken;
+  for (const auto& [k, v] : *entries) {
+    if (k == store::upgraded_from_key) upgraded_from = std::atoi(v.c_str());
+    if (k == unrecorded_writes_taken_key()) taken = decode_paths(v);
+  }
+  // A store upgraded from before the list, or none at all beside an older harness's session
+  // directories (one that kept no store): either way nothing lists what that harness wrote.
+  const bool older = (upgraded_from > 0 && upgraded_from < first_schema_recording_writes) || unrecorded_sessions > 0;
+  if (!older || taken.contains(spec.layout.spec_name)) return;
+  const auto found = unrecorded_writes(spec, worker::changed_paths(spec.layout.project_root, orchestrator_documents(spec)));
+  const auto before = own_writes.size();
+  own_writes.insert(found.begin(), found.end());
+  if (own_writes.size() != before) save_own_writes(); // listed before the mark below: a kill in between loses nothing
+  taken.insert(spec.layout.spec_name);
+  if (auto r = db->set_value(unrecorded_writes_taken_key(), encode_paths(taken)); !r)
+    emit(RunEventKind::note, "", -1, 0, "could not record the files to commit: " + r.error());
+  if (found.empty()) return;
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("{} document{} an older harness's run wrote and never committed ({}{}) {} committed by this run",
+                   found.size(), found.size() == 1 ? "" : "s", spec.layout.relative(spec.layout.project_root / *found.begin()),
+                   found.size() == 1 ? "" : ", ...", found.size() == 1 ? "is" : "are"));
 }
 
 void Orchestrator::Impl::save_own_writes() {

@@ -158,6 +158,42 @@ std::set<std::string> decode_paths(std::string_view json) {
   return out;
 }
 
+std::string unrecorded_writes_taken_key() { return "unrecorded_writes_taken"; }
+
+namespace {
+
+std::string relative_to_root(const spec::Spec& spec, const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::relative(p, spec.layout.project_root, ec).generic_string();
+}
+
+std::set<std::string> summary_paths(const spec::Spec& spec) {
+  std::set<std::string> out;
+  for (const auto& plan : spec.plans)
+    if (const auto* phase = spec.layout.find_phase(plan.phase)) out.insert(relative_to_root(spec, spec.layout.summary_file(*phase, plan.id)));
+  return out;
+}
+
+} // namespace
+
+std::vector<std::string> orchestrator_documents(const spec::Spec& spec) {
+  std::set<std::string> out = summary_paths(spec);
+  for (const auto& p : {spec.layout.status_md, spec.layout.roadmap_md, spec.layout.commits_log, spec.layout.final_verification})
+    out.insert(relative_to_root(spec, p));
+  for (const auto& phase : spec.layout.phases) out.insert(relative_to_root(spec, spec.layout.verification_file(phase)));
+  return {out.begin(), out.end()};
+}
+
+std::set<std::string> unrecorded_writes(const spec::Spec& spec, const std::vector<worker::GitChange>& changed) {
+  const auto documents = orchestrator_documents(spec);
+  const std::set<std::string> ours(documents.begin(), documents.end());
+  const auto summaries = summary_paths(spec);
+  std::set<std::string> out;
+  for (const auto& c : changed)
+    if (ours.contains(c.path) && !(summaries.contains(c.path) && (c.untracked || c.added))) out.insert(c.path);
+  return out;
+}
+
 std::vector<std::string> writeback_paths(const std::vector<worker::GitChange>& changed, const std::set<std::string>& own,
                                          const std::set<std::string>& live) {
   std::vector<std::string> out;

@@ -194,6 +194,14 @@ Result<void> migrate(const Db& db, int target) {
   if (*version < target) {
     if (auto r = db.exec(fmt::format("PRAGMA user_version={}", target).c_str(), "set user_version"); !r) return r;
   }
+  // A database an older build wrote (not a new one, version 0) says so; the first migration's
+  // version is kept, a later one's does not replace it.
+  if (*version > 0 && *version < target) {
+    const auto sql = fmt::format("INSERT OR IGNORE INTO kv_state (key, value, updated_at) "
+                                 "VALUES ('{}', '{}', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                                 upgraded_from_key, *version);
+    if (auto r = db.exec(sql.c_str(), "record the upgrade"); !r) return r;
+  }
   if (auto r = txn->commit(); !r) return r;
   return db.exec("PRAGMA foreign_keys=ON", "enable foreign keys");
 }

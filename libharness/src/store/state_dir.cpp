@@ -225,6 +225,13 @@ namespace {
 /// Turns one session directory's status/checkpoint/result files into messages.
 void ingest_dir(Store& store, const fs::path& dir, IngestReport& report) {
   std::error_code ec;
+  // Every worker this harness starts has its session row before it runs; a directory without one
+  // is an older harness's, whose reports no row could take (a foreign key error at every run,
+  // otherwise), or one of the orchestrator's own checkpoints, which holds no report.
+  if (auto row = store.session(dir.filename().string()); row && !*row) {
+    if (fs::exists(dir / "status.json", ec) || fs::exists(dir / "result.json", ec)) ++report.unrecorded_sessions;
+    return;
+  }
   auto take = [&](const fs::path& file, std::expected<protocol::Envelope, std::string> message) {
     if (!message) return report.errors.push_back(file.string() + ": " + message.error());
     if (message->session_id != file.parent_path().filename().string())

@@ -70,6 +70,27 @@ std::string encode_paths(const std::set<std::string>& paths);
 /// The paths of such a value; an unreadable one (edited by hand) reads as none.
 std::set<std::string> decode_paths(std::string_view json);
 
+/// The first store schema whose every build keeps the list above. An older harness kept none and
+/// committed every change under the spec directory at its next run instead: what its killed run
+/// wrote is listed nowhere in a store upgraded from before this version (store::upgraded_from_key),
+/// nor in the store a harness that kept none (only session directories) is followed by.
+inline constexpr int first_schema_recording_writes = 6;
+
+/// The store's key/value entry naming the specs whose run took over what an older harness left
+/// unlisted (a JSON array of spec names): taken over once, not at every run.
+std::string unrecorded_writes_taken_key();
+
+/// The documents the orchestrator of `spec` writes, relative to the project root: STATUS.md,
+/// ROADMAP.md, execution/commits.log, each plan's SUMMARY (the verification mark), each phase's
+/// VERIFICATION and the final one.
+std::vector<std::string> orchestrator_documents(const spec::Spec& spec);
+
+/// Of the `changed` paths, the orchestrator documents an older harness's killed run may have
+/// written and not committed, for the next run to commit as if they were listed. A SUMMARY not
+/// in HEAD is not among them: a worker wrote it (commit_orphan_summaries commits it with its
+/// trailers, or the plan runs again). Nor is a user's edit to SPEC.md or a PLAN.
+std::set<std::string> unrecorded_writes(const spec::Spec& spec, const std::vector<worker::GitChange>& changed);
+
 /// What a write-back commits: of the `changed` paths, those the orchestrator wrote (`own`), but
 /// not those a live worker is writing (`live`: a SUMMARY it will commit with its trailers). A
 /// user's edit elsewhere in the spec directory stays the user's to commit.

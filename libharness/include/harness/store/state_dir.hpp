@@ -38,6 +38,10 @@ struct IngestReport {
   std::size_t inserted = 0;
   std::size_t duplicates = 0;
   std::vector<std::string> errors;  ///< `path: reason` for unreadable files (left in place)
+  /// Session directories with a worker's report (status.json, result.json) that no session row
+  /// names, skipped: an older harness did not record every worker in the store, and a report of a
+  /// session the store does not know has no one to read it.
+  std::size_t unrecorded_sessions = 0;
 };
 
 /// The `.orchestration/` directory of a project.
