@@ -174,6 +174,25 @@ TEST_CASE("a plan the last run gave up on is a blocker, not ready now") {
   CHECK(later.blockers.empty());
 }
 
+TEST_CASE("the final is not due while a phase has gaps or is not planned yet, though every plan is verified") {
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("ROADMAP.md", "# Roadmap\n\n## Phase 1: One\n**Goal**: a\n\n## Phase 2: Two\n**Goal**: b\n");
+  dir.write("planning/plans/01-one/01-01-PLAN.md", "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['a.txt']\n---\n# a\n");
+  dir.write("execution/phases/01-one/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n");
+  dir.write("execution/phases/01-one/VERIFICATION.md", "---\nstatus: gaps_found\n---\n");
+  auto due = [&] {
+    auto spec = spec::load_spec(dir.path);
+    REQUIRE(spec);
+    return graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1).verifications_due;
+  };
+  CHECK(due().empty()); // phase 01 has gaps; phase 02 has no plans
+  dir.write("execution/phases/01-one/VERIFICATION.md", "---\nstatus: passed\n---\n");
+  CHECK(due().empty()); // phase 02 has no plans
+  dir.write("ROADMAP.md", "# Roadmap\n\n## Phase 1: One\n**Goal**: a\n");
+  CHECK(due() == std::vector<std::string>{"final: every plan is verified; this verification has not run"});
+}
+
 TEST_CASE("plans a running orchestrate works on are running, not ready now") {
   graph::Progress p;
   p.phases.push_back({*spec::parse_phase_number("01"), "One", "executing", 3, 1, 0});

@@ -172,7 +172,11 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
   out.complete = all_verified && done.final.passed();
   if (done.final.current && done.final.status && !done.final.passed())
     out.blockers.push_back("final verification: " + gate_verdict(done.final));
-  add_due(out.verifications_due, "final", done.final, all_verified);
+  // The final runs after every phase's own verification passed (a phase with gaps, or one not
+  // planned yet, is work it cannot cover), as the scheduler orders it.
+  const bool phases_verified =
+      std::ranges::all_of(out.phases, [](const PhaseProgress& ph) { return ph.state == "verified"; });
+  add_due(out.verifications_due, "final", done.final, all_verified && phases_verified);
   return out;
 }
 
