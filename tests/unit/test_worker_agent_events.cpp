@@ -61,6 +61,23 @@ TEST_CASE("an error result mentioning a rate limit is marked rate-limited") {
   CHECK(agent_failure(r.facts()));
 }
 
+TEST_CASE("an error result under subtype success names the error, not the subtype") {
+  // What Claude Code 2.1 writes when the API connection drops mid-turn.
+  ClaudeStreamReader r;
+  r.feed_line(R"j({"type":"result","subtype":"success","is_error":true,"result":"API Error: Connection to the API was lost (ECONNRESET)"})j");
+  auto why = agent_failure(r.facts());
+  REQUIRE(why);
+  CHECK(*why == "the agent ended with an error: API Error: Connection to the API was lost (ECONNRESET)");
+}
+
+TEST_CASE("an error subtype is named in the failure") {
+  ClaudeStreamReader r;
+  r.feed_line(R"({"type":"result","subtype":"error_max_turns","is_error":true})");
+  auto why = agent_failure(r.facts());
+  REQUIRE(why);
+  CHECK(*why == "the agent ended with an error (error_max_turns)");
+}
+
 TEST_CASE("Codex events give tool calls and turn completion") {
   CodexEventReader r;
   r.feed_line(R"({"type":"thread.started","thread_id":"t"})");

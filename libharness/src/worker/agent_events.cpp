@@ -129,9 +129,14 @@ std::optional<std::string> agent_failure(const AgentRunFacts& f) {
   for (const auto& s : f.mcp_servers_failed)
     if (s.starts_with("harness:")) return fmt::format("the harness MCP server did not connect ({})", s);
   if (!f.saw_result) return "the agent's event stream ended without a result";
-  if (f.is_error)
-    return fmt::format("the agent ended with an error ({}): {}", f.result_subtype.empty() ? "error" : f.result_subtype,
-                       f.error_message);
+  if (f.is_error) {
+    // The Claude CLI flags a lost API connection `is_error` under subtype "success": only a
+    // subtype that names an error (error_max_turns, ...) says more than the flag.
+    std::string why = "the agent ended with an error";
+    if (f.result_subtype.starts_with("error")) why += fmt::format(" ({})", f.result_subtype);
+    if (!f.error_message.empty()) why += ": " + f.error_message;
+    return why;
+  }
   return std::nullopt;
 }
 
