@@ -191,6 +191,10 @@ TEST_CASE("the final is not due while a phase has gaps or is not planned yet, th
   CHECK(due().empty()); // phase 02 has no plans
   dir.write("ROADMAP.md", "# Roadmap\n\n## Phase 1: One\n**Goal**: a\n");
   CHECK(due() == std::vector<std::string>{"final: every plan is verified; this verification has not run"});
+  // A phase verification not run yet is one of the verifications left: the final follows it.
+  std::filesystem::remove(dir.path / "execution/phases/01-one/VERIFICATION.md");
+  CHECK(due() == std::vector<std::string>{"phase 01: every plan is verified; this verification has not run",
+                                          "final: every plan is verified; this verification has not run"});
 }
 
 TEST_CASE("plans a running orchestrate works on are running, not ready now") {

@@ -172,11 +172,13 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
   out.complete = all_verified && done.final.passed();
   if (done.final.current && done.final.status && !done.final.passed())
     out.blockers.push_back("final verification: " + gate_verdict(done.final));
-  // The final runs after every phase's own verification passed (a phase with gaps, or one not
-  // planned yet, is work it cannot cover), as the scheduler orders it.
-  const bool phases_verified =
-      std::ranges::all_of(out.phases, [](const PhaseProgress& ph) { return ph.state == "verified"; });
-  add_due(out.verifications_due, "final", done.final, all_verified && phases_verified);
+  // The final runs after every phase's own verification has passed, as the scheduler orders it:
+  // it is left to run once those verifications are all that is left before it, not while a phase
+  // has no plans yet or its verification found gaps or waits for a person (work comes first).
+  const bool only_verifications_left = std::ranges::all_of(out.phases, [](const PhaseProgress& ph) {
+    return ph.plans > 0 && ph.verified == ph.plans && ph.state != "gaps_found" && ph.state != "human_needed";
+  });
+  add_due(out.verifications_due, "final", done.final, all_verified && only_verifications_left);
   return out;
 }
 
