@@ -113,6 +113,59 @@ TEST_CASE("commit_paths returns the full hash of the commit it made", "[worker][
   CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "again").value() == "");
 }
 
+TEST_CASE("commit_paths commits only its paths, deletions and new files too, and leaves what others staged staged",
+          "[worker][git]") {
+  GitRepo repo;
+  repo.commit("gone.txt", "first");
+  repo.commit("kept.txt", "second");
+  repo.dir.write("theirs.txt", "another worker's work\n");
+  test::sh(repo.dir.path, "git add theirs.txt");
+  fs::remove(repo.dir.path / "gone.txt");
+  repo.dir.write("src/new.txt", "n\n");
+  repo.dir.write("kept.txt", "changed\n");
+  auto h = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"gone.txt", "src", "kept.txt"}, "mine");
+  REQUIRE(h);
+  CHECK(test::sh(repo.dir.path, "git show --name-status --format= HEAD") == "D\tgone.txt\nM\tkept.txt\nA\tsrc/new.txt\n");
+  CHECK(test::sh(repo.dir.path, "git status --porcelain") == "A  theirs.txt\n");
+  repo.dir.write(".gitignore", "*.log\n");
+  repo.dir.write("run.log", "x\n");
+  auto ignored = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"run.log"}, "log");
+  REQUIRE_FALSE(ignored);
+  CHECK(ignored.error().find("one .gitignore ignores") != std::string::npos);
+}
+
+TEST_CASE("commit_paths stages nothing in the shared index: a bare commit made meanwhile takes none of its files",
+          "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  // The hook sees the shared index as it is just before the commit: what a bare `git commit` an
+  // agent ran at that moment would have committed.
+  repo.dir.write(".git/hooks/pre-commit", "#!/bin/sh\nunset GIT_INDEX_FILE\ngit --no-optional-locks diff --cached --name-only > .git/seen\n");
+  fs::permissions(repo.dir.path / ".git/hooks/pre-commit", fs::perms(0755));
+  repo.dir.write("STATUS.md", "status\n");
+  repo.dir.write("a.txt", "changed\n");
+  auto h = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"STATUS.md", "a.txt"}, "docs",
+                                worker::CommitHooks::run);
+  REQUIRE(h);
+  REQUIRE(fs::exists(repo.dir.path / ".git/seen"));
+  CHECK(test::sh(repo.dir.path, "cat .git/seen").empty());
+  CHECK(test::sh(repo.dir.path, "git show --name-only --format= HEAD") == "STATUS.md\na.txt\n");
+  CHECK(test::sh(repo.dir.path, "git status --porcelain").empty());
+}
+
+TEST_CASE("a commit_paths a hook refuses leaves its new files untracked, as they were", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  repo.dir.write(".git/hooks/pre-commit", "#!/bin/sh\necho 'lint: no' >&2\nexit 1\n");
+  fs::permissions(repo.dir.path / ".git/hooks/pre-commit", fs::perms(0755));
+  repo.dir.write("new.txt", "n\n");
+  auto r = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"new.txt"}, "task",
+                                worker::CommitHooks::run);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find("lint: no") != std::string::npos);
+  CHECK(test::sh(repo.dir.path, "git status --porcelain") == "?? new.txt\n");
+}
+
 TEST_CASE("A commit waits while another git holds the index lock, and gives up on a stale one", "[worker][git]") {
   GitRepo repo;
   repo.commit("a.txt", "first");
@@ -136,6 +189,25 @@ TEST_CASE("A commit waits while another git holds the index lock, and gives up o
   CHECK(r.exit_code != 0);
   CHECK(r.out.find("index.lock") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)); // generous: not the 10 s default
+}
+
+TEST_CASE("A commit waits while another git moves the branch (its ref lock held)", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  // A worker's own `git commit` updating the branch at the moment ours does: "cannot lock ref 'HEAD'".
+  std::string ref = test::sh(repo.dir.path, "git symbolic-ref HEAD");
+  ref.pop_back();
+  const fs::path lock = repo.dir.path / ".git" / (ref + ".lock");
+  repo.dir.write(".git/" + ref + ".lock", "");
+  repo.dir.write("b.txt", "b\n");
+  std::thread other([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    fs::remove(lock);
+  });
+  auto hash = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "second");
+  other.join();
+  REQUIRE(hash);
+  CHECK(test::sh(repo.dir.path, "git log --format=%s") == "second\nfirst\n");
 }
 
 TEST_CASE("commit_paths takes each path literally: brackets are no character class", "[worker][git]") {
@@ -412,6 +484,28 @@ TEST_CASE("changed_paths limited to globs looks only at the matching paths", "[w
   CHECK(names(worker::changed_paths(repo.dir.path, {"out/**"})) == std::vector<std::string>{"out/a.txt", "out/deep/b.txt"});
   CHECK(names(worker::changed_paths(repo.dir.path, {"out/*.txt"})) == std::vector<std::string>{"out/a.txt"});
   CHECK(names(worker::changed_paths(repo.dir.path, {"other", "keep.txt"})) == std::vector<std::string>{"keep.txt", "other/c.txt"});
+}
+
+TEST_CASE("changed_paths counts an intent-to-add file as added, as a staged one", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  repo.dir.write("ita.txt", "i\n");
+  repo.dir.write("staged.txt", "s\n");
+  repo.dir.write("loose.txt", "l\n");
+  test::sh(repo.dir.path, "git add -N ita.txt && git add staged.txt");
+  // What a commit killed between moving the branch and writing the index leaves: the file in
+  // HEAD, an intent-to-add entry in the index ("DA"). Not new: HEAD has it.
+  repo.dir.write("landed.txt", "l\n");
+  test::sh(repo.dir.path, "git add -N landed.txt && cp .git/index .git/index.before && git commit -q -m landed -- landed.txt && "
+                          "mv .git/index.before .git/index");
+  REQUIRE(test::sh(repo.dir.path, "git status --porcelain landed.txt") == "DA landed.txt\n");
+  const auto changes = worker::changed_paths(repo.dir.path);
+  CHECK(changes.size() == 4);
+  for (const auto& c : changes) {
+    CAPTURE(c.path);
+    CHECK(c.added == (c.path == "ita.txt" || c.path == "staged.txt"));
+    CHECK(c.untracked == (c.path == "loose.txt"));
+  }
 }
 
 TEST_CASE("HARNESS_DONE_TASKS round-trips and rejects malformed values", "[worker][git]") {

@@ -54,6 +54,29 @@ std::string committed_hash(const fs::path& root, const std::string& out) {
   return head;
 }
 
+/// The untracked, not ignored files among `pathspecs` (a directory's too), marked intent-to-add:
+/// in the index without content, so that a pathspec commit sees them. Returns them, or git's
+/// complaint.
+std::expected<std::vector<std::string>, std::string> intend_to_add_new_files(const fs::path& root,
+                                                                             const std::vector<std::string>& pathspecs) {
+  std::vector<std::string> ls = {"ls-files", "-z", "--others", "--exclude-standard", "--"};
+  ls.insert(ls.end(), pathspecs.begin(), pathspecs.end());
+  auto r = run_git(root, ls);
+  if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.out));
+  std::vector<std::string> files;
+  for (size_t pos = 0; pos < r.out.size();) {
+    const size_t end = std::min(r.out.find('\0', pos), r.out.size());
+    if (end > pos) files.push_back(r.out.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  if (files.empty()) return files;
+  std::vector<std::string> add = {"add", "--intent-to-add", "--"};
+  for (const auto& f : files) add.push_back(literal_pathspec(f));
+  if (auto a = run_git_writing_index(root, add); a.exit_code != 0)
+    return std::unexpected(fmt::format("git add failed (exit {}): {}", a.exit_code, a.out));
+  return files;
+}
+
 } // namespace
 
 GitResult run_git(const fs::path& root, std::vector<std::string> args) {
@@ -89,7 +112,10 @@ GitResult run_git_writing_index(const fs::path& root, std::vector<std::string> a
   auto pause = std::chrono::milliseconds(20);
   for (;;) {
     auto r = run_git(root, args);
-    const bool locked = r.exit_code != 0 && r.out.find("index.lock': File exists") != std::string::npos;
+    // Another git holds the index, or the branch's ref: a commit made elsewhere at this moment
+    // ("cannot lock ref 'HEAD': is at X but expected Y"); made again, ours builds on the new tip.
+    const bool locked = r.exit_code != 0 && (r.out.find("index.lock': File exists") != std::string::npos ||
+                                             r.out.find("cannot lock ref '") != std::string::npos);
     if (!locked || std::chrono::steady_clock::now() + pause > deadline) return r;
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(500));
@@ -116,7 +142,10 @@ std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std
     const std::string entry = r.out.substr(pos, end - pos);
     pos = end + 1;
     if (entry.size() < 4) continue;
-    out.push_back({entry[0] == '?', entry[0] == 'A', entry.substr(3)});
+    // " A": an intent-to-add entry (commit_paths makes them for a moment), as new as a staged
+    // one. Not "DA": a commit killed after moving the branch, before writing the index, leaves the
+    // intent-to-add entry of a file HEAD now has; checking it out from HEAD puts it right.
+    out.push_back({entry[0] == '?', entry[0] == 'A' || (entry[0] == ' ' && entry[1] == 'A'), entry.substr(3)});
     if (entry[0] == 'R' || entry[0] == 'C') pos = r.out.find('\0', pos) + 1; // skip the rename source
   }
   return out;
@@ -141,24 +170,37 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   // Paths, not patterns: `app/posts/[id]/page.tsx` must not also take `app/posts/i/page.tsx`.
   std::vector<std::string> literal;
   for (const auto& p : paths) literal.push_back(literal_pathspec(p));
-  std::vector<std::string> add = {"add", "-A", "--"};
-  add.insert(add.end(), literal.begin(), literal.end());
-  if (auto r = run_git_writing_index(root, add); r.exit_code != 0)
-    return std::unexpected(fmt::format("git add failed (exit {}): {}", r.exit_code, r.out));
-  // Commit only these paths: other workers may have staged their own files meanwhile.
+  // The index is shared with every worker, and an agent may run a bare `git commit` however it is
+  // told: whatever we stage there before our commit could land in theirs. So nothing is staged:
+  // new files get intent-to-add entries (which a bare commit skips) only so that the pathspec
+  // commit below knows them, and `commit --only` takes the named paths from the work tree.
+  auto added = intend_to_add_new_files(root, literal);
+  if (!added) return std::unexpected(added.error());
   auto commit = commit_args(message);
   if (hooks == CommitHooks::skip) commit.push_back("--no-verify");
-  commit.push_back("--");
+  commit.insert(commit.end(), {"--only", "--"});
   commit.insert(commit.end(), literal.begin(), literal.end());
   auto r = run_git_writing_index(root, commit);
   if (r.exit_code != 0) {
+    // A refused commit leaves the new files untracked, as they were; not `git reset` on the named
+    // paths, which would also unstage what someone staged in them.
+    if (!added->empty()) {
+      std::vector<std::string> undo = {"rm", "--cached", "-q", "--"};
+      for (const auto& f : *added) undo.push_back(literal_pathspec(f));
+      run_git_writing_index(root, undo);
+    }
     if (r.out.find("nothing to commit") != std::string::npos || r.out.find("no changes added") != std::string::npos ||
         r.out.find("nothing added to commit") != std::string::npos)
       return std::string();
     // The identity hint only where git complains about the identity: elsewhere it misleads.
     const bool identity = r.out.find("tell me who you are") != std::string::npos || r.out.find("ident") != std::string::npos;
+    // Git names no reason: a path it ignores is skipped above like one that does not exist.
+    const bool unknown = r.out.find("did not match any file") != std::string::npos;
     return std::unexpected(fmt::format("git commit failed (exit {}){}: {}", r.exit_code,
-                                       identity ? "; is user.name/user.email configured?" : "", r.out));
+                                       identity  ? "; is user.name/user.email configured?"
+                                       : unknown ? "; a path that does not exist, or one .gitignore ignores"
+                                                 : "",
+                                       r.out));
   }
   return committed_hash(root, r.out);
 }

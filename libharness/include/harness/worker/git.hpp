@@ -27,7 +27,8 @@ GitResult run_git(const std::filesystem::path& root, std::vector<std::string> ar
 
 /// run_git for a command that writes the index (add, commit, reset, checkout). Another git in the
 /// repository (an editor's, or an agent's `git status`, which takes .git/index.lock for a moment)
-/// makes git give up at once with "index.lock: File exists"; this tries again until `patience`
+/// makes git give up at once with "index.lock: File exists", and a commit made elsewhere while
+/// ours was written fails it with "cannot lock ref 'HEAD'"; this tries again until `patience`
 /// has passed. A lock left by a crashed git outlasts it: git's own message then says what to do.
 GitResult run_git_writing_index(const std::filesystem::path& root, std::vector<std::string> args,
                                 std::chrono::milliseconds patience = std::chrono::seconds(10));
@@ -35,7 +36,7 @@ GitResult run_git_writing_index(const std::filesystem::path& root, std::vector<s
 /// A path that differs from HEAD.
 struct GitChange {
   bool untracked = false;
-  bool added = false; ///< staged as a new file: in the index, not in HEAD
+  bool added = false; ///< in the index (staged or intent-to-add), not in HEAD
   std::string path; ///< relative to the repository root
 };
 
@@ -56,9 +57,12 @@ std::string literal_pathspec(const std::string& path);
 /// VERIFICATION, ROADMAP progress) are its bookkeeping and skip them.
 enum class CommitHooks { run, skip };
 
-/// Stages and commits exactly `paths` (file paths, never patterns; deletions too) under `lock_file`.
+/// Commits exactly `paths` (file or directory paths, never patterns; deletions too) as they are in
+/// the work tree, under `lock_file`. Nothing is staged in the shared index on the way (`commit
+/// --only`; new files become intent-to-add entries, which a bare `git commit` skips): what others
+/// staged stays out of this commit, and a bare commit someone runs meanwhile takes nothing of it.
 /// Returns the new commit hash, empty when nothing changed, or git's complaint (a hook's refusal
-/// included).
+/// included; the new files are then untracked again).
 std::expected<std::string, std::string> commit_paths(const std::filesystem::path& root,
                                                      const std::filesystem::path& lock_file,
                                                      const std::vector<std::string>& paths, const std::string& message,
