@@ -6,6 +6,7 @@
 #include "harness/mcp/tool_store.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "mcp_pipe_session.hpp"
+#include "spec_test_util.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -53,7 +54,7 @@ TEST_CASE("the catalog lists every harness tool with input and output schemas") 
       "harness_start_session", "harness_list_sessions", "harness_get_output", "harness_wait_for_state",
       "harness_respond", "harness_get_pending", "harness_get_project_state", "harness_end_session",
       "harness_sync_state", "harness_set_state", "harness_get_state", "harness_mark_phase_verified",
-      "harness_worker_get_task", "harness_worker_report", "harness_worker_await"};
+      "harness_worker_get_task", "harness_worker_report", "harness_worker_await", "harness_worker_commit"};
   std::set<std::string> names;
   for (const Tool& tool : harness_tool_catalog()) {
     names.insert(tool.name);
@@ -89,7 +90,7 @@ TEST_CASE("a worker without a session identity still lists tools but its calls f
   const Server server = build_server(project_options(p.root, Role::worker), {});
   PipeSession s(server);
   CHECK(s.call(1, "initialize", {{"protocolVersion", "2025-11-25"}}).contains("result"));
-  CHECK(s.call(2, "tools/list").at("result").at("tools").as_array().size() == 3);
+  CHECK(s.call(2, "tools/list").at("result").at("tools").as_array().size() == 4);
   auto r = call_tool(s, 3, "harness_worker_get_task");
   CHECK(is_error(r));
   CHECK(text_of(r).find("HARNESS_SESSION_ID") != std::string::npos);
@@ -100,7 +101,7 @@ TEST_CASE("a worker with a wrong token is refused") {
   TempProject p;
   ToolStore store(p.root);
   REQUIRE(store.create_session("s1", "secret", "01-01"));
-  const Server server = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "wrong"});
+  const Server server = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "wrong", ""});
   PipeSession s(server);
   auto r = call_tool(s, 1, "harness_worker_report", {{"type", "task_started"}});
   CHECK(is_error(r));
@@ -172,7 +173,7 @@ TEST_CASE("a worker report is answered by the orchestrator and its await returns
   TempProject p;
   ToolStore seed(p.root);
   REQUIRE(seed.create_session("s1", "tok", "01-02"));
-  const Server worker = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "tok"});
+  const Server worker = build_server(project_options(p.root, Role::worker), WorkerIdentity{"s1", "tok", ""});
   const Server orchestrator = build_server(project_options(p.root, Role::orchestrator), {});
   PipeSession w(worker);
   PipeSession o(orchestrator);
@@ -232,6 +233,31 @@ TEST_CASE("a worker's await tells the orchestrator how long it waits, unless the
     }
   // One for the wait that blocked; none for the one the answer was already there for.
   CHECK(awaits == std::vector<std::string>{json::serialize(json::object{{"message_id", message}, {"timeout_ms", 200}})});
+}
+
+TEST_CASE("a worker commits its plan's files through harness_worker_commit, and hears why a commit is refused") {
+  TempProject p;
+  const fs::path root = fs::canonical(p.root);
+  const fs::path spec = harness::test::example_project(root);
+  ToolStore seed(root);
+  REQUIRE(seed.create_session("s1", "tok", "execute:01-01"));
+  const Server worker = build_server(project_options(root, Role::worker), WorkerIdentity{"s1", "tok", spec.string()});
+  PipeSession w(worker);
+  std::ofstream(root / "app.py") << "x\n";
+  auto made = call_tool(w, 1, "harness_worker_commit", {{"message", "feat(01-01): package layout"}, {"files", json::array{"app.py"}}, {"task", 1}});
+  INFO(json::serialize(made));
+  REQUIRE_FALSE(is_error(made));
+  const auto& out = made.at("structuredContent").as_object();
+  CHECK(out.at("commit").as_string().size() == 40);
+  CHECK(out.at("undeclared") == json::array{"app.py"});
+  CHECK(harness::test::sh(root, "git log -1 --format=%B") ==
+        "feat(01-01): package layout\n\nPlan: 01-01, Task: 1/2\nSpec: SPC-001-task-tracker\n\n");
+  auto outside = call_tool(w, 2, "harness_worker_commit", {{"message", "m"}, {"files", json::array{"../x"}}});
+  CHECK(is_error(outside));
+  CHECK(text_of(outside).find("outside the project") != std::string::npos);
+  const Server stranger = build_server(project_options(root, Role::worker), WorkerIdentity{"s1", "wrong", spec.string()});
+  PipeSession x(stranger);
+  CHECK(is_error(call_tool(x, 1, "harness_worker_commit", {{"message", "m"}, {"files", json::array{"app.py"}}})));
 }
 
 TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_respond answers them") {

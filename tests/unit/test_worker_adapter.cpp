@@ -65,6 +65,9 @@ TEST_CASE("the claude adapter runs claude -p with stream-json and a strict harne
   CHECK(server.at("command").as_string() == "/opt/harness/bin/harness-mcp");
   CHECK(server.at("args").as_array().at(0).as_string() == "--worker");
   CHECK(server.at("env").at("HARNESS_TOKEN").as_string() == "tok");
+  // harness_worker_commit finds the session's spec directory with it: Claude Code hands an MCP
+  // server only the env of its config.
+  CHECK(server.at("env").at("HARNESS_SPEC_DIR").as_string() == "/proj/docs/specs/SPC-001-x");
 }
 
 TEST_CASE("the codex adapter writes a CODEX_HOME config with the harness MCP server auto-approved") {
@@ -84,6 +87,7 @@ TEST_CASE("the codex adapter writes a CODEX_HOME config with the harness MCP ser
   CHECK(toml.find("base_url = \"http://127.0.0.1:9999/v1\"") != std::string::npos);
   CHECK(toml.find("env_key = \"STUB_KEY\"") != std::string::npos);
   CHECK(toml.find("HARNESS_TOKEN = \"tok\"") != std::string::npos);
+  CHECK(toml.find("HARNESS_SPEC_DIR = \"/proj/docs/specs/SPC-001-x\"") != std::string::npos);
   // Sandboxed, but the worker can commit: .git is the one writable root added.
   CHECK(toml.find("sandbox_mode = \"workspace-write\"") != std::string::npos);
   CHECK(toml.find("writable_roots = [\"" + (sample_request().project_root / ".git").string() + "\"]") != std::string::npos);

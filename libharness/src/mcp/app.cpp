@@ -14,7 +14,8 @@ namespace {
 constexpr std::string_view k_instructions =
     "harness orchestrates AI coding-agent sessions for a spec-driven project. "
     "Orchestrator tools (harness_*) read and change sessions and state; worker tools "
-    "(harness_worker_*) let a worker report progress and wait for the orchestrator's answer.";
+    "(harness_worker_*) let a worker report progress, wait for the orchestrator's answer and commit "
+    "its plan's files safely beside the other workers.";
 
 Server filtered(Server full, const std::vector<std::string>& keep) {
   if (keep.empty()) return full;
@@ -31,6 +32,7 @@ WorkerIdentity identity_from_environment() {
   WorkerIdentity id;
   if (const char* s = std::getenv("HARNESS_SESSION_ID")) id.session_id = s;
   if (const char* t = std::getenv("HARNESS_TOKEN")) id.token = t;
+  if (const char* d = std::getenv("HARNESS_SPEC_DIR")) id.spec_dir = d;
   return id;
 }
 

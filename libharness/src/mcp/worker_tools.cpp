@@ -1,6 +1,8 @@
 // Worker-side harness_worker_* tools: a worker sees and changes only its own session.
 #include "tool_support.hpp"
 
+#include "harness/worker/worker_commit.hpp"
+
 #include <array>
 #include <chrono>
 
@@ -69,6 +71,28 @@ ToolResult await_answer(ToolStore& store, const WorkerIdentity& id, const json::
   }
 }
 
+/// harness_worker_commit: the session's plan and spec come from the store, not from the caller.
+ToolResult commit(ToolStore& store, const ToolEnvironment& env, const json::object& args) {
+  auto me = authenticate(store, env.identity);
+  if (!me) return error_result(me.error());
+  worker::WorkerCommitRequest req;
+  req.task_id = string_arg(me->task, "task_id");
+  req.spec_name = string_arg(me->task, "spec");
+  req.spec_dir = !env.identity.spec_dir.empty() ? std::filesystem::path(env.identity.spec_dir)
+                                                : env.project / "docs" / "specs" / req.spec_name;
+  req.message = string_arg(args, "message");
+  if (const json::value* files = args.if_contains("files"))
+    for (const auto& f : files->as_array()) req.files.emplace_back(f.as_string());
+  req.task = static_cast<int>(number_arg(args, "task", 0, -1, 1e6));
+  auto made = worker::commit_worker_files(req);
+  if (!made) return error_result(made.error());
+  json::array files, undeclared;
+  for (const auto& f : made->files) files.emplace_back(f);
+  for (const auto& f : made->undeclared) undeclared.emplace_back(f);
+  return structured_result(
+      json::object{{"commit", made->hash}, {"files", std::move(files)}, {"undeclared", std::move(undeclared)}});
+}
+
 }  // namespace
 
 void add_worker_tools(Server& server, const ToolEnvironment& env) {
@@ -108,6 +132,19 @@ void add_worker_tools(Server& server, const ToolEnvironment& env) {
                          {"message_id", "answered"}),
            [store, id](const json::object& args, CallContext& ctx) { return await_answer(*store, id, args, ctx); },
            Execution::own_thread);
+  json::object strings = typed("array", "paths relative to the project root: exactly what this commit holds");
+  strings["items"] = typed("string");
+  add_tool(server, "harness_worker_commit", "Commit the named files with this plan's trailers (never run git commit).",
+           object_schema({{"message", typed("string", "subject line (and body); Plan/Task/Spec trailers are added")},
+                          {"files", std::move(strings)},
+                          {"task", typed("integer", "1-based task of the plan; omit for the SUMMARY commit")}},
+                         {"message", "files"}),
+           object_schema({{"commit", typed("string")},
+                          {"files", typed("array", "paths the commit changed")},
+                          {"undeclared", typed("array", "of those, the ones files_modified does not cover: "
+                                                        "say why in the SUMMARY")}},
+                         {"commit", "files", "undeclared"}),
+           [store, env](const json::object& args, CallContext&) { return commit(*store, env, args); }, Execution::own_thread);
 }
 
 std::vector<Tool> harness_tool_catalog() {

@@ -78,7 +78,7 @@ void Orchestrator::Impl::commit_orphan_summaries() {
     if (it == plan_of_summary.end()) continue;
     const auto commits = trailers->commits_for(it->second);
     if (std::ranges::none_of(commits, [&](const auto& c) { return spec.layout.owns_spec_trailer(c.spec); })) continue;
-    const auto msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", it->second, it->second, spec.layout.spec_name);
+    const auto msg = fmt::format("docs({}): summary\n\n{}", it->second, worker::plan_trailers(it->second, 0, 0, spec.layout.spec_name));
     if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); r && !r->empty()) committed = true;
   }
   if (committed) trailers->refresh();

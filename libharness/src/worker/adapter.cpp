@@ -36,7 +36,8 @@ std::string mcp_config_json(const LaunchRequest& req) {
   json::object env{{"HARNESS_SESSION_ID", req.session_id},
                    {"HARNESS_TOKEN", req.token},
                    {"HARNESS_STATE_DIR", req.state_dir.string()},
-                   {"HARNESS_DB", req.db_path.string()}};
+                   {"HARNESS_DB", req.db_path.string()},
+                   {"HARNESS_SPEC_DIR", req.spec_dir.string()}};
   json::object server{{"type", "stdio"},
                       {"command", req.harness_mcp.string()},
                       {"args", json::array{"--worker", "--project", req.project_root.string()}},
@@ -102,9 +103,10 @@ LaunchSpec build_codex(const LaunchRequest& req, const AdapterSettings& s) {
   toml += fmt::format("args = [\"--worker\", \"--project\", {}]\n", toml_string(req.project_root.string()));
   toml += "default_tools_approval_mode = \"approve\"\n";
   toml += "\n[mcp_servers.harness.env]\n";
-  toml += fmt::format("HARNESS_SESSION_ID = {}\nHARNESS_TOKEN = {}\nHARNESS_STATE_DIR = {}\nHARNESS_DB = {}\n",
-                      toml_string(req.session_id), toml_string(req.token),
-                      toml_string(req.state_dir.string()), toml_string(req.db_path.string()));
+  toml += fmt::format("HARNESS_SESSION_ID = {}\nHARNESS_TOKEN = {}\nHARNESS_STATE_DIR = {}\nHARNESS_DB = {}\n"
+                      "HARNESS_SPEC_DIR = {}\n",
+                      toml_string(req.session_id), toml_string(req.token), toml_string(req.state_dir.string()),
+                      toml_string(req.db_path.string()), toml_string(req.spec_dir.string()));
   spec.files.push_back({home / "config.toml", toml});
   spec.argv = {s.codex_binary, "exec", "--json", "--skip-git-repo-check", "--ephemeral", req.prompt};
   spec.env = req.inherited_env;

@@ -1,5 +1,7 @@
 #include "harness/worker/script_plan.hpp"
 
+#include "harness/worker/trailers.hpp"
+
 #include <fmt/format.h>
 
 namespace harness::worker {
@@ -52,8 +54,7 @@ std::string task_commit_message(const spec::Plan& plan, const ScriptTask& task, 
                                 const std::string& spec_name) {
   std::string type = plan.type.empty() || plan.type == "execute" ? "feat" : plan.type;
   std::string subject = task.name.empty() ? fmt::format("task {}", task.index) : task.name;
-  return fmt::format("{}({}): {}\n\nPlan: {}, Task: {}/{}\nSpec: {}\n", type, plan.id, subject, plan.id, task.index,
-                     task_count, spec_name);
+  return fmt::format("{}({}): {}\n\n{}", type, plan.id, subject, plan_trailers(plan.id, task.index, task_count, spec_name));
 }
 
 std::string script_summary(const spec::Plan& plan, const ScriptRunRecord& run) {

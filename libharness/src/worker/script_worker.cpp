@@ -2,7 +2,7 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/spec/document_parsers.hpp"
-#include "harness/spec/plan_parser.hpp"
+#include "harness/spec/spec.hpp"
 #include "harness/util/glob.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
@@ -140,29 +140,6 @@ std::expected<std::string, std::string> commit_task(const fs::path& root, const 
   return hash;
 }
 
-/// Finds and parses `<plans>/<NN-slug>/<id>-PLAN.md`.
-std::expected<spec::Plan, std::string> load_one_plan(const spec::Layout& layout, const std::string& plan_id) {
-  const auto dash = plan_id.rfind('-');
-  auto phase = spec::parse_phase_number(plan_id.substr(0, dash == std::string::npos ? 0 : dash));
-  const auto* dir = phase ? layout.find_phase(*phase) : nullptr;
-  if (!dir) return std::unexpected(fmt::format("plan {} not found in {}", plan_id, layout.spec_dir.string()));
-  const auto file = layout.plan_file(*dir, plan_id);
-  auto text = util::read_file(file);
-  if (!text) return std::unexpected(fmt::format("plan {} not found: {}", plan_id, text.error()));
-  std::vector<spec::Diagnostic> diags;
-  auto plan = spec::parse_plan(*text, layout.relative(file),
-                               layout.kind == spec::LayoutKind::legacy_gsd ? spec::PlanDialect::gsd : spec::PlanDialect::harness, diags);
-  if (!plan || spec::has_errors(diags)) {
-    std::string why;
-    for (const auto& d : diags) why += spec::render(d);
-    return std::unexpected(fmt::format("plan {} does not validate:\n{}", plan_id, why));
-  }
-  plan->id = plan_id;
-  plan->phase = *phase;
-  plan->phase_slug = dir->slug;
-  return *plan;
-}
-
 } // namespace
 
 std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project_root, const std::string& plan_id,
@@ -210,7 +187,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   auto layout = spec::discover_layout(req.spec_dir, fs::current_path());
   result.bad_input = !layout;
   if (!layout) return fail(layout.error());
-  auto loaded = load_one_plan(*layout, req.plan_id);
+  auto loaded = spec::load_one_plan(*layout, req.plan_id);
   result.bad_input = !loaded;
   if (!loaded) return fail(loaded.error());
   const spec::Plan* plan = &*loaded;
@@ -310,7 +287,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
     if (auto w = util::write_file_atomic(result.summary, script_summary(*plan, record)); !w) return fail(w.error());
   std::error_code ec;
   const std::string summary_rel = fs::relative(result.summary, root, ec).string();
-  const std::string msg = fmt::format("docs({}): summary\n\nPlan: {}\nSpec: {}\n", plan->id, plan->id, lay->spec_name);
+  const std::string msg = fmt::format("docs({}): summary\n\n{}", plan->id, plan_trailers(plan->id, 0, 0, lay->spec_name));
   const spec::Plan none;
   auto hash = commit_task(root, lock, Declared{none, {}}, {summary_rel}, msg, touched, CommitHooks::skip);
   if (!hash) return fail("summary: " + hash.error());

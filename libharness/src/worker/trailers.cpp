@@ -93,6 +93,11 @@ std::vector<std::pair<int, std::string>> standing_tasks(const std::vector<Traile
   return out;
 }
 
+std::string plan_trailers(const std::string& plan_id, int task, int task_count, const std::string& spec) {
+  if (task == 0) return fmt::format("Plan: {}\nSpec: {}\n", plan_id, spec);
+  return fmt::format("Plan: {}, Task: {}/{}\nSpec: {}\n", plan_id, task, task_count, spec);
+}
+
 std::string redo_trailer(const std::string& plan_id, int task) {
   return task == 0 ? "Redo: " + plan_id : fmt::format("Redo: {}, Task: {}", plan_id, task);
 }

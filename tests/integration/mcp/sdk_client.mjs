@@ -57,7 +57,7 @@ db.prepare(`INSERT INTO sessions(id, slot, status, working_dir, task_id, token)
 db.close();
 
 const worker = await connect(['--worker', '--project', project], { HARNESS_SESSION_ID: 's1', HARNESS_TOKEN: 'tok' });
-assert.equal((await worker.listTools()).tools.length, 3);
+assert.equal((await worker.listTools()).tools.length, 4);
 r = await worker.callTool({ name: 'harness_worker_get_task', arguments: {} });
 assert.equal(r.structuredContent.task.task_id, '01-02');
 r = await worker.callTool({ name: 'harness_worker_report',

@@ -8,10 +8,12 @@
 
 namespace harness::mcp {
 
-/// The environment a worker authenticates with (HARNESS_SESSION_ID, HARNESS_TOKEN).
+/// The environment a worker authenticates with (HARNESS_SESSION_ID, HARNESS_TOKEN), and its spec
+/// directory (HARNESS_SPEC_DIR; when unset, docs/specs/<the session's spec>).
 struct WorkerIdentity {
   std::string session_id;
   std::string token;
+  std::string spec_dir;
 };
 
 /// What the harness tools work on: the project root and (worker role) the caller's identity.
@@ -23,7 +25,7 @@ struct ToolEnvironment {
 /// Registers the orchestrator tools (harness_start_session ... harness_mark_phase_verified).
 void add_orchestrator_tools(Server& server, const ToolEnvironment& env);
 
-/// Registers the worker tools (harness_worker_get_task, _report, _await).
+/// Registers the worker tools (harness_worker_get_task, _report, _await, _commit).
 void add_worker_tools(Server& server, const ToolEnvironment& env);
 
 /// Name, description and schemas of every harness tool, orchestrator then worker, for tests and

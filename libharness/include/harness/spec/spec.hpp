@@ -35,4 +35,9 @@ struct Spec {
 std::expected<Spec, std::string> load_spec(const std::filesystem::path& spec_dir,
                                            const std::filesystem::path& cwd = std::filesystem::current_path());
 
+/// Finds and parses one plan, `<plans>/<NN-slug>/<id>-PLAN.md`, without loading the rest of the
+/// spec (a worker of a 2,000-plan spec reads its own plan only). Fails when the plan is missing or
+/// does not validate, with the diagnostics rendered.
+std::expected<Plan, std::string> load_one_plan(const Layout& layout, const std::string& plan_id);
+
 } // namespace harness::spec

@@ -52,6 +52,10 @@ using SpecOwner = std::function<bool(std::string_view spec_trailer)>;
 std::vector<std::pair<int, std::string>> standing_tasks(const std::vector<TrailerCommit>& newest_first,
                                                         const std::string& plan_id, const SpecOwner& ours);
 
+/// The trailer lines of a plan's commit: `Plan: 01-02, Task: 2/3` (task 0: `Plan: 01-02`, a
+/// SUMMARY commit) and `Spec: <spec>`, each ending in a newline. Every worker writes these.
+std::string plan_trailers(const std::string& plan_id, int task, int task_count, const std::string& spec);
+
 /// The lines `Redo: 01-02` (task 0: every task) or `Redo: 01-02, Task: 2` of a redo marker.
 std::string redo_trailer(const std::string& plan_id, int task);
 
