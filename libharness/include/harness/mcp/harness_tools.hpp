@@ -13,7 +13,7 @@ namespace harness::mcp {
 struct WorkerIdentity {
   std::string session_id;
   std::string token;
-  std::string spec_dir;
+  std::string spec_dir = {};
 };
 
 /// What the harness tools work on: the project root and (worker role) the caller's identity.
