@@ -18,7 +18,9 @@ TEST_CASE("processes_with_env finds a process by its variable's value, and only 
   env["HARNESS_TEST_SCAN"] = value;
   auto pid = worker::spawn_process({"/bin/sleep", {"sleep", "30"}, env, {}, -1, -1, true});
   REQUIRE(pid);
+  // Until the child has exec'd, /proc shows the parent's environment: wait for the sleep.
   auto found = worker::processes_with_env("HARNESS_TEST_SCAN", {value, "another"});
+  for (int i = 0; i < 500 && found.empty(); ++i, ::usleep(10'000)) found = worker::processes_with_env("HARNESS_TEST_SCAN", {value, "another"});
   REQUIRE(found.size() == 1);
   CHECK(found[0].pid == *pid);
   CHECK(found[0].pgid == *pid); // a group of its own
