@@ -30,7 +30,10 @@ for i in $(seq 1 90); do
 done
 echo "orchestrator killed $kills times"
 [[ $kills -ge 30 ]] || fail "only $kills kills landed before the run finished"
-(cd "$p" && "$cli" orchestrate "$spec" --worker script --slots 2 --yes >>"$tmp/crash.log" 2>&1) || { tail "$tmp/crash.log"; fail "final resume exited $?"; }
+rc=0
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --slots 2 --yes >"$tmp/final.log" 2>&1) || rc=$?
+cat "$tmp/final.log" >>"$tmp/crash.log"
+[[ $rc -eq 0 ]] || { cat "$tmp/final.log" >&2; fail "final resume exited $rc"; }
 
 # Side effects: every file as in the calm run, every task committed exactly once.
 diff -r "$tmp/calm/out" "$p/out" || fail "the files the plans wrote differ from the uninterrupted run"
