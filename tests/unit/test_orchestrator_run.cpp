@@ -77,6 +77,14 @@ struct Project {
   }
 };
 
+/// One uninterrupted run of the project's spec to completion: what most resume tests start from.
+void run_to_completion(const Project& proj) {
+  FileVerifier v;
+  Recorder rec;
+  orchestrator::Orchestrator o(proj.options(), v, rec);
+  REQUIRE(o.run()->outcome == "complete");
+}
+
 } // namespace
 
 TEST_CASE("orchestrate runs the example spec to completion with script workers in parallel slots") {
@@ -276,12 +284,7 @@ TEST_CASE("a phase's report written while another phase's write-back is committe
 
 TEST_CASE("files a killed run wrote and never committed are committed by the next run, and only those") {
   Project proj;
-  {
-    FileVerifier v;
-    Recorder rec;
-    orchestrator::Orchestrator o(proj.options(), v, rec);
-    REQUIRE(o.run()->outcome == "complete");
-  }
+  run_to_completion(proj);
   // As a run killed right after marking a SUMMARY leaves it: the file changed, and the store
   // lists it as the orchestrator's to commit. Another SUMMARY the user touched is not listed.
   const fs::path phase1 = proj.spec / "execution/phases/01-foundation";
@@ -314,12 +317,7 @@ TEST_CASE("files a killed run wrote and never committed are committed by the nex
 
 TEST_CASE("documents an older harness's killed run left uncommitted are committed by the next run, though its store lists none") {
   Project proj;
-  {
-    FileVerifier v;
-    Recorder rec;
-    orchestrator::Orchestrator o(proj.options(), v, rec);
-    REQUIRE(o.run()->outcome == "complete");
-  }
+  run_to_completion(proj);
   // As a harness before schema v6 (a1b88fb) leaves things when killed after marking SUMMARYs
   // verified: the marks uncommitted, and a store that lists no files to commit (it kept no such
   // list: its next run committed every change under the spec directory). An older one still
