@@ -48,15 +48,7 @@ PY
    --command "python3 $tmp/waiter.py {harness_mcp} {harness_cli} $tmp/hung" --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log" </dev/null) &
 orch=$!
 # 01-01's question, once its worker went on and waits again (its progress report is in the store).
-id=
-for _ in $(seq 1 300); do
-  if grep -q 'going on without the answer' "$tmp/events.jsonl" 2>/dev/null; then
-    id=$(cd "$p" && "$cli" respond --list 2>/dev/null | awk '$3 == "execute:01-01" {print $1; exit}')
-    [[ -n $id ]] && break
-  fi
-  kill -0 "$orch" 2>/dev/null || break
-  sleep 0.1
-done
+id=$(checkpoint_of "$p" execute:01-01 "$orch" "$tmp/events.jsonl" 'going on without the answer')
 [[ -n $id ]] || { cat "$tmp/stderr.log" "$tmp/events.jsonl" >&2; fail "execute:01-01's question never became a checkpoint"; }
 sleep 6 # past both timeouts
 kill -0 "$orch" 2>/dev/null || { cat "$tmp/events.jsonl" "$tmp/stderr.log" >&2; fail "the run ended before the answer"; }

@@ -42,13 +42,7 @@ PY
 (cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib exec "$cli" orchestrate "$spec" --slots 3 --worker command --command "python3 $tmp/waiter.py {harness_mcp} {harness_cli}" \
    --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log" </dev/null) &
 orch=$!
-id=
-for _ in $(seq 1 300); do
-  id=$(cd "$p" && "$cli" respond --list 2>/dev/null | awk '$3 == "execute:01-01" {print $1; exit}')
-  [[ -n $id ]] && break
-  kill -0 "$orch" 2>/dev/null || break
-  sleep 0.1
-done
+id=$(checkpoint_of "$p" execute:01-01 "$orch")
 [[ -n $id ]] || { cat "$tmp/stderr.log" "$tmp/events.jsonl" >&2; fail "execute:01-01's question never became a checkpoint"; }
 sleep 6 # past both timeouts
 kill -0 "$orch" 2>/dev/null || { cat "$tmp/events.jsonl" "$tmp/stderr.log" >&2; fail "the run ended before the answer"; }

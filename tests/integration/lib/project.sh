@@ -109,3 +109,19 @@ p.stdin.close()
 p.wait(timeout=10)
 PY
 }
+
+# checkpoint_of DIR TASK PID [AFTER_FILE AFTER_TEXT]: prints the id `respond --list` shows for
+# TASK's open checkpoint in project DIR, waiting up to 30 s (and, when given, until AFTER_FILE
+# holds AFTER_TEXT) while the orchestrate PID runs; prints nothing when none came.
+checkpoint_of() {
+  local dir=$1 task=$2 pid=$3 after_file=${4:-} after_text=${5:-} id=
+  for _ in $(seq 1 300); do
+    if [[ -z $after_file ]] || grep -q "$after_text" "$after_file" 2>/dev/null; then
+      id=$(cd "$dir" && "$cli" respond --list 2>/dev/null | awk -v t="$task" '$3 == t {print $1; exit}')
+      [[ -n $id ]] && break
+    fi
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "$id"
+}
