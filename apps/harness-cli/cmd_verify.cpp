@@ -74,8 +74,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
       }
       written = spec->layout.relative(file->file);
       kept = file->kept_approval;
-      if (file->dropped_approval)
-        dropped = verify::DroppedApproval{*file->dropped_approval, file->dropped_because, file->dropped_work_hash};
+      dropped = file->dropped_approval;
     }
     if (opt->json) std::cout << verify::report_json(report, kept, dropped);
     else {

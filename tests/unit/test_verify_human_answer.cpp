@@ -237,9 +237,9 @@ TEST_CASE("verify --phase drops a person's approval once the plans' files change
     const auto w = write();
     CHECK_FALSE(w.kept_approval);
     REQUIRE(w.dropped_approval);
-    CHECK(w.dropped_approval->by == "alice");
-    CHECK(w.dropped_because == "the plans' files changed since it was given");
-    CHECK(approved_text.find("\nwork_hash: '" + w.dropped_work_hash + "'\n") != std::string::npos);
+    CHECK(w.dropped_approval->answer.by == "alice");
+    CHECK(w.dropped_approval->reason == "the plans' files changed since it was given");
+    CHECK(approved_text.find("\nwork_hash: '" + w.dropped_approval->approved_work_hash + "'\n") != std::string::npos);
     std::vector<spec::Diagnostic> diags;
     CHECK(spec::parse_verification(*util::read_file(w.file), "V", diags).status == spec::VerificationStatus::human_needed);
   }

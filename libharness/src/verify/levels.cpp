@@ -284,7 +284,7 @@ Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
 
 std::expected<WrittenReport, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase,
                                                        const Report& report, KeepApproval keep) {
-  WrittenReport out{spec.layout.final_verification, std::nullopt, std::nullopt, {}, {}};
+  WrittenReport out{spec.layout.final_verification, std::nullopt, std::nullopt};
   if (phase) {
     const auto* dir = spec.layout.find_phase(*phase);
     if (!dir) return std::unexpected(fmt::format("phase {} has no directory", spec::to_string(*phase)));
@@ -301,9 +301,7 @@ std::expected<WrittenReport, std::string> write_report(const spec::Spec& spec, s
       out.kept_approval = std::move(carried.kept);
     }
   } else if (carried.dropped) {
-    out.dropped_approval = std::move(carried.dropped);
-    out.dropped_because = std::move(carried.why);
-    out.dropped_work_hash = std::move(carried.dropped_work_hash);
+    out.dropped_approval = DroppedApproval{std::move(*carried.dropped), std::move(carried.why), std::move(carried.dropped_work_hash)};
   }
   if (auto w = util::write_file_atomic(out.file, text); !w) return std::unexpected(w.error());
   return out;

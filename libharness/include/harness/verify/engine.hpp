@@ -58,9 +58,7 @@ struct WrittenReport {
   std::optional<spec::HumanAnswer> kept_approval;
   /// The approval the previous version recorded that no longer holds, and why: the file is
   /// written without it and the next run asks again.
-  std::optional<spec::HumanAnswer> dropped_approval;
-  std::string dropped_because;
-  std::string dropped_work_hash; ///< the work it approved ("" when the file did not record it)
+  std::optional<DroppedApproval> dropped_approval;
 };
 
 /// Whether write_report carries a person's approval of the file's previous version over.
