@@ -3,6 +3,7 @@
 #include "harness/worker/child_watch.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/proc_stat.hpp"
 #include "harness/worker/merged_pipe.hpp"
 #include "harness/worker/proc_scan.hpp"
 #include "harness/worker/spawn.hpp"
@@ -14,8 +15,6 @@
 #include <fmt/format.h>
 
 #include <csignal>
-#include <fstream>
-#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -243,21 +242,14 @@ std::string WorkerHost::tail(const std::string& session, size_t lines) const {
 }
 
 unsigned long long process_start_ticks(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  // The command name (field 2) may hold spaces and parentheses: fields resume after the last ')'.
-  const auto close = text.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(text.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && rest >> field; ++i)
-    if (i == 22) return std::stoull(field);
-  return 0;
+  const auto s = util::read_proc_stat(pid);
+  return s ? s->start_ticks : 0;
 }
 
 bool process_alive(int pid, unsigned long long start_ticks) {
-  if (pid <= 0 || ::kill(pid, 0) != 0) return false;
-  return start_ticks == 0 || process_start_ticks(pid) == start_ticks;
+  // A zombie leader counts: what it started may still run in its group, which a stop reaches.
+  const auto s = util::read_proc_stat(pid);
+  return s && (start_ticks == 0 || s->start_ticks == start_ticks);
 }
 
 void kill_process_groups(const std::vector<int>& pgids, std::chrono::milliseconds grace) {

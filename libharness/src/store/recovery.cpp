@@ -2,45 +2,21 @@
 #include "harness/store/recovery.hpp"
 
 #include "harness/protocol/message.hpp"
+#include "harness/util/proc_stat.hpp"
 
-#include <fstream>
-#include <sstream>
 
 namespace harness::store {
-namespace {
-
-/// State letter and start time from /proc/<pid>/stat, or nullopt when the process is gone.
-std::optional<std::pair<char, std::uint64_t>> read_stat(std::int64_t pid) {
-  if (pid <= 0) return std::nullopt;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  // The command name (field 2) may hold spaces and ')': fields resume after the last ')'.
-  const auto close = line.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  std::istringstream rest(line.substr(close + 1));
-  std::string field;
-  char state = '?';
-  std::uint64_t start = 0;
-  for (int i = 3; i <= 22 && rest >> field; ++i) {
-    if (i == 3) state = field.empty() ? '?' : field[0];
-    if (i == 22) start = std::stoull(field);
-  }
-  return std::pair{state, start};
-}
-
-}  // namespace
 
 std::optional<std::uint64_t> process_start_time(std::int64_t pid) {
-  auto s = read_stat(pid);
+  auto s = util::read_proc_stat(pid);
   if (!s) return std::nullopt;
-  return s->second;
+  return s->start_ticks;
 }
 
 bool process_alive(std::int64_t pid, std::optional<std::uint64_t> start_time) {
-  auto s = read_stat(pid);
-  if (!s || s->first == 'Z' || s->first == 'X') return false;  // a zombie has already exited
-  return !start_time || *start_time == s->second;
+  auto s = util::read_proc_stat(pid);
+  if (!s || s->exited()) return false;  // a zombie has already exited
+  return !start_time || *start_time == s->start_ticks;
 }
 
 std::expected<RecoveryReport, std::string> recover(Store& store) {

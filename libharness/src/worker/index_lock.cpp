@@ -1,6 +1,7 @@
 #include "harness/worker/index_lock.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/proc_stat.hpp"
 
 #include <string>
 
@@ -32,11 +33,7 @@ std::vector<int> git_processes_in(const fs::path& root) {
     auto comm = util::read_file(e.path() / "comm");
     if (!comm || (*comm != "git\n" && *comm != "git")) continue;
     // A zombie (dead, not reaped yet) has let go of everything it held.
-    if (auto stat = util::read_file(e.path() / "stat")) {
-      const size_t close = stat->rfind(')');
-      if (close != std::string::npos && close + 2 < stat->size() && ((*stat)[close + 2] == 'Z' || (*stat)[close + 2] == 'X'))
-        continue;
-    }
+    if (auto stat = util::read_proc_stat(std::stoll(name)); stat && stat->exited()) continue;
     std::error_code cwd_ec;
     const std::string cwd = fs::read_symlink(e.path() / "cwd", cwd_ec).string();
     // Unreadable: not ours to see, and maybe in this repository.

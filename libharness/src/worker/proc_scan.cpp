@@ -1,11 +1,11 @@
 #include "harness/worker/proc_scan.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/proc_stat.hpp"
 
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <optional>
 
@@ -14,19 +14,6 @@ namespace fs = std::filesystem;
 namespace {
 
 bool numeric(const std::string& name) { return !name.empty() && name.find_first_not_of("0123456789") == std::string::npos; }
-
-/// State letter and process group from /proc/PID/stat text (fields 3 and 5); the command name
-/// (field 2) may hold spaces and ')', so fields resume after the last ')'.
-std::optional<std::pair<char, int>> state_and_group(const std::string& stat) {
-  const size_t close = stat.rfind(')');
-  if (close == std::string::npos) return std::nullopt;
-  char state = 0;
-  int ppid = 0, pgrp = 0;
-  if (std::sscanf(stat.c_str() + close + 1, " %c %d %d", &state, &ppid, &pgrp) != 3) return std::nullopt;
-  return std::pair{state, pgrp};
-}
-
-bool exited(char state) { return state == 'Z' || state == 'X'; }
 
 } // namespace
 
@@ -47,9 +34,7 @@ std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<s
       if (entry.starts_with(key))
         if (auto v = values.find(entry.substr(key.size())); v != values.end()) {
           const int pid = std::stoi(dir);
-          auto stat = util::read_file(e.path() / "stat");
-          const auto sg = stat ? state_and_group(*stat) : std::nullopt;
-          if (sg && !exited(sg->first)) out.push_back({pid, sg->second, *v});
+          if (const auto stat = util::read_proc_stat(pid); stat && !stat->exited()) out.push_back({pid, stat->pgrp, *v});
           break;
         }
       at = end + 1;
@@ -63,9 +48,8 @@ bool group_has_live_process(int pgid) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
     if (!numeric(e.path().filename().string())) continue;
-    auto stat = util::read_file(e.path() / "stat");
-    if (!stat) continue;
-    if (const auto sg = state_and_group(*stat); sg && sg->second == pgid && !exited(sg->first)) return true;
+    if (const auto stat = util::read_proc_stat(std::stoll(e.path().filename().string())); stat && stat->pgrp == pgid && !stat->exited())
+      return true;
   }
   return ec.value() != 0; // /proc unreadable: trust kill()
 }

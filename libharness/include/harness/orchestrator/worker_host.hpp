@@ -76,8 +76,8 @@ private:
   std::map<std::string, std::shared_ptr<Proc>> m_procs;
 };
 
-/// True when `pid` is alive and started at `start_ticks` (field 22 of /proc/<pid>/stat), so a
-/// reused pid is not mistaken for an old worker.
+/// True when `pid` exists (an unreaped zombie too: its group may still run) and started at
+/// `start_ticks` (field 22 of /proc/<pid>/stat), so a reused pid is not mistaken for an old worker.
 bool process_alive(int pid, unsigned long long start_ticks);
 /// Start time of `pid` in clock ticks since boot, or 0.
 unsigned long long process_start_ticks(int pid);

@@ -1,0 +1,35 @@
+#include "harness/util/proc_stat.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+
+namespace harness::util {
+
+std::optional<ProcStat> parse_proc_stat(std::string_view text) {
+  const auto close = text.rfind(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::istringstream rest{std::string(text.substr(close + 1))};
+  ProcStat s;
+  std::string field;
+  int i = 3;
+  for (; i <= 22 && rest >> field; ++i) {
+    if (i == 3) s.state = field.empty() ? '?' : field[0];
+    else if (i == 5) s.pgrp = std::atoi(field.c_str());
+    else if (i == 22) s.start_ticks = std::strtoull(field.c_str(), nullptr, 10);
+  }
+  if (i <= 22) return std::nullopt; // cut short
+  return s;
+}
+
+std::optional<ProcStat> read_proc_stat(long long pid) {
+  if (pid <= 0) return std::nullopt;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  if (!in) return std::nullopt;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_proc_stat(text);
+}
+
+} // namespace harness::util
