@@ -286,4 +286,21 @@ std::string find_commit(const fs::path& root, const std::string& needle) {
   return r.exit_code == 0 ? r.out : std::string();
 }
 
+std::vector<std::string> files_of_commits(const fs::path& root, const std::vector<std::string>& hashes) {
+  std::vector<std::string> out;
+  if (hashes.empty()) return out;
+  std::vector<std::string> args{"show", "--no-renames", "--name-only", "-z", "--format="};
+  args.insert(args.end(), hashes.begin(), hashes.end());
+  const auto r = run_git(root, std::move(args));
+  // -z: names NUL-terminated and never quoted; an empty field separates two commits.
+  for (size_t pos = 0; r.exit_code == 0 && pos < r.out.size();) {
+    const size_t end = std::min(r.out.find('\0', pos), r.out.size());
+    std::string name = r.out.substr(pos, end - pos);
+    while (!name.empty() && name.front() == '\n') name.erase(0, 1);
+    if (!name.empty()) out.push_back(std::move(name));
+    pos = end + 1;
+  }
+  return out;
+}
+
 } // namespace harness::worker

@@ -228,16 +228,8 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   }
   if (!result.commits.empty()) {
     // The files of tasks an earlier attempt committed belong in this SUMMARY too.
-    std::vector<std::string> show = {"show", "--name-only", "--format="};
-    show.insert(show.end(), result.commits.begin(), result.commits.end());
-    auto names = run_git(root, show);
-    for (size_t pos = 0; pos < names.out.size();) {
-      size_t nl = names.out.find('\n', pos);
-      if (nl == std::string::npos) nl = names.out.size();
-      std::string name = names.out.substr(pos, nl - pos);
-      pos = nl + 1;
-      if (!name.empty() && declared(name)) touched.insert(name);
-    }
+    for (auto& name : files_of_commits(root, result.commits))
+      if (declared(name)) touched.insert(std::move(name));
   }
   for (const auto& task : tasks) {
     const std::string label = fmt::format("Task {}/{}: {}", task.index, total, task.name);

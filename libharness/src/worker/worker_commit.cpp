@@ -25,18 +25,6 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-/// The paths commit `hash` changed (a rename as its two paths).
-std::vector<std::string> files_of_commit(const fs::path& root, const std::string& hash) {
-  auto r = run_git(root, {"show", "--no-renames", "--name-only", "-z", "--format=", hash});
-  std::vector<std::string> out;
-  for (size_t pos = 0; r.exit_code == 0 && pos < r.out.size();) {
-    const size_t end = std::min(r.out.find('\0', pos), r.out.size());
-    if (end > pos) out.push_back(r.out.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
 /// Why `rel` is not the worker's to commit, or empty.
 std::string refusal(const std::string& rel, const std::string& spec_prefix, const std::string& summary) {
   if (rel == ".orchestration" || rel.starts_with(".orchestration/"))
@@ -124,7 +112,7 @@ std::expected<WorkerCommit, std::string> commit_worker_files(const WorkerCommitR
                            summary_only ? CommitHooks::skip : CommitHooks::run);
   if (!hash) return std::unexpected(hash.error());
   if (hash->empty()) return std::unexpected(fmt::format("nothing to commit: {} as in HEAD", joined(paths)));
-  WorkerCommit out{*hash, files_of_commit(root, *hash), {}};
+  WorkerCommit out{*hash, files_of_commits(root, {*hash}), {}};
   for (const auto& f : out.files)
     if (f != *summary && std::ranges::none_of(plan->files_modified, [&](const auto& g) { return util::glob_match(g, f); }))
       out.undeclared.push_back(f);
