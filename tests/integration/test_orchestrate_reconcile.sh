@@ -32,12 +32,15 @@ Plans:
 - [ ] 01-01: greet script
 - [ ] 01-02: test
 EOF2
+# 01-01's executor deviates (greet.sh prints HELLO); 01-02 as planned checks for "hello", as
+# reconciled for "HELLO": its verification must read the PLAN the reconcile left.
 for n in 1 2; do
   file=$([[ $n == 1 ]] && echo greet.sh || echo test.sh)
-  code=$([[ $n == 1 ]] && echo "echo 'echo hello' > greet.sh" || echo "echo 'sh greet.sh | grep -qi hello' > test.sh")
+  code=$([[ $n == 1 ]] && echo "echo 'echo HELLO' > greet.sh" || echo "echo 'sh greet.sh | grep -qi hello' > test.sh")
   deps=$([[ $n == 1 ]] && echo '[]' || echo '["01-01"]')
-  printf -- "---\nplan_id: '01-0%s'\ndepends_on: %s\nfiles_modified: [\"%s\"]\n---\n# 01-0%s: %s\n\n### Task 1: write %s\n\n\`\`\`sh\n%s\n\`\`\`\n" \
-    "$n" "$deps" "$file" "$n" "$file" "$file" "$code" >"$p/$plans/01-0$n-PLAN.md"
+  checks=$([[ $n == 1 ]] && echo '[]' || echo "[{id: greets, type: command_output, command: 'sh greet.sh | grep -q hello', shell: true, expects: {exit_code: 0}}]")
+  printf -- "---\nplan_id: '01-0%s'\ndepends_on: %s\nfiles_modified: [\"%s\"]\nmust_pass: %s\n---\n# 01-0%s: %s\n\n### Task 1: write %s\n\n\`\`\`sh\n%s\n\`\`\`\n" \
+    "$n" "$deps" "$file" "$checks" "$n" "$file" "$file" "$code" >"$p/$plans/01-0$n-PLAN.md"
 done
 (cd "$p" && git init -q && git add -A && git commit -qm init)
 
@@ -54,8 +57,9 @@ if kind == "check-plans":
     result["verdict"] = "pass"
 elif kind == "reconcile":  # as the task input asks: update the PLAN file where the deviations matter
     assert task["deviating_summaries"], task
-    with open(task["plan_file"], "a") as f:
-        f.write("\nReconciled: greet.sh prints HELLO since 01-01's deviation.\n")
+    text = open(task["plan_file"]).read().replace("grep -q hello", "grep -q HELLO")
+    with open(task["plan_file"], "w") as f:
+        f.write(text + "\nReconciled: greet.sh prints HELLO since 01-01's deviation.\n")
 elif kind == "execute":
     pid, text = task["subject"], open(task["plan_file"]).read()
     files = json.loads(re.search(r"files_modified: (.*)", text).group(1))

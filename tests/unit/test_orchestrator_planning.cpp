@@ -317,3 +317,27 @@ TEST_CASE("a spec whose own files are not committed is named at the start: SPEC.
   const std::vector<worker::GitChange> one_plan{{true, false, dir + "planning/plans/01-core/01-02-PLAN.md"}, {true, false, "notes.txt"}};
   CHECK(orchestrator::uncommitted_spec_note(s, one_plan).starts_with("the spec's own files are not committed: 1 of its 2 PLAN files;"));
 }
+
+TEST_CASE("A reconcile hands over the plan as reconciled, or fails when it broke or removed it", "[orchestrator][planning]") {
+  SpecDir d;
+  d.plan("01-01");
+  d.plan("01-02", "['01-01']");
+  // The reconciler moved 01-02's work to another file.
+  d.dir.write("docs/specs/SPC-001-greet/planning/plans/01-core/01-02-PLAN.md",
+              "---\nplan_id: '01-02'\ndepends_on: ['01-01']\nfiles_modified: ['moved.txt']\n---\n# 01-02: t\n");
+  auto r = orchestrator::reconcile_event(d.load(), action(TaskKind::reconcile, "01-02"));
+  REQUIRE(r.has_value());
+  CHECK(r->task == "reconcile:01-02");
+  REQUIRE(r->plans.size() == 1);
+  CHECK(r->plans[0].files_modified == std::vector<std::string>{"moved.txt"});
+
+  d.plan("01-02", "['09-09']"); // a dependency no plan has: an error on the plan
+  r = orchestrator::reconcile_event(d.load(), action(TaskKind::reconcile, "01-02"));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().starts_with("the reconciled plan has errors: planning/plans/01-core/01-02-PLAN.md:"));
+
+  fs::remove(d.spec / "planning/plans/01-core/01-02-PLAN.md");
+  r = orchestrator::reconcile_event(d.load(), action(TaskKind::reconcile, "01-02"));
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error() == "the reconcile left no plan 01-02: its PLAN file is gone or its plan_id changed");
+}

@@ -315,6 +315,26 @@ TEST_CASE("Deviations already in a SUMMARY at load time reconcile the next plan 
   CHECK(d.is_running("execute:01-02"));
 }
 
+TEST_CASE("A reconciled plan's new frontmatter holds its execute on the files it now writes", "[sched]") {
+  auto w = workload(1, {plan("01-01", {}, {"a.txt"}), plan("01-02", {"01-01"}, {"b.txt"}), plan("01-03", {}, {"c.txt"})});
+  w.plans[0].executed = w.plans[0].verified = w.plans[0].has_deviations = true;
+  Config c;
+  c.slots = 2;
+  Driver d(w, c);
+  d.begin();
+  REQUIRE(d.is_running("reconcile:01-02"));
+  REQUIRE(d.is_running("execute:01-03"));
+  // The deviation moved 01-02's work into c.txt, which the running 01-03 writes.
+  auto e = make_event(EventType::succeeded, "reconcile:01-02");
+  e.plans = {plan("01-02", {"01-01"}, {"c.txt"})};
+  d.send(e);
+  CHECK(d.state("execute:01-02") == "ready"); // a slot is free: only the write conflict holds it
+  d.succeed("execute:01-03");
+  CHECK(d.is_running("execute:01-02"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+}
+
 TEST_CASE("The serial baseline runs one execute at a time", "[sched]") {
   Config c;
   c.policy = Policy::serial;

@@ -384,13 +384,24 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (s.action.kind == TaskKind::research)
     if (auto n = spec::parse_phase_number(s.action.subject))
       commit_writeback("research phase " + s.action.subject, spec.layout.research_file(*n));
-  // The plan as reconciled goes into the history before it executes, as a planning pass does:
-  // its task commits then sit beside the plan they ran, not beside the plan before the edit.
-  if (s.action.kind == TaskKind::reconcile)
-    if (const auto* plan = plan_of(s.action))
-      commit_writeback("reconcile plan " + plan->id, spec.layout.spec_dir / plan->file);
   std::string outcome = deviations ? "done (with deviations)" : "done";
   if (facts) outcome += fmt::format(" ({} turns, ${:.4f})", facts->num_turns, facts->cost_usd); // from the agent's own events
+  if (s.action.kind == TaskKind::reconcile) {
+    // What runs next (the execute's input, its artifact checks, verify-plan's must_pass, the
+    // scheduler's conflicts) must read the plan as reconciled, not as the run loaded it.
+    reload_spec();
+    auto e = reconcile_event(spec, s.action);
+    if (!e) {
+      end_session(sid, e.error(), false);
+      return fail(task, sched::FailureClass::crashed, e.error());
+    }
+    // The plan as reconciled goes into the history before it executes, as a planning pass does:
+    // its task commits then sit beside the plan they ran, not beside the plan before the edit.
+    if (const auto* plan = plan_of(s.action))
+      commit_writeback("reconcile plan " + plan->id, spec.layout.spec_dir / plan->file);
+    end_session(sid, outcome);
+    return feed(*e);
+  }
   end_session(sid, outcome);
   succeed(task, sched::Verdict::passed, deviations);
 }

@@ -108,6 +108,23 @@ std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec
   }
 }
 
+std::expected<sched::Event, std::string> reconcile_event(const spec::Spec& spec, const sched::Action& a) {
+  const auto* plan = spec.find_plan(a.subject);
+  if (!plan)
+    return std::unexpected(fmt::format("the reconcile left no plan {}: its PLAN file is gone or its plan_id changed",
+                                       a.subject));
+  std::vector<std::string> errors;
+  for (const auto& d : spec.diagnostics)
+    if (d.severity == spec::Severity::error && d.file == plan->file)
+      errors.push_back(fmt::format("{}:{}: error[{}]: {}", d.file, d.line, d.code, d.message));
+  if (!errors.empty()) return std::unexpected("the reconciled plan has errors: " + first_few(errors));
+  auto e = sched::make_event(sched::EventType::succeeded, a.task);
+  e.task_index = a.task_index;
+  for (auto& wp : sched::workload_from_spec(spec).plans)
+    if (wp.id == plan->id) e.plans.push_back(std::move(wp));
+  return e;
+}
+
 std::string research_missing(const spec::Spec& spec, const sched::Action& a) {
   const auto n = spec::parse_phase_number(a.subject);
   if (!n) return fmt::format("{}: \"{}\" is not a phase number", a.task, a.subject);

@@ -93,6 +93,12 @@ void Scheduler::on_succeeded(const Event& e, int t, std::vector<Action>& out) {
       on_deviations(k.plan);
     }
     break;
+  case TaskKind::reconcile:
+    mark_done(t);
+    // The plan as reconciled: its new frontmatter (what it writes, what it waits for) replaces
+    // the old before its execute is ready.
+    if (!e.plans.empty()) on_plans_written(k.phase, e.plans, false);
+    break;
   case TaskKind::verify_phase:
   case TaskKind::verify_final: on_verify_phase(e, t, out); break;
   default: mark_done(t); break;

@@ -50,6 +50,12 @@ std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec
                                                           const PlanningReport& report,
                                                           VerdictFrom from = VerdictFrom::worker);
 
+/// After a reconcile of plan `a.subject` ended cleanly, with `spec` reloaded from disk: the
+/// succeeded event carrying the plan as reconciled (a deviation may change what it writes or
+/// waits for, and the scheduler must hold conflicts on the new files). The error fails the
+/// attempt: the plan is gone (renamed, its plan_id changed) or no longer validates.
+std::expected<sched::Event, std::string> reconcile_event(const spec::Spec& spec, const sched::Action& a);
+
 /// Why a research attempt that ended cleanly failed: it wrote no research file for phase
 /// `a.subject` (missing, or nothing but white space). Empty when the file is there.
 std::string research_missing(const spec::Spec& spec, const sched::Action& a);
