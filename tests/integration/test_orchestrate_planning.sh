@@ -191,6 +191,31 @@ PY
 (cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/killed3.jsonl" 2>&1) || fail "third run"
 ! grep -q '"task":"plan:01"' "$tmp/killed3.jsonl" || fail "the planning mark outlived the check"
 
+# 2c. The same kill, resumed by a run whose planner is the script worker: it cannot plan, so it
+# runs the plans on disk as they are and says so. The planning mark goes with it: `status` must not
+# call a plan that ran "waiting on its plan check".
+p=$tmp/killed-script
+new_project "$p"
+mkdir -p "$p/.orchestration"
+cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
+(cd "$p" && HANG_AFTER_FIRST_PLAN=1 AGENT_LOG=$tmp/ks-agent.log exec "$cli" orchestrate "$spec" --yes --json \
+  >"$tmp/ks1.jsonl" 2>&1) &
+orch=$!
+for _ in $(seq 300); do [[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] && break; sleep 0.1; done
+[[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] || { kill -9 $orch; cat "$tmp/ks1.jsonl" >&2; fail "2c: the planner never wrote 01-01"; }
+kill -9 $orch; wait $orch 2>/dev/null || true
+pkill -9 -f "$tmp/agent.py" || true
+printf 'adapters: {default: script}\nmax_attempts: 1\n' >"$p/.orchestration/config.yaml"
+printf '\n```sh\nexit 3\n```\n' >>"$p/$spec/planning/plans/01-core/01-01-PLAN.md" # it runs, and fails
+rc=0
+(cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/ks2.jsonl" 2>&1) || rc=$?
+[[ $rc -eq 1 ]] || { tail -20 "$tmp/ks2.jsonl" >&2; fail "2c: the script run exited $rc, expected 1 (01-01 fails)"; }
+grep -q "phase 01's planning was interrupted; the script worker cannot finish it" "$tmp/ks2.jsonl" ||
+  fail "2c: no note that the plans run as they are"
+grep -q '"task_failed".*"task":"execute:01-01"' "$tmp/ks2.jsonl" || { cat "$tmp/ks2.jsonl" >&2; fail "2c: 01-01 did not run"; }
+out=$(cd "$p" && "$cli" status "$spec")
+[[ "$out" != *"waiting on its plan check"* ]] || fail "2c: status after the script run: $out"
+
 # 2b. Killed while the checker looks at phase 01's plans (the planner had finished): the next run
 # checks them first and plans again only because the checker sends them back.
 p=$tmp/killed-check

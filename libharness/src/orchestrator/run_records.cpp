@@ -324,6 +324,8 @@ void Orchestrator::Impl::apply_planning_marks(sched::Workload& w) {
       continue;
     }
     if (!can_plan) {
+      // This run executes them as they are: they wait on no check any more (status reads the mark).
+      (void)db->erase_value(planning_mark_key(spec.layout.spec_name, phase));
       emit(RunEventKind::note, "", -1, 0,
            fmt::format("phase {}'s planning was interrupted; the script worker cannot finish it: its plans run as they "
                        "are on disk",
