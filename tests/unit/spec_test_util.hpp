@@ -41,6 +41,10 @@ struct TempDir {
   TempDir() {
     std::string tmpl = (std::filesystem::temp_directory_path() / "harness-test-XXXXXX").string();
     path = ::mkdtemp(tmpl.data());
+    // The project root is found by walking up to a `.git`: without one here, a `.git` anybody
+    // leaves in /tmp would make /tmp the project and every relative path wrong. An empty
+    // directory is no repository to git, which goes on looking above it, as before.
+    std::filesystem::create_directory(path / ".git");
   }
   ~TempDir() { std::filesystem::remove_all(path); }
   TempDir(const TempDir&) = delete;
