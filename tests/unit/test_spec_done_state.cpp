@@ -165,3 +165,19 @@ TEST_CASE("a ROADMAP phase without plans added to a finished spec keeps the fina
   dir.write("planning/plans/01.1-hotfix/01.1-01-PLAN.md", plan("01.1-01"));
   CHECK(load(dir).final.stale == "01.1-01 added since");
 }
+
+TEST_CASE("a phase verified again with gaps makes the final verification stale, though it lists every plan") {
+  harness::test::TempDir dir;
+  finished_spec(dir);
+  // `verify --phase 01` after a later commit broke what 01-02 checks.
+  dir.write("execution/phases/01-a/VERIFICATION.md", "---\nstatus: gaps_found\nplans: ['01-01', '01-02']\n---\n");
+  const auto d = load(dir);
+  CHECK(d.phases.at({1, 0}).current);
+  CHECK_FALSE(d.phases.at({1, 0}).passed());
+  CHECK_FALSE(d.final.passed());
+  CHECK(d.final.stale == "phase 01's verification says gaps_found");
+  // Approved by a person (status: passed after the gaps): the final holds again.
+  dir.write("execution/phases/01-a/VERIFICATION.md",
+            "---\nstatus: passed\nchecks_status: gaps_found\nplans: ['01-01', '01-02']\n---\n");
+  CHECK(load(dir).final.passed());
+}

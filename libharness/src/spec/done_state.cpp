@@ -94,6 +94,14 @@ DoneState read_done_state(const Spec& spec) {
       out.final.stale += (out.final.stale.empty() ? "" : "; ") + why;
       out.final.current = false;
     }
+    // A phase verified again since (`verify --phase`, a later run) that no longer passes: the
+    // final's verdict over it no longer holds, however complete its list of plans is.
+    for (const auto& [n, g] : out.phases) {
+      if (!g.current || !g.status || g.passed()) continue;
+      out.final.stale += (out.final.stale.empty() ? "" : "; ") +
+                         fmt::format("phase {}'s verification says {}", to_string(n), to_string(*g.status));
+      out.final.current = false;
+    }
   }
   return out;
 }

@@ -28,7 +28,8 @@ struct GateDone {
   std::optional<HumanAnswer> answer;        ///< a person's recorded answer
   /// It verified exactly the plans there are now, each of them executed (a SUMMARY). A file that
   /// does not say which plans it covered is taken as covering the plans there are. The final
-  /// verification is not current either while a phase of the ROADMAP has no plans.
+  /// verification is not current either while a phase of the ROADMAP has no plans, or while a
+  /// phase's current verification does not pass.
   bool current = false;
   std::string stale; ///< why it no longer holds ("01-03 added since"); empty when current or absent
   /// Current and passed (by its checks or by a person's approval): the gate is done.
