@@ -158,17 +158,21 @@ done
 
 # 2. Killed while the planner writes phase 01 (one plan of two on disk): the next run plans that
 # phase again over what is there and has it checked before anything executes.
+killed_while_planning() { # project dir, tag: a run killed once its planner (which then hangs) wrote 01-01
+  local p=$1 tag=$2 orch
+  new_project "$p"
+  mkdir -p "$p/.orchestration"
+  cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
+  (cd "$p" && HANG_AFTER_FIRST_PLAN=1 AGENT_LOG=$tmp/$tag-agent.log exec "$cli" orchestrate "$spec" --yes --json \
+    >"$tmp/${tag}1.jsonl" 2>&1) &
+  orch=$!
+  for _ in $(seq 300); do [[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] && break; sleep 0.1; done
+  [[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] || { kill -9 $orch; cat "$tmp/${tag}1.jsonl" >&2; fail "$tag: the planner never wrote 01-01"; }
+  kill -9 $orch; wait $orch 2>/dev/null || true
+  pkill -9 -f "$tmp/agent.py" || true # the hanging planner, left behind like any worker of a killed run
+}
 p=$tmp/killed
-new_project "$p"
-mkdir -p "$p/.orchestration"
-cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
-(cd "$p" && HANG_AFTER_FIRST_PLAN=1 AGENT_LOG=$tmp/killed-agent.log exec "$cli" orchestrate "$spec" --yes --json \
-  >"$tmp/killed1.jsonl" 2>&1) &
-orch=$!
-for _ in $(seq 300); do [[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] && break; sleep 0.1; done
-[[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] || { kill -9 $orch; cat "$tmp/killed1.jsonl" >&2; fail "the planner never wrote 01-01"; }
-kill -9 $orch; wait $orch 2>/dev/null || true
-pkill -9 -f "$tmp/agent.py" || true # the hanging planner, left behind like any worker of a killed run
+killed_while_planning "$p" killed
 rc=0
 (cd "$p" && AGENT_LOG=$tmp/killed-agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/killed2.jsonl" 2>"$tmp/killed2.err") || rc=$?
 [[ $rc -eq 0 ]] || { tail -30 "$tmp/killed2.jsonl" >&2; cat "$tmp/killed2.err" >&2; fail "the resumed run exited $rc"; }
@@ -195,16 +199,7 @@ PY
 # runs the plans on disk as they are and says so. The planning mark goes with it: `status` must not
 # call a plan that ran "waiting on its plan check".
 p=$tmp/killed-script
-new_project "$p"
-mkdir -p "$p/.orchestration"
-cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
-(cd "$p" && HANG_AFTER_FIRST_PLAN=1 AGENT_LOG=$tmp/ks-agent.log exec "$cli" orchestrate "$spec" --yes --json \
-  >"$tmp/ks1.jsonl" 2>&1) &
-orch=$!
-for _ in $(seq 300); do [[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] && break; sleep 0.1; done
-[[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] || { kill -9 $orch; cat "$tmp/ks1.jsonl" >&2; fail "2c: the planner never wrote 01-01"; }
-kill -9 $orch; wait $orch 2>/dev/null || true
-pkill -9 -f "$tmp/agent.py" || true
+killed_while_planning "$p" ks
 printf 'adapters: {default: script}\nmax_attempts: 1\n' >"$p/.orchestration/config.yaml"
 printf '\n```sh\nexit 3\n```\n' >>"$p/$spec/planning/plans/01-core/01-01-PLAN.md" # it runs, and fails
 rc=0
