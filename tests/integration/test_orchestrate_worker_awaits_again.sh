@@ -6,7 +6,9 @@
 # - execute:01-01 then waits again, once, for up to 30 s, and gets its answer 6 s later (past both
 #   timeouts): one attempt, not stopped by a timeout meanwhile;
 # - execute:01-02 then waits again 1 s in vain and hangs silently: its first attempt is stopped by a
-#   timeout soon after that wait ended; its second attempt does the work.
+#   timeout soon after that wait ended; its second attempt does the work;
+# - execute:01-03 hangs silently right after its first wait (no progress report in between): the
+#   question's hold ends with that wait too, and a timeout stops the attempt.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -16,7 +18,7 @@ orch=""
 trap '[[ -n $orch ]] && kill -KILL "$orch" 2>/dev/null; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 spec=docs/specs/SPC-012-awaits-again
 p=$tmp/project
-file_plans_project "$p" "$spec" "Awaits again" 01-01 01-02
+file_plans_project "$p" "$spec" "Awaits again" 01-01 01-02 01-03
 printf 'timeouts: {idle: 2, task: 4}\n' >"$p/.orchestration/config.yaml"
 
 cat >"$tmp/waiter.py" <<'PY'
@@ -25,15 +27,20 @@ sys.path.insert(0, os.environ["HARNESS_TEST_LIB"])
 from mcp_worker import McpWorker
 mcp, cli, hung = sys.argv[1:4]
 task = os.environ.get("HARNESS_TASK_ID")
-if task == "execute:01-02" and os.path.exists(hung):
+if task in ("execute:01-02", "execute:01-03") and os.path.exists(hung + task):
     sys.exit(subprocess.run([cli, "script-worker"]).returncode)  # the attempt after the hung one
 w = McpWorker(mcp)
 asked = w.tool("harness_worker_report", {"type": "decision_needed", "payload": {"question": "Which greeting?", "options": ["hello", "hi"]}})
 got = w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 1})
 assert not got["answered"], got
+if task == "execute:01-03":
+    open(hung + task, "w").close()
+    print("hanging with the question open", flush=True)
+    time.sleep(20)
+    sys.exit(1)
 w.tool("harness_worker_report", {"type": "progress_update", "payload": {"message": "going on without the answer for now"}})
 if task == "execute:01-02":
-    open(hung, "w").close()
+    open(hung + task, "w").close()
     w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 1})
     print("hanging", flush=True)
     time.sleep(60)
@@ -44,7 +51,7 @@ w.close()
 sys.exit(subprocess.run([cli, "script-worker"]).returncode)
 PY
 
-(cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib exec "$cli" orchestrate "$spec" --slots 2 --worker command \
+(cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib exec "$cli" orchestrate "$spec" --slots 3 --worker command \
    --command "python3 $tmp/waiter.py {harness_mcp} {harness_cli} $tmp/hung" --json >"$tmp/events.jsonl" 2>"$tmp/stderr.log" </dev/null) &
 orch=$!
 # 01-01's question, once its worker went on and waits again (its progress report is in the store).
@@ -68,4 +75,8 @@ grep -q '"event":"task_succeeded",.*"task":"execute:01-01"' <<<"$events" || fail
 grep -q '"task":"execute:01-02".*"attempt":1.*\(idle (no output\|task timeout\)' <<<"$events" \
   || fail "01-02's hung worker was not stopped by a timeout: $(grep 01-02 <<<"$events")"
 grep -q '"event":"task_succeeded",.*"task":"execute:01-02"' <<<"$events" || fail "01-02 did not succeed: $(grep 01-02 <<<"$events")"
+# 01-03: the question's hold ended with the wait it asked in.
+grep -q '"task":"execute:01-03".*"attempt":1.*\(idle (no output\|task timeout\)' <<<"$events" \
+  || fail "01-03's hung worker was not stopped by a timeout: $(grep 01-03 <<<"$events")"
+grep -q '"event":"task_succeeded",.*"task":"execute:01-03"' <<<"$events" || fail "01-03 did not succeed: $(grep 01-03 <<<"$events")"
 echo "orchestrate worker awaits again: all checks passed"

@@ -109,7 +109,7 @@ TEST_CASE("A worker held for a person's answer is stopped by neither timeout; re
   }
 }
 
-TEST_CASE("A hold for a while ends by itself, and never shortens a hold for a person's answer", "[orchestrator][worker_host]") {
+TEST_CASE("A hold for a while ends by itself, and gives a question's hold the end of the wait it is in", "[orchestrator][worker_host]") {
   test::TempDir dir;
   {
     Run r; // held for 2 s with a 1 s idle timeout: stopped as idle about 1 s after the hold ended
@@ -132,15 +132,25 @@ TEST_CASE("A hold for a while ends by itself, and never shortens a hold for a pe
     CHECK(seconds > 2.5);
   }
   {
-    Run r; // a question's hold outlives a timed one given meanwhile (and one given before it)
+    Run r; // a question asked during a timed hold is held until its answer
     r.run("sleep 3; echo answered", std::chrono::seconds(1), dir.path, std::chrono::seconds(1), [&r] {
       r.host.hold_for("s1", std::chrono::milliseconds(500));
       r.host.hold("s1");
-      r.host.hold_for("s1", std::chrono::milliseconds(500));
     });
     REQUIRE(r.exit.has_value());
     CHECK_FALSE(r.exit->stopped);
     CHECK(r.exit->exit_code == 0);
+  }
+  {
+    Run r; // the wait the asker then blocks in ends the question's hold: a worker hung after it is idle
+    const double seconds = r.run("sleep 30", std::chrono::seconds(60), dir.path, std::chrono::seconds(1), [&r] {
+      r.host.hold("s1");
+      r.host.hold_for("s1", std::chrono::milliseconds(500));
+    });
+    REQUIRE(r.exit.has_value());
+    CHECK(r.exit->stop_reason == "idle (no output and no message)");
+    CHECK(seconds > 1.4);
+    CHECK(seconds < 15); // generous guard: without the end it would run its 30 s
   }
 }
 

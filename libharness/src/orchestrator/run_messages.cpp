@@ -146,8 +146,9 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
   }
 }
 
-/// The worker blocks in harness_worker_await again, on a question it went on from (its progress
-/// report released what the question held): its timeouts wait while it may block, and no longer.
+/// The worker blocks in harness_worker_await, on its question or on one it went on from (its
+/// progress report released what the question held): its timeouts wait while it may block, and
+/// no longer: a question's hold ends with the wait, too.
 /// The answer (answer_checkpoint) and its next report end the hold sooner.
 void Orchestrator::Impl::hold_while_awaiting(const Session& s, const boost::json::object& payload) {
   if (!db) return;
@@ -156,7 +157,9 @@ void Orchestrator::Impl::hold_while_awaiting(const Session& s, const boost::json
   if (!question || !*question || (*question)->session_id != s.id || (*question)->status != store::message_pending) return;
   const auto* ms = payload.if_contains("timeout_ms");
   if (!ms || !ms->is_int64() || ms->as_int64() <= 0) return;
-  host->hold_for(s.id, std::chrono::milliseconds(ms->as_int64()));
+  // A little past the wait's end: a worker that waits again, 1 s at a time say, is not counted
+  // idle (or charged task time) between one wait and the next.
+  host->hold_for(s.id, std::chrono::milliseconds(ms->as_int64()) + std::chrono::seconds(2));
 }
 
 /// Answers the worker's question in the store; its harness_worker_await returns with it.

@@ -139,9 +139,10 @@ void WorkerHost::hold_for(const std::string& session, std::chrono::steady_clock:
   auto it = m_procs.find(session);
   if (it == m_procs.end() || it->second->exited) return;
   auto p = it->second;
-  if (p->held && !p->hold_ends) return;
   const auto until = std::chrono::steady_clock::now() + wait;
-  if (p->held && p->hold_timer.expiry() >= until) return;
+  // A question's hold has no end of its own: the wait the worker blocks in gives it one (a worker
+  // that gives up waiting and then hangs must meet its timeouts again).
+  if (p->held && p->hold_ends && p->hold_timer.expiry() >= until) return;
   if (!p->held) pause(p);
   p->hold_ends = true;
   p->hold_timer.expires_at(until);

@@ -51,8 +51,8 @@ public:
   /// until release(), which gives the task timeout back what was left of it.
   void hold(const std::string& session);
   /// The same for at most `wait` (the worker blocks in a wait that gives up by then): the hold
-  /// ends by itself when `wait` has passed, as release() would end it. A hold without an end
-  /// stays so; one with an end ends at the later of the two.
+  /// ends by itself when `wait` has passed, as release() would end it. A hold without an end (a
+  /// question's) gets this one; one with an end ends at the later of the two.
   void hold_for(const std::string& session, std::chrono::steady_clock::duration wait);
   void release(const std::string& session);
   /// Last lines of a session's output (in memory).
