@@ -215,3 +215,90 @@ TEST_CASE("paths are shown relative to the spec directory, also when it was name
     CHECK(l->spec_dir_in_project() == "docs/specs/SPC-001-a/");
   }
 }
+
+namespace {
+
+/// A spec at docs/specs/SPC-001-x whose phase 1 plans (01-01, 01-02) are in planning/plans/`slug`.
+fs::path renamed_phase_spec(const harness::test::TempDir& dir, const std::string& slug) {
+  const std::string s = "docs/specs/SPC-001-x/";
+  dir.write(s + "SPEC.md", "# x\n");
+  for (const std::string id : {"01-01", "01-02"})
+    dir.write(s + "planning/plans/" + slug + "/" + id + "-PLAN.md",
+              "---\nplan_id: '" + id + "'\ndepends_on: []\nfiles_modified: [" + id + ".txt]\n---\n# " + id + "\n\n### Task 1: x\n");
+  return dir.path / s;
+}
+
+void write_results(const harness::test::TempDir& dir, const std::string& slug) {
+  const std::string r = "docs/specs/SPC-001-x/execution/phases/" + slug + "/";
+  for (const std::string id : {"01-01", "01-02"})
+    dir.write(r + id + "-SUMMARY.md", "---\nplan_id: '" + id + "'\nstatus: complete\nverification: passed\n---\n# s\n");
+  dir.write(r + "VERIFICATION.md", "---\nstatus: passed\nlevel: 'phase 01'\nplans: ['01-01', '01-02']\n---\n# v\n");
+}
+
+std::string said(const Spec& spec) {
+  std::string out;
+  for (const auto& d : spec.diagnostics) out += render(d);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a phase directory renamed after it ran keeps its SUMMARYs and VERIFICATION, with one warning to move them") {
+  harness::test::TempDir dir;
+  const auto spec_dir = renamed_phase_spec(dir, "01-foundation");
+  write_results(dir, "01-core"); // written while the phase directory was 01-core
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  CHECK(spec->summaries.size() == 2);
+  CHECK(spec->verifications.count(PhaseNumber{1}) == 1);
+  REQUIRE(spec->layout.phases.size() == 1);
+  const auto& phase = spec->layout.phases.front();
+  CHECK(phase.results_renamed());
+  // What runs from now on (a redo, a verification) writes where the rest is.
+  CHECK(spec->layout.relative(spec->layout.summary_file(phase, "01-02")) == "execution/phases/01-core/01-02-SUMMARY.md");
+  CHECK(spec->layout.relative(spec->layout.verification_file(phase)) == "execution/phases/01-core/VERIFICATION.md");
+  REQUIRE(spec->diagnostics.size() == 1);
+  const auto& d = spec->diagnostics.front();
+  CHECK(d.code == "H035");
+  CHECK(d.severity == Severity::warning);
+  CHECK(d.file == "execution/phases/01-core");
+  CHECK(d.message == "phase 01's results are read from execution/phases/01-core/, under the phase directory's old name "
+                     "(its plans are in planning/plans/01-foundation/): move them with `git mv "
+                     "docs/specs/SPC-001-x/execution/phases/01-core docs/specs/SPC-001-x/execution/phases/01-foundation`");
+}
+
+TEST_CASE("results under the phase directory's own name are read there, and an old name's SUMMARY says where it belongs") {
+  harness::test::TempDir dir;
+  const auto spec_dir = renamed_phase_spec(dir, "01-foundation");
+  write_results(dir, "01-core");
+  dir.write("docs/specs/SPC-001-x/execution/phases/01-foundation/VERIFICATION.md", "---\nstatus: gaps_found\n---\n# v\n");
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  CHECK_FALSE(spec->layout.phases.front().results_renamed());
+  CHECK(spec->summaries.empty());
+  REQUIRE(spec->verifications.count(PhaseNumber{1}) == 1);
+  CHECK(spec->verifications.at(PhaseNumber{1}).status == VerificationStatus::gaps_found);
+  std::vector<std::string> got;
+  for (const auto& d : spec->diagnostics) got.push_back(d.code + " " + d.file + ": " + d.message);
+  CHECK(got == std::vector<std::string>{
+                   "H031 execution/phases/01-core/01-01-SUMMARY.md: '01-01-SUMMARY.md' is not read: plan 01-01 is in "
+                   "planning/plans/01-foundation/ now, and its SUMMARY belongs in execution/phases/01-foundation/01-01-SUMMARY.md",
+                   "H031 execution/phases/01-core/01-02-SUMMARY.md: '01-02-SUMMARY.md' is not read: plan 01-02 is in "
+                   "planning/plans/01-foundation/ now, and its SUMMARY belongs in execution/phases/01-foundation/01-02-SUMMARY.md"});
+}
+
+TEST_CASE("two old results directories of a renamed phase are neither taken: which one holds its work is not known") {
+  harness::test::TempDir dir;
+  const auto spec_dir = renamed_phase_spec(dir, "01-foundation");
+  write_results(dir, "01-core");
+  write_results(dir, "01-base");
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  CHECK_FALSE(spec->layout.phases.front().results_renamed());
+  CHECK(spec->summaries.empty());
+  CHECK(std::ranges::count_if(spec->diagnostics, [](const Diagnostic& d) { return d.code == "H031"; }) == 4);
+  CHECK(std::ranges::none_of(spec->diagnostics, [](const Diagnostic& d) { return d.code == "H035"; }));
+}

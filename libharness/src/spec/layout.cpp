@@ -4,6 +4,7 @@
 #include "harness/util/project_root.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -34,6 +35,30 @@ std::vector<PhaseDir> scan_phases(const fs::path& plans_dir, const fs::path& res
     return a.number != b.number ? a.number < b.number : a.slug < b.slug;
   });
   return phases;
+}
+
+/// A phase directory renamed after it ran (`git mv planning/plans/01-core 01-foundation`) leaves
+/// its SUMMARYs and VERIFICATION in execution/phases/01-core. Plan ids are unique in a spec and
+/// carry the phase number, so the one results directory of that number that no phase directory is
+/// named after holds this phase's results: read and written there, the work counts and nothing
+/// runs again (load_spec says to move it, H035). Only when that is unambiguous: one phase
+/// directory of the number, none of the results under its own name, one candidate.
+void adopt_renamed_results(std::vector<PhaseDir>& phases, const fs::path& results_dir) {
+  std::error_code ec;
+  std::map<PhaseNumber, std::vector<fs::path>> orphans; // results directories no phase directory is named after
+  for (auto it = fs::directory_iterator(results_dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code e2;
+    const std::string name = it->path().filename().string();
+    const auto n = phase_of_dir(name);
+    if (!n || !it->is_directory(e2)) continue;
+    if (std::ranges::none_of(phases, [&](const PhaseDir& p) { return p.slug == name; })) orphans[*n].push_back(it->path());
+  }
+  for (auto& p : phases) {
+    const auto it = orphans.find(p.number);
+    if (it == orphans.end() || it->second.size() != 1 || fs::exists(p.results_dir, ec)) continue;
+    if (std::ranges::count_if(phases, [&](const PhaseDir& q) { return q.number == p.number; }) != 1) continue;
+    p.results_dir = it->second.front();
+  }
 }
 
 // spec_dir and project_root are canonical, and the paths shown are built from them, so a lexical
@@ -123,6 +148,7 @@ std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, 
     l.final_verification = dir / "execution" / "FINAL-VERIFICATION.md";
     l.commits_log = dir / "execution" / "commits.log";
     l.phases = scan_phases(l.plans_dir, l.results_dir, false);
+    adopt_renamed_results(l.phases, l.results_dir);
     // Only numbered ones matter (same_spec): an unnumbered name is matched exactly anyway.
     for (const auto& e : fs::directory_iterator(dir.parent_path(), ec)) {
       std::string name = e.path().filename().string();

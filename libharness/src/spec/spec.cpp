@@ -137,26 +137,63 @@ void warn_misplaced_plans(Spec& spec) {
   }
 }
 
+/// The phase directory whose results are in `dir`, or nullptr.
+const PhaseDir* phase_with_results(const Layout& layout, const fs::path& dir) {
+  for (const auto& p : layout.phases)
+    if (p.results_dir.lexically_normal() == dir.lexically_normal()) return &p;
+  return nullptr;
+}
+
 /// H031: a SUMMARY is read only as `<id>-SUMMARY.md` in the results directory of its PLAN's phase.
 /// One for a removed or renumbered plan, with a typo in its name or in another phase's directory
-/// is ignored, while whoever wrote it may take the plan for done.
+/// is ignored, while whoever wrote it may take the plan for done. When the plan is there under
+/// another phase directory (renamed, and its results directory too by now), say where the SUMMARY
+/// belongs: "there is no plan" would be false.
 void warn_unread_summaries(Spec& spec) {
   constexpr std::string_view suffix = "-SUMMARY.md";
   std::error_code ec;
   for (auto dir = fs::directory_iterator(spec.layout.results_dir, ec); !ec && dir != fs::directory_iterator(); dir.increment(ec)) {
     std::error_code e2;
     if (!dir->is_directory(e2)) continue;
-    const std::string slug = dir->path().filename().string();
+    const PhaseDir* owner = phase_with_results(spec.layout, dir->path());
+    const fs::path plans = owner ? owner->plans_dir : spec.layout.plans_dir / dir->path().filename();
     for (const auto& file : sorted_files(dir->path())) {
       const std::string name = file.filename().string();
       if (!name.ends_with(suffix)) continue;
       const std::string id = name.substr(0, name.size() - suffix.size());
-      const fs::path plan = spec.layout.plans_dir / slug / (id + "-PLAN.md");
-      if (fs::is_regular_file(plan, e2)) continue; // read with its plan (or its PLAN has errors of its own)
+      const Plan* plan = spec.find_plan(id);
+      const PhaseDir* home = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+      if (home && spec.layout.summary_file(*home, id) != file) {
+        spec.diagnostics.push_back(file_diag(
+            spec.layout.relative(file), Severity::warning, "H031",
+            fmt::format("'{}' is not read: plan {} is in {}/ now, and its SUMMARY belongs in {}", name, id,
+                        spec.layout.relative(home->plans_dir), spec.layout.relative(spec.layout.summary_file(*home, id)))));
+        continue;
+      }
+      const fs::path plan_file = plans / (id + "-PLAN.md");
+      if (home || fs::is_regular_file(plan_file, e2)) continue; // read with its plan (or its PLAN has errors of its own)
       spec.diagnostics.push_back(file_diag(spec.layout.relative(file), Severity::warning, "H031",
                                            fmt::format("'{}' is not read: there is no plan {} ({})", name, id,
-                                                       spec.layout.relative(plan))));
+                                                       spec.layout.relative(plan_file))));
     }
+  }
+}
+
+/// H035: the results of a phase directory renamed after it ran are read under the old name
+/// (Layout), so its work counts; said once per phase, with the command that puts them in place.
+void warn_renamed_results(Spec& spec) {
+  for (const auto& phase : spec.layout.phases) {
+    if (!phase.results_renamed()) continue;
+    // The command runs from the project root, where git paths start.
+    const std::string prefix = spec.layout.spec_dir_in_project();
+    const fs::path target = phase.results_dir.parent_path() / phase.slug;
+    spec.diagnostics.push_back(file_diag(
+        spec.layout.relative(phase.results_dir), Severity::warning, "H035",
+        fmt::format("phase {}'s results are read from {}/, under the phase directory's old name (its plans are in {}/): "
+                    "move them with `git mv {}{} {}{}`",
+                    to_string(phase.number), spec.layout.relative(phase.results_dir), spec.layout.relative(phase.plans_dir), prefix,
+                    fs::path(spec.layout.relative(phase.results_dir)).generic_string(), prefix,
+                    fs::path(spec.layout.relative(target)).generic_string())));
   }
 }
 
@@ -180,6 +217,7 @@ void load_results(Spec& spec) {
   if (auto text = util::read_file(spec.layout.status_md))
     spec.status = parse_status_document(*text, spec.layout.relative(spec.layout.status_md), spec.diagnostics);
   warn_unread_summaries(spec);
+  warn_renamed_results(spec);
 }
 
 } // namespace

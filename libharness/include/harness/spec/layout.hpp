@@ -19,7 +19,13 @@ struct PhaseDir {
   PhaseNumber number;
   std::string slug;                   ///< "03-auth"
   std::filesystem::path plans_dir;    ///< where its PLAN files are
-  std::filesystem::path results_dir;  ///< where its SUMMARY and VERIFICATION files go
+  /// Where its SUMMARY and VERIFICATION files go: `execution/phases/<slug>`, or, for a phase
+  /// directory renamed after it ran, the one results directory of its number still under the old
+  /// name (`execution/phases/03-login`; see results_renamed).
+  std::filesystem::path results_dir;
+
+  /// Whether the results are under another name than the phase directory (renamed since).
+  bool results_renamed() const { return results_dir.filename() != plans_dir.filename(); }
 };
 
 struct Layout {
