@@ -3,6 +3,7 @@
 #include "harness/spec/plan_parser.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
+#include "spec_test_util.hpp"
 
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
@@ -87,6 +88,22 @@ TEST_CASE("validate's text report ends with a count of plans, phases, errors and
   const auto text = validation_text(*spec);
   CHECK(text.find("error[H009]") != std::string::npos);
   CHECK(text.ends_with("cycle-across-phases: 3 plans in 2 phases, 1 error, 1 warning\n"));
+}
+
+TEST_CASE("validate counts the phases the ROADMAP lists before any is planned, and says 1 phase, 1 plan") {
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("ROADMAP.md", "# Roadmap: x\n\n## Phase 1: Core\n**Goal**: core\n\n## Phase 2: More\n**Goal**: more\n");
+  auto spec = load_spec(dir.path);
+  REQUIRE(spec);
+  CHECK(validation_text(*spec).ends_with(": 0 plans in 2 phases, 0 errors, 1 warning\n")); // H023: no plans directory
+  dir.write("planning/plans/01-core/01-01-PLAN.md", "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: [a.txt]\n---\n# a\n\n### Task 1: a\n");
+  spec = load_spec(dir.path);
+  REQUIRE(spec);
+  CHECK(validation_text(*spec).ends_with(": 1 plan in 2 phases, 0 errors, 0 warnings\n"));
+  auto three = load_spec(HARNESS_SOURCE_DIR "/tests/corpus/cycle-three");
+  REQUIRE(three);
+  CHECK(validation_text(*three).ends_with("cycle-three: 3 plans in 1 phase, 1 error, 0 warnings\n"));
 }
 
 TEST_CASE("timeouts accept seconds and the s, ms, m, h suffixes") {
