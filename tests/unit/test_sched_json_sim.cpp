@@ -115,6 +115,20 @@ TEST_CASE("A simulation names the phases it cannot predict because they have no 
   CHECK(render_simulation(simulate(workload(1, {plan("01-01", {}, {}, 10)}), SimOptions{})).find("note:") == std::string::npos);
 }
 
+TEST_CASE("A simulation of a spec with nothing left to run says so instead of a bare 0.0 minutes", "[sched][sim]") {
+  auto done = plan("01-01", {}, {}, 10);
+  done.executed = done.verified = true;
+  auto w = workload(1, {done});
+  w.phases[0].verified = true;
+  w.final_verified = true;
+  const auto r = simulate(w, SimOptions{});
+  CHECK(r.complete);
+  CHECK(r.tasks.empty());
+  CHECK(render_simulation(r).find("note: nothing is left to run") != std::string::npos);
+  CHECK(render_simulation(simulate(workload(1, {plan("01-01", {}, {}, 10)}), SimOptions{})).find("nothing is left") ==
+        std::string::npos);
+}
+
 TEST_CASE("A durations file is an object of minutes by known plan id, its mistakes with line and column", "[sched][sim]") {
   const std::vector<std::string> ids = {"01-01", "01-02"};
   auto ok = parse_durations(R"({"01-01": 45, "01-02": 2.5})", "d.json", ids);

@@ -36,6 +36,11 @@ std::string render_simulation(const SimResult& r, int width, std::size_t max_row
                        names.size() > 1 ? "s" : "", fmt::join(names, ", "), names.size() > 1 ? "have" : "has",
                        names.size() > 1 ? "their" : "its", names.size() > 1 ? "their" : "its");
   }
+  // A finished spec (or one whose every task is done) leaves the scheduler nothing to start: a bare
+  // 0.0 would read as a prediction of the run that already happened.
+  if (r.complete && r.tasks.empty())
+    out += "note: nothing is left to run: every plan is executed and verified, so the figures are 0 "
+           "(simulate predicts the work still to do, not a run that is over)\n";
   out += fmt::format("makespan     {:10.1f} min\n", r.makespan);
   out += fmt::format("lower bound  {:10.1f} min  (critical path {:.1f}, total work {:.1f} / {} slots)\n",
                      r.lower_bound, r.critical_path, r.total_work, r.slots);
