@@ -128,6 +128,15 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   REQUIRE(p.blockers.size() == 4); // the two above, the cause, and a count of what waits on it
   CHECK(graph::progress_text(p).find("execute:02-01 blocked by the last run: worker crashed (exit 139)") != std::string::npos);
   CHECK(p.blockers.back() == "2 more tasks wait on these");
+  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:02-01\n    reason: \"worker crashed (exit 139)\"\n"
+                         "  - task: verify-plan:02-01\n    reason: its execute is blocked\n---\n# Status\n");
+  spec = spec::load_spec(dir.path);
+  CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1).blockers.back() == "1 more task waits on these");
+  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:02-01\n    reason: \"worker crashed (exit 139)\"\n"
+                         "  - task: verify-plan:02-01\n    reason: its execute is blocked\n"
+                         "  - task: verify-phase:02\n    reason: waits on verify-plan:02-01 (blocked)\n---\n# Status\n");
+  spec = spec::load_spec(dir.path);
+  p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
   CHECK(graph::progress_text(p).find("orchestrate running") == std::string::npos);
   CHECK(boost::json::parse(graph::progress_json(p)).at("running").is_null());
   CHECK(boost::json::parse(graph::progress_json(p)).at("running_orchestrate").is_null());

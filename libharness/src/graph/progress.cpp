@@ -157,7 +157,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
       out.blockers.push_back(b.reason.empty() ? fmt::format("{} blocked by the last run", b.task)
                                               : fmt::format("{} blocked by the last run: {}", b.task, b.reason));
     }
-    if (waiting > 0) out.blockers.push_back(fmt::format("{} more task{} wait on these", waiting, waiting == 1 ? "" : "s"));
+    if (waiting > 0) out.blockers.push_back(fmt::format("{} more task{} on these", waiting, waiting == 1 ? " waits" : "s wait"));
     // A plan the last run gave up on is a blocker, not "ready now" (orchestrate still retries it).
     for (const auto& b : still) {
       const auto colon = b.task.find(':');
