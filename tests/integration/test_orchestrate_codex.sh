@@ -24,7 +24,7 @@ new_project() { # dir
 # The plan done by Codex, every report heard.
 p=$tmp/ok
 new_project "$p"
-completed_run "$p" 'done (1 turns, $0.0000)'  # Codex reports no cost
+completed_run "$p" 'done (1 turn, $0.0000)'  # Codex reports no cost
 cd "$p"
 log=$(ls .orchestration/sessions/execute-01-01-*/output.log)
 grep -q '"type":"thread.started"' "$log" || fail "no thread.started event in the worker log"

@@ -2,6 +2,7 @@
 // The loop's state is Orchestrator::Impl (run_loop.hpp).
 #include "run_loop.hpp"
 
+#include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/run_config.hpp"
 #include "harness/util/text.hpp"
 #include "harness/worker/index_lock.hpp"
@@ -385,7 +386,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     if (auto n = spec::parse_phase_number(s.action.subject))
       commit_writeback("research phase " + s.action.subject, spec.layout.research_file(*n));
   std::string outcome = deviations ? "done (with deviations)" : "done";
-  if (facts) outcome += fmt::format(" ({} turns, ${:.4f})", facts->num_turns, facts->cost_usd); // from the agent's own events
+  if (facts) outcome += " (" + format_agent_usage(facts->num_turns, facts->cost_usd) + ")"; // from the agent's own events
   if (s.action.kind == TaskKind::reconcile) {
     // What runs next (the execute's input, its artifact checks, verify-plan's must_pass, the
     // scheduler's conflicts) must read the plan as reconciled, not as the run loaded it.
