@@ -24,7 +24,7 @@ adapters:
   executor: claude
 workers:
   claude: {binary: /opt/claude, allowed_tools: [Read], permission_mode: default, model: m1}
-  codex: {binary: /opt/codex, base_url: "http://127.0.0.1:1/v1", env_key: K}
+  codex: {binary: /opt/codex, base_url: "http://127.0.0.1:1/v1", env_key: K, network_access: true}
   command: "agent {prompt_file}"
 )", "config.yaml");
   REQUIRE(config);
@@ -56,6 +56,7 @@ workers:
   CHECK(o.adapter_settings.codex_binary == "/opt/codex");
   CHECK(o.adapter_settings.codex_base_url == "http://127.0.0.1:1/v1");
   CHECK(o.adapter_settings.codex_env_key == "K");
+  CHECK(o.adapter_settings.codex_network_access);
   CHECK(o.adapter_settings.command_template == "agent {prompt_file}");
 }
 

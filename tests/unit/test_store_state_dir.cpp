@@ -24,6 +24,7 @@ TEST_CASE("config.yaml round-trips and absent keys stay absent", "[store][config
   c.claude.allowed_tools = std::vector<std::string>{"Read", "Bash(git commit:*)"};
   c.codex.base_url = "http://127.0.0.1:9/v1";
   c.codex.env_key = "STUB_KEY";
+  c.codex.network_access = true;
   c.command = "my-agent --prompt '{prompt_file}'";
   auto back = parse_config(render_config(c), "config.yaml");
   REQUIRE(back);
@@ -135,6 +136,10 @@ TEST_CASE("config.yaml errors carry file, line, column and code", "[store][confi
   auto gate = parse_config("lookahead: -1\n", "c.yaml");
   REQUIRE_FALSE(gate.has_value());
   CHECK(gate.error()[0].code == "H202");
+  auto network = parse_config("workers:\n  codex: {network_access: yes}\n", "c.yaml");
+  REQUIRE_FALSE(network.has_value());
+  CHECK(network.error()[0].message == "`workers.codex.network_access` must be true or false");
+  CHECK(parse_config("workers:\n  codex: {network_access: false}\n", "c.yaml").value().codex.network_access == false);
   auto worker_key = parse_config("workers:\n  claude:\n    base_url: x\n", "c.yaml");
   REQUIRE_FALSE(worker_key.has_value());
   CHECK(worker_key.error()[0].code == "H203");

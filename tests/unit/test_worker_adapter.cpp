@@ -93,6 +93,47 @@ TEST_CASE("the codex adapter writes a CODEX_HOME config with the harness MCP ser
   CHECK(toml.find("writable_roots = [\"" + (sample_request().project_root / ".git").string() + "\"]") != std::string::npos);
 }
 
+TEST_CASE("the codex adapter leaves the sandbox's network off unless network_access is set") {
+  AdapterSettings s;
+  auto shut = build_launch(AdapterKind::codex, sample_request(), s);
+  REQUIRE(shut);
+  CHECK(shut->files[0].content.find("network_access") == std::string::npos); // Codex's default: off
+  s.codex_network_access = true;
+  auto open = build_launch(AdapterKind::codex, sample_request(), s);
+  REQUIRE(open);
+  const auto& toml = open->files[0].content;
+  // In the [sandbox_workspace_write] table, the one Codex reads for its workspace-write sandbox.
+  const auto table = toml.find("[sandbox_workspace_write]\n");
+  const auto key = toml.find("\nnetwork_access = true\n");
+  REQUIRE(table != std::string::npos);
+  REQUIRE(key != std::string::npos);
+  CHECK(key > table);
+  CHECK(toml.find("\n[", table + 1) > key); // no other table in between
+}
+
+TEST_CASE("the codex adapter's env_key without base_url hands that key to Codex as CODEX_API_KEY") {
+  // OpenAI's own endpoint: Codex's built-in provider reads CODEX_API_KEY (a fresh CODEX_HOME has
+  // no login), and a provider block of our own would need a base_url.
+  AdapterSettings s;
+  s.codex_env_key = "MY_KEY";
+  auto req = sample_request();
+  req.inherited_env["MY_KEY"] = "sk-mine";
+  auto spec = build_launch(AdapterKind::codex, req, s);
+  REQUIRE(spec);
+  CHECK(spec->env.at("CODEX_API_KEY") == "sk-mine");
+  CHECK(spec->files[0].content.find("model_provider") == std::string::npos);
+  // The variable unset: nothing invented; an orchestrator's own CODEX_API_KEY passes unchanged.
+  req.inherited_env.erase("MY_KEY");
+  req.inherited_env["CODEX_API_KEY"] = "sk-env";
+  CHECK(build_launch(AdapterKind::codex, req, s)->env.at("CODEX_API_KEY") == "sk-env");
+  // With base_url the key belongs to that provider, by name in config.toml, not to OpenAI.
+  s.codex_base_url = "http://127.0.0.1:9999/v1";
+  req.inherited_env["MY_KEY"] = "sk-mine";
+  auto own = build_launch(AdapterKind::codex, req, s);
+  CHECK(own->env.at("CODEX_API_KEY") == "sk-env");
+  CHECK(own->files[0].content.find("env_key = \"MY_KEY\"") != std::string::npos);
+}
+
 TEST_CASE("the command adapter expands placeholders after splitting, keeping values whole") {
   AdapterSettings s;
   s.command_template = "my-agent --plan {plan_file} --prompt-file '{prompt_file}' --id={session_id}";

@@ -85,6 +85,7 @@ void apply_config(const store::OrchestrationConfig& c, RunOptions& o) {
   apply_agent(c.codex, s.codex_binary, s.codex_model);
   if (c.codex.base_url) s.codex_base_url = *c.codex.base_url;
   if (c.codex.env_key) s.codex_env_key = *c.codex.env_key;
+  if (c.codex.network_access) s.codex_network_access = *c.codex.network_access;
   if (c.command) s.command_template = *c.command;
 }
 

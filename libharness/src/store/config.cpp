@@ -76,6 +76,13 @@ struct ConfigParser {
     return node.Scalar();
   }
 
+  std::optional<bool> boolean(const YAML::Node& node, const std::string& key) {
+    // YAML 1.2's two words only: yaml-cpp would also take yes/no/on/off, which YAML 1.2 reads as strings.
+    if (node.IsScalar() && (node.Scalar() == "true" || node.Scalar() == "false")) return node.Scalar() == "true";
+    report(node.Mark(), code_value, fmt::format("`{}` must be true or false", key));
+    return std::nullopt;
+  }
+
   std::optional<std::string> adapter(const YAML::Node& node, const std::string& key) {
     auto v = string(node, key);
     if (v && std::find(adapter_names.begin(), adapter_names.end(), *v) == adapter_names.end()) {
@@ -166,7 +173,8 @@ struct ConfigParser {
         w.allowed_tools = std::move(tools);
       } else if (!is_claude && key == "base_url") w.base_url = string(v, full);
       else if (!is_claude && key == "env_key") w.env_key = string(v, full);
-      else unknown(k, full, is_claude ? "binary, model, permission_mode, allowed_tools" : "binary, model, base_url, env_key");
+      else if (!is_claude && key == "network_access") w.network_access = boolean(v, full);
+      else unknown(k, full, is_claude ? "binary, model, permission_mode, allowed_tools" : "binary, model, base_url, env_key, network_access");
     });
   }
 
@@ -244,6 +252,7 @@ void emit_agent(YAML::Emitter& out, const char* name, const AgentWorkerConfig& w
   if (w.allowed_tools) out << YAML::Key << "allowed_tools" << YAML::Value << YAML::Flow << *w.allowed_tools;
   if (w.base_url) out << YAML::Key << "base_url" << YAML::Value << *w.base_url;
   if (w.env_key) out << YAML::Key << "env_key" << YAML::Value << *w.env_key;
+  if (w.network_access) out << YAML::Key << "network_access" << YAML::Value << *w.network_access;
   out << YAML::EndMap;
 }
 

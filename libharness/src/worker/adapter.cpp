@@ -97,6 +97,9 @@ LaunchSpec build_codex(const LaunchRequest& req, const AdapterSettings& s) {
     if (s.codex_env_key) toml += fmt::format("env_key = {}\n", toml_string(*s.codex_env_key));
   }
   toml += fmt::format("\n[sandbox_workspace_write]\nwritable_roots = [{}]\n", toml_string((req.project_root / ".git").string()));
+  // Off by default in Codex, loopback included: a plan that installs packages or tests against a
+  // local server needs it, and says so in config.yaml.
+  if (s.codex_network_access) toml += "network_access = true\n";
   toml += "\n[features]\nplugins = false\n\n[analytics]\nenabled = false\n";
   toml += "\n[mcp_servers.harness]\n";
   toml += fmt::format("command = {}\n", toml_string(req.harness_mcp.string()));
@@ -112,6 +115,11 @@ LaunchSpec build_codex(const LaunchRequest& req, const AdapterSettings& s) {
   spec.env = req.inherited_env;
   add_session_env(spec.env, req);
   spec.env["CODEX_HOME"] = home.string();
+  // Without base_url Codex talks to OpenAI itself, and a fresh CODEX_HOME holds no login: its
+  // `exec` takes the key from CODEX_API_KEY, so env_key names where that value comes from.
+  if (s.codex_env_key && !s.codex_base_url)
+    if (auto it = req.inherited_env.find(*s.codex_env_key); it != req.inherited_env.end())
+      spec.env["CODEX_API_KEY"] = it->second;
   return spec;
 }
 

@@ -22,7 +22,9 @@ struct AgentWorkerConfig {
   std::optional<std::string> permission_mode; ///< claude: --permission-mode
   std::optional<std::string> model;
   std::optional<std::string> base_url;        ///< codex: a model provider of its own
-  std::optional<std::string> env_key;         ///< codex: the variable holding that provider's key
+  std::optional<std::string> env_key;         ///< codex: the variable holding the API key
+  /// codex: network for the commands the agent runs (its sandbox's `network_access`; off by default)
+  std::optional<bool> network_access;
   bool operator==(const AgentWorkerConfig&) const = default;
 };
 

@@ -43,7 +43,9 @@ struct AdapterSettings {
   std::optional<std::string> claude_model;
   std::string codex_binary = "codex";
   std::optional<std::string> codex_base_url; ///< a model provider of its own (tests, proxies)
-  std::optional<std::string> codex_env_key;
+  std::optional<std::string> codex_env_key;  ///< the variable holding the API key
+  /// Network for the commands Codex runs in its workspace-write sandbox (off: not even loopback).
+  bool codex_network_access = false;
   std::optional<std::string> codex_model;
   std::string command_template;              ///< for AdapterKind::command
 };
