@@ -21,10 +21,14 @@ new_project() { # dir
   agent_config "$1" executor codex
 }
 
-# The plan done by Codex, every report heard.
+# The plan done by Codex, every report heard. Codex reports no cost: it is shown as unknown, not
+# as $0.0000, and a cost limit says at the start that it cannot see these workers.
 p=$tmp/ok
 new_project "$p"
-completed_run "$p" 'done (1 turn, $0.0000)'  # Codex reports no cost
+echo 'max_cost_usd: 5' >>"$p/.orchestration/config.yaml"
+completed_run "$p" 'done (1 turn, cost unknown)'
+grep -q '"event":"note".*--max-cost \$5.00 counts only the cost Claude Code workers report: the codex worker reports no cost' \
+  "$tmp/events.jsonl" || fail "no note that --max-cost cannot see the codex worker"
 cd "$p"
 log=$(ls .orchestration/sessions/execute-01-01-*/output.log)
 grep -q '"type":"thread.started"' "$log" || fail "no thread.started event in the worker log"

@@ -27,12 +27,6 @@ TEST_CASE("the clock carries rounded seconds into minutes and hours") {
   CHECK(format_event_line(e).starts_with("[02:00.0] "));
 }
 
-TEST_CASE("an agent's turns and cost read as English for one turn too") {
-  CHECK(format_agent_usage(1, 0) == "1 turn, $0.0000");
-  CHECK(format_agent_usage(7, 0.00184) == "7 turns, $0.0018");
-  CHECK(format_agent_usage(0, 0) == "0 turns, $0.0000");
-}
-
 TEST_CASE("the JSON rendering is one object with only the fields that are set") {
   auto j = boost::json::parse(format_event_json({RunEventKind::task_started, 1.5, "verify-plan:01-01", 0, 1, ""}));
   CHECK(j.at("event").as_string() == "task_started");

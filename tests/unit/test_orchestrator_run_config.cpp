@@ -123,3 +123,21 @@ TEST_CASE("run_started names each worker the run launches, with the roles adapte
   o.adapter_by_kind[sched::TaskKind::check_plans] = worker::AdapterKind::command;
   CHECK(orchestrator::describe_workers(o) == "script worker, command for plan_checker and executor");
 }
+
+TEST_CASE("A cost limit with workers that report no cost starts the run with a note saying so", "[orchestrator][config]") {
+  orchestrator::RunOptions o;
+  o.adapter = worker::AdapterKind::codex;
+  CHECK(orchestrator::cost_limit_note(o).empty()); // no limit, nothing to warn about
+  o.max_cost_usd = 5;
+  CHECK(orchestrator::cost_limit_note(o) ==
+        "--max-cost $5.00 counts only the cost Claude Code workers report: the codex worker reports no cost, so the "
+        "limit cannot see what it spends");
+  o.adapter = worker::AdapterKind::claude;
+  CHECK(orchestrator::cost_limit_note(o).empty());
+  o.adapter_by_kind[sched::TaskKind::execute] = worker::AdapterKind::command;
+  o.adapter_by_kind[sched::TaskKind::plan] = worker::AdapterKind::codex;
+  CHECK(orchestrator::cost_limit_note(o).find("the codex and command workers report no cost") != std::string::npos);
+  o.adapter = worker::AdapterKind::script; // the script worker costs nothing
+  o.adapter_by_kind.clear();
+  CHECK(orchestrator::cost_limit_note(o).empty());
+}

@@ -22,6 +22,10 @@ TEST_CASE("a clean Claude run yields its turns, cost and tool calls and no failu
   CHECK(f.saw_init);
   CHECK(f.num_turns == 2);
   CHECK(f.cost_usd == Approx(0.00035));
+  CHECK(f.cost_reported);
+  auto shown = f;
+  shown.cost_usd = 0.0018;
+  CHECK(describe_usage(shown) == "2 turns, $0.0018");
   CHECK(f.tool_calls == std::vector<std::string>{"mcp__harness__harness_worker_report"});
   CHECK_FALSE(agent_failure(f));
 }
@@ -87,6 +91,7 @@ TEST_CASE("Codex events give tool calls and turn completion") {
   CHECK(r.facts().tool_calls == std::vector<std::string>{"harness.harness_worker_report"});
   CHECK(r.facts().num_turns == 1);
   CHECK_FALSE(agent_failure(r.facts()));
+  CHECK(describe_usage(r.facts()) == "1 turn, cost unknown"); // Codex reports no cost: not $0.0000
 
   CodexEventReader retried; // a transient error the CLI recovered from is not a failure
   retried.feed_line(R"({"type":"turn.started"})");

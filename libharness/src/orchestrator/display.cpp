@@ -109,10 +109,6 @@ std::string format_clock(double seconds) {
   return hours > 0 ? fmt::format("{:02}:{:02}:{}", hours, minutes, sec) : fmt::format("{:02}:{}", minutes, sec);
 }
 
-std::string format_agent_usage(int turns, double cost_usd) {
-  return fmt::format("{} turn{}, ${:.4f}", turns, turns == 1 ? "" : "s", cost_usd);
-}
-
 std::string_view to_string(RunEventKind k) {
   switch (k) {
   case RunEventKind::run_started: return "run_started";

@@ -386,7 +386,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     if (auto n = spec::parse_phase_number(s.action.subject))
       commit_writeback("research phase " + s.action.subject, spec.layout.research_file(*n));
   std::string outcome = deviations ? "done (with deviations)" : "done";
-  if (facts) outcome += " (" + format_agent_usage(facts->num_turns, facts->cost_usd) + ")"; // from the agent's own events
+  if (facts) outcome += " (" + worker::describe_usage(*facts) + ")"; // from the agent's own events
   if (s.action.kind == TaskKind::reconcile) {
     // What runs next (the execute's input, its artifact checks, verify-plan's must_pass, the
     // scheduler's conflicts) must read the plan as reconciled, not as the run loaded it.
@@ -726,6 +726,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
        fmt::format("{}: {} plan{}, {} slot{}, {}", spec.layout.spec_name, spec.plans.size(), spec.plans.size() == 1 ? "" : "s",
                    opt.sched.slots, opt.sched.slots == 1 ? "" : "s", describe_workers(opt)));
   warn_about_validation(); // after run_started: the notes belong to this run
+  if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   warn_about_dirty_files();
   take_over_checkpoints(); // before the first event: a task that asks again finds its checkpoint
   watch_signals();

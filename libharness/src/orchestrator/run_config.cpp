@@ -55,6 +55,24 @@ std::string describe_workers(const RunOptions& options) {
   return out;
 }
 
+std::string cost_limit_note(const RunOptions& options) {
+  if (!options.max_cost_usd) return {};
+  // Only Claude Code reports what an attempt cost; the script worker costs nothing.
+  std::vector<std::string_view> blind;
+  for (const auto& [role, kind] : role_kinds) {
+    const auto a = adapter_for(options, kind);
+    if ((a == worker::AdapterKind::codex || a == worker::AdapterKind::command) &&
+        std::find(blind.begin(), blind.end(), worker::to_string(a)) == blind.end())
+      blind.push_back(worker::to_string(a));
+  }
+  if (blind.empty()) return {};
+  const std::string names = blind.size() == 1 ? fmt::format("the {} worker reports", blind[0])
+                                              : fmt::format("the {} and {} workers report", blind[0], blind[1]);
+  return fmt::format("--max-cost ${:.2f} counts only the cost Claude Code workers report: {} no cost, so the limit "
+                     "cannot see what {} spend{}",
+                     *options.max_cost_usd, names, blind.size() == 1 ? "it" : "they", blind.size() == 1 ? "s" : "");
+}
+
 void apply_config(const store::OrchestrationConfig& c, RunOptions& o) {
   if (c.slots) o.sched.slots = *c.slots;
   if (c.lookahead)

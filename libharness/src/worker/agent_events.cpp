@@ -50,8 +50,10 @@ void read_claude_result(const json::object& ev, AgentRunFacts& f) {
   if (auto it = ev.find("is_error"); it != ev.end() && it->value().is_bool()) f.is_error = it->value().as_bool();
   if (auto it = ev.find("num_turns"); it != ev.end() && it->value().is_int64())
     f.num_turns = static_cast<int>(it->value().as_int64());
-  if (auto it = ev.find("total_cost_usd"); it != ev.end() && it->value().is_number())
+  if (auto it = ev.find("total_cost_usd"); it != ev.end() && it->value().is_number()) {
     f.cost_usd = it->value().to_number<double>();
+    f.cost_reported = true;
+  }
   if (auto it = ev.find("permission_denials"); it != ev.end() && it->value().is_array())
     for (const auto& d : it->value().as_array())
       if (d.is_object()) f.permission_denials.push_back(protocol::string_field(d.as_object(), "tool_name"));
@@ -120,6 +122,12 @@ void CodexEventReader::feed_line(std::string_view line) {
                                                                           : protocol::string_field(*ev, "message");
     m_facts.rate_limited = looks_rate_limited(m_facts.error_message);
   }
+}
+
+std::string describe_usage(const AgentRunFacts& f) {
+  const auto turns = fmt::format("{} turn{}", f.num_turns, f.num_turns == 1 ? "" : "s");
+  if (!f.cost_reported) return turns + ", cost unknown";
+  return fmt::format("{}, ${:.4f}", turns, f.cost_usd);
 }
 
 std::optional<std::string> agent_failure(const AgentRunFacts& f) {

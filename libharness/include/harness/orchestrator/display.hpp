@@ -18,8 +18,6 @@ std::unique_ptr<Observer> make_display(DisplayStyle style, std::FILE* out, int w
 /// Elapsed time as `MM:SS.s`, or `HH:MM:SS.s` from one hour on, rounded to tenths of a second
 /// (119.96 s is `02:00.0`); negative or NaN reads as zero.
 std::string format_clock(double seconds);
-/// What an agent reported it spent on a task, for its `done (...)` message: `1 turn, $0.0018`.
-std::string format_agent_usage(int turns, double cost_usd);
 /// `[00:12.3] started execute:02-01 (slot 2)`: the line style's rendering of one event.
 std::string format_event_line(const RunEvent& event);
 /// The JSON-lines rendering of one event (no trailing newline).

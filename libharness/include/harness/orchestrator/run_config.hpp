@@ -26,6 +26,10 @@ void apply_config(const store::OrchestrationConfig& config, RunOptions& options)
 /// giving some roles another worker "script worker, command for executor" (config.yaml's role names).
 std::string describe_workers(const RunOptions& options);
 
+/// The note a run with a cost limit starts with when some of its workers report no cost (codex,
+/// command): the limit cannot stop what it cannot see. Empty when there is nothing to say.
+std::string cost_limit_note(const RunOptions& options);
+
 /// Reads `<project>/.orchestration/config.yaml` for `options.spec_dir` (project = nearest ancestor
 /// holding .git) and applies it. A missing file changes nothing; a malformed one is an error with
 /// file:line:col diagnostics.

@@ -19,6 +19,7 @@ struct AgentRunFacts {
   std::vector<std::string> failed_tool_calls;   ///< calls that ran and failed (Codex reports these)
   int num_turns = 0;
   double cost_usd = 0.0;
+  bool cost_reported = false;                   ///< the CLI said what it cost (Codex never does)
   bool saw_result = false;                      ///< the final result event arrived
   bool is_error = false;
   std::string result_subtype;                   ///< "success", "error_max_turns", ...
@@ -47,6 +48,10 @@ public:
 private:
   AgentRunFacts m_facts;
 };
+
+/// "7 turns, $0.0018" for a finished attempt; "1 turn, cost unknown" when the CLI reports no
+/// cost: $0.0000 would read as free.
+std::string describe_usage(const AgentRunFacts& facts);
 
 /// Why an attempt with these facts must count as failed even if the process exited 0, or nullopt.
 /// A refused harness tool, a harness MCP server that did not connect, an error result, or a
