@@ -4,8 +4,10 @@
 #include "project_dir.hpp"
 #include "self_dir.hpp"
 
+#include "harness/setup/cli_on_path.hpp"
 #include "harness/setup/install.hpp"
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -35,6 +37,9 @@ void add_install_skills(CLI::App& app, ExitCode& exit) {
     std::cout << r->written.size() << " file(s) written, " << r->unchanged.size() << " already up to date";
     if (!r->kept.empty()) std::cout << ", " << r->kept.size() << " kept as you changed them";
     std::cout << "\n";
+    const char* path = std::getenv("PATH");
+    if (auto w = setup::cli_path_warning(self_dir() / "harness-cli", path ? path : ""); !w.empty())
+      std::cerr << "harness-cli: warning: " << w << "\n";
     exit.value = 0;
   });
 }

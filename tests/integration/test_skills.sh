@@ -125,6 +125,13 @@ assert os.path.basename(j["mcpServers"]["harness"]["command"]) == "harness-mcp",
 PY
 "$cli" install-skills --project "$u" >"$tmp/install2.txt"
 grep -q "^0 file(s) written" "$tmp/install2.txt" || fail "second install changed files: $(cat "$tmp/install2.txt")"
+# The skills call a bare `harness-cli`: install-skills warns when PATH does not find this one.
+bin=$(cd "$(dirname "$cli")" && pwd)
+PATH=/usr/bin:/bin "$cli" install-skills --project "$u" >/dev/null 2>"$tmp/warn.txt" || fail "install-skills without PATH"
+grep -qF "warning: \`harness-cli\` is not on PATH" "$tmp/warn.txt" && grep -qF "export PATH=\"$bin:\$PATH\"" "$tmp/warn.txt" \
+  || fail "no warning that harness-cli is not on PATH: $(cat "$tmp/warn.txt")"
+PATH="$bin:/usr/bin:/bin" "$cli" install-skills --project "$u" >/dev/null 2>"$tmp/warn.txt"
+[[ ! -s "$tmp/warn.txt" ]] || fail "a warning although PATH finds this harness-cli: $(cat "$tmp/warn.txt")"
 echo "{ broken" >"$u/.mcp.json"
 set +e
 "$cli" install-skills --project "$u" 2>"$tmp/err.txt"; rc=$?

@@ -56,7 +56,8 @@ TEST_CASE("the claude adapter runs claude -p with stream-json and a strict harne
   CHECK(spec->env.at("CLAUDE_CONFIG_DIR") == "/proj/.orchestration/sessions/s-0001/claude-config");
   CHECK(spec->env.at("MCP_CONNECTION_NONBLOCKING") == "0");
   CHECK(spec->env.at("GIT_OPTIONAL_LOCKS") == "0"); // its `git status` must not block others' commits
-  CHECK(spec->env.at("PATH") == "/usr/bin");
+  // The harness-cli that started the run first: the worker prompt calls a bare `harness-cli`.
+  CHECK(spec->env.at("PATH") == "/opt/harness/bin:/usr/bin");
 
   REQUIRE(spec->files.size() == 1);
   CHECK(has_arg_pair(spec->argv, "--mcp-config", spec->files[0].path.string()));
@@ -91,6 +92,19 @@ TEST_CASE("the codex adapter writes a CODEX_HOME config with the harness MCP ser
   // Sandboxed, but the worker can commit: .git is the one writable root added.
   CHECK(toml.find("sandbox_mode = \"workspace-write\"") != std::string::npos);
   CHECK(toml.find("writable_roots = [\"" + (sample_request().project_root / ".git").string() + "\"]") != std::string::npos);
+}
+
+TEST_CASE("every worker finds the harness-cli that started the run first on its PATH") {
+  // A submodule build is not on the user's PATH, and the worker prompt calls a bare harness-cli.
+  AdapterSettings s;
+  s.command_template = "my-agent {prompt_file}";
+  for (auto k : {AdapterKind::claude, AdapterKind::codex, AdapterKind::command, AdapterKind::script}) {
+    INFO(to_string(k));
+    auto req = sample_request();
+    CHECK(build_launch(k, req, s)->env.at("PATH") == "/opt/harness/bin:/usr/bin");
+    req.inherited_env.erase("PATH");
+    CHECK(build_launch(k, req, s)->env.at("PATH") == "/opt/harness/bin:/usr/local/bin:/usr/bin:/bin");
+  }
 }
 
 TEST_CASE("the codex adapter leaves the sandbox's network off unless network_access is set") {

@@ -30,6 +30,13 @@ void add_session_env(std::map<std::string, std::string>& env, const LaunchReques
   // .git/index.lock to refresh the index as a side effect; a commit running at that moment (the
   // orchestrator's, another worker's) fails. Git skips such optional locks with this set.
   env["GIT_OPTIONAL_LOCKS"] = "0";
+  // The worker prompt and the skills call a bare `harness-cli` (validate, status): the one that
+  // started this run comes first, also when it is not on the user's PATH (a submodule build).
+  if (!req.harness_cli.empty()) {
+    const auto bin = req.harness_cli.parent_path().string();
+    auto it = env.find("PATH"); // without one, a shell's default search path, after harness's own
+    env["PATH"] = bin + ":" + (it != env.end() ? it->second : std::string("/usr/local/bin:/usr/bin:/bin"));
+  }
 }
 
 std::string mcp_config_json(const LaunchRequest& req) {
