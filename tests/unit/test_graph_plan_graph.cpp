@@ -44,6 +44,18 @@ TEST_CASE("the critical path follows estimates, not plan counts") {
   CHECK(g.rank[0] == Approx(4));
 }
 
+TEST_CASE("a plan without estimate weighs what the scheduler assumes for it, 30 minutes") {
+  // graph's `*` path must be the one the scheduler prioritises: 1 minute here and 30 there would
+  // mark a chain of two estimated 10-minute plans as critical, not the plan left without one.
+  auto unestimated = make("01-01", {}, {"a"});
+  unestimated.estimate_minutes.reset();
+  auto g = graph::build_plan_graph({unestimated, make("01-02", {}, {"b"}, 10), make("01-03", {"01-02"}, {"c"}, 10)});
+  CHECK(g.weight[0] == Approx(graph::default_estimate_minutes));
+  CHECK(graph::default_estimate_minutes == Approx(30));
+  CHECK(g.critical_path == std::vector<int>{0});
+  CHECK(g.critical_length == Approx(30));
+}
+
 TEST_CASE("cycles are reported whole and do not hang ordering") {
   auto g = graph::build_plan_graph({make("01-01", {"01-03"}, {}), make("01-02", {"01-01"}, {}), make("01-03", {"01-02"}, {})});
   REQUIRE(g.cycles.size() == 1);

@@ -1,5 +1,6 @@
 // workload_from_spec reads what is done as `status` does (spec::read_done_state): the two never
 // disagree about what is left.
+#include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
 #include "harness/sched/scheduler.hpp"
 #include "harness/sched/spec_workload.hpp"
@@ -86,4 +87,8 @@ TEST_CASE("plans all verified but no phase or final verification: status says wh
   for (const auto& a : s.handle(sched::make_event(sched::EventType::begin)))
     if (a.type == sched::ActionType::start) started.push_back(a.task);
   CHECK(started == std::vector<std::string>{"verify-phase:02"});
+}
+
+TEST_CASE("the scheduler assumes for a plan without estimate what graph weighs it with", "[sched]") {
+  CHECK(sched::Config{}.default_estimate == Approx(graph::default_estimate_minutes));
 }

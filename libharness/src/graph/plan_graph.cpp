@@ -139,7 +139,7 @@ PlanGraph build_plan_graph(const std::vector<spec::Plan>& plans) {
   std::map<std::string, int, std::less<>> index;
   for (size_t i = 0; i < n; ++i) {
     g.ids.push_back(plans[i].id);
-    g.weight.push_back(plans[i].estimate_minutes.value_or(1.0));
+    g.weight.push_back(plans[i].estimate_minutes.value_or(default_estimate_minutes));
     g.total_work += g.weight.back();
     index.emplace(plans[i].id, static_cast<int>(i));
   }

@@ -10,9 +10,14 @@
 
 namespace harness::graph {
 
+/// Execute minutes of a plan without `estimate`: its weight here and the scheduler's duration
+/// (sched::Config::default_estimate, held equal by a test), so that `graph` marks the critical
+/// path the scheduler prioritises and `simulate` predicts with.
+inline constexpr double default_estimate_minutes = 30;
+
 struct PlanGraph {
   std::vector<std::string> ids;                ///< node index -> plan id, in plan order (phase, number)
-  std::vector<double> weight;                  ///< estimate in minutes, 1 when absent
+  std::vector<double> weight;                  ///< estimate in minutes, default_estimate_minutes when absent
   std::vector<std::vector<int>> deps;          ///< node -> nodes it depends on (unknown ids dropped)
   std::vector<std::vector<int>> dependents;    ///< reverse edges
   std::vector<int> topo_order;                 ///< stable (ties by plan order); partial when cyclic
