@@ -68,6 +68,28 @@ for a in agents:
     check_names(a, text)
 for r in sorted((skills / "references").glob("*.md")) + sorted((skills / "templates").glob("*.md")):
     check_names(r, r.read_text())
+# Agents say where they are used: each command named there starts that agent.
+for a in agents:
+    fm, _ = frontmatter(a)
+    used = re.search(r"Use from (.*)", str(fm.get("description", "")))
+    for cmd in re.findall(r"/harness:([a-z-]+)", used.group(1) if used else ""):
+        f = skills / "commands" / "harness" / f"{cmd}.md"
+        if not f.exists() or a.stem not in f.read_text(): problems.append(f"{a}: used from /harness:{cmd}, which does not start {a.stem}")
+# A command that points to a phase command passes the spec directory first, as its argument-hint says.
+for c in commands:
+    for m in re.findall(r"/harness:(?:plan|discuss|research)-phase (\S+)", c.read_text()):
+        if re.fullmatch(r"\d+|N|X", m): problems.append(f"{c}: /harness:...-phase {m} lacks the spec directory")
+# The plan template passes the plan-checker's rules: no check that cannot fail, and its test files
+# in files_modified; the verification template has the fields harness writes.
+plan_t = (skills / "templates" / "plan.md").read_text()
+if re.search(r"command: '?true'?\s*$", plan_t, re.M): problems.append("templates/plan.md: a command check that always passes")
+if "{{test_file}}" not in plan_t.split("---")[1]: problems.append("templates/plan.md: files_modified lacks Task 2's test file")
+ver_fm = yaml.safe_load((skills / "templates" / "verification.md").read_text().split("---")[1].replace("{{", "x").replace("}}", "x"))
+for key in ("status", "level", "score", "verified_at", "plans"):
+    if key not in ver_fm: problems.append(f"templates/verification.md: no `{key}`, which harness writes")
+# The answer a worker's verification_needed gets is documented where the worker reads about asking.
+for doc in (skills / "templates" / "worker-prompt.md", skills / "references" / "checkpoints.md"):
+    if '"verdict"' not in doc.read_text() or '"feedback"' not in doc.read_text(): problems.append(f"{doc}: the verification answer's shape")
 if problems:
     print("\n".join(problems)); sys.exit(1)
 print(f"{len(commands)} commands, {len(agents)} agents, {len(served)} tools checked")
@@ -90,16 +112,19 @@ fill project.md "$s/planning/PROJECT.md" -e 's/x/x/'
 fill requirements.md "$s/planning/REQUIREMENTS.md" -e 's/x/x/'
 fill research.md "$s/planning/research/phase-01-research.md" -e 's/{{phase}}/01/g'
 for f in stack features architecture pitfalls; do fill "research-$f.md" "$s/planning/research/${f^^}.md" -e 's/x/x/'; done
-fill plan.md "$s/planning/plans/01-core/01-01-PLAN.md" -e 's/{{plan_id}}/01-01/g; s/{{phase}}/1/; s/{{plan}}/1/; s#{{file_modified}}#src/core.py#g'
-fill plan.md "$s/planning/plans/02-api/02-01-PLAN.md" -e "s/{{plan_id}}/02-01/g; s/{{phase}}/2/; s/{{plan}}/1/; s#{{file_modified}}#src/api.py#g; s/^depends_on: \[\]/depends_on: ['01-01']/"
+fill plan.md "$s/planning/plans/01-core/01-01-PLAN.md" -e 's/{{plan_id}}/01-01/g; s/{{phase}}/1/; s/{{plan}}/1/; s#{{file_modified}}#src/core.py#g' \
+  -e 's#{{test_file}}#tests/test_core.py#g; s#{{test_command}}#python3 -m pytest tests/test_core.py#'
+fill plan.md "$s/planning/plans/02-api/02-01-PLAN.md" -e "s/{{plan_id}}/02-01/g; s/{{phase}}/2/; s/{{plan}}/1/; s#{{file_modified}}#src/api.py#g; s/^depends_on: \[\]/depends_on: ['01-01']/" \
+  -e 's#{{test_file}}#tests/test_api.py#g; s#{{test_command}}#python3 -m pytest tests/test_api.py#'
 fill summary.md "$s/execution/phases/01-core/01-01-SUMMARY.md" -e 's/{{plan_id}}/01-01/g; s#{{file_modified}}#src/core.py#g'
-fill verification.md "$s/execution/phases/01-core/VERIFICATION.md" -e 's/{{phase}}/01/g'
+fill verification.md "$s/execution/phases/01-core/VERIFICATION.md" -e "s/{{phase}}/01/g; s/{{plans}}/'01-01'/"
 out=$("$cli" validate "$s" 2>&1) || fail "templates do not validate: $out"
 [[ "$out" == *"2 plans in 2 phases, 0 errors, 0 warnings"* ]] || fail "validate: $out"
 [[ "$("$cli" status "$s")" == *"1/2 plans verified"* ]] || fail "status of the filled-in templates: $("$cli" status "$s")"
 # The plan template's frontmatter as the parser reads it: estimate, depends_on, files_modified
 # (a second plan writing the same file must show as a conflict).
-fill plan.md "$s/planning/plans/01-core/01-02-PLAN.md" -e 's/{{plan_id}}/01-02/g; s/{{phase}}/1/; s/{{plan}}/2/; s#{{file_modified}}#src/core.py#g'
+fill plan.md "$s/planning/plans/01-core/01-02-PLAN.md" -e 's/{{plan_id}}/01-02/g; s/{{phase}}/1/; s/{{plan}}/2/; s#{{file_modified}}#src/core.py#g' \
+  -e 's#{{test_file}}#tests/test_core2.py#g; s#{{test_command}}#true#'
 "$cli" graph "$s" --format json | python3 -c '
 import json, sys
 g = json.load(sys.stdin)
