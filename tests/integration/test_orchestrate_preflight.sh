@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `harness-cli orchestrate` refuses to start what would fail part-way: a project that is not a git
-# repository, a git without an identity to commit with, a merge waiting to be finished, spec
+# repository, a git without an identity to commit with, commits git cannot sign, a merge waiting to be finished, spec
 # documents a .gitignore rule hides, a worker program that is not there, a command worker without
 # a template. Each is reported before anything is written (no
 # .orchestration/ state, STATUS.md unchanged, nothing staged), all of them at once, each with a
@@ -126,5 +126,17 @@ orchestrate_in "$p" "$cli" orchestrate "$spec" --worker script --yes
 [[ $err == *"git ignores $spec/execution/"* && $err == *"git check-ignore -v"* ]] || fail "ignored execution/: $err"
 untouched "$p" "merge in progress"
 [[ $(cd "$p" && git status --porcelain) == "$before" ]] || fail "merge: the index or work tree changed: $(cd "$p" && git status --porcelain)"
+
+# 8. Commits git is set to sign and cannot (a key not in the keyring, a locked agent; here a
+# gpg.program that fails): found before any task did its work, which would then fail to commit.
+p=$tmp/gpgsign
+new_project "$p" git
+(cd "$p" && git config commit.gpgsign true && git config gpg.program /bin/false)
+orchestrate_in "$p" "$cli" orchestrate "$spec" --worker script --yes
+[[ $rc -eq 2 ]] || fail "commits that cannot be signed should exit 2, got $rc: $err"
+[[ $err == *"git is set to sign every commit here (commit.gpgsign) and cannot sign (gpg failed to sign the data"* ]] ||
+  fail "signing: $err"
+[[ $err == *"git config commit.gpgsign false"* ]] || fail "signing fix: $err"
+untouched "$p" "signing"
 
 echo "orchestrate preflight: all checks passed"

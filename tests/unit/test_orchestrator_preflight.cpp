@@ -255,3 +255,36 @@ TEST_CASE("an operation in progress, a spec outside the project, ignored documen
   CHECK(all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts)).find("git merge --abort") !=
         std::string::npos);
 }
+
+TEST_CASE("commits git is set to sign and cannot are a problem before any task runs", "[orchestrator][preflight]") {
+  FakeMachine m;
+  m.facts.signing_error = "gpg failed to sign the data; failed to write commit object";
+  const auto problems = orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem ==
+        "git is set to sign every commit here (commit.gpgsign) and cannot sign (gpg failed to sign the data; failed to "
+        "write commit object): every task would do its work and then fail to commit");
+  CHECK(problems[0].fix.ends_with("git config commit.gpgsign false"));
+}
+
+TEST_CASE("the probe signs a test commit only when commit.gpgsign is on, and keeps git's reason", "[orchestrator][preflight]") {
+  test::TempDir dir;
+  test::sh(dir.path, "git init -q -b main && git config user.name t && git config user.email t@example.com"
+                     " && git config gpg.program /bin/false");
+  const auto layout = layout_at(dir.path);
+  CHECK(orchestrator::probe_start_facts(layout).signing_error.empty()); // signing off: gpg.program is never asked
+  test::sh(dir.path, "git config commit.gpgsign true");
+  const auto error = orchestrator::probe_start_facts(layout).signing_error;
+  INFO(error);
+  CHECK(error.find("gpg failed to sign the data") != std::string::npos);
+  CHECK(error.find("error: ") == std::string::npos);
+  // A signer that works passes: a fake gpg that answers with a signature, as git expects it.
+  const auto gpg = dir.write("fake-gpg", "#!/bin/sh\ncat >/dev/null\n"
+                                         "printf '[GNUPG:] KEY_CONSIDERED x\\n[GNUPG:] SIG_CREATED D 1 8 00 1 x\\n' >&2\n"
+                                         "printf -- '-----BEGIN PGP SIGNATURE-----\\n\\nx\\n-----END PGP SIGNATURE-----\\n'\n");
+  ::chmod(gpg.c_str(), 0755);
+  test::sh(dir.path, "git config gpg.program '" + gpg.string() + "'");
+  CHECK(orchestrator::probe_start_facts(layout).signing_error.empty());
+  test::sh(dir.path, "git config commit.gpgsign false");
+  CHECK(orchestrator::probe_start_facts(layout).signing_error.empty());
+}

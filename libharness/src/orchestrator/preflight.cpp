@@ -145,6 +145,24 @@ std::string git_complaint(const std::string& out) {
   return last.empty() ? "git failed without a message" : last;
 }
 
+/// Every line git printed, without the "error: " and "fatal: " prefixes, joined with "; ": a
+/// failed signature says why in an error line and only then that the commit failed.
+std::string git_messages(const std::string& out) {
+  std::string joined;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    std::size_t nl = out.find('\n', start);
+    if (nl == std::string::npos) nl = out.size();
+    std::string line = out.substr(start, nl - start);
+    start = nl + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    for (std::string_view prefix : {"error: ", "fatal: "})
+      if (line.starts_with(prefix)) line.erase(0, prefix.size());
+    joined += (joined.empty() ? "" : "; ") + line;
+  }
+  return joined.empty() ? "git failed without a message" : joined;
+}
+
 void git_problems(const fs::path& root, const StartFacts& facts, std::vector<StartProblem>& out) {
   if (!facts.git_found) {
     out.push_back({"git is not installed (not on PATH), and the orchestrator and its workers commit every task",
@@ -158,6 +176,12 @@ void git_problems(const fs::path& root, const StartFacts& facts, std::vector<Sta
                    fmt::format("make it one: cd {} && git init && git add -A && git commit -m 'Initial commit' (or run "
                                "orchestrate inside the repository that holds the spec)",
                                root.string())});
+  if (!facts.signing_error.empty())
+    out.push_back({fmt::format("git is set to sign every commit here (commit.gpgsign) and cannot sign ({}): every task "
+                               "would do its work and then fail to commit",
+                               facts.signing_error),
+                   "make signing work (the key of user.signingkey in your keyring, its agent unlocked, gpg.program and "
+                   "gpg.format right), or turn it off for this repository: git config commit.gpgsign false"});
   const bool author = !facts.author_identity_error.empty(), committer = !facts.committer_identity_error.empty();
   if (!author && !committer) return;
   const std::string set_config =
@@ -235,6 +259,20 @@ std::vector<std::string> document_paths(const spec::Layout& layout) {
   return out;
 }
 
+/// git's complaint when commits here are to be signed and it cannot sign; empty when signing is
+/// off (one `git config`, all a run without signing pays) or works. `commit-tree -S` signs as a
+/// commit does (commit-tree itself ignores commit.gpgsign, hence the -S); the commit object it
+/// makes of the empty tree is on no branch, and gc removes it.
+std::string signing_error(const fs::path& root) {
+  const auto on = worker::run_git(root, {"config", "--type=bool", "--get", "commit.gpgsign"});
+  if (on.exit_code != 0 || !on.out.starts_with("true")) return {};
+  auto tree = worker::run_git(root, {"hash-object", "-t", "tree", "/dev/null"}); // SHA-1 or SHA-256, as the repository
+  if (tree.exit_code != 0) return {};
+  while (!tree.out.empty() && (tree.out.back() == '\n' || tree.out.back() == '\r')) tree.out.pop_back();
+  const auto r = worker::run_git(root, {"commit-tree", "-S", tree.out, "-m", "harness: can git sign commits here?"});
+  return r.exit_code == 0 ? std::string() : git_messages(r.out);
+}
+
 std::vector<std::string> unwritable_state_files(const fs::path& root) {
   std::vector<std::string> out;
   const fs::path dir = root / ".orchestration";
@@ -280,6 +318,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
     while (!git_dir.out.empty() && git_dir.out.back() == '\n') git_dir.out.pop_back();
     f.git_operation = operation_in_progress(git_dir.out);
     f.ignored_documents = ignored_documents(layout);
+    f.signing_error = signing_error(project_root);
   }
   // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
   // an address guessed from the host name is acceptable), in the environment commits run in.

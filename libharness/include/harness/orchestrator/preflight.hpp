@@ -30,6 +30,10 @@ struct StartFacts {
   /// has no author identity for commits made here; empty when it has one.
   std::string author_identity_error;
   std::string committer_identity_error; ///< the same for the committer
+  /// git's complaint when it is set to sign every commit here (`commit.gpgsign`) and cannot sign
+  /// (a key not in the keyring, a locked agent, a missing gpg.program); empty when signing is off
+  /// or works. Every commit of the run would fail after its task did the work.
+  std::string signing_error;
   /// A git operation the repository is in the middle of ("merge", "rebase", "cherry-pick",
   /// "revert"), empty when none: commits of single paths fail then, and the harness's own
   /// files would be staged into the user's operation.
