@@ -172,6 +172,17 @@ TEST_CASE("update_frontmatter keeps comments, appends missing keys and creates m
   CHECK_FALSE(update_frontmatter("---\nv: {a: 1}\n---\n", {{"v.a", "2"}}));
 }
 
+TEST_CASE("update_frontmatter adds lines with the file's own line ending: a CRLF file stays CRLF") {
+  const std::string text = "---\r\nstatus: planning\r\nvelocity:\r\n  total: 0\r\n\r\n  avg: 0\r\n---\r\nbody\r\n";
+  auto out = update_frontmatter(text, {{"status", "complete"}, {"velocity.total", "2"}, {"velocity.minutes", "1.5"},
+                                       {"current_plan", "3"}, {"timing.started", "x"}});
+  REQUIRE(out);
+  CHECK(*out == "---\r\nstatus: complete\r\nvelocity:\r\n  total: 2\r\n\r\n  avg: 0\r\n  minutes: 1.5\r\n"
+                "current_plan: 3\r\ntiming:\r\n  started: x\r\n---\r\nbody\r\n");
+  // Every line ends in CRLF: none was added with LF alone.
+  for (size_t nl = out->find('\n'); nl != std::string::npos; nl = out->find('\n', nl + 1)) CHECK(out->at(nl - 1) == '\r');
+}
+
 #include "../../libharness/src/spec/text_match.hpp"
 
 TEST_CASE("the hand-written matchers accept the documented heading shapes") {

@@ -66,6 +66,15 @@ std::pair<size_t, size_t> value_span(std::string_view line, size_t after_colon) 
   return {start, end};
 }
 
+/// The line ending of the document's first line (its opening fence): a file kept with CRLF
+/// (core.autocrlf on Windows, an editor's choice) gets CRLF lines added, not a mix.
+std::string_view line_ending_of(std::string_view text) {
+  const size_t nl = text.find('\n');
+  return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
+}
+
+bool blank(std::string_view line) { return line.empty() || line == "\r"; }
+
 } // namespace
 
 std::expected<std::string, std::string> update_frontmatter(std::string_view text,
@@ -73,6 +82,7 @@ std::expected<std::string, std::string> update_frontmatter(std::string_view text
   const auto split = split_frontmatter(text);
   if (!split.present || !split.terminated) return std::unexpected("the document has no frontmatter");
   std::string out(text);
+  const std::string_view eol = line_ending_of(text);
   for (const auto& u : updates) {
     // Recompute on the current text: earlier updates shift offsets.
     const auto cur = split_frontmatter(out);
@@ -89,18 +99,18 @@ std::expected<std::string, std::string> update_frontmatter(std::string_view text
       for (size_t i = 0; i < lines.size(); ++i)
         if (key_colon(line_view(lines[i]), parent, 0)) p = i;
       if (p == lines.size()) {
-        out.insert(fm_end, fmt::format("{}:\n  {}: {}\n", parent, leaf, u.yaml_value));
+        out.insert(fm_end, fmt::format("{}:{}  {}: {}{}", parent, eol, leaf, u.yaml_value, eol));
         continue;
       }
       auto [vs, ve] = value_span(line_view(lines[p]), *key_colon(line_view(lines[p]), parent, 0));
       if (vs != ve) return std::unexpected(fmt::format("'{}' is not a block map; cannot set '{}'", parent, u.key));
       search_from = p + 1;
       search_to = search_from;
-      while (search_to < lines.size() && (indent_of(line_view(lines[search_to])) > 0 || line_view(lines[search_to]).empty()))
+      while (search_to < lines.size() && (indent_of(line_view(lines[search_to])) > 0 || blank(line_view(lines[search_to]))))
         ++search_to;
       indent = 2;
       for (size_t i = search_from; i < search_to; ++i)
-        if (!line_view(lines[i]).empty()) { indent = indent_of(line_view(lines[i])); break; }
+        if (!blank(line_view(lines[i]))) { indent = indent_of(line_view(lines[i])); break; }
       insert_at = search_to < lines.size() ? lines[search_to].begin : fm_end;
     }
     bool done = false;
@@ -116,7 +126,7 @@ std::expected<std::string, std::string> update_frontmatter(std::string_view text
       }
       done = true;
     }
-    if (!done) out.insert(insert_at, fmt::format("{}{}: {}\n", std::string(indent, ' '), leaf, u.yaml_value));
+    if (!done) out.insert(insert_at, fmt::format("{}{}: {}{}", std::string(indent, ' '), leaf, u.yaml_value, eol));
   }
   return out;
 }

@@ -18,7 +18,8 @@ struct FrontmatterUpdate {
 };
 
 /// Returns `text` with the values replaced. A key that is absent is appended at the end of its
-/// map (a missing parent map is created). A trailing `# comment` on a replaced line is kept.
+/// map (a missing parent map is created), with the line ending of the document's first line (a
+/// CRLF file stays CRLF). A trailing `# comment` on a replaced line is kept.
 /// Fails when the document has no frontmatter or a parent is written in flow style (`{...}`).
 std::expected<std::string, std::string> update_frontmatter(std::string_view text,
                                                            const std::vector<FrontmatterUpdate>& updates);
