@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/git_head.hpp"
 #include "harness/worker/trailers.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
@@ -568,4 +569,35 @@ TEST_CASE("A linked worktree's index.lock is in the directory its .git file name
   test::sh(repo.dir.path, "git worktree add -q wt");
   const auto expected = fs::weakly_canonical(repo.dir.path / ".git/worktrees/wt") / "index.lock";
   CHECK(fs::weakly_canonical(worker::index_lock_path(repo.dir.path / "wt").parent_path()) / "index.lock" == expected);
+}
+
+TEST_CASE("HEAD names a branch or, detached, a commit; anything else is no HEAD", "[worker][git]") {
+  CHECK(worker::parse_head("ref: refs/heads/main\n") == worker::GitHead{"main", ""});
+  CHECK(worker::parse_head("ref: refs/heads/feature/x\r\n") == worker::GitHead{"feature/x", ""});
+  const std::string hash(40, 'a');
+  CHECK(worker::parse_head(hash + "\n") == worker::GitHead{"", hash});
+  CHECK(worker::parse_head(std::string(64, 'b')) == worker::GitHead{"", std::string(64, 'b')});
+  CHECK_FALSE(worker::parse_head(""));
+  CHECK_FALSE(worker::parse_head("ref: "));
+  CHECK_FALSE(worker::parse_head("not a head"));
+  CHECK(worker::describe({"main", ""}) == "main");
+  CHECK(worker::describe({"", hash}) == "a detached HEAD (at aaaaaaaaaa)");
+}
+
+TEST_CASE("read_head follows a switch and a detach in the git directory, a worktree's own too", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "a");
+  test::sh(repo.dir.path, "git branch -M main");
+  const auto git_dir = repo.dir.path / ".git";
+  CHECK(worker::read_head(git_dir) == worker::GitHead{"main", ""});
+  test::sh(repo.dir.path, "git switch -q -c other");
+  CHECK(worker::read_head(git_dir) == worker::GitHead{"other", ""});
+  test::sh(repo.dir.path, "git switch -q --detach");
+  const auto detached = worker::read_head(git_dir);
+  REQUIRE(detached);
+  CHECK(detached->branch.empty());
+  CHECK(detached->commit.size() == 40);
+  test::sh(repo.dir.path, "git worktree add -q wt -b side");
+  CHECK(worker::read_head(git_dir / "worktrees/wt") == worker::GitHead{"side", ""});
+  CHECK_FALSE(worker::read_head(repo.dir.path / "no-git-dir"));
 }

@@ -120,6 +120,7 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
   // Nothing new after the first Ctrl-C; the next run resumes it. A cost limit stops the workers
   // only: the engine's verifications cost nothing, and the work just paid for gets verified.
   if (draining && !(summary.outcome == "cost_limit" && is_verify(a.kind))) return;
+  if (head_moved()) return; // not on the run's branch: nothing new starts (begins the drain)
   ++summary.attempts;
   slot_task[a.slot] = a.task;
   Session s;
@@ -326,6 +327,9 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   }
   // A worker stopped in the middle of a commit may leave git's index lock behind.
   if (x.stopped) clear_orphaned_index_lock(std::chrono::milliseconds(250));
+  // Judged on another branch, its commits would be missing and its files another branch's: the
+  // next run, back on the run's branch, judges it (its commits decide what is done).
+  if (head_moved()) return end_session(sid, "ended after HEAD moved: not checked here; the next run checks it", false);
   // Before the outcome: a failed or stopped attempt's task commits stand too (its retry skips them).
   log_attempt_commits(s);
   if (x.stopped && x.stop_reason == "shutdown") {
@@ -527,7 +531,7 @@ void Orchestrator::Impl::maybe_stop_after_drain() {
   for (const auto& [id, s] : sessions) verifying |= is_verify(s.action.kind);
   if (verifying && !stop_now) return;
   if (summary.outcome.empty()) summary.outcome = "interrupted";
-  summary.exit_code = summary.outcome == "cost_limit" ? 1 : 130;
+  summary.exit_code = summary.outcome == "interrupted" ? 130 : 1; // cost_limit, or blocked by a moved HEAD
   finish_run();
 }
 
@@ -536,9 +540,13 @@ void Orchestrator::Impl::finish_run() {
   done = true;
   reload_spec();
   settle_checkpoints();
-  write_progress(false);
-  commit_writeback("orchestrate: " + summary.outcome);
-  warn_about_undeclared_changes();
+  // On another branch, STATUS.md and the write-back would land there (and a changed STATUS.md in
+  // the work tree would stop the switch back); what changed there is not this run's to report.
+  if (!head_moved()) {
+    write_progress(false);
+    commit_writeback("orchestrate: " + summary.outcome);
+    warn_about_undeclared_changes();
+  }
   // The commits of this run skipped git's per-commit auto maintenance; one check for all.
   (void)worker::run_auto_maintenance(spec.layout.project_root, state_dir / "git.lock");
   summary.elapsed_seconds = elapsed();
@@ -654,7 +662,8 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                                     2});
   // What would fail part-way (commits without git or an identity, a worker that cannot start)
   // is reported now, all of it, before the lock or any file is written.
-  if (auto problems = start_problems(opt, spec.layout, probe_start_facts(spec.layout)); !problems.empty())
+  const auto facts = probe_start_facts(spec.layout);
+  if (auto problems = start_problems(opt, spec.layout, facts); !problems.empty())
     return std::unexpected(RunError{render_start_problems(problems), 2});
   state_dir = spec.layout.project_root / ".orchestration";
   std::error_code rel_ec;
@@ -725,6 +734,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   emit(RunEventKind::run_started, "", -1, 0,
        fmt::format("{}: {} plan{}, {} slot{}, {}", spec.layout.spec_name, spec.plans.size(), spec.plans.size() == 1 ? "" : "s",
                    opt.sched.slots, opt.sched.slots == 1 ? "" : "s", describe_workers(opt)));
+  note_head_at_start(facts);
   warn_about_validation(); // after run_started: the notes belong to this run
   if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   warn_about_dirty_files();

@@ -316,6 +316,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
   f.git_repository = git_dir.exit_code == 0;
   if (f.git_repository) {
     while (!git_dir.out.empty() && git_dir.out.back() == '\n') git_dir.out.pop_back();
+    f.git_dir = git_dir.out;
     f.git_operation = operation_in_progress(git_dir.out);
     f.ignored_documents = ignored_documents(layout);
     f.signing_error = signing_error(project_root);

@@ -28,6 +28,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/agent_events.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/git_head.hpp"
 #include "harness/worker/trailers.hpp"
 #include "harness/worker/prompt.hpp"
 #include "harness/worker/script_worker.hpp"
@@ -160,6 +161,10 @@ struct Orchestrator::Impl {
   /// not committed (then its progress is updated but the file is left for them to commit).
   std::optional<std::string> roadmap_written;
   bool roadmap_theirs = false;
+  fs::path git_dir;                             ///< where HEAD is read (StartFacts::git_dir)
+  std::optional<worker::GitHead> head_at_start; ///< what HEAD named when the run began: its commits go there
+  std::optional<worker::GitHead> head_moved_to; ///< what it named instead, once it did: the run stops
+  unsigned pump_ticks = 0;                      ///< the pump's ticks, for checks made every few of them
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -338,6 +343,13 @@ struct Orchestrator::Impl {
   void maybe_stop_after_drain();
   void finish_run();
   void watch_signals();
+  /// Whether HEAD names another branch (or commit, when detached) than when the run began: a
+  /// switch or checkout in another terminal. Its commits would land there and its checks read
+  /// that branch's files, so the first time it says so and stops taking tasks; the running
+  /// workers finish, and nothing more is judged or committed (run_head.cpp).
+  bool head_moved();
+  /// At the start: HEAD as the run found it, and a note when it is detached.
+  void note_head_at_start(const StartFacts& facts);
   void warn_about_validation();
   void warn_about_dirty_files();
   void warn_about_undeclared_changes();

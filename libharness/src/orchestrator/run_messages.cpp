@@ -18,6 +18,9 @@ void Orchestrator::Impl::schedule_pump() {
     } else if (++quiet_pumps % 100 == 0) {
       pump_requests(); // about once a second anyway: a read that failed must not strand a request
     }
+    // A branch switched meanwhile is noticed within half a second, while workers run: one small
+    // file read, no git process.
+    if (++pump_ticks % 50 == 0 && !draining && head_moved()) maybe_stop_after_drain();
     schedule_pump();
   });
 }

@@ -167,6 +167,7 @@ void Orchestrator::Impl::record_result(const Session& s) {
 /// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too. Only
 /// those: a user editing SPEC.md while the run goes on keeps that edit to commit.
 void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::path& only) {
+  if (head_moved()) return; // the commit would go to a branch the run did not start on
   const auto root = spec.layout.project_root;
   std::error_code ec;
   // What a live worker is writing is its to commit (a SUMMARY with its trailers, a research

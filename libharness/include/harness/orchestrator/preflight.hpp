@@ -26,6 +26,9 @@ struct StartProblem {
 struct StartFacts {
   bool git_found = true;      ///< `git` is on PATH
   bool git_repository = true; ///< the project root is inside a git work tree
+  /// Its git directory (`git rev-parse --absolute-git-dir`: a worktree's own), where the run reads
+  /// HEAD to notice a branch switched under it; empty when unknown.
+  std::filesystem::path git_dir;
   /// git's complaint (`git var GIT_AUTHOR_IDENT`, the same rule `git commit` applies) when it
   /// has no author identity for commits made here; empty when it has one.
   std::string author_identity_error;

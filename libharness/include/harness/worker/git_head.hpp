@@ -1,0 +1,30 @@
+#pragma once
+// What HEAD names, read from the git directory's HEAD file: a run looks at it often (to notice a
+// branch switched under it), so no git process is started for it.
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace harness::worker {
+
+/// HEAD: a branch, or a commit when detached.
+struct GitHead {
+  std::string branch; ///< "main" (without refs/heads/); empty when HEAD is detached
+  std::string commit; ///< the commit a detached HEAD names; empty on a branch
+  bool operator==(const GitHead&) const = default;
+};
+
+/// The content of a HEAD file ("ref: refs/heads/main", or a commit hash when detached); nullopt
+/// for anything else (a half-written file).
+std::optional<GitHead> parse_head(std::string_view text);
+
+/// `<git_dir>/HEAD` (a worktree's own git directory holds its own HEAD); nullopt when it cannot be
+/// read or parsed.
+std::optional<GitHead> read_head(const std::filesystem::path& git_dir);
+
+/// "main", or "a detached HEAD (at 1a2b3c4d5e)": for messages.
+std::string describe(const GitHead& head);
+
+} // namespace harness::worker
