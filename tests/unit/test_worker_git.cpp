@@ -601,3 +601,20 @@ TEST_CASE("read_head follows a switch and a detach in the git directory, a workt
   CHECK(worker::read_head(git_dir / "worktrees/wt") == worker::GitHead{"side", ""});
   CHECK_FALSE(worker::read_head(repo.dir.path / "no-git-dir"));
 }
+
+TEST_CASE("ignored_paths lists each ignored file a glob matches, and ignore_rule names the rule", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("keep.md", "k");
+  repo.dir.write("out/x/a.txt", "a\n");
+  repo.dir.write("out/x/b.txt", "b\n");
+  repo.dir.write("out/x/c.md", "c\n");
+  CHECK(worker::ignored_paths(repo.dir.path, {"out/**"}).empty());
+  repo.dir.write(".git/info/exclude", "*.txt\n");
+  CHECK(worker::ignored_paths(repo.dir.path, {"out/**"}) == std::vector<std::string>{"out/x/a.txt", "out/x/b.txt"});
+  CHECK(worker::ignored_paths(repo.dir.path, {"out/x/b.txt"}) == std::vector<std::string>{"out/x/b.txt"});
+  CHECK(worker::ignore_rule(repo.dir.path, "out/x/a.txt") == "'*.txt' in .git/info/exclude");
+  CHECK(worker::ignore_rule(repo.dir.path, "out/x/c.md").empty());
+  repo.dir.write(".gitignore", "out/\n"); // a directory rule: its files one by one still
+  CHECK(worker::ignored_paths(repo.dir.path, {"out/x/**"}).size() == 3);
+  CHECK(worker::ignore_rule(repo.dir.path, "out/x/c.md") == "'out/' in .gitignore");
+}

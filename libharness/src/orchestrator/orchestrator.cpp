@@ -385,6 +385,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     return fail(task, hopeless ? sched::FailureClass::no_retry : sched::FailureClass::crashed, why);
   }
   record_result(s);
+  if (s.action.kind == TaskKind::execute) note_ignored_outputs(s);
   if (is_planning(s.action.kind)) return finish_planning(sid);
   if (s.action.kind == TaskKind::research)
     if (auto n = spec::parse_phase_number(s.action.subject))

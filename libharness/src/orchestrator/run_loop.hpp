@@ -8,6 +8,7 @@
 
 #include "harness/graph/plan_graph.hpp"
 #include "harness/orchestrator/failure_reason.hpp"
+#include "harness/orchestrator/ignored_outputs.hpp"
 #include "harness/orchestrator/planning.hpp"
 #include "harness/orchestrator/preflight.hpp"
 #include "harness/orchestrator/worker_host.hpp"
@@ -244,6 +245,10 @@ struct Orchestrator::Impl {
   void clear_orphaned_index_lock(std::chrono::milliseconds after);
   /// What a script execute's result.json says beyond its commits: whether it ran any task.
   void record_result(const Session& s);
+  /// After an execute that succeeded with tasks that committed nothing: a note when files its
+  /// plan declares, changed by the attempt, are ignored by git (ignored_outputs_note). No git
+  /// process when every task has its commit.
+  void note_ignored_outputs(const Session& s);
   /// The tasks of an execute's plan whose commits stand (the trailer index, read again for a
   /// retry): the script worker skips them, an agent is told of them.
   std::vector<std::pair<int, std::string>> committed_tasks(const sched::Action& a);

@@ -163,6 +163,27 @@ void Orchestrator::Impl::record_result(const Session& s) {
     ran_nothing[s.action.subject] = static_cast<int>(skipped->as_int64());
 }
 
+void Orchestrator::Impl::note_ignored_outputs(const Session& s) {
+  const auto* plan = plan_of(s.action);
+  if (!plan || plan->tasks.empty() || plan->files_modified.empty() || !trailers) return;
+  const int tasks = static_cast<int>(plan->tasks.size());
+  std::set<int> committed; // a task committed twice (a retry of a partial attempt) counts once
+  for (const auto& [task, hash] : trailers->standing_tasks(plan->id, ours())) committed.insert(task);
+  const int uncommitted = tasks - static_cast<int>(committed.size());
+  if (uncommitted <= 0) return;
+  // Changed by this attempt: an ignored file that was there before (a build's output) is not its work.
+  const auto since = fs::file_time_type::clock::now() - (std::chrono::steady_clock::now() - s.started) - std::chrono::seconds(1);
+  std::vector<std::string> ignored;
+  for (auto& path : worker::ignored_paths(spec.layout.project_root, plan->files_modified)) {
+    std::error_code ec;
+    const auto written = fs::last_write_time(spec.layout.project_root / path, ec);
+    if (!ec && written >= since) ignored.push_back(std::move(path));
+  }
+  const auto rule = ignored.empty() ? std::string() : worker::ignore_rule(spec.layout.project_root, ignored.front());
+  if (auto note = ignored_outputs_note(plan->id, ignored, rule, uncommitted, tasks); !note.empty())
+    emit(RunEventKind::note, s.action.task, s.action.slot, s.action.attempt, std::move(note));
+}
+
 /// The orchestrator's own writes into the spec directory (verification marks, VERIFICATION,
 /// STATUS, ROADMAP, commits.log) become one commit, so the record is in the history too. Only
 /// those: a user editing SPEC.md while the run goes on keeps that edit to commit.

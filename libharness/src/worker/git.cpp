@@ -151,6 +151,36 @@ std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std
   return out;
 }
 
+std::vector<std::string> ignored_paths(const fs::path& root, const std::vector<std::string>& globs) {
+  if (globs.empty()) return {};
+  // traditional with all untracked files: each ignored file, not just the directory that holds them.
+  std::vector<std::string> args = {"--no-optional-locks", "status", "--porcelain=v1", "-z", "--ignored=traditional",
+                                   "--untracked-files=all", "--"};
+  for (const auto& g : globs) args.push_back(glob_pathspec(g));
+  const auto r = run_git(root, std::move(args));
+  std::vector<std::string> out;
+  if (r.exit_code != 0) return out;
+  for (size_t pos = 0; pos < r.out.size();) {
+    size_t end = r.out.find('\0', pos);
+    if (end == std::string::npos) end = r.out.size();
+    const std::string_view entry = std::string_view(r.out).substr(pos, end - pos);
+    pos = end + 1;
+    if (entry.starts_with("!! ")) out.emplace_back(entry.substr(3));
+  }
+  return out;
+}
+
+std::string ignore_rule(const fs::path& root, const std::string& path) {
+  // "source:line:pattern<TAB>path"; the source is relative to the work tree when it lies inside.
+  const auto r = run_git(root, {"check-ignore", "-v", "--no-index", "--", path});
+  if (r.exit_code != 0) return {};
+  const auto tab = r.out.find('\t');
+  const std::string_view head = std::string_view(r.out).substr(0, tab == std::string::npos ? r.out.size() : tab);
+  const auto first = head.find(':'), second = first == std::string::npos ? first : head.find(':', first + 1);
+  if (second == std::string::npos) return {};
+  return fmt::format("'{}' in {}", head.substr(second + 1), head.substr(0, first));
+}
+
 std::expected<std::string, std::string> commit_paths(const fs::path& root, const fs::path& lock_file,
                                                      const std::vector<std::string>& paths, const std::string& message,
                                                      CommitHooks hooks) {

@@ -44,6 +44,14 @@ struct GitChange {
 /// match one of them are looked at (git walks just those parts of the tree).
 std::vector<GitChange> changed_paths(const std::filesystem::path& root, const std::vector<std::string>& globs = {});
 
+/// The files among those `globs` (files_modified entries) match that git ignores (a .gitignore,
+/// .git/info/exclude or core.excludesFile rule), one by one; empty when none, or git fails. Such a
+/// file is never committed: `changed_paths` does not list it.
+std::vector<std::string> ignored_paths(const std::filesystem::path& root, const std::vector<std::string>& globs);
+
+/// The rule git ignores `path` by, as "'*.txt' in /home/u/.config/git/ignore"; empty when none.
+std::string ignore_rule(const std::filesystem::path& root, const std::string& path);
+
 /// A `files_modified` entry as a git pathspec: a wildcard pattern gets glob magic ("src/**"
 /// matches below src/ at any depth); a plain path stays plain, which also matches everything
 /// below it when it names a directory.
