@@ -704,16 +704,15 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   std::vector<std::string> dead_sessions;
   if (auto rec = store::recover(*db); !rec)
     emit(RunEventKind::note, "", -1, 0, "store: " + rec.error());
-  else if (!rec->failed_sessions.empty()) {
-    emit(RunEventKind::note, "", -1, 0,
-         fmt::format("{} session(s) of an earlier run had no process left: marked failed", rec->failed_sessions.size()));
+  else
     dead_sessions = std::move(rec->failed_sessions);
-  }
   if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
   refuse_stale_requests();
   // Read once at start: where this run's reading begins, and which dead sessions reported failure.
   const auto earlier_messages = db->messages_after(0, 1'000'000).value_or(std::vector<store::MessageRecord>{});
   if (!earlier_messages.empty()) last_seq = earlier_messages.back().seq;
+  // Said by what their workers reported: a finished session's work is taken, not lost.
+  if (auto note = ended_sessions_note(dead_sessions, earlier_messages); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   // One walk of the history now; afterwards only the commits each finished execute added.
   trailers.emplace(spec.layout.project_root);
   trailers->refresh();

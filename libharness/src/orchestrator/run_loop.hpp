@@ -7,6 +7,7 @@
 #include "harness/orchestrator/orchestrator.hpp"
 
 #include "harness/graph/plan_graph.hpp"
+#include "harness/orchestrator/ended_sessions.hpp"
 #include "harness/orchestrator/failure_reason.hpp"
 #include "harness/orchestrator/ignored_outputs.hpp"
 #include "harness/orchestrator/planning.hpp"
