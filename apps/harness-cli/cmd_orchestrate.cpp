@@ -7,6 +7,7 @@
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/setup/install.hpp"
 #include "harness/orchestrator/run_config.hpp"
+#include "harness/orchestrator/writeback.hpp"
 #include "harness/protocol/answer.hpp"
 #include "harness/verify/engine.hpp"
 #include "harness/spec/diagnostic.hpp"
@@ -128,6 +129,10 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     }
     for (const auto& b : result->blocked) std::cerr << "blocked: " << b << "\n";
     for (const auto& w : result->waiting) std::cerr << "waiting: " << w << "\n";
+    // On stderr too: the event stream may be a file on the disk that filled up.
+    if (!result->unwritten.empty())
+      std::cerr << "harness-cli: error: "
+                << orchestrator::unwritten_text(result->unwritten, opt->spec_dir, result->outcome == "complete") << "\n";
     if (!result->waiting.empty())
       std::cerr << "nothing else can run before these answers; answer them, then run harness-cli orchestrate "
                 << opt->spec_dir << " again\n";

@@ -52,6 +52,20 @@ TEST_CASE("checkpoint and run_finished events carry their id, options, outcome a
   CHECK(j.at("exit_code").as_int64() == 3);
   finished.exit_code = 0; // complete: 0 is a value, not "unset"
   CHECK(boost::json::parse(format_event_json(finished)).at("exit_code").as_int64() == 0);
+  CHECK_FALSE(boost::json::parse(format_event_json(finished)).as_object().contains("unwritten"));
+}
+
+TEST_CASE("run_finished lists the documents the run could not write or commit") {
+  RunEvent finished{RunEventKind::run_finished, 3, "", -1, 0, "complete after 3.0s, 6 attempts; the spec is complete, but ..."};
+  finished.outcome = "complete";
+  finished.exit_code = 1;
+  finished.unwritten = {{"s/STATUS.md", UnwrittenDocument::Step::write, "rename: No space left on device"},
+                        {"s/ROADMAP.md", UnwrittenDocument::Step::commit, "git commit failed (exit 128): fatal: ..."}};
+  auto j = boost::json::parse(format_event_json(finished));
+  CHECK(j.at("outcome").as_string() == "complete");
+  CHECK(j.at("exit_code").as_int64() == 1);
+  CHECK(j.at("unwritten") == boost::json::array{{{"file", "s/STATUS.md"}, {"step", "write"}, {"error", "rename: No space left on device"}},
+                                                {{"file", "s/ROADMAP.md"}, {"step", "commit"}, {"error", "git commit failed (exit 128): fatal: ..."}}});
 }
 
 TEST_CASE("the live table has a row per slot and a progress bar") {

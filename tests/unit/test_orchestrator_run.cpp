@@ -282,6 +282,100 @@ TEST_CASE("a phase's report written while another phase's write-back is committe
   CHECK(sh(proj.dir.path, "git ls-files docs/specs | grep -c VERIFICATION.md") == "4\n");
 }
 
+namespace {
+
+/// The events as the line display shows them, for a failing check's message.
+std::string event_lines(const Recorder& rec) {
+  std::string s;
+  for (const auto& e : rec.events) s += orchestrator::format_event_line(e) + "\n";
+  return s;
+}
+
+/// A git hook that refuses the run's last write-back commit only (bookkeeping commits skip the
+/// pre-commit hooks, not prepare-commit-msg): what a full disk does to that commit, without one.
+void refuse_final_writeback(const fs::path& root) {
+  const auto hook = root / ".git/hooks/prepare-commit-msg";
+  std::ofstream(hook) << "#!/bin/sh\nif grep -q 'orchestrate: complete' \"$1\"; then echo 'hook: no space left, says the test' >&2; exit 1; fi\n";
+  fs::permissions(hook, fs::perms::owner_all);
+}
+
+} // namespace
+
+TEST_CASE("a complete run whose final write-back commit fails exits 1 naming the files, and the next run commits them") {
+  Project proj;
+  refuse_final_writeback(proj.dir.path);
+  FileVerifier v;
+  Recorder rec;
+  auto r = orchestrator::Orchestrator(proj.options(), v, rec).run();
+  REQUIRE(r);
+  INFO(event_lines(rec));
+  CHECK(r->outcome == "complete"); // the spec is: its documents are not in git
+  CHECK(r->exit_code == 1);
+  const auto status = "docs/specs/SPC-001-task-tracker/STATUS.md";
+  REQUIRE_FALSE(r->unwritten.empty());
+  CHECK(std::ranges::all_of(r->unwritten, [](const auto& u) {
+    return u.step == orchestrator::UnwrittenDocument::Step::commit && u.error.find("hook: no space left, says the test") != std::string::npos;
+  }));
+  CHECK(std::ranges::any_of(r->unwritten, [&](const auto& u) { return u.file == status; }));
+  const auto& finished = rec.events.back();
+  REQUIRE(finished.kind == orchestrator::RunEventKind::run_finished);
+  CHECK(finished.exit_code == 1);
+  CHECK(finished.unwritten.size() == r->unwritten.size());
+  CHECK(finished.message.find("; the spec is complete, but the run could not write or commit its documents: not committed: ") !=
+        std::string::npos);
+  CHECK(finished.message.find("then run harness-cli orchestrate docs/specs/SPC-001-task-tracker again") != std::string::npos);
+  CHECK(sh(proj.dir.path, std::string("git status --porcelain -- ") + status) == std::string(" M ") + status + "\n");
+
+  fs::remove(proj.dir.path / ".git/hooks/prepare-commit-msg"); // the disk has room again
+  Recorder again;
+  auto next = orchestrator::Orchestrator(proj.options(), v, again).run();
+  REQUIRE(next);
+  INFO(event_lines(again));
+  CHECK(next->exit_code == 0);
+  CHECK(next->unwritten.empty());
+  CHECK(sh(proj.dir.path, "git status --porcelain").empty());
+  CHECK(sh(proj.dir.path, "git log -1 --format=%s") == "docs(SPC-001-task-tracker): orchestrate: complete\n");
+}
+
+namespace {
+
+/// Passes everything; the final verification puts a directory where STATUS.md was, so the run's
+/// last STATUS.md writes fail (renaming onto it does) as they would on a full disk.
+class StatusBreakingVerifier final : public orchestrator::Verifier {
+public:
+  orchestrator::VerifyOutcome verify_plan(const spec::Spec&, const spec::Plan&) override { return {sched::Verdict::passed, false, "ok"}; }
+  orchestrator::VerifyOutcome verify_phase(const spec::Spec&, spec::PhaseNumber) override { return {sched::Verdict::passed, false, "ok"}; }
+  orchestrator::VerifyOutcome verify_final(const spec::Spec& s) override {
+    fs::remove(s.layout.status_md);
+    fs::create_directories(s.layout.status_md / "in-the-way");
+    return {sched::Verdict::passed, false, "final ok"};
+  }
+};
+
+} // namespace
+
+TEST_CASE("a STATUS.md the run cannot write is a note when it fails and fails the run at its end") {
+  Project proj;
+  StatusBreakingVerifier v;
+  Recorder rec;
+  auto r = orchestrator::Orchestrator(proj.options(), v, rec).run();
+  REQUIRE(r);
+  INFO(event_lines(rec));
+  CHECK(r->outcome == "complete");
+  CHECK(r->exit_code == 1);
+  const auto status = std::string("docs/specs/SPC-001-task-tracker/STATUS.md");
+  const auto unwritten = std::ranges::find_if(r->unwritten, [](const auto& u) { return u.step == orchestrator::UnwrittenDocument::Step::write; });
+  REQUIRE(unwritten != r->unwritten.end());
+  CHECK(unwritten->file == status);
+  CHECK(unwritten->error.find("Is a directory") != std::string::npos);
+  // Said when it happened (once, though every later write fails alike), and at the end.
+  const auto notes = std::ranges::count_if(rec.events, [&](const auto& e) {
+    return e.kind == orchestrator::RunEventKind::note && e.message.starts_with("could not write " + status + ": ");
+  });
+  CHECK(notes == 1);
+  CHECK(rec.events.back().message.find("not written: " + status + " (") != std::string::npos);
+}
+
 TEST_CASE("files a killed run wrote and never committed are committed by the next run, and only those") {
   Project proj;
   run_to_completion(proj);

@@ -144,3 +144,18 @@ TEST_CASE("a failed attempt's SUMMARY without frontmatter gets one that says fai
   CHECK_FALSE(orchestrator::mark_summary_failed(dir.path / "02-01-SUMMARY.md")); // no SUMMARY: an error, nothing written
   CHECK_FALSE(std::filesystem::exists(dir.path / "02-01-SUMMARY.md"));
 }
+
+TEST_CASE("documents a run could not write or commit are named with their reason and what to do", "[orchestrator][writeback]") {
+  using Step = orchestrator::UnwrittenDocument::Step;
+  CHECK(orchestrator::unwritten_text({}, "docs/specs/X", true).empty());
+  const std::string full = "fatal: unable to write loose object file: No space left on device\n";
+  std::vector<orchestrator::UnwrittenDocument> docs{{"s/STATUS.md", Step::write, "rename: No space left on device"}};
+  for (const char* f : {"s/STATUS.md", "s/ROADMAP.md", "s/a", "s/b", "s/c", "s/d", "s/e"}) docs.push_back({f, Step::commit, full});
+  CHECK(orchestrator::unwritten_text(docs, "docs/specs/X", true) ==
+        "the spec is complete, but the run could not write or commit its documents: not written: s/STATUS.md (rename: No "
+        "space left on device); not committed: s/STATUS.md, s/ROADMAP.md, s/a, s/b, s/c and 2 more (fatal: unable to "
+        "write loose object file: No space left on device); fix that (free space on a full disk), then run harness-cli "
+        "orchestrate docs/specs/X again: it writes and commits them");
+  const auto blocked = orchestrator::unwritten_text({{"s/STATUS.md", Step::commit, "hook said no\nline two"}}, "X", false);
+  CHECK(blocked.starts_with("the run could not write or commit some of its documents: not committed: s/STATUS.md (hook said no; line two)"));
+}

@@ -127,6 +127,8 @@ std::string_view to_string(RunEventKind k) {
   return "note";
 }
 
+std::string_view to_string(UnwrittenDocument::Step s) { return s == UnwrittenDocument::Step::write ? "write" : "commit"; }
+
 std::string format_event_line(const RunEvent& e) {
   std::string line = fmt::format("[{}] {:<19}", format_clock(e.elapsed_seconds), to_string(e.kind));
   if (!e.task_id.empty()) line += " " + e.task_id;
@@ -151,6 +153,11 @@ std::string format_event_json(const RunEvent& e) {
   }
   if (!e.outcome.empty()) o["outcome"] = e.outcome;
   if (e.exit_code) o["exit_code"] = *e.exit_code;
+  if (!e.unwritten.empty()) {
+    boost::json::array unwritten;
+    for (const auto& u : e.unwritten) unwritten.push_back({{"file", u.file}, {"step", to_string(u.step)}, {"error", u.error}});
+    o["unwritten"] = std::move(unwritten);
+  }
   return boost::json::serialize(o);
 }
 

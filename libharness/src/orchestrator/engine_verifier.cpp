@@ -75,7 +75,8 @@ public:
     auto file = verify::write_report(spec, phase, r);
     return {verdict_of(r.status), false,
             fmt::format("{} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(), items(r, report_name(spec, phase)),
-                        file ? "" : "; could not write VERIFICATION.md: " + file.error())};
+                        file ? "" : "; could not write VERIFICATION.md: " + file.error()),
+            file ? "" : file.error()};
   }
   VerifyOutcome verify_final(const spec::Spec& spec) override {
     verify::VerifyOptions opt = m_checks;
@@ -87,7 +88,8 @@ public:
     return {verdict_of(r.status), false,
             fmt::format("final {} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(),
                         items(r, spec.layout.relative(spec.layout.final_verification)),
-                        file ? "" : "; could not write FINAL-VERIFICATION.md: " + file.error())};
+                        file ? "" : "; could not write FINAL-VERIFICATION.md: " + file.error()),
+            file ? "" : file.error()};
   }
 
 private:

@@ -446,12 +446,14 @@ void Orchestrator::Impl::write_progress(bool running) {
   // Recorded before they are written (see run_verification); an unchanged one is not committed.
   wrote({spec.layout.status_md});
   if (!roadmap_theirs && spec.roadmap) wrote({spec.layout.roadmap_md});
-  (void)util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks));
+  record_write(spec.layout.status_md, util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks)));
   if (auto r = update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running); r && spec.roadmap) {
     // Edited since this run last wrote it: by a person, whose edit is theirs to commit (the
     // update kept it; the commit must not take it).
     if (roadmap_written && r->before != *roadmap_written) note_roadmap_theirs();
-    roadmap_written = std::move(r->after);
+    record_write(spec.layout.roadmap_md,
+                 r->write_error.empty() ? std::expected<void, std::string>() : std::unexpected(r->write_error));
+    roadmap_written = std::move(r->write_error.empty() ? r->after : r->before); // what the file holds
   }
 }
 
@@ -546,16 +548,22 @@ void Orchestrator::Impl::finish_run() {
   if (!head_moved()) {
     write_progress(false);
     commit_writeback("orchestrate: " + summary.outcome);
+    // A complete spec whose record is not on disk or not in git is no success: a script or CI job
+    // trusting exit 0 would move on with STATUS.md saying `running`.
+    summary.unwritten = unwritten_documents();
+    if (!summary.unwritten.empty() && summary.exit_code == 0) summary.exit_code = 1;
     warn_about_undeclared_changes();
   }
   // The commits of this run skipped git's per-commit auto maintenance; one check for all.
   (void)worker::run_auto_maintenance(spec.layout.project_root, state_dir / "git.lock");
   summary.elapsed_seconds = elapsed();
   tty_prompt.clear(); // an interrupted run's question is not asked any more
-  RunEvent finished{RunEventKind::run_finished, 0, "", -1, 0,
-                    fmt::format("{} after {:.1f}s, {} attempt{}", summary.outcome, summary.elapsed_seconds, summary.attempts,
-                                summary.attempts == 1 ? "" : "s"),
-                    {}, {}, summary.outcome, summary.exit_code};
+  std::string message = fmt::format("{} after {:.1f}s, {} attempt{}", summary.outcome, summary.elapsed_seconds,
+                                    summary.attempts, summary.attempts == 1 ? "" : "s");
+  if (!summary.unwritten.empty())
+    message += "; " + unwritten_text(summary.unwritten, spec_arg(), summary.outcome == "complete");
+  RunEvent finished{RunEventKind::run_finished, 0, "", -1, 0, std::move(message), {}, {}, summary.outcome, summary.exit_code,
+                    summary.unwritten};
   emit(std::move(finished));
   checkpoint_poll.cancel();
   if (tty_in) {

@@ -137,6 +137,8 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
   // Marked only now: a plan whose checkpoint a human refuses must not read as verified next run.
   if (a.kind == TaskKind::verify_plan) mark_plan_verified(a);
   const bool gate = a.kind == TaskKind::verify_phase || a.kind == TaskKind::verify_final;
+  if (const auto report = report_file(a); !report.empty())
+    record_write(report, out.report_error.empty() ? std::expected<void, std::string>() : std::unexpected(out.report_error), a.task);
   if (gate) {
     reload_spec();
     if (out.verdict == sched::Verdict::passed && a.kind == TaskKind::verify_phase)
@@ -520,9 +522,9 @@ void Orchestrator::Impl::record_gate_answer(const std::string& task, const store
   const spec::HumanAnswer human{answer.approved, answer.by.empty() ? store::who_answers("an answer file") : answer.by,
                                 answer.at.empty() ? protocol::now_iso8601() : answer.at, answer.note};
   wrote({file}); // first: see run_verification
-  if (auto r = verify::record_verification_answer(file, human); !r)
-    return emit(RunEventKind::note, task, -1, 0, "could not record the answer: " + r.error());
-  reload_spec();
+  auto recorded = verify::record_verification_answer(file, human);
+  record_write(file, recorded, task);
+  if (recorded) reload_spec();
 }
 
 void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
@@ -530,7 +532,7 @@ void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
   if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr) {
     const auto summary_file = spec.layout.summary_file(*phase, plan->id);
     wrote({summary_file}); // first: see run_verification
-    if (auto r = mark_summary_verification(summary_file, "passed"); !r) emit(RunEventKind::note, a.task, -1, 0, r.error());
+    record_write(summary_file, mark_summary_verification(summary_file, "passed"), a.task);
   }
 }
 

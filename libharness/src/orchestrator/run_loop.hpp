@@ -158,6 +158,10 @@ struct Orchestrator::Impl {
   /// decision or action was put to someone then, and needs no approval after the checks.
   std::set<std::string> executor_asked;
   std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)
+  /// The run's documents it could not write, and those it could not commit (relative path ->
+  /// why): a later write or commit of the file that succeeds takes it off. What is left when the
+  /// run ends is reported, and a run that would exit 0 exits 1 (finish_run).
+  std::map<std::string, std::string> failed_writes, failed_commits;
   std::optional<std::vector<worker::GitChange>> changes_at_start; ///< git status when the run began
   /// ROADMAP.md as this run last wrote it, and whether it holds edits of someone else's that are
   /// not committed (then its progress is updated but the file is left for them to commit).
@@ -338,6 +342,12 @@ struct Orchestrator::Impl {
   /// Records files the orchestrator (or its verifier) just wrote: the next write-back commits
   /// them. The list is kept in the store too, so what a killed run wrote is committed by the next.
   void wrote(std::initializer_list<fs::path> files);
+  /// How writing one of the run's documents went: a failure is a note (the first one of the file
+  /// only) and is remembered until a later write of the file succeeds.
+  void record_write(const fs::path& file, const std::expected<void, std::string>& written, const std::string& task = {});
+  /// failed_writes, then the failed commits whose files still differ from HEAD (a later commit,
+  /// ours or not, may have taken them).
+  std::vector<UnwrittenDocument> unwritten_documents();
   void load_own_writes();
   /// What an older harness's killed run wrote and never committed, which no store lists (see
   /// first_schema_recording_writes; `unrecorded_sessions`: session directories without a row,

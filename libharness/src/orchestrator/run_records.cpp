@@ -93,8 +93,8 @@ void Orchestrator::Impl::discount_failed_summary(const std::string& task, const 
   if (!fs::exists(file, ec)) return;
   wrote({file}); // first: see run_verification
   auto marked = mark_summary_failed(file);
-  if (!marked) return emit(RunEventKind::note, task, -1, 0, "could not mark the failed attempt's SUMMARY: " + marked.error());
-  if (!*marked) return;
+  record_write(file, marked ? std::expected<void, std::string>() : std::unexpected(marked.error()), task);
+  if (!marked || !*marked) return;
   emit(RunEventKind::note, task, -1, 0,
        fmt::format("{} marked status: failed: a failed attempt's SUMMARY does not make the plan executed", spec.layout.relative(file)));
   reload_spec(); // STATUS.md and the phase's gates read the plan as not executed from now on
@@ -142,7 +142,7 @@ void Orchestrator::Impl::log_trailer_commits(const std::vector<std::string>& pla
   const auto log = util::read_file(spec.layout.commits_log).value_or("");
   const auto lines = missing_commit_lines(log, commits, label);
   if (!lines.empty()) wrote({spec.layout.commits_log}); // first: see run_verification
-  if (auto r = append_commits_log(spec.layout.commits_log, lines); !r) emit(RunEventKind::note, task, -1, 0, r.error());
+  record_write(spec.layout.commits_log, append_commits_log(spec.layout.commits_log, lines), task);
 }
 
 /// Whether a finished script execute ran any task, from its session's result.json (the script
@@ -222,7 +222,11 @@ void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::pat
   }
   auto r = worker::commit_paths(root, state_dir / "git.lock", paths,
                                 fmt::format("docs({}): {}\n\nSpec: {}\n", spec.layout.spec_name, what, spec.layout.spec_name));
-  if (!r) return emit(RunEventKind::note, "", -1, 0, "could not commit the spec directory: " + r.error());
+  if (!r) {
+    for (const auto& p : paths) failed_commits[p] = r.error();
+    return emit(RunEventKind::note, "", -1, 0, "could not commit the spec directory: " + r.error());
+  }
+  for (const auto& p : paths) failed_commits.erase(p);
   if (!only.empty()) return;
   // Committed now, or unchanged: either way nothing of ours is left to commit but a live worker's.
   const auto before = own_writes.size();
@@ -238,6 +242,33 @@ void Orchestrator::Impl::wrote(std::initializer_list<fs::path> files) {
     if (!ec && !rel.empty() && !rel.starts_with("..")) added |= own_writes.insert(std::move(rel)).second;
   }
   if (added) save_own_writes();
+}
+
+void Orchestrator::Impl::record_write(const fs::path& file, const std::expected<void, std::string>& written,
+                                      const std::string& task) {
+  std::error_code ec;
+  const auto rel = fs::relative(file, spec.layout.project_root, ec).generic_string();
+  if (written) {
+    failed_writes.erase(rel);
+    return;
+  }
+  // STATUS.md is written again at every phase: on a full disk one note is enough, until a write
+  // of it goes through again. The end of the run names the last reason.
+  if (auto [it, added] = failed_writes.insert_or_assign(rel, written.error()); !added) return;
+  emit(RunEventKind::note, task, -1, 0, fmt::format("could not write {}: {}", rel, written.error()));
+}
+
+std::vector<UnwrittenDocument> Orchestrator::Impl::unwritten_documents() {
+  std::vector<UnwrittenDocument> out;
+  for (const auto& [file, why] : failed_writes) out.push_back({file, UnwrittenDocument::Step::write, why});
+  if (failed_commits.empty()) return out;
+  std::vector<std::string> files;
+  for (const auto& [file, why] : failed_commits) files.push_back(file);
+  std::set<std::string> still;
+  for (const auto& c : worker::changed_paths(spec.layout.project_root, files)) still.insert(c.path);
+  for (const auto& [file, why] : failed_commits)
+    if (still.contains(file)) out.push_back({file, UnwrittenDocument::Step::commit, why});
+  return out;
 }
 
 void Orchestrator::Impl::load_own_writes() {

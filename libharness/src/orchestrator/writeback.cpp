@@ -9,6 +9,8 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <set>
 #include <unistd.h>
@@ -106,9 +108,10 @@ std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, 
   if (!text) return std::unexpected(text.error());
   auto after = roadmap_with_progress(spec, *text, p, total_minutes, running);
   if (!after) return std::unexpected(after.error());
+  std::string write_error;
   if (*after != *text)
-    if (auto w = util::write_file_atomic(spec.layout.roadmap_md, *after); !w) return std::unexpected(w.error());
-  return RoadmapWrite{std::move(*text), std::move(*after)};
+    if (auto w = util::write_file_atomic(spec.layout.roadmap_md, *after); !w) write_error = w.error();
+  return RoadmapWrite{std::move(*text), std::move(*after), std::move(write_error)};
 }
 
 std::expected<void, std::string> append_commits_log(const std::filesystem::path& log, const std::vector<std::string>& lines) {
@@ -200,6 +203,35 @@ std::vector<std::string> writeback_paths(const std::vector<worker::GitChange>& c
   for (const auto& c : changed)
     if (own.contains(c.path) && !live.contains(c.path)) out.push_back(c.path);
   return out;
+}
+
+std::string unwritten_text(const std::vector<UnwrittenDocument>& unwritten, std::string_view spec_arg, bool complete) {
+  if (unwritten.empty()) return {};
+  // Files that failed alike (one refused commit, a full disk) make one item with the reason once.
+  std::vector<std::pair<const UnwrittenDocument*, std::vector<std::string>>> alike;
+  for (const auto& u : unwritten) {
+    auto same = std::ranges::find_if(alike, [&](const auto& a) { return a.first->step == u.step && a.first->error == u.error; });
+    if (same == alike.end()) alike.push_back({&u, {u.file}});
+    else same->second.push_back(u.file);
+  }
+  constexpr std::size_t shown = 5;
+  std::string items;
+  for (const auto& [first, files] : alike) {
+    std::string names;
+    for (std::size_t i = 0; i < files.size() && i < shown; ++i) names += (i ? ", " : "") + files[i];
+    if (files.size() > shown) names += fmt::format(" and {} more", files.size() - shown);
+    // git's complaint comes in lines: the message stays one.
+    std::string why = first->error;
+    while (!why.empty() && std::isspace(static_cast<unsigned char>(why.back()))) why.pop_back();
+    for (std::size_t nl; (nl = why.find('\n')) != std::string::npos;) why.replace(nl, 1, "; ");
+    items += fmt::format("{}not {}: {} ({})", items.empty() ? "" : "; ",
+                         first->step == UnwrittenDocument::Step::write ? "written" : "committed", names, why);
+  }
+  return fmt::format("{}: {}; fix that (free space on a full disk), then run harness-cli orchestrate {} again: it writes "
+                     "and commits them",
+                     complete ? "the spec is complete, but the run could not write or commit its documents"
+                              : "the run could not write or commit some of its documents",
+                     items, spec_arg);
 }
 
 } // namespace harness::orchestrator

@@ -25,6 +25,18 @@ enum class RunEventKind {
 
 std::string_view to_string(RunEventKind k);
 
+/// One of the run's own documents (STATUS.md, ROADMAP.md, a SUMMARY's mark, a VERIFICATION,
+/// commits.log) that the run could not write, or wrote and could not commit: the files do not
+/// hold, or git does not, what the run says.
+struct UnwrittenDocument {
+  enum class Step { write, commit };
+  std::string file;  ///< relative to the project root
+  Step step = Step::write;
+  std::string error; ///< why: the write's or git's own words
+};
+
+std::string_view to_string(UnwrittenDocument::Step s);
+
 struct RunEvent {
   RunEventKind kind = RunEventKind::note;
   double elapsed_seconds = 0; ///< since the run started
@@ -37,6 +49,7 @@ struct RunEvent {
   std::vector<std::string> options = {}; ///< checkpoint_opened of a worker's decision: the options it offers
   std::string outcome = {};              ///< run_finished: complete | blocked | waiting_for_human | interrupted | cost_limit
   std::optional<int> exit_code = {};     ///< run_finished: the exit code orchestrate ends with
+  std::vector<UnwrittenDocument> unwritten = {}; ///< run_finished: documents not written or not committed
 };
 
 /// One row of the live table: what a slot is doing now.

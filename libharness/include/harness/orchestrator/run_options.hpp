@@ -2,6 +2,7 @@
 // Settings of one `orchestrate` run (flags and .orchestration/config.yaml merged by the caller).
 
 #include "harness/orchestrator/rate_limit.hpp"
+#include "harness/orchestrator/run_event.hpp"
 #include "harness/sched/types.hpp"
 #include "harness/worker/adapter.hpp"
 
@@ -43,12 +44,14 @@ inline worker::AdapterKind adapter_for(const RunOptions& options, sched::TaskKin
   return it != options.adapter_by_kind.end() ? it->second : options.adapter;
 }
 
-/// How a run ended. exit_code: 0 complete, 1 blocked or failed, 3 waiting for a human, 130 interrupted.
+/// How a run ended. exit_code: 0 complete, 1 blocked or failed (a complete spec too, when the run
+/// could not write or commit its documents), 3 waiting for a human, 130 interrupted.
 struct RunSummary {
   std::string outcome; ///< complete | blocked | waiting_for_human | interrupted | cost_limit
   int exit_code = 1;
   std::vector<std::string> blocked;
   std::vector<std::string> waiting; ///< waiting_for_human: each open checkpoint and how to answer it
+  std::vector<UnwrittenDocument> unwritten; ///< the run's documents it could not write or commit, at its end
   int attempts = 0;
   double cost_usd = 0;
   double elapsed_seconds = 0;

@@ -16,6 +16,7 @@ struct VerifyOutcome {
   sched::Verdict verdict = sched::Verdict::passed; ///< passed | gaps_found | human_needed
   bool failed = false;   ///< plan level: a check failed (the execute is retried)
   std::string message;   ///< one line for the display
+  std::string report_error = {}; ///< phase and final level: the VERIFICATION report could not be written: why
 };
 
 class Verifier {

@@ -5,6 +5,7 @@
 // write-back commit takes (only the orchestrator's own, kept across a killed run).
 
 #include "harness/graph/progress.hpp"
+#include "harness/orchestrator/run_event.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/worker/git.hpp"
 
@@ -34,6 +35,7 @@ std::string render_status_md(const graph::Progress& progress, std::string_view r
 struct RoadmapWrite {
   std::string before;
   std::string after;
+  std::string write_error; ///< the progress was computed but could not be written: why (the file holds `before`)
 };
 
 /// ROADMAP.md's `text` with the progress written in, as update_roadmap writes it; the error is
@@ -44,7 +46,8 @@ std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& 
 
 /// Updates ROADMAP.md's frontmatter from the progress (`total_minutes` of execution, every run's,
 /// as the velocity's total; a roadmap without frontmatter gets none) and ticks its body's plan and
-/// phase checkboxes (tick_roadmap).
+/// phase checkboxes (tick_roadmap). The error: the file could not be read or its frontmatter not
+/// updated; a failed write is RoadmapWrite::write_error.
 std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& progress,
                                                         double total_minutes, bool running);
 
@@ -96,5 +99,12 @@ std::set<std::string> unrecorded_writes(const spec::Spec& spec, const std::vecto
 /// user's edit elsewhere in the spec directory stays the user's to commit.
 std::vector<std::string> writeback_paths(const std::vector<worker::GitChange>& changed, const std::set<std::string>& own,
                                          const std::set<std::string>& live);
+
+/// What run_finished adds when the run could not write or commit some of its documents: each
+/// file with the reason (files failing alike are named together, the first few of them), and
+/// what to do: fix the cause (free space), then run `harness-cli orchestrate <spec_arg>` again,
+/// which writes and commits them. `complete`: the spec itself is complete, and the message says
+/// so, since the exit code (1) does not. Empty without such documents.
+std::string unwritten_text(const std::vector<UnwrittenDocument>& unwritten, std::string_view spec_arg, bool complete);
 
 } // namespace harness::orchestrator
