@@ -123,6 +123,7 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     auto verifier = orchestrator::make_engine_verifier(checks);
     orchestrator::Orchestrator o(std::move(ro), *verifier, *display);
     auto result = o.run();
+    exit.stdout_errno = display->output_error(); // main's check of stdout says why it failed
     if (!result) {
       refuse(result.error().message, result.error().exit_code);
       return;

@@ -9,6 +9,9 @@ namespace harness::cli {
 /// Set by the selected subcommand's callback; main returns it.
 struct ExitCode {
   int value = 0;
+  /// The errno of a write to standard output that failed, when the command saw it happen (the
+  /// orchestrate display): stdio keeps the error flag but not the reason for main's check.
+  int stdout_errno = 0;
 };
 
 // One `void add_<name>(CLI::App& app, ExitCode& exit);` per subcommand file, called from main.cpp.

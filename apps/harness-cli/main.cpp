@@ -1,8 +1,31 @@
 // harness-cli: parses the command line and hands each subcommand to libharness.
 #include "commands.hpp"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <exception>
 #include <iostream>
+
+namespace {
+
+/// Output that did not arrive is a failure, whatever the command made of its work: `graph >
+/// /dev/full` or `orchestrate --json > events.jsonl` on a full disk must not exit 0. Checked
+/// once here for every command, after the last write: what is still buffered is written now, and
+/// an earlier failed write left the stream's error flag. A non-zero `code` stays (an interrupted
+/// run's 130, invalid input's 2).
+int check_stdout(int code, int seen_errno) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0; // std::cout writes through stdout (synced with stdio)
+  const int flush_errno = errno;
+  if (flushed && !std::ferror(stdout) && !std::cout.bad()) return code;
+  const int why = !flushed && flush_errno != 0 ? flush_errno : seen_errno;
+  std::cerr << "harness-cli: error: cannot write standard output" << (why != 0 ? std::string(": ") + std::strerror(why) : "")
+            << "\n";
+  return code == 0 ? 1 : code;
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
   using namespace harness::cli;
@@ -36,11 +59,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    const int code = app.exit(e); // --help and --version print on stdout too
+    return check_stdout(code == 0 ? 0 : 2, 0);
   } catch (const std::exception& e) {
     std::cerr << "harness-cli: error: " << e.what() << "\n";
-    return 1;
+    return check_stdout(1, exit.stdout_errno);
   }
-  return exit.value;
+  return check_stdout(exit.value, exit.stdout_errno);
 }

@@ -3,6 +3,7 @@
 #include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
+#include <cerrno>
 #include <cstdio>
 
 using namespace harness::orchestrator;
@@ -141,4 +142,20 @@ TEST_CASE("the live table draws the question asked on the terminal under it, and
   CHECK(text.ends_with("~\n")); // the table alone
   std::fclose(mem);
   free(buf);
+}
+
+TEST_CASE("a display whose output cannot be written keeps the first error and writes nothing more") {
+  std::FILE* full = std::fopen("/dev/full", "w");
+  REQUIRE(full);
+  for (auto style : {DisplayStyle::lines, DisplayStyle::json, DisplayStyle::live_table}) {
+    auto d = make_display(style, full);
+    CHECK(d->output_error() == 0);
+    d->on_event({RunEventKind::task_started, 0, "execute:01-01", 0, 1, ""}, {});
+    CHECK(d->output_error() == ENOSPC);
+    std::clearerr(full);
+    d->on_event({RunEventKind::task_succeeded, 1, "execute:01-01", 0, 1, ""}, {});
+    CHECK_FALSE(std::ferror(full)); // not tried again
+    CHECK(d->output_error() == ENOSPC);
+  }
+  std::fclose(full);
 }

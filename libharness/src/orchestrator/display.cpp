@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 
 namespace harness::orchestrator {
@@ -22,37 +23,45 @@ std::size_t columns(std::string_view text) {
   return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
-class LineDisplay final : public Observer {
+/// A display's stream: each write flushed at once, and the first failure kept (stdio drops what
+/// it could not write, and its error flag says nothing of why). After a failure nothing more is
+/// written: a line that later lands after lost ones would make the output look whole.
+class DisplayOutput : public Observer {
 public:
-  explicit LineDisplay(std::FILE* out) : m_out(out) {}
-  void on_event(const RunEvent& e, const RunView&) override {
-    std::fputs((format_event_line(e) + "\n").c_str(), m_out);
-    std::fflush(m_out);
+  explicit DisplayOutput(std::FILE* out) : m_out(out) {}
+  int output_error() const override { return m_error; }
+
+protected:
+  void put(const std::string& text) {
+    if (m_error != 0) return;
+    errno = 0;
+    if (std::fputs(text.c_str(), m_out) == EOF || std::fflush(m_out) != 0) m_error = errno != 0 ? errno : EIO;
   }
 
 private:
   std::FILE* m_out;
+  int m_error = 0;
 };
 
-class JsonDisplay final : public Observer {
+class LineDisplay final : public DisplayOutput {
 public:
-  explicit JsonDisplay(std::FILE* out) : m_out(out) {}
-  void on_event(const RunEvent& e, const RunView&) override {
-    std::fputs((format_event_json(e) + "\n").c_str(), m_out);
-    std::fflush(m_out);
-  }
+  using DisplayOutput::DisplayOutput;
+  void on_event(const RunEvent& e, const RunView&) override { put(format_event_line(e) + "\n"); }
+};
 
-private:
-  std::FILE* m_out;
+class JsonDisplay final : public DisplayOutput {
+public:
+  using DisplayOutput::DisplayOutput;
+  void on_event(const RunEvent& e, const RunView&) override { put(format_event_json(e) + "\n"); }
 };
 
 /// Redraws the table in place (cursor up over the previous drawing); events worth keeping
 /// (finished, failed, checkpoints) scroll above it as lines. A question asked on the terminal is
 /// drawn under the table, the cursor left where the answer is typed, so a redraw draws it again
 /// rather than over it.
-class LiveTable final : public Observer {
+class LiveTable final : public DisplayOutput {
 public:
-  LiveTable(std::FILE* out, int width) : m_out(out), m_width(std::max(1, width)) {}
+  LiveTable(std::FILE* out, int width) : DisplayOutput(out), m_width(std::max(1, width)) {}
   void on_event(const RunEvent& e, const RunView& view) override {
     const bool progress_only = e.kind == RunEventKind::task_progress || e.kind == RunEventKind::task_held;
     // A redraw clears what was typed so far from the screen (the terminal keeps it for the
@@ -72,8 +81,7 @@ private:
     const std::string drawing = format_table(view, m_width) + view.prompt;
     text += lines_above + drawing;
     m_drawn_rows = rows_above_cursor(drawing);
-    std::fputs(text.c_str(), m_out);
-    std::fflush(m_out);
+    put(text);
   }
 
   /// How many rows the cursor is below the drawing's first, once it is written: a newline is one,
@@ -91,7 +99,6 @@ private:
     }
   }
 
-  std::FILE* m_out;
   int m_width;
   int m_drawn_rows = 0;
   int m_lines_typed = 0;

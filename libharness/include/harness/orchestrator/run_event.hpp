@@ -85,6 +85,9 @@ public:
   virtual bool draws_prompt() const { return false; }
   /// The view changed without an event (a question asked or asked again): redraw if drawing.
   virtual void on_view(const RunView&) {}
+  /// The errno of the display's first failed write (its disk is full, its reader is gone), 0
+  /// while every write went through. A display writes nothing more after one failed.
+  virtual int output_error() const { return 0; }
 };
 
 } // namespace harness::orchestrator

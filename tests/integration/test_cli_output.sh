@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Standard output that cannot be written: every command run with stdout on a full device
+# (/dev/full) reports it on stderr and exits non-zero, whatever else it did; `orchestrate` finishes
+# its run all the same (STATUS.md says complete), and its exit code says the output was lost.
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
+spec=docs/specs/SPC-001-out
+p=$tmp/p
+file_plans_project "$p" "$spec" Output 01-01 01-02
+cd "$p"
+
+# run NAME ARGS...: the command with stdout on /dev/full; sets rc and err.
+run() {
+  set +e
+  "$cli" "$@" >/dev/full 2>"$tmp/err"
+  rc=$?
+  set -e
+  err=$(cat "$tmp/err")
+}
+
+run orchestrate "$spec" --worker script --yes --json
+[[ $rc -eq 1 ]] || fail "orchestrate --json > /dev/full exited $rc, expected 1: $err"
+[[ "$err" == *"harness-cli: error: cannot write standard output: No space left on device"* ]] ||
+  fail "orchestrate did not say its output was lost: $err"
+grep -q '^run: "complete"' "$spec/STATUS.md" || fail "the run did not go on without its output: $(head -3 "$spec/STATUS.md")"
+
+for cmd in "status $spec" "status $spec --json" "graph $spec --format dot" "validate $spec --json" "simulate $spec" "--help"; do
+  # shellcheck disable=SC2086 # the words of the command
+  run $cmd
+  [[ $rc -eq 1 ]] || fail "$cmd > /dev/full exited $rc, expected 1"
+  [[ "$err" == "harness-cli: error: cannot write standard output: No space left on device" ]] || fail "$cmd > /dev/full said: $err"
+done
+
+# Invalid input keeps its own exit code; a command that wrote nothing on stdout is not affected.
+run validate "$spec/nothing-here"
+[[ $rc -eq 2 && "$err" != *"standard output"* ]] || fail "validate of a missing directory > /dev/full: exit $rc: $err"
+run orchestrate "$spec/nothing-here" --worker script --json
+[[ $rc -eq 2 && "$err" == *"cannot write standard output"* ]] || fail "a refused run's JSON on /dev/full: exit $rc: $err"
+
+echo "OK"
