@@ -14,6 +14,7 @@
 
 #include <boost/json.hpp>
 
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -118,6 +119,10 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     winsize ws{};
     const int width = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 100;
     auto display = orchestrator::make_display(style, stdout, width);
+    // `orchestrate | head` must not kill the run with its workers left behind: a closed pipe is a
+    // failed write (EPIPE), and the run drains as when the terminal closes. Workers start with
+    // SIGPIPE at its default again (worker::spawn_process).
+    std::signal(SIGPIPE, SIG_IGN);
     verify::VerifyOptions checks;
     checks.ui_driver = verify::find_ui_driver(self_dir(), HARNESS_SOURCE_DIR);
     auto verifier = orchestrator::make_engine_verifier(checks);

@@ -7,6 +7,8 @@
 #include "harness/util/text.hpp"
 #include "harness/worker/index_lock.hpp"
 
+#include <cerrno>
+
 namespace harness::orchestrator {
 
 RunView Orchestrator::Impl::view() const {
@@ -44,6 +46,18 @@ void Orchestrator::Impl::emit(RunEventKind kind, const std::string& task, int sl
 void Orchestrator::Impl::emit(RunEvent e) {
   e.elapsed_seconds = elapsed();
   observer.on_event(e, view());
+  check_output();
+}
+
+void Orchestrator::Impl::check_output() {
+  if (output_gone || observer.output_error() != EPIPE) return;
+  output_gone = true;
+  // Not from inside the emit: its caller is half-way through its own step.
+  asio::post(ctx, [this] {
+    if (draining || done) return; // an interrupt drains already: this is no second one
+    emit(RunEventKind::note, "", -1, 0, "standard output is closed: no new tasks; running ones finish, as after Ctrl-C");
+    on_interrupt();
+  });
 }
 
 void Orchestrator::Impl::feed(const sched::Event& e) {
@@ -636,23 +650,27 @@ void Orchestrator::Impl::warn_about_undeclared_changes() {
 void Orchestrator::Impl::watch_signals() {
   signals.async_wait([this](boost::system::error_code e, int) {
     if (e) return;
-    if (++interrupts == 1) {
-      emit(RunEventKind::note, "", -1, 0,
-           opt.interrupt == InterruptMode::stop_running
-               ? "interrupt: no new tasks; stopping the running ones (--stop-on-interrupt)"
-               : "interrupt: no new tasks; running ones finish (Ctrl-C again to stop them)");
-      begin_drain();
-    } else {
-      emit(RunEventKind::note, "", -1, 0, "second interrupt: stopping every worker");
-      host->stop_all("shutdown", std::chrono::seconds(2));
-      if (summary.outcome.empty()) summary.outcome = "interrupted"; // a cost limit stays the reason
-      draining = true;
-      stop_now = true; // a verification running on the pool is not waited for
-      cancel_verification = true; // and its commands are stopped, so the pool's join is quick
-      maybe_stop_after_drain();
-    }
+    on_interrupt();
     watch_signals();
   });
+}
+
+void Orchestrator::Impl::on_interrupt() {
+  if (++interrupts == 1) {
+    emit(RunEventKind::note, "", -1, 0,
+         opt.interrupt == InterruptMode::stop_running
+             ? "interrupt: no new tasks; stopping the running ones (--stop-on-interrupt)"
+             : "interrupt: no new tasks; running ones finish (Ctrl-C again to stop them)");
+    begin_drain();
+  } else {
+    emit(RunEventKind::note, "", -1, 0, "second interrupt: stopping every worker");
+    host->stop_all("shutdown", std::chrono::seconds(2));
+    if (summary.outcome.empty()) summary.outcome = "interrupted"; // a cost limit stays the reason
+    draining = true;
+    stop_now = true; // a verification running on the pool is not waited for
+    cancel_verification = true; // and its commands are stopped, so the pool's join is quick
+    maybe_stop_after_drain();
+  }
 }
 
 std::expected<RunSummary, RunError> Orchestrator::Impl::run() {

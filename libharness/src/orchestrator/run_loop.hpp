@@ -127,6 +127,7 @@ struct Orchestrator::Impl {
   bool stop_now = false;    ///< second interrupt: end without waiting for running verifications
   std::atomic<bool> cancel_verification{false}; ///< set with stop_now: the pool's checks stop too
   bool done = false;
+  bool output_gone = false; ///< the display's output is a closed pipe (check_output)
   std::deque<sched::Event> deferred_events;
   std::optional<store::Store> db;                 ///< <project>/.orchestration/harness.db
   std::optional<worker::TrailerIndex> trailers;   ///< trailer commits of HEAD, read incrementally
@@ -366,6 +367,11 @@ struct Orchestrator::Impl {
   bool head_moved();
   /// At the start: HEAD as the run found it, and a note when it is detached.
   void note_head_at_start(const StartFacts& facts);
+  /// Ctrl-C, SIGTERM, SIGHUP: the first drains (no new tasks, running ones finish), the second stops.
+  void on_interrupt();
+  /// The display's reader went away (`orchestrate | head`): nobody watches the run any more, as
+  /// when the terminal closes, so it drains as after a first interrupt, once.
+  void check_output();
   void warn_about_validation();
   void warn_about_dirty_files();
   void warn_about_undeclared_changes();

@@ -31,7 +31,8 @@ public:
 
   /// Runs until the spec is complete, blocked, waiting for a human with nothing else to do (only
   /// without a terminal prompt: `interactive` runs wait for the answer), or interrupted
-  /// (SIGINT/SIGTERM: the first drains, the second stops). Fails before starting or writing
+  /// (SIGINT/SIGTERM/SIGHUP: the first drains, the second stops; an observer whose output is a
+  /// closed pipe, Observer::output_error() EPIPE, drains it too, once). Fails before starting or writing
   /// anything when the spec does not load or validate, when start_problems finds any, or when
   /// another orchestrate runs in the project.
   std::expected<RunSummary, RunError> run();
