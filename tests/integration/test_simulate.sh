@@ -36,6 +36,20 @@ for (const list of Object.values(bySlot)) {
 }
 JS
 
+# ROADMAP: phase 4 "Depends on: Phase 2, Phase 3". 04-01 names no plan, yet it executes only after
+# every plan of phases 2 and 3 is verified, with the default gate and without one.
+"$cli" simulate "$spec" --gate unlimited --json > "$tmp/open.json"
+for f in graph open; do
+  node - "$tmp/$f.json" <<'JS'
+const d = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
+const start = d.tasks.find((t) => t.id === 'execute:04-01').start;
+const before = d.tasks.filter((t) => /^verify-plan:0[23]-/.test(t.id));
+if (before.length !== 6) throw new Error(`expected 6 plan verifications of phases 2 and 3, got ${before.length}`);
+for (const t of before)
+  if (t.end > start + 1e-9) throw new Error(`execute:04-01 starts at ${start}, before ${t.id} ends at ${t.end}`);
+JS
+done
+
 # A longer execute stretches the makespan.
 base="$(field makespan < "$tmp/graph.json")"
 echo '{"01-01": 500}' > "$tmp/durations.json"

@@ -39,6 +39,11 @@ TEST_CASE("Events, actions, workloads and configs survive a JSON round trip", "[
   CHECK_FALSE(workload_from_json(to_json(w))->phases[1].plans_unchecked);
   w.phases[1].plans_unchecked = true;
   CHECK(workload_from_json(to_json(w))->phases[1].plans_unchecked);
+  // ROADMAP phase dependencies are part of the workload a run is replayed from.
+  w.phases[1].depends_on = {PhaseNumber{1, 0}};
+  CHECK(boost::json::serialize(to_json(*workload_from_json(to_json(w)))) == boost::json::serialize(to_json(w)));
+  CHECK(workload_from_json(to_json(w))->phases[1].depends_on == std::vector<PhaseNumber>{{1, 0}});
+  CHECK_FALSE(workload_from_json(boost::json::parse(R"({"phases":[{"phase":"02","depends_on":["x"]}]})")));
 }
 
 TEST_CASE("Malformed JSON events are refused with the field named", "[sched][json]") {
@@ -59,6 +64,18 @@ TEST_CASE("A simulated chain takes exactly its critical path", "[sched][sim]") {
   CHECK(r.critical_path == Approx(65));
   CHECK(r.lower_bound == Approx(65));
   CHECK(r.tasks.size() == 6);
+}
+
+TEST_CASE("A ROADMAP phase dependency is on the simulated critical path", "[sched][sim]") {
+  SimOptions o;
+  o.config.gate_lookahead.reset();
+  auto w = workload(2, {plan("01-01", {}, {}, 10), plan("02-01", {}, {}, 10)});
+  w.phases[1].depends_on = {PhaseNumber{1, 0}};
+  const auto r = simulate(w, o);
+  REQUIRE(r.complete);
+  // execute 10 + verify 5, then phase 2's: execute 10 + verify 5, verify-phase 10, final 15
+  CHECK(r.makespan == Approx(55));
+  CHECK(r.critical_path == Approx(55));
 }
 
 TEST_CASE("Simulated policies: graph beats waves and serial on a wide graph", "[sched][sim]") {
@@ -95,6 +112,19 @@ TEST_CASE("The example spec becomes a workload and simulates to completion", "[s
   const auto r = simulate(w, SimOptions{});
   CHECK(r.complete);
   CHECK(r.makespan >= r.lower_bound);
+  // Phase 4 "Depends on: Phase 2, Phase 3": 04-01, whose plan names nothing, executes after every
+  // plan of both is verified, also without the gate.
+  CHECK(std::ranges::find(w.phases, harness::spec::PhaseNumber{4, 0}, &WorkPhase::number)->depends_on ==
+        std::vector<harness::spec::PhaseNumber>{{2, 0}, {3, 0}});
+  for (const auto& gate : {std::optional<int>(1), std::optional<int>()}) {
+    SimOptions o;
+    o.config.gate_lookahead = gate;
+    const auto g = simulate(w, o);
+    REQUIRE(g.complete);
+    const auto start = std::ranges::find(g.tasks, std::string("execute:04-01"), &SimTask::id)->start;
+    for (const auto& t : g.tasks)
+      if (t.id.starts_with("verify-plan:02-") || t.id.starts_with("verify-plan:03-")) CHECK(t.end <= start);
+  }
 }
 
 TEST_CASE("A simulation names the phases it cannot predict because they have no plans yet", "[sched][sim]") {

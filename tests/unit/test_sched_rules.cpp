@@ -359,3 +359,151 @@ TEST_CASE("A plan without a SUMMARY runs even in a verified phase, and the phase
   CHECK(d.start_index("verify-phase:01") < d.start_index("final"));
   CHECK(d.start_index("verify-phase:02") == d.started().size()); // never started
 }
+
+namespace {
+
+/// Phases 1..n as workload(), phase i depending (ROADMAP) on the phases listed in deps[i-1].
+Workload with_phase_depends(Workload w, std::vector<std::vector<int>> deps) {
+  for (std::size_t i = 0; i < deps.size(); ++i)
+    for (int d : deps[i]) w.phases[i].depends_on.push_back(PhaseNumber{d, 0});
+  return w;
+}
+
+} // namespace
+
+TEST_CASE("A phase's plans wait for every plan of the phases it depends on in ROADMAP, not for their verification", "[sched][phase-depends]") {
+  // Phase 3 depends on phase 2 only; its plan names no plan of phase 2 (a planner that plans one
+  // phase at a time writes it so). Without the gate, 03-01 could start at once.
+  Config c;
+  c.gate_lookahead.reset();
+  Driver d(with_phase_depends(workload(3, {plan("01-01"), plan("02-01", {"01-01"}), plan("03-01")}), {{}, {1}, {2}}), c);
+  d.begin();
+  CHECK(d.running() == std::vector<std::string>{"execute:01-01"});
+  CHECK(d.state("execute:03-01") == "pending");
+  CHECK(d.s.why_waiting("execute:03-01") == "waits on phase 02's plans (ROADMAP: Depends on): execute:02-01 (pending)");
+  d.succeed("execute:01-01");
+  d.succeed("verify-plan:01-01");
+  CHECK(d.is_running("execute:02-01"));
+  CHECK(d.state("execute:03-01") == "pending");
+  d.succeed("execute:02-01");
+  CHECK(d.s.why_waiting("execute:03-01") == "waits on phase 02's plans (ROADMAP: Depends on): verify-plan:02-01 (running)");
+  d.succeed("verify-plan:02-01");
+  // Phase 02's own verification is not waited for (the gate is what orders verifications).
+  CHECK(d.is_running("execute:03-01"));
+  CHECK(d.is_running("verify-phase:02"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+}
+
+TEST_CASE("A phase depending only on phase 1 does not wait for phase 2's plans", "[sched][phase-depends]") {
+  // H2's shape: 2 and 4 depend on 1, 3 on 2 (no gate, to see the ROADMAP rule alone).
+  Config c;
+  c.gate_lookahead.reset();
+  Driver d(with_phase_depends(workload(4, {plan("01-01"), plan("02-01", {"01-01"}), plan("03-01"), plan("04-01", {"01-01"})}),
+                              {{}, {1}, {2}, {1}}),
+           c);
+  d.begin();
+  d.succeed("execute:01-01");
+  d.succeed("verify-plan:01-01");
+  CHECK(d.is_running("execute:02-01"));
+  CHECK(d.is_running("execute:04-01"));
+  CHECK(d.state("execute:03-01") == "pending");
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+  CHECK(d.start_index("verify-plan:02-01") < d.start_index("execute:03-01"));
+}
+
+TEST_CASE("A phase depending on one not planned yet waits for its plans to be written, checked and verified", "[sched][phase-depends]") {
+  Workload w;
+  w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true});
+  w.phases.push_back(WorkPhase{.number = {2, 0}, .research_exists = true, .plans_exist = true, .depends_on = {{1, 0}}});
+  w.plans = {plan("02-01")};
+  Config c;
+  c.gate_lookahead.reset();
+  Driver d(w, c);
+  d.begin();
+  CHECK(d.running() == std::vector<std::string>{"plan:01"});
+  CHECK(d.s.why_waiting("execute:02-01") == "waits on phase 01's plans (ROADMAP: Depends on): plan:01 (running)");
+  auto e = make_event(EventType::succeeded, "plan:01");
+  e.plans = {plan("01-01")};
+  d.send(e);
+  CHECK(d.state("execute:02-01") == "pending");
+  d.succeed("check-plans:01");
+  d.succeed("execute:01-01");
+  CHECK(d.state("execute:02-01") == "pending");
+  d.succeed("verify-plan:01-01");
+  CHECK(d.is_running("execute:02-01"));
+}
+
+TEST_CASE("Gaps found in a depended phase hold the dependents that have not started until the gap plans are verified", "[sched][phase-depends]") {
+  Config c;
+  c.slots = 1;
+  c.gate_lookahead.reset();
+  // 02-02 waits on 02-01 as well, so it has not started when phase 01's gaps are found.
+  Driver d(with_phase_depends(workload(2, {plan("01-01"), plan("02-01"), plan("02-02", {"02-01"})}), {{}, {1}}), c);
+  d.begin();
+  d.succeed("execute:01-01");
+  d.succeed("verify-plan:01-01");
+  // Verification goes first; 02-01 is ready behind it.
+  REQUIRE(d.is_running("verify-phase:01"));
+  CHECK(d.state("execute:02-01") == "ready");
+  d.succeed("verify-phase:01", Verdict::gaps_found);
+  CHECK(d.state("execute:02-01") == "pending"); // held again: the phase has work once more
+  CHECK(d.is_running("plan-gaps:01"));
+  auto e = make_event(EventType::succeeded, "plan-gaps:01");
+  e.plans = {plan("01-02", {"01-01"})};
+  d.send(e);
+  CHECK(d.is_running("execute:01-02"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+  CHECK(d.start_index("verify-plan:01-02") < d.start_index("execute:02-01"));
+}
+
+TEST_CASE("A gap plan written while a dependent runs leaves that one running and holds the rest", "[sched][phase-depends]") {
+  Config c;
+  c.gate_lookahead.reset();
+  Driver d(with_phase_depends(workload(2, {plan("01-01"), plan("02-01"), plan("02-02", {"02-01"})}), {{}, {1}}), c);
+  d.begin();
+  d.succeed("execute:01-01");
+  d.succeed("verify-plan:01-01");
+  REQUIRE(d.is_running("execute:02-01"));
+  REQUIRE(d.is_running("verify-phase:01"));
+  d.succeed("verify-phase:01", Verdict::gaps_found);
+  auto e = make_event(EventType::succeeded, "plan-gaps:01");
+  e.plans = {plan("01-02", {"01-01"})};
+  d.send(e);
+  CHECK(d.is_running("execute:02-01"));
+  d.succeed("execute:02-01");
+  d.succeed("verify-plan:02-01");
+  CHECK(d.state("execute:02-02") == "pending");
+  CHECK(d.s.why_waiting("execute:02-02").starts_with("waits on phase 01's plans"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+  CHECK(d.start_index("verify-plan:01-02") < d.start_index("execute:02-02"));
+}
+
+TEST_CASE("A ROADMAP dependency on the phase itself, a later phase or an unknown one is ignored", "[sched][phase-depends]") {
+  Config c;
+  c.gate_lookahead.reset();
+  Driver d(with_phase_depends(workload(2, {plan("01-01"), plan("02-01")}), {{1, 2, 9}, {2}}), c);
+  d.begin();
+  CHECK(d.is_running("execute:01-01"));
+  CHECK(d.is_running("execute:02-01"));
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+}
+
+TEST_CASE("A plan that phases depend on ranks with their work", "[sched][phase-depends]") {
+  // 03-01 (100 min) follows every plan of phase 2 (ROADMAP), none of phase 1: 02-01 leads the
+  // longer path and starts first though its own estimate is smaller than 01-01's.
+  Config c;
+  c.slots = 1;
+  c.gate_lookahead.reset();
+  Driver d(with_phase_depends(workload(3, {plan("01-01", {}, {}, 10), plan("02-01", {}, {}, 5), plan("03-01", {}, {}, 100)}),
+                              {{}, {}, {2}}),
+           c);
+  CHECK(d.s.plan_rank(1) == Approx(5 + 5 + 100 + 5));
+  CHECK(d.s.plan_rank(0) == Approx(10 + 5));
+  d.begin();
+  CHECK(d.running() == std::vector<std::string>{"execute:02-01"});
+}

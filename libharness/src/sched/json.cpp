@@ -102,9 +102,15 @@ json::value to_json(const WorkPlan& p) {
 }
 
 json::value to_json(const WorkPhase& p) {
-  return json::object{{"phase", spec::to_string(p.number)}, {"research_exists", p.research_exists},
-                      {"plans_exist", p.plans_exist}, {"planning_unfinished", p.planning_unfinished},
-                      {"plans_unchecked", p.plans_unchecked}, {"verified", p.verified}};
+  json::object o{{"phase", spec::to_string(p.number)}, {"research_exists", p.research_exists},
+                 {"plans_exist", p.plans_exist}, {"planning_unfinished", p.planning_unfinished},
+                 {"plans_unchecked", p.plans_unchecked}, {"verified", p.verified}};
+  if (!p.depends_on.empty()) {
+    json::array deps;
+    for (const auto& n : p.depends_on) deps.push_back(json::value(spec::to_string(n)));
+    o["depends_on"] = std::move(deps);
+  }
+  return o;
 }
 
 json::value to_json(const Workload& w) {
@@ -188,6 +194,14 @@ std::expected<WorkPhase, std::string> work_phase_from_json(const json::value& v)
   p.planning_unfinished = r->boolean("planning_unfinished", false);
   p.plans_unchecked = r->boolean("plans_unchecked", false);
   p.verified = r->boolean("verified", false);
+  for (const auto& n : r->list("depends_on")) {
+    auto number = spec::parse_phase_number(n);
+    if (!number) {
+      r->fail("depends_on", "'" + n + "' is not a phase number");
+      break;
+    }
+    p.depends_on.push_back(*number);
+  }
   if (!r->error.empty()) return std::unexpected("phase: " + r->error);
   return p;
 }

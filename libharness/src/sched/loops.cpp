@@ -131,6 +131,7 @@ void Scheduler::on_verify_phase(const Event& e, int t, std::vector<Action>& out)
   set_state(m_tasks[static_cast<std::size_t>(t)], TaskState::pending);
   refresh(ph.gaps);
   refresh(t);
+  hold_phase_dependents(m_tasks[static_cast<std::size_t>(t)].phase);
 }
 
 void Scheduler::on_plans_written(int phase, const std::vector<WorkPlan>& plans, bool replace) {
@@ -180,6 +181,7 @@ void Scheduler::on_plans_written(int phase, const std::vector<WorkPlan>& plans, 
   for (int x : unresolved) m_tasks[static_cast<std::size_t>(x)].parked = false;
   for (int x : unresolved) refresh(x);
   refresh(ph.verify);
+  hold_phase_dependents(phase);
 }
 
 void Scheduler::on_deviations(int plan) {
@@ -329,6 +331,17 @@ std::string Scheduler::stall_reason(int t) const {
     return "waits on " + x.id + " (" + std::string(to_string(x.state)) + ")";
   }
   case Blocker::Kind::unresolved: return "depends on a plan that was never written";
+  case Blocker::Kind::phase: {
+    // A plan not executed yet is named by its execute, not by the verification after it.
+    int next = b.task;
+    if (const Task& v = m_tasks[static_cast<std::size_t>(next)]; v.kind == TaskKind::verify_plan && v.state == TaskState::pending &&
+                                                                 !satisfied(m_plan_info[static_cast<std::size_t>(v.plan)].execute))
+      next = m_plan_info[static_cast<std::size_t>(v.plan)].execute;
+    const Task& x = m_tasks[static_cast<std::size_t>(next)];
+    // "waits on" like a task dependency: `status` counts such tasks behind their cause.
+    return "waits on phase " + spec::to_string(m_phases[static_cast<std::size_t>(b.required)].number) +
+           "'s plans (ROADMAP: Depends on): " + x.id + " (" + std::string(to_string(x.state)) + ")";
+  }
   case Blocker::Kind::gate: return "phase gate: waits for phase verification";
   case Blocker::Kind::barrier: return "wave barrier";
   case Blocker::Kind::none: break;

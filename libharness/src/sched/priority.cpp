@@ -39,12 +39,15 @@ void Scheduler::compute_ranks() {
   // Remaining path in the constraint graph that is really enforced: dependency edges, and with a
   // finite gate K the implicit edge "phase P verified -> plans of phases >= P+1+K". So a plan's
   // rank also counts the work its phase's verification unlocks; without it the scheduler starves
-  // the phase the gate waits on. Phases are processed from the last, reverse-topologically inside.
+  // the phase the gate waits on. ROADMAP phase dependencies add "every plan of phase D verified ->
+  // plans of the phases that depend on D" (no phase verification on that path). Phases are
+  // processed from the last, reverse-topologically inside.
   std::vector<int> reverse(order.rbegin(), order.rend());
   auto phase_of = [&](int p) { return m_tasks[static_cast<std::size_t>(m_plan_info[static_cast<std::size_t>(p)].execute)].phase; };
   std::ranges::stable_sort(reverse, std::greater<>{}, phase_of);
   const int phases = static_cast<int>(m_phases.size());
   std::vector<double> suffix_max(static_cast<std::size_t>(phases) + 2, 0); // max rank in phases >= i
+  std::vector<double> phase_max(static_cast<std::size_t>(phases), 0);      // max rank in phase i
   double gate_rank = 0;
   int current = phases;
   for (int p : reverse) {
@@ -57,12 +60,15 @@ void Scheduler::compute_ranks() {
         const auto unlocked = static_cast<std::size_t>(std::clamp(ph + 1 + *m_config.gate_lookahead, 0, phases));
         gate_rank = m_config.verify_phase_estimate + suffix_max[unlocked];
       }
+      // Dependents are later phases: their plans are ranked already.
+      for (int q : m_phases[static_cast<std::size_t>(ph)].dependents) gate_rank = std::max(gate_rank, phase_max[static_cast<std::size_t>(q)]);
     }
     const auto u = static_cast<std::size_t>(p);
     double best = gate_rank;
     for (int q : dependents(u)) best = std::max(best, m_rank[static_cast<std::size_t>(q)]);
     m_rank[u] += best;
     suffix_max[static_cast<std::size_t>(ph)] = std::max(suffix_max[static_cast<std::size_t>(ph)], m_rank[u]);
+    phase_max[static_cast<std::size_t>(ph)] = std::max(phase_max[static_cast<std::size_t>(ph)], m_rank[u]);
   }
   // Keys of ready tasks may have changed.
   std::vector<int> ready;

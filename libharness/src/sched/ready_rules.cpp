@@ -1,5 +1,6 @@
-// When a task may become ready: prerequisites per kind, the phase gate, the research-ahead
-// window and the waves barrier; and which tasks to look at again when one changes.
+// When a task may become ready: prerequisites per kind, ROADMAP phase dependencies, the phase
+// gate, the research-ahead window and the waves barrier; and which tasks to look at again when
+// one changes.
 #include "harness/sched/scheduler.hpp"
 
 #include <algorithm>
@@ -68,6 +69,9 @@ Scheduler::Blocker Scheduler::execute_blocker(const Task& t) const {
   // A dependency on a plan not written yet (its phase is unplanned) waits; one that can never
   // appear was reported by validation and is ignored.
   if (info.unresolved > 0 && any_phase_unplanned()) return Blocker{.kind = Blocker::Kind::unresolved};
+  for (int d : ph.depends)
+    if (const auto b = phase_work_blocker(d); b.kind != Blocker::Kind::none)
+      return Blocker{.kind = Blocker::Kind::phase, .task = b.task, .required = d};
   if (m_config.gate_lookahead) {
     const int required = t.phase - *m_config.gate_lookahead;
     if (m_current < required) return Blocker{.kind = Blocker::Kind::gate, .required = required};
@@ -82,11 +86,13 @@ Scheduler::Blocker Scheduler::execute_blocker(const Task& t) const {
   return {};
 }
 
-Scheduler::Blocker Scheduler::verify_phase_blocker(const Task& t) const {
-  const auto& ph = m_phases[static_cast<std::size_t>(t.phase)];
+Scheduler::Blocker Scheduler::verify_phase_blocker(const Task& t) const { return phase_work_blocker(t.phase); }
+
+Scheduler::Blocker Scheduler::phase_work_blocker(int phase) const {
+  const auto& ph = m_phases[static_cast<std::size_t>(phase)];
   const auto task_blocker = [](int x) { return Blocker{.kind = Blocker::Kind::task, .task = x}; };
-  if (!satisfied(ph.check)) return task_blocker(ph.check);
   if (!satisfied(ph.plan)) return task_blocker(ph.plan);
+  if (!satisfied(ph.check)) return task_blocker(ph.check);
   if (!satisfied(ph.gaps)) return task_blocker(ph.gaps);
   for (int p : ph.plans) {
     const int v = m_plan_info[static_cast<std::size_t>(p)].verify;
@@ -119,6 +125,10 @@ void Scheduler::refresh(int index) {
     t.parked = true;
     m_unresolved.push_back(index);
     break;
+  case Blocker::Kind::phase:
+    t.parked = true;
+    m_phase_parked[static_cast<std::size_t>(b.required)].push_back(index);
+    break;
   default: break; // refreshed again when that task changes
   }
 }
@@ -140,12 +150,14 @@ void Scheduler::refresh_dependents(int index) {
   case TaskKind::check_plans:
     phase_plans([&](const PlanInfo& i) { refresh(i.execute); });
     refresh(m_phases[static_cast<std::size_t>(t.phase)].verify);
+    release_phase_parked(t.phase);
     break;
   case TaskKind::reconcile: refresh(m_plan_info[static_cast<std::size_t>(t.plan)].execute); break;
   case TaskKind::execute: refresh(m_plan_info[static_cast<std::size_t>(t.plan)].verify); break;
   case TaskKind::verify_plan: {
     for (int p : m_plan_info[static_cast<std::size_t>(t.plan)].dependents) refresh(m_plan_info[static_cast<std::size_t>(p)].execute);
     refresh(m_phases[static_cast<std::size_t>(t.phase)].verify);
+    release_phase_parked(t.phase);
     if (m_config.policy == Policy::waves) release(m_barrier_parked);
     break;
   }
@@ -154,10 +166,31 @@ void Scheduler::refresh_dependents(int index) {
     refresh(m_final);
     if (m_config.policy == Policy::waves) release(m_barrier_parked);
     break;
-  case TaskKind::plan_gaps: refresh(m_phases[static_cast<std::size_t>(t.phase)].verify); break;
+  case TaskKind::plan_gaps:
+    refresh(m_phases[static_cast<std::size_t>(t.phase)].verify);
+    release_phase_parked(t.phase);
+    break;
   case TaskKind::verify_final:
   case TaskKind::admin: break;
   }
+}
+
+void Scheduler::release_phase_parked(int phase) {
+  // Checked only while something waits on the phase: without ROADMAP dependencies the lists stay
+  // empty and this costs one comparison.
+  auto& list = m_phase_parked[static_cast<std::size_t>(phase)];
+  if (list.empty() || phase_work_blocker(phase).kind != Blocker::Kind::none) return;
+  auto items = std::move(list);
+  list.clear();
+  for (int x : items) m_tasks[static_cast<std::size_t>(x)].parked = false;
+  for (int x : items) refresh(x);
+}
+
+void Scheduler::hold_phase_dependents(int phase) {
+  // The phase has work again (gaps found, gap plans written): executes of the phases that depend
+  // on it that have not started wait for it once more; those running or done stay as they are.
+  for (int dependent : m_phases[static_cast<std::size_t>(phase)].dependents)
+    for (int p : m_phases[static_cast<std::size_t>(dependent)].plans) refresh(m_plan_info[static_cast<std::size_t>(p)].execute);
 }
 
 void Scheduler::recompute_current() {

@@ -57,6 +57,7 @@ Scheduler::Scheduler(Workload workload, Config config) : m_config(effective(std:
   m_plans.reserve(n);
   m_plan_info.reserve(n);
   for (std::size_t i = 0; i < phases.size(); ++i) build_phase(static_cast<int>(i), phases[i]);
+  link_phases(phases);
   // Sort indices, not plans: the workload is moved into the scheduler, never copied.
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
@@ -74,6 +75,7 @@ Scheduler::Scheduler(Workload workload, Config config) : m_config(effective(std:
   }
   m_final = add_task(TaskKind::verify_final, "", -1, -1);
   m_gate_parked.resize(m_phases.size() + 1);
+  m_phase_parked.resize(m_phases.size());
   apply_initial_state(workload);
   compute_ranks();
   recompute_current();
@@ -149,6 +151,21 @@ void Scheduler::build_phase(int index, const WorkPhase& phase) {
     m_phases.back().check = add_task(TaskKind::check_plans, name, index, -1);
   }
   m_phases.back().verify = add_task(TaskKind::verify_phase, name, index, -1);
+}
+
+void Scheduler::link_phases(const std::vector<WorkPhase>& phases) {
+  // `phases` is m_phases' order. Only earlier phases count: a dependency on the phase itself or a
+  // later one could only deadlock against the gate, and validate reports it.
+  for (std::size_t i = 0; i < phases.size(); ++i)
+    for (const auto& n : phases[i].depends_on) {
+      auto it = std::ranges::lower_bound(phases, n, {}, &WorkPhase::number);
+      if (it == phases.end() || it->number != n) continue;
+      const int d = static_cast<int>(it - phases.begin());
+      auto& deps = m_phases[i].depends;
+      if (d >= static_cast<int>(i) || std::ranges::find(deps, d) != deps.end()) continue;
+      deps.push_back(d);
+      m_phases[static_cast<std::size_t>(d)].dependents.push_back(static_cast<int>(i));
+    }
 }
 
 void Scheduler::apply_initial_state(const Workload& workload) {

@@ -22,8 +22,11 @@ struct Completion {
 };
 
 /// Longest chain through the tasks that ran: per phase research -> plan -> check, then the plan
-/// DAG (execute + verify-plan), verify-phase after its plans, final after every phase. With a
-/// gate K, also the gate's edges: plans of phase P start after phases <= P-1-K are verified.
+/// DAG (execute + verify-plan), verify-phase after its plans, final after every phase, and the
+/// ROADMAP's phase dependencies: plans of phase P start after every plan of the phases P depends
+/// on. With a gate K, also the gate's edges: plans of phase P start after phases <= P-1-K are
+/// verified. Both order the plans by phase (a plan depending on one of a later phase, H015, is
+/// then counted short: the bound stays a lower bound).
 /// `dur` holds the minutes of each task's last run, by task index.
 double critical_path(const Scheduler& s, const std::vector<double>& dur, std::optional<int> gate) {
   const auto& tasks = s.tasks();
@@ -54,7 +57,9 @@ double critical_path(const Scheduler& s, const std::vector<double>& dur, std::op
   for (std::size_t k = 0; k < order.size(); ++k)
     for (int j : out[static_cast<std::size_t>(order[k])])
       if (--indegree[static_cast<std::size_t>(j)] == 0) order.push_back(j);
-  if (gate) std::ranges::stable_sort(order, {}, [&](int p) { return phase[static_cast<std::size_t>(p)]; });
+  bool roadmap = false;
+  for (std::size_t i = 0; i < phases; ++i) roadmap = roadmap || !s.phase_depends(static_cast<int>(i)).empty();
+  if (gate || roadmap) std::ranges::stable_sort(order, {}, [&](int p) { return phase[static_cast<std::size_t>(p)]; });
   std::vector<double> ready(n, 0), verified(phases, 0); // verified[P]: end of verify-phase P
   std::vector<double> prefix(phases, 0);                  // max of verified[0..P]
   std::size_t closed = 0;                                 // phases whose verification is known
@@ -68,6 +73,8 @@ double critical_path(const Scheduler& s, const std::vector<double>& dur, std::op
     const auto p = static_cast<std::size_t>(pi);
     const auto ph = static_cast<std::size_t>(phase[p]);
     double start = std::max(ready[p], planned[ph]);
+    for (int d : s.phase_depends(static_cast<int>(ph)))
+      start = std::max({start, phase_end[static_cast<std::size_t>(d)], planned[static_cast<std::size_t>(d)]});
     if (gate) {
       close_phases_before(ph);
       const int last = std::min(static_cast<int>(ph) - 1 - *gate, static_cast<int>(closed) - 1);

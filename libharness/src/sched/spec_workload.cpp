@@ -24,6 +24,9 @@ Workload workload_from_spec(const spec::Spec& spec) {
     ph.research_exists = std::filesystem::exists(spec.layout.research_file(n), ec);
     auto g = done.phases.find(n);
     ph.verified = g != done.phases.end() && g->second.passed();
+    if (spec.roadmap)
+      for (const auto& rp : spec.roadmap->phases)
+        if (rp.number == n) ph.depends_on = rp.depends_on;
     w.phases.push_back(ph);
   }
   for (const auto& p : spec.plans) {

@@ -17,8 +17,9 @@
 // Rules (issue 3): slots run any kind; a slot frees -> the ready task of the most urgent class
 // (verify > reconcile > execute > plan/research > admin), longest remaining critical path first,
 // ties by id. execute(p) is ready when p's dependencies are plan-verified, its phase's plans are
-// checked, its reconcile (if a predecessor deviated) is done, and the phase gate allows it; it
-// starts only when no running or checkpoint-waiting execute writes an overlapping path.
+// checked, its reconcile (if a predecessor deviated) is done, every phase its phase depends on
+// (ROADMAP's `Depends on`) has all its plans checked and plan-verified, and the phase gate allows
+// it; it starts only when no running or checkpoint-waiting execute writes an overlapping path.
 
 #include "harness/sched/types.hpp"
 
@@ -86,6 +87,8 @@ public:
   double plan_rank(int plan) const { return m_rank[static_cast<std::size_t>(plan)]; }
   /// Resolved dependencies of a plan (indices into plans()).
   const std::vector<int>& plan_deps(int plan) const { return m_plan_info[static_cast<std::size_t>(plan)].deps; }
+  /// Earlier phases (indices, as Task::phase) that phase `phase` depends on in ROADMAP.md.
+  const std::vector<int>& phase_depends(int phase) const { return m_phases[static_cast<std::size_t>(phase)].depends; }
   /// Index of the lowest phase not yet verified (== phase count when all are).
   int current_phase() const { return m_current; }
   /// True once Action{finished} was emitted.
@@ -109,6 +112,8 @@ private:
     int research = -1, plan = -1, check = -1, verify = -1, gaps = -1;
     int revisions = 0;
     int gap_rounds = 0;
+    std::vector<int> depends;    ///< earlier phases (indices) its ROADMAP entry depends on
+    std::vector<int> dependents; ///< later phases whose ROADMAP entry names this one
   };
   struct PlanInfo {
     int execute = -1, verify = -1, reconcile = -1;
@@ -129,9 +134,10 @@ private:
   };
   /// What keeps a pending task from being ready.
   struct Blocker {
-    enum class Kind { none, task, unresolved, gate, barrier } kind = Kind::none;
-    int task = -1;      ///< for Kind::task
-    int required = 0;   ///< for Kind::gate: the current phase index that releases it
+    enum class Kind { none, task, unresolved, gate, barrier, phase } kind = Kind::none;
+    int task = -1;      ///< for Kind::task; for Kind::phase the first unfinished task of that phase
+    int required = 0;   ///< for Kind::gate: the current phase index that releases it; for
+                        ///< Kind::phase: the phase (index) it depends on whose plans are not done
   };
 
   // construction (scheduler.cpp / graph_build.cpp)
@@ -139,12 +145,16 @@ private:
   int add_plan(WorkPlan plan, int phase);
   void link_plan(int plan);
   void build_phase(int phase_index, const WorkPhase& phase);
+  void link_phases(const std::vector<WorkPhase>& phases);
   void apply_initial_state(const Workload& workload);
 
   // readiness (ready_rules.cpp)
   Blocker blocker(int t) const;
   Blocker execute_blocker(const Task& t) const;
   Blocker verify_phase_blocker(const Task& t) const;
+  Blocker phase_work_blocker(int phase) const;
+  void release_phase_parked(int phase);
+  void hold_phase_dependents(int phase);
   bool satisfied(int t) const;
   void refresh(int t);
   void refresh_dependents(int t);
@@ -192,6 +202,7 @@ private:
   std::vector<int> m_slots; ///< slot -> task or -1
   std::set<ReadyKey> m_ready;
   std::vector<std::vector<int>> m_gate_parked; ///< by required current phase index
+  std::vector<std::vector<int>> m_phase_parked; ///< by the phase (index) they depend on (ROADMAP)
   std::vector<int> m_barrier_parked;           ///< waves policy
   std::vector<int> m_unresolved;               ///< executes naming a plan not yet known
   std::vector<int> m_holding;                  ///< executes running or waiting: they hold files

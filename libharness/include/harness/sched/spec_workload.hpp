@@ -7,7 +7,8 @@
 namespace harness::sched {
 
 /// Phases from the spec's phase directories and its roadmap; a phase with PLAN files has
-/// plans_exist; research_exists when `planning/research/phase-NN-research.md` is on disk (the
+/// plans_exist; depends_on is its ROADMAP entry's `Depends on`; research_exists when
+/// `planning/research/phase-NN-research.md` is on disk (the
 /// one file-system look-up, done here so the Scheduler itself never touches files); executed,
 /// deviations and verified from the SUMMARY and VERIFICATION documents, read by
 /// spec::read_done_state as `status` reads them: a phase or final verification that no longer

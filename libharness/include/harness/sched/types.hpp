@@ -88,6 +88,11 @@ struct WorkPhase {
   /// The phase's VERIFICATION passed and still covers its plans. Counted only when every plan
   /// of the phase is executed: a plan without a SUMMARY runs, and the phase is verified again.
   bool verified = false;
+  /// ROADMAP's `**Depends on**: Phase N`: no plan of this phase executes before each of these
+  /// phases is planned and checked and all its plans are executed and plan-verified (its own
+  /// phase verification is left to the gate). Numbers of this phase or later ones, or of phases
+  /// the workload does not have, are ignored (validate reports them, H034).
+  std::vector<spec::PhaseNumber> depends_on = {};
 };
 
 /// Everything the scheduler schedules. Phases in any order (sorted on load); plans of phases
