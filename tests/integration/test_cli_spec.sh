@@ -74,10 +74,13 @@ assert j["ready"] == ["01-02", "01-03", "01-04"], j["ready"]'
 rc=0; "$cli" status "$tmp/spec" --lookahead -1 >/dev/null 2>&1 || rc=$?
 [[ $rc -eq 2 ]] || fail "status --lookahead -1 must exit 2, got $rc"
 
-# status --lookahead unlimited (documented, as orchestrate's): no phase gate, so phase 4's first plan
-# is ready although phases 1-3 are not verified
+# status --lookahead unlimited (documented, as orchestrate's): no phase gate, yet phase 4's first plan
+# (no depends_on) is not ready: ROADMAP says phase 4 depends on phases 2 and 3, whose plans are not
+# verified, and status says so
 "$cli" status "$tmp/spec" --lookahead unlimited >"$tmp/status.txt" || fail "status --lookahead unlimited exited $?"
-grep -q "Ready now: 01-02, 01-03, 01-04, 04-01" "$tmp/status.txt" || fail "unlimited ready now: $(grep Ready "$tmp/status.txt")"
+grep -q "Ready now: 01-02, 01-03, 01-04$" "$tmp/status.txt" || fail "unlimited ready now: $(grep Ready "$tmp/status.txt")"
+grep -q "04-01 .* planned  (waits for the plans of phases 02, 03, ROADMAP Depends on)" "$tmp/status.txt" ||
+  fail "unlimited: 04-01 does not say why it waits: $(grep 04-01 "$tmp/status.txt")"
 rc=0; "$cli" status "$tmp/spec" --lookahead sometimes >/dev/null 2>"$tmp/err" || rc=$?
 [[ $rc -eq 2 ]] && grep -q "from 0 to 16 or 'unlimited'" "$tmp/err" || fail "status --lookahead sometimes: rc $rc, $(cat "$tmp/err")"
 

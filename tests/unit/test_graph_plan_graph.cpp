@@ -292,3 +292,40 @@ TEST_CASE("status cuts long and non-ASCII plan titles at a character and keeps i
   CHECK(state_column.size() == 1);
   CHECK(text.find("R\xc3\xa9sum\xc3\xa9 of every caf\xc3\xa9 ordered by\xe2\x80\xa6 planned") != std::string::npos);
 }
+
+TEST_CASE("status holds a plan whose phase depends in ROADMAP on a phase not done, as the scheduler does, and says why") {
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  // Phase 3 has no plans yet: phase 4, which depends on it, waits though its plan names nothing.
+  dir.write("ROADMAP.md", "# Roadmap\n\n## Phase 1: One\n**Depends on**: nothing\n\n## Phase 2: Two\n**Depends on**: Phase 1\n\n"
+                          "## Phase 3: Three\n**Depends on**: Phase 1\n\n## Phase 4: Four\n**Depends on**: Phase 3, Phase 9\n");
+  auto plan = [&](const std::string& id, const std::string& slug) {
+    dir.write("planning/plans/" + slug + "/" + id + "-PLAN.md",
+              "---\nplan_id: '" + id + "'\ndepends_on: []\nfiles_modified: ['" + id + ".txt']\n---\n# " + id + "\n");
+  };
+  plan("01-01", "01-one");
+  plan("02-01", "02-two");
+  plan("04-01", "04-four");
+  auto progress = [&] {
+    auto spec = spec::load_spec(dir.path);
+    REQUIRE(spec);
+    return graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), std::nullopt);
+  };
+  auto p = progress();
+  CHECK(p.ready == std::vector<std::string>{"01-01"});
+  CHECK(p.plans[1].waits_for == "phase 01's plans");
+  CHECK(p.plans[2].waits_for == "phase 03's plans"); // phase 09 is not there: ignored, as validate says (H034)
+  CHECK(graph::progress_text(p).find(" planned  (waits for phase 01's plans, ROADMAP Depends on)\n") != std::string::npos);
+  CHECK(boost::json::parse(graph::progress_json(p)).at("plans").at(1).at("waits_for").as_string() == "phase 01's plans");
+  CHECK(boost::json::parse(graph::progress_json(p)).at("plans").at(0).at("waits_for").is_null());
+
+  dir.write("execution/phases/01-one/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n");
+  p = progress();
+  CHECK(p.ready == std::vector<std::string>{"02-01"}); // phase 01's verification is not waited for
+  CHECK(p.plans[1].waits_for.empty());
+  CHECK(p.plans[2].waits_for == "phase 03's plans");
+  // Plans of phase 01 a checker has not passed (orchestrate's planning marks): not done either.
+  graph::mark_unchecked(p, {spec::PhaseNumber{1, 0}});
+  CHECK(p.ready.empty());
+  CHECK(p.plans[1].waits_for == "phase 01's plans");
+}

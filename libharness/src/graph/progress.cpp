@@ -45,6 +45,47 @@ void add_due(std::vector<std::string>& due, const std::string& what, const spec:
   else if (ready) due.push_back(fmt::format("{}: every plan is verified; this verification has not run", what));
 }
 
+/// The earlier phases of `phases` that phase `n`'s ROADMAP entry depends on, each once: what the
+/// scheduler counts (sched::Scheduler ignores the phase itself, later and unknown ones).
+std::vector<PhaseNumber> roadmap_depends(const spec::Spec& spec, PhaseNumber n, const std::map<PhaseNumber, PhaseProgress>& phases) {
+  std::vector<PhaseNumber> out;
+  if (!spec.roadmap) return out;
+  for (const auto& rp : spec.roadmap->phases)
+    if (rp.number == n) {
+      out.clear();
+      for (auto d : rp.depends_on)
+        if (d < n && phases.contains(d) && std::ranges::find(out, d) == out.end()) out.push_back(d);
+    }
+  return out;
+}
+
+/// Holds the planned plans of each phase that depends on a phase not done yet (no plans, a plan
+/// not verified, or its plans in `unchecked`): not ready, and `waits_for` says which phases.
+void hold_by_roadmap(Progress& p, const std::vector<PhaseNumber>& unchecked) {
+  std::map<PhaseNumber, std::string> waits;
+  for (const auto& ph : p.phases) {
+    std::string open;
+    int count = 0;
+    for (auto d : ph.depends_on) {
+      auto it = std::ranges::find(p.phases, d, &PhaseProgress::number);
+      const bool done = it != p.phases.end() && it->plans > 0 && it->verified == it->plans &&
+                        std::ranges::find(unchecked, d) == unchecked.end();
+      if (done) continue;
+      open += (count++ ? ", " : "") + to_string(d);
+    }
+    if (count == 1) waits[ph.number] = fmt::format("phase {}'s plans", open);
+    else if (count > 1) waits[ph.number] = fmt::format("the plans of phases {}", open);
+  }
+  if (waits.empty()) return;
+  for (auto& pl : p.plans) {
+    auto it = waits.find(pl.phase);
+    if (pl.state != PlanState::planned || it == waits.end()) continue;
+    pl.waits_for = it->second;
+    pl.ready = false;
+    std::erase(p.ready, pl.id);
+  }
+}
+
 std::string phase_name(const spec::Spec& spec, PhaseNumber n, const std::string& slug) {
   if (spec.roadmap)
     for (const auto& p : spec.roadmap->phases)
@@ -88,6 +129,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     ph.verified += pp.state == PlanState::verified;
     out.plans.push_back(std::move(pp));
   }
+  for (auto& [n, ph] : phases) ph.depends_on = roadmap_depends(spec, n, phases);
   // A phase is verified by its own verification only (every plan verified is not enough: the
   // phase as integrated is checked again), and only by one that covers the plans there are now.
   for (auto& [n, ph] : phases) {
@@ -122,6 +164,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     pp.ready = deps_ok && gate_ok;
     if (pp.ready) out.ready.push_back(pp.id);
   }
+  hold_by_roadmap(out, {});
   // What the last orchestrate run gave up on lives in STATUS.md, not in the plan files.
   // Tasks blocked only because something they wait on is blocked are counted, not listed: the
   // list names the causes.
@@ -201,6 +244,7 @@ void mark_unchecked(Progress& p, const std::vector<spec::PhaseNumber>& phases) {
     pl.ready = false;
     std::erase(p.ready, pl.id);
   }
+  hold_by_roadmap(p, phases);
 }
 
 std::string progress_text(const Progress& p) {
@@ -220,10 +264,11 @@ std::string progress_text(const Progress& p) {
     for (const auto& plan : p.plans) {
       if (plan.id.substr(0, plan.id.rfind('-')) != spec::to_string(ph.number)) continue;
       out += fmt::format("  {:<{}} {} {}{}\n", plan.id, id_width, util::fit_columns(plan.title, 32), to_string(plan.state),
-                         plan.running     ? "  (running)"
-                         : plan.unchecked ? "  (waiting on its plan check)"
-                         : plan.ready     ? "  (ready)"
-                                          : "");
+                         plan.running            ? "  (running)"
+                         : plan.unchecked        ? "  (waiting on its plan check)"
+                         : plan.ready            ? "  (ready)"
+                         : !plan.waits_for.empty() ? "  (waits for " + plan.waits_for + ", ROADMAP Depends on)"
+                                                 : "");
     }
   }
   std::string ready;
@@ -266,7 +311,8 @@ std::string progress_json(const Progress& p) {
   for (const auto& pl : p.plans)
     plans.push_back(json::object{
         {"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}, {"running", pl.running},
-        {"waiting_on_check", pl.unchecked}});
+        {"waiting_on_check", pl.unchecked},
+        {"waits_for", pl.waits_for.empty() ? json::value(nullptr) : json::value(pl.waits_for)}});
   for (const auto& r : p.ready) ready.push_back(json::string(r));
   for (const auto& b : p.blockers) blockers.push_back(json::string(b));
   for (const auto& w : p.waiting) waiting.push_back(json::string(w));

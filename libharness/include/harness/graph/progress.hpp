@@ -23,6 +23,10 @@ struct PlanProgress {
   /// Its phase's plans wait on their plan check (mark_unchecked): a checker sent them back, or
   /// a run was killed before the checker passed them. Not ready whatever its dependencies say.
   bool unchecked = false;
+  /// Why it is not ready although it might look so: its phase depends (ROADMAP `Depends on`) on
+  /// phases whose plans are not all planned and verified yet, as the scheduler holds it
+  /// ("phase 02's plans", "the plans of phases 02, 03"); empty when nothing of that kind holds it.
+  std::string waits_for = {};
   spec::PhaseNumber phase{};
 };
 
@@ -36,6 +40,8 @@ struct PhaseProgress {
   int plans = 0;
   int executed = 0;
   int verified = 0;
+  /// Earlier phases its ROADMAP entry depends on (`Depends on`), as the scheduler counts them.
+  std::vector<spec::PhaseNumber> depends_on = {};
 };
 
 struct Progress {
@@ -68,7 +74,8 @@ struct Progress {
 };
 
 /// `lookahead`: plans of phase P may start while every phase <= P-1-lookahead is verified;
-/// nullopt ('unlimited'): no phase gate, only dependencies.
+/// nullopt ('unlimited'): no phase gate, only dependencies. As in the scheduler, a plan also waits
+/// until every phase its phase depends on in ROADMAP.md has plans and all of them are verified.
 Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::optional<int> lookahead = 1);
 
 /// Marks the plans whose execute or verify-plan task is among `task_ids` (what a running
@@ -77,7 +84,7 @@ void mark_running(Progress& p, const std::vector<std::string>& task_ids);
 
 /// Marks the plans of `phases` as waiting on their plan check (orchestrate's planning marks,
 /// orchestrator::unchecked_plan_phases): plans nobody approved do not run, so they are not
-/// "ready now" either.
+/// "ready now" either; nor are the plans of phases that depend on them (ROADMAP `Depends on`).
 void mark_unchecked(Progress& p, const std::vector<spec::PhaseNumber>& phases);
 
 std::string progress_text(const Progress& p);
