@@ -67,6 +67,29 @@ TEST_CASE("a phase heading inside a code fence is not a phase; decimal phases an
   CHECK_FALSE(rm.phases[2].complete);
 }
 
+TEST_CASE("a roadmap phase depending on itself, a later phase or one the roadmap does not list is a warning at its line") {
+  std::vector<Diagnostic> diags;
+  auto rm = parse_roadmap("---\nstatus: planning\n---\n# Roadmap\n\n"
+                          "## Phase 1: A\n**Goal**: a\n**Depends on**: Phase 2\n\n"   // line 8
+                          "## Phase 2: B\n**Depends on**: Phase 1, Phase 2\n\n"        // line 11
+                          "## Phase 3: C\n**Goal**: c\n**Depends on**: Phase 2.1\n\n"   // line 15
+                          "## Phase 4: D\n**Depends on**: Phase 1, Phase 3\n",
+                          "ROADMAP.md", diags);
+  REQUIRE(rm.phases.size() == 4);
+  REQUIRE(diags.size() == 3);
+  for (const auto& d : diags) {
+    CHECK(d.code == "H034");
+    CHECK(d.severity == Severity::warning);
+    CHECK(d.source_line.starts_with("**Depends on**"));
+  }
+  CHECK(diags[0].line == 8);
+  CHECK(diags[0].message == "phase 01 depends on a later phase 02: ignored, a phase can only wait for an earlier one");
+  CHECK(diags[1].line == 11);
+  CHECK(diags[1].message == "phase 02 depends on itself: ignored, a phase can only wait for an earlier one");
+  CHECK(diags[2].line == 15);
+  CHECK(diags[2].message == "phase 03 depends on phase 02.1, which the roadmap does not list");
+}
+
 TEST_CASE("SUMMARY deviations come from the frontmatter or a Deviations section") {
   std::vector<Diagnostic> diags;
   auto a = parse_summary("---\nplan_id: '01-01'\nstatus: complete\ncommits: [abc]\ndeviations: []\n---\n## Deviations\nNone.\n", "s.md", diags);

@@ -227,6 +227,34 @@ void read_summary_facts(const YAML::Node& fm, std::string_view file_plan_id, Sum
   }
 }
 
+/// The line of phase `p`'s `Depends on` field: the first line from its heading that names it.
+int depends_line(std::string_view text, const RoadmapPhase& p) {
+  int line = 1;
+  for (std::size_t start = 0;; ++line) {
+    const std::size_t nl = text.find('\n', start);
+    std::string l(text.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (line >= p.line && (l.find("depends on") != std::string::npos || l.find("depends_on") != std::string::npos)) return line;
+    if (nl == std::string_view::npos) return p.line;
+    start = nl + 1;
+  }
+}
+
+/// H034: the scheduler holds a phase's plans until the phases it depends on are done, so it can
+/// only follow an earlier phase; a name the roadmap does not list is most likely a typo.
+void check_phase_dependencies(std::string_view text, const Roadmap& rm, YamlReader& r) {
+  for (const auto& p : rm.phases)
+    for (const auto d : p.depends_on) {
+      if (d >= p.number)
+        r.add_at(depends_line(text, p), 1, Severity::warning, "H034",
+                 fmt::format("phase {} depends on {}: ignored, a phase can only wait for an earlier one", to_string(p.number),
+                             d == p.number ? "itself" : "a later phase " + to_string(d)));
+      else if (std::ranges::none_of(rm.phases, [&](const RoadmapPhase& q) { return q.number == d; }))
+        r.add_at(depends_line(text, p), 1, Severity::warning, "H034",
+                 fmt::format("phase {} depends on phase {}, which the roadmap does not list", to_string(p.number), to_string(d)));
+    }
+}
+
 } // namespace
 
 Roadmap parse_roadmap(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
@@ -279,6 +307,7 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
   for (const auto& [n, checked] : overview)
     for (auto& p : rm.phases)
       if (p.number == n && checked) p.complete = true;
+  check_phase_dependencies(text, rm, r);
   return rm;
 }
 
