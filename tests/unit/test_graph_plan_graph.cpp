@@ -195,6 +195,30 @@ TEST_CASE("a plan the last run gave up on is a blocker, not ready now") {
   CHECK(later.blockers.empty());
 }
 
+TEST_CASE("a blocker of the last run for a plan removed since is not a blocker any more") {
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("planning/plans/01-a/01-01-PLAN.md", "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['a.txt']\n---\n# a\n");
+  // 01-02 was deleted while the run went on, which tried it anyway and gave up on it.
+  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:01-02\n    reason: \"plan 01-02 not found\"\n"
+                         "  - task: verify-plan:01-02\n    reason: its execute is blocked\n"
+                         "  - task: verify-phase:01\n    reason: waits on verify-plan:01-02 (blocked)\n"
+                         "  - task: final\n    reason: waits on verify-phase:01 (blocked)\n---\n# Status\n");
+  auto spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  const auto p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(p.blockers.empty());
+  CHECK(p.ready == std::vector<std::string>{"01-01"});
+  // A blocker of a plan that is still there stays, with what waits on it.
+  dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:01-02\n    reason: \"plan 01-02 not found\"\n"
+                         "  - task: execute:01-01\n    reason: \"crashed: exited 1\"\n"
+                         "  - task: final\n    reason: waits on verify-phase:01 (blocked)\n---\n# Status\n");
+  spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1).blockers ==
+        std::vector<std::string>{"execute:01-01 blocked by the last run: crashed: exited 1", "1 more task wait on these"});
+}
+
 TEST_CASE("the final is not due while a phase has gaps or is not planned yet, though every plan is verified") {
   harness::test::TempDir dir;
   dir.write("SPEC.md", "# x\n");

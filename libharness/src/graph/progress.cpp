@@ -170,7 +170,8 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
   // list names the causes.
   if (spec.status) {
     // A task the last run gave up on that is done since (a manual `verify`, a later run of
-    // another kind) blocks nothing any more.
+    // another kind) blocks nothing any more; nor does a plan's task whose PLAN file is gone (the
+    // plan was removed, during that run or since).
     auto done_since = [&](const std::string& task) {
       const auto colon = task.find(':');
       const std::string subject = colon == std::string::npos ? std::string() : task.substr(colon + 1);
@@ -181,7 +182,8 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
         return n && done.phases.contains(*n) && done.phases.at(*n).passed();
       }
       auto it = state_of.find(subject);
-      return it != state_of.end() && it->second == PlanState::verified;
+      const bool plan_task = task.starts_with("execute:") || task.starts_with("verify-plan:") || task.starts_with("reconcile:");
+      return it == state_of.end() ? plan_task : it->second == PlanState::verified;
     };
     std::vector<spec::BlockedTask> still;
     for (const auto& b : spec.status->blocked)
