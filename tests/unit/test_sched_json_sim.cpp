@@ -18,6 +18,15 @@ TEST_CASE("Events, actions, workloads and configs survive a JSON round trip", "[
   auto back = event_from_json(to_json(e));
   REQUIRE(back);
   CHECK(boost::json::serialize(to_json(*back)) == boost::json::serialize(to_json(e)));
+  auto edit = make_event(EventType::plans_edited);
+  edit.plans = {plan("01-02", {"01-01"}, {"shared/**"})};
+  edit.removed = {"01-03"};
+  edit.held = {"01-04"};
+  auto edit_back = event_from_json(to_json(edit));
+  REQUIRE(edit_back);
+  CHECK(edit_back->removed == edit.removed);
+  CHECK(edit_back->held == edit.held);
+  CHECK(boost::json::serialize(to_json(*edit_back)) == boost::json::serialize(to_json(edit)));
   Action a;
   a.type = ActionType::start;
   a.task = "execute:02-01";
@@ -202,4 +211,33 @@ TEST_CASE("A plan written twice in a durations file is an error at the second, n
   REQUIRE_FALSE(escaped);
   CHECK(escaped.error()[0].code == "H303");
   CHECK(escaped.error()[0].col == 14);
+}
+
+TEST_CASE("A run with PLAN edits replays from its JSON log to the same actions and snapshot", "[sched][json][edits]") {
+  Config c;
+  c.slots = 2;
+  auto w = workload(1, {plan("01-01", {}, {"a"}, 30), plan("01-02", {}, {"b"}, 20), plan("01-03", {}, {"c"}, 10)});
+  Driver d(w, c);
+  d.begin();
+  auto edit = make_event(EventType::plans_edited);
+  edit.plans = {plan("01-03", {"01-01"}, {"a"}, 10), plan("01-04", {}, {"d"}, 5), plan("01-01", {}, {"a", "e"}, 30)};
+  edit.removed = {"01-02"};
+  d.send(edit);
+  d.fail("execute:01-01", FailureClass::crashed); // its retry takes the edit
+  auto hold = make_event(EventType::plans_edited);
+  hold.held = {"01-04"};
+  d.send(hold);
+  d.run_all();
+  Scheduler replay(*workload_from_json(to_json(w)), *config_from_json(to_json(c)));
+  std::vector<Action> replayed;
+  for (const auto& e : d.events) {
+    auto parsed = event_from_json(boost::json::parse(boost::json::serialize(to_json(e))));
+    REQUIRE(parsed);
+    auto a = replay.handle(*parsed);
+    replayed.insert(replayed.end(), a.begin(), a.end());
+  }
+  CHECK(replayed == d.log);
+  CHECK(boost::json::serialize(replay.snapshot()) == boost::json::serialize(d.s.snapshot()));
+  CHECK(d.state("execute:01-02") == "done"); // removed while it ran, and it succeeded: it stays as it ran
+  CHECK(d.s.plans()[0].files_modified == std::vector<std::string>{"a", "e"});
 }

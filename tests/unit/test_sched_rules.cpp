@@ -507,3 +507,125 @@ TEST_CASE("A plan that phases depend on ranks with their work", "[sched][phase-d
   d.begin();
   CHECK(d.running() == std::vector<std::string>{"execute:02-01"});
 }
+
+namespace {
+
+Event edited(std::vector<WorkPlan> plans, std::vector<std::string> removed = {}, std::vector<std::string> held = {}) {
+  auto e = make_event(EventType::plans_edited);
+  e.plans = std::move(plans);
+  e.removed = std::move(removed);
+  e.held = std::move(held);
+  return e;
+}
+
+} // namespace
+
+TEST_CASE("A pending plan edited to write what a running plan writes waits for it", "[sched][edits]") {
+  Config c;
+  c.slots = 2;
+  Driver d(workload(1, {plan("01-01", {}, {"out/1"}, 5), plan("01-02", {}, {"shared/**"}, 50),
+                        plan("01-03", {}, {"out/3"}, 40)}),
+           c);
+  d.begin();
+  REQUIRE(d.running() == std::vector<std::string>{"execute:01-02", "execute:01-03"});
+  d.send(edited({plan("01-01", {}, {"out/1", "shared/x.txt"}, 5)}));
+  d.succeed("execute:01-03");
+  d.succeed("verify-plan:01-03");
+  CHECK(d.state("execute:01-01") == "ready"); // a slot is free, but 01-02 writes shared/
+  CHECK(d.s.busy_slots() == 1);
+  d.succeed("execute:01-02");
+  CHECK(d.is_running("execute:01-01"));
+  CHECK(d.s.plans()[0].files_modified == std::vector<std::string>{"out/1", "shared/x.txt"});
+}
+
+TEST_CASE("A dependency added during the run is waited for; a removed plan is dropped; an added one joins", "[sched][edits]") {
+  Config c;
+  c.slots = 1;
+  Driver d(workload(1, {plan("01-01", {}, {}, 5), plan("01-02", {}, {}, 50), plan("01-03", {}, {}, 40),
+                        plan("01-04", {}, {}, 30)}),
+           c);
+  d.begin();
+  REQUIRE(d.running() == std::vector<std::string>{"execute:01-02"});
+  CHECK(d.s.edit_fate("01-05", {1, 0}) == EditFate::joins);
+  CHECK(d.s.edit_fate("01-02", {1, 0}) == EditFate::next_attempt);
+  CHECK(d.s.edit_fate("01-04", {1, 0}) == EditFate::applies);
+  d.send(edited({plan("01-03", {"01-01"}, {}, 40), plan("01-05", {}, {}, 1)}, {"01-04"}));
+  CHECK(d.state("execute:01-04") == "dropped");
+  CHECK(d.state("verify-plan:01-04") == "dropped");
+  CHECK(d.state("execute:01-05") == "ready");
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+  CHECK(d.start_index("execute:01-01") < d.start_index("execute:01-03"));
+  CHECK(d.start_index("verify-plan:01-01") < d.start_index("execute:01-03"));
+  CHECK(d.state("execute:01-05") == "done");
+  CHECK(d.start_index("execute:01-04") == d.started().size()); // never started
+}
+
+TEST_CASE("A running plan goes on as it started; its retry runs as its PLAN file is now written", "[sched][edits]") {
+  Config c;
+  c.slots = 2;
+  Driver d(workload(1, {plan("01-01", {}, {"out/1"}, 50), plan("01-02", {}, {"shared/**"}, 5)}), c);
+  d.begin();
+  REQUIRE(d.running() == std::vector<std::string>{"execute:01-01", "execute:01-02"});
+  d.send(edited({plan("01-01", {}, {"out/1", "shared/**"}, 50)}));
+  CHECK(d.s.plans()[0].files_modified == std::vector<std::string>{"out/1"}); // as its worker read it
+  d.fail("execute:01-01", FailureClass::crashed);
+  CHECK(d.s.plans()[0].files_modified == std::vector<std::string>{"out/1", "shared/**"});
+  CHECK(d.state("execute:01-01") == "ready"); // the retry waits for 01-02, which writes shared/ now
+  d.succeed("execute:01-02");
+  CHECK(d.is_running("execute:01-01"));
+}
+
+TEST_CASE("A plan removed while it runs is not run again when it fails", "[sched][edits]") {
+  Driver d(workload(1, {plan("01-01"), plan("01-02", {}, {}, 5)}));
+  d.begin();
+  d.send(edited({}, {"01-01"}));
+  CHECK(d.is_running("execute:01-01"));
+  d.fail("execute:01-01", FailureClass::crashed);
+  CHECK(d.state("execute:01-01") == "dropped");
+  d.run_all();
+  CHECK(d.finished_with("complete"));
+}
+
+TEST_CASE("A plan whose edited file does not validate is held until fixed, and blocked as held at the end", "[sched][edits]") {
+  Config c;
+  c.slots = 1;
+  Driver d(workload(1, {plan("01-01", {}, {}, 50), plan("01-02", {}, {}, 5)}), c);
+  d.begin();
+  d.send(edited({}, {}, {"01-02"}));
+  d.run_all();
+  CHECK(d.start_index("execute:01-02") == d.started().size());
+  CHECK(d.finished_with("blocked"));
+  CHECK(d.s.find_task("execute:01-02")->reason.find("held") != std::string::npos);
+
+  Driver fixed(workload(1, {plan("01-01", {}, {}, 50), plan("01-02", {}, {}, 5)}), c);
+  fixed.begin();
+  fixed.send(edited({}, {}, {"01-02"}));
+  fixed.succeed("execute:01-01");
+  CHECK(fixed.state("execute:01-02") == "pending"); // the slot is free for verify-plan:01-01 only
+  fixed.send(edited({plan("01-02", {}, {"out/2"}, 5)}));
+  CHECK(fixed.state("execute:01-02") == "ready");
+  fixed.succeed("verify-plan:01-01");
+  CHECK(fixed.is_running("execute:01-02"));
+  fixed.run_all();
+  CHECK(fixed.finished_with("complete"));
+}
+
+TEST_CASE("A plan added to a verified phase or to one being planned is not taken", "[sched][edits]") {
+  auto w = workload(2, {plan("01-01"), plan("02-01")});
+  w.phases[1].plans_exist = false;
+  w.plans.pop_back();
+  Config c;
+  c.gate_lookahead.reset();
+  Driver d(w, c);
+  d.begin();
+  CHECK(d.s.edit_fate("02-01", {2, 0}) == EditFate::phase_not_open);
+  CHECK(d.s.edit_fate("03-01", {3, 0}) == EditFate::phase_not_open);
+  d.succeed("execute:01-01");
+  d.succeed("verify-plan:01-01");
+  d.succeed("verify-phase:01");
+  CHECK(d.s.edit_fate("01-02", {1, 0}) == EditFate::phase_verified);
+  CHECK(d.s.edit_fate("01-01", {1, 0}) == EditFate::has_run);
+  d.send(edited({plan("01-02")}));
+  CHECK(d.s.find_task("execute:01-02") == nullptr);
+}

@@ -64,14 +64,57 @@ void Orchestrator::Impl::feed(const sched::Event& e) {
   deferred_events.push_back(e);
   if (deferred_events.size() > 1) return; // re-entrant call: the outer loop drains the queue
   while (!deferred_events.empty()) {
-    auto actions = scheduler->handle(deferred_events.front());
+    notice_plan_edits();
+    const auto& front = deferred_events.front();
+    auto actions = scheduler->handle(front);
     for (const auto& a : actions) apply(a);
+    if (front.type == EventType::succeeded && !front.plans.empty()) remember_own_plans(front);
+    // A change its own writer was making, left for later: looked at again now that it ended.
+    if (plan_edits_deferred && (front.task.starts_with("plan:") || front.task.starts_with("plan-gaps:") ||
+                                front.task.starts_with("reconcile:")))
+      plans_dirty = true;
     deferred_events.pop_front();
   }
   if (!planning_marked.empty()) clear_checked_planning();
   // Draining, the last running task (a worker or a verification) just ended: nothing else will
   // wake the loop, so the run ends here.
   if (draining) maybe_stop_after_drain();
+}
+
+void Orchestrator::Impl::notice_plan_edits() {
+  if (!plan_watch || !scheduler || done) return;
+  if (plan_watch->changed()) plans_dirty = true;
+  if (!plans_dirty) return;
+  plans_dirty = false;
+  reload_spec();
+  auto fate = [this](const std::string& id, const spec::PhaseNumber& n) { return scheduler->edit_fate(id, n); };
+  auto own = [this](const std::string& id, const spec::PhaseNumber& n) {
+    const auto phase = spec::to_string(n);
+    const auto* plan = scheduler->find_task("plan:" + phase);
+    const auto* gaps = scheduler->find_task("plan-gaps:" + phase);
+    const auto* reconcile = scheduler->find_task("reconcile:" + id);
+    using S = sched::TaskState;
+    return (plan && plan->state != S::done) || (gaps && gaps->state != S::done && gaps->state != S::blocked) ||
+           (reconcile && (reconcile->state == S::running || reconcile->state == S::waiting));
+  };
+  auto found = find_plan_edits(plans_seen, spec, fate, own);
+  plans_seen = std::move(found.seen);
+  plan_edits_deferred = found.deferred;
+  for (auto& n : found.notes) emit(RunEventKind::note, n.task, -1, 0, std::move(n.message));
+  if (found.empty()) return;
+  for (const auto& a : scheduler->handle(found.event)) apply(a);
+}
+
+void Orchestrator::Impl::remember_own_plans(const sched::Event& e) {
+  std::set<std::string> written;
+  for (const auto& wp : e.plans) {
+    written.insert(wp.id);
+    if (const auto* p = spec.find_plan(wp.id)) plans_seen[wp.id] = snapshot_plan(*p);
+  }
+  if (!e.task.starts_with("plan:")) return;
+  // A planning pass writes its phase's plans: those it left out are gone from the graph too.
+  const auto phase = spec::parse_phase_number(e.task.substr(5));
+  std::erase_if(plans_seen, [&](const auto& kv) { return phase && kv.second.frontmatter.phase == *phase && !written.contains(kv.first); });
 }
 
 void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict, bool deviations, std::string detail) {
@@ -682,6 +725,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
     return std::unexpected(RunError{"the spec does not validate:\n" + why, 2});
   }
   spec = std::move(*loaded);
+  // Watched from now on: an edit after this reading is noticed (plans_seen is this reading).
+  if (auto w = PlanWatch::open(spec.layout)) plan_watch.emplace(std::move(*w));
+  else plan_watch_error = w.error();
   if (spec.plans.empty() && sched::workload_from_spec(spec).phases.empty())
     return std::unexpected(RunError{fmt::format("{}: nothing to run: no phases in ROADMAP.md and no PLAN files; plan the "
                                                 "spec first (/harness:plan-spec {})",
@@ -755,6 +801,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
         maybe_stop_after_drain();
       });
   auto workload = sched::workload_from_spec(spec);
+  plans_seen = snapshot_plans(spec);
   apply_planning_marks(workload);
   scheduler = std::make_unique<sched::Scheduler>(std::move(workload), opt.sched);
   emit(RunEventKind::run_started, "", -1, 0,
@@ -763,6 +810,8 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   note_head_at_start(facts);
   warn_about_validation(); // after run_started: the notes belong to this run
   if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  if (!plan_watch_error.empty())
+    emit(RunEventKind::note, "", -1, 0, "PLAN files edited during the run are not noticed: " + plan_watch_error);
   warn_about_dirty_files();
   take_over_checkpoints(); // before the first event: a task that asks again finds its checkpoint
   watch_signals();

@@ -10,6 +10,8 @@
 #include "harness/orchestrator/ended_sessions.hpp"
 #include "harness/orchestrator/failure_reason.hpp"
 #include "harness/orchestrator/ignored_outputs.hpp"
+#include "harness/orchestrator/plan_edits.hpp"
+#include "harness/orchestrator/plan_watch.hpp"
 #include "harness/orchestrator/planning.hpp"
 #include "harness/orchestrator/preflight.hpp"
 #include "harness/orchestrator/worker_host.hpp"
@@ -172,6 +174,13 @@ struct Orchestrator::Impl {
   std::optional<worker::GitHead> head_at_start; ///< what HEAD named when the run began: its commits go there
   std::optional<worker::GitHead> head_moved_to; ///< what it named instead, once it did: the run stops
   unsigned pump_ticks = 0;                      ///< the pump's ticks, for checks made every few of them
+  /// PLAN files edited, added or removed during the run (plan_edits.hpp): noticed through
+  /// `plan_watch`, compared with `plans_seen` (the plans as the run last read them).
+  std::optional<PlanWatch> plan_watch;
+  std::string plan_watch_error;  ///< why there is no plan_watch, said once the run has started
+  PlanSnapshots plans_seen;
+  bool plans_dirty = false;      ///< a PLAN file changed since the last look
+  bool plan_edits_deferred = false; ///< a change in what the run's own planner or reconcile writes waits for it
 
   Impl(RunOptions o, Verifier& v, Observer& obs) : opt(std::move(o)), verifier(v), observer(obs) {}
 
@@ -185,6 +194,13 @@ struct Orchestrator::Impl {
   // ---- events into the scheduler -------------------------------------------------------------
 
   void feed(const sched::Event& e);
+  /// PLAN files changed on disk since the run last read them: the spec is read again, the
+  /// scheduler told (plans_edited), and each change said in a note. Called before every event
+  /// the scheduler handles (so nothing starts on an outdated plan) and from the pump's tick.
+  void notice_plan_edits();
+  /// The plans a planning or reconcile task of the run wrote (`e`, its succeeded event) are what
+  /// the run has read: not edits.
+  void remember_own_plans(const sched::Event& e);
   /// Planning marks (see planning_mark_key): read into the workload at start, set when a planner
   /// starts (each pass: a revision may be killed half-way too), "written" when it finishes,
   /// removed once the phase's check-plans is done.

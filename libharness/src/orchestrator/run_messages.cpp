@@ -12,6 +12,13 @@ void Orchestrator::Impl::schedule_pump() {
   pump_timer.expires_after(std::chrono::milliseconds(10));
   pump_timer.async_wait([this](boost::system::error_code e) {
     if (e || done) return;
+    // A PLAN file edited while nothing ends: looked at once the burst of writes is over (an
+    // event the scheduler handles meanwhile looks at once).
+    if (plan_watch && plan_watch->changed()) plans_dirty = true;
+    if (plans_dirty && deferred_events.empty() &&
+        std::chrono::steady_clock::now() - plan_watch->last_change() >= std::chrono::milliseconds(30))
+      notice_plan_edits();
+    if (done) return;
     if (watcher && watcher->changed()) {
       pump_messages();
       pump_requests();

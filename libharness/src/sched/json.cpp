@@ -144,6 +144,13 @@ json::value to_json(const Event& e) {
       o["plans"] = std::move(plans);
     }
   }
+  if (e.type == EventType::plans_edited) {
+    json::array plans;
+    for (const auto& p : e.plans) plans.push_back(to_json(p));
+    if (!plans.empty()) o["plans"] = std::move(plans);
+    if (!e.removed.empty()) o["removed"] = strings(e.removed);
+    if (!e.held.empty()) o["held"] = strings(e.held);
+  }
   if (e.type == EventType::failed) o["failure"] = to_string(e.failure);
   if (e.type == EventType::checkpoint) o["worker_alive"] = e.worker_alive;
   if (e.type == EventType::answered) o["answer"] = to_string(e.answer);
@@ -270,6 +277,8 @@ std::expected<Event, std::string> event_from_json(const json::value& v) {
   e.worker_alive = r->boolean("worker_alive", true);
   e.answer = r->enumeration("answer", e.answer, parse_answer);
   e.detail = r->str("detail");
+  e.removed = r->list("removed");
+  e.held = r->list("held");
   if (const auto* plans = r->get("plans")) {
     if (!plans->is_array()) return std::unexpected("event: 'plans' must be an array");
     for (const auto& x : plans->as_array()) {

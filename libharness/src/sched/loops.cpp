@@ -344,6 +344,7 @@ std::string Scheduler::stall_reason(int t) const {
   }
   case Blocker::Kind::gate: return "phase gate: waits for phase verification";
   case Blocker::Kind::barrier: return "wave barrier";
+  case Blocker::Kind::held: return "held: its PLAN file was edited during the run and does not validate";
   case Blocker::Kind::none: break;
   }
   return "not reached";

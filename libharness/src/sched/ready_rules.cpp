@@ -59,6 +59,7 @@ Scheduler::Blocker Scheduler::blocker(int index) const {
 Scheduler::Blocker Scheduler::execute_blocker(const Task& t) const {
   const auto& ph = m_phases[static_cast<std::size_t>(t.phase)];
   const auto& info = m_plan_info[static_cast<std::size_t>(t.plan)];
+  if (info.held) return Blocker{.kind = Blocker::Kind::held};
   if (!satisfied(ph.check)) return Blocker{.kind = Blocker::Kind::task, .task = ph.check};
   if (info.needs_reconcile && !satisfied(info.reconcile))
     return Blocker{.kind = Blocker::Kind::task, .task = info.reconcile};

@@ -232,6 +232,8 @@ std::vector<Action> Scheduler::handle(const Event& e) {
     const auto name = e.task.starts_with("admin:") ? e.task.substr(6) : e.task;
     if (name.empty() || m_task_index.contains("admin:" + name)) return {rejected(e, "duplicate or empty admin task")};
     refresh(add_task(TaskKind::admin, name, -1, -1));
+  } else if (e.type == EventType::plans_edited) {
+    on_plans_edited(e);
   } else {
     int t = e.task_index;
     if (t < 0 || t >= static_cast<int>(m_tasks.size()) || m_tasks[static_cast<std::size_t>(t)].id != e.task) {
@@ -275,6 +277,8 @@ std::vector<Action> Scheduler::handle(const Event& e) {
     default: break;
     }
   }
+  // An execute that stopped running (failed, reopened, continued) runs again as its PLAN file now says.
+  apply_stored_edits();
   dispatch(out);
   check_quiescent(out);
   return out;

@@ -14,8 +14,9 @@ constexpr std::array<std::string_view, 6> failure_names{
 constexpr std::array<std::string_view, 4> verdict_names{"passed", "revise", "gaps_found", "human_needed"};
 constexpr std::array<std::string_view, 2> answer_names{"approved", "refused"};
 constexpr std::array<std::string_view, 3> policy_names{"graph", "waves", "serial"};
-constexpr std::array<std::string_view, 9> event_names{
-    "begin", "succeeded", "failed", "checkpoint", "answered", "retry_due", "admin_requested", "requested", "escalated"};
+constexpr std::array<std::string_view, 10> event_names{
+    "begin",           "succeeded", "failed",    "checkpoint", "answered", "retry_due",
+    "admin_requested", "requested", "escalated", "plans_edited"};
 constexpr std::array<std::string_view, 7> action_names{
     "start", "resume", "ask_human", "defer", "blocked", "finished", "rejected"};
 

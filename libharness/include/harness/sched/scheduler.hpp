@@ -26,6 +26,7 @@
 #include <boost/json/value.hpp>
 
 #include <array>
+#include <map>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -65,6 +66,20 @@ struct Task {
   std::string reason;
 };
 
+/// What an edit of a plan's PLAN file during the run does (EventType::plans_edited), decided by
+/// the state of the plan's execute and of its phase.
+enum class EditFate {
+  applies,        ///< not started (or blocked): the plan is taken as it is now written
+  next_attempt,   ///< running, at a checkpoint or waiting for a retry: it goes on as it started;
+                  ///< the edit applies when it runs again (a retry, a continuation)
+  has_run,        ///< executed: kept as it ran; the edit applies if it executes again in this run
+  joins,          ///< a plan new to the run, in a planned phase not verified yet: it joins the graph
+  phase_verified, ///< a plan new to the run, in a phase verified (or being verified): not taken
+  phase_not_open, ///< a plan new to the run, in a phase being planned or unknown to the run: not
+                  ///< taken (a planner's result brings the plans of its phase)
+};
+std::string_view to_string(EditFate f);
+
 class Scheduler {
 public:
   /// Builds the task graph of `workload` (nothing is started until the `begin` event).
@@ -100,6 +115,8 @@ public:
   /// slot at a checkpoint (a live worker waiting for its answer), and whatever else is not done
   /// cannot start before those answers (it depends on them or conflicts with their files).
   bool waits_only_for_humans() const;
+  /// What an edit of plan `id` of `phase` would do now (see EditFate).
+  EditFate edit_fate(std::string_view id, const spec::PhaseNumber& phase) const;
   /// Why a pending task does not start ("waits on execute:01-02 (running)", "phase gate: ..."),
   /// or "ready: waits for a free slot"; empty for an unknown task.
   std::string why_waiting(std::string_view id) const;
@@ -122,7 +139,14 @@ private:
     std::vector<int> dependents; ///< plans whose deps name this one
     int unresolved = 0;          ///< depends_on ids not known yet
     bool dropped = false;
+    bool held = false; ///< its PLAN file no longer validates: its execute does not start
     int level = 0; ///< dependency depth inside its phase (waves policy)
+  };
+  /// An edit of a PLAN file waiting for the plan's execute to stop running (EditFate next_attempt
+  /// or has_run): the plan goes on as it started, and runs again as it is now written.
+  struct PlanEdit {
+    enum class What { replace, remove, hold } what = What::replace;
+    WorkPlan plan; ///< for replace
   };
   struct ReadyKey {
     int cls;
@@ -134,7 +158,7 @@ private:
   };
   /// What keeps a pending task from being ready.
   struct Blocker {
-    enum class Kind { none, task, unresolved, gate, barrier, phase } kind = Kind::none;
+    enum class Kind { none, task, unresolved, gate, barrier, phase, held } kind = Kind::none;
     int task = -1;      ///< for Kind::task; for Kind::phase the first unfinished task of that phase
     int required = 0;   ///< for Kind::gate: the current phase index that releases it; for
                         ///< Kind::phase: the phase (index) it depends on whose plans are not done
@@ -181,6 +205,12 @@ private:
   std::string on_requested(int t); ///< empty, or why the request is refused
   void on_plans_written(int phase, const std::vector<WorkPlan>& plans, bool replace);
   void on_deviations(int plan);
+  // edits of PLAN files during the run (plan_edits.cpp)
+  void on_plans_edited(const Event& e);
+  void apply_edit(int plan, const PlanEdit& edit);
+  void apply_stored_edits();
+  void take_frontmatter(int plan, const WorkPlan& wp);
+  void drop_plan(int plan, const std::string& reason);
   void on_verify_phase(const Event& e, int t, std::vector<Action>& out);
   void escalate(int t, std::string reason, std::vector<Action>& out);
   void block(int t, std::string reason, std::vector<Action>& out);
@@ -206,6 +236,7 @@ private:
   std::vector<int> m_barrier_parked;           ///< waves policy
   std::vector<int> m_unresolved;               ///< executes naming a plan not yet known
   std::vector<int> m_holding;                  ///< executes running or waiting: they hold files
+  std::map<int, PlanEdit> m_stored_edits;      ///< plan -> its PLAN file's edit, until its execute stops
   std::array<int, task_kind_count> m_running_by_kind{};
   int m_final = -1;
   int m_current = 0;

@@ -132,6 +132,9 @@ enum class EventType {
   escalated,    ///< an earlier run escalated `task` (a loop's bound, `detail` says which) and the
                 ///< person's question is carried over: when the task is ready it asks at once
                 ///< (ask_human) instead of running its loop again from round one
+  plans_edited, ///< PLAN files changed on disk during the run, not by its own tasks (no `task`):
+                ///< `plans` their new frontmatter and plans added, `removed` plans whose file is
+                ///< gone, `held` plans whose file no longer validates (see Scheduler::edit_fate)
 };
 std::string_view to_string(EventType t);
 std::optional<EventType> parse_event_type(std::string_view s);
@@ -141,7 +144,10 @@ struct Event {
   std::string task;                  ///< task id, e.g. "execute:03-02"
   Verdict verdict = Verdict::passed;
   bool has_deviations = false;       ///< execute: the SUMMARY reports deviations
-  std::vector<WorkPlan> plans;       ///< plan: the phase's plans (replacing); plan-gaps: new plans
+  std::vector<WorkPlan> plans;       ///< plan: the phase's plans (replacing); plan-gaps: new plans;
+                                     ///< reconcile: the plan as reconciled; plans_edited: see there
+  std::vector<std::string> removed;  ///< plans_edited: ids of plans whose PLAN file is gone
+  std::vector<std::string> held;     ///< plans_edited: ids of plans whose PLAN file has errors
   FailureClass failure = FailureClass::crashed;
   bool worker_alive = true;          ///< checkpoint: the worker process can hold its slot
   Answer answer = Answer::approved;
