@@ -216,7 +216,7 @@ TEST_CASE("a blocker of the last run for a plan removed since is not a blocker a
   spec = spec::load_spec(dir.path);
   REQUIRE(spec);
   CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1).blockers ==
-        std::vector<std::string>{"execute:01-01 blocked by the last run: crashed: exited 1", "1 more task wait on these"});
+        std::vector<std::string>{"execute:01-01 blocked by the last run: crashed: exited 1", "1 more task waits on these"});
 }
 
 TEST_CASE("the final is not due while a phase has gaps or is not planned yet, though every plan is verified") {
