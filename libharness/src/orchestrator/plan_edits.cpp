@@ -1,5 +1,6 @@
 #include "harness/orchestrator/plan_edits.hpp"
 
+#include "harness/sched/spec_workload.hpp"
 #include "harness/spec/diagnostic.hpp"
 
 #include <fmt/format.h>
@@ -16,19 +17,6 @@ namespace {
 
 void mix(std::size_t& h, std::string_view s) {
   h ^= std::hash<std::string_view>{}(s) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-}
-
-sched::WorkPlan frontmatter_of(const spec::Plan& p) {
-  sched::WorkPlan wp;
-  wp.id = p.id;
-  wp.phase = p.phase;
-  wp.depends_on = p.depends_on;
-  wp.files_modified = p.files_modified;
-  wp.files_read = p.files_read;
-  wp.estimate = p.estimate_minutes;
-  wp.checkpoints = p.checkpoints;
-  wp.autonomous = p.autonomous;
-  return wp;
 }
 
 bool same_frontmatter(const sched::WorkPlan& a, const sched::WorkPlan& b) {
@@ -79,7 +67,7 @@ std::string errors_of(const spec::Spec& spec, const std::string& file) {
 PlanSnapshot snapshot_plan(const spec::Plan& p) {
   PlanSnapshot s;
   s.file = p.file;
-  s.frontmatter = frontmatter_of(p);
+  s.frontmatter = sched::work_plan_of(p);
   // What a worker and the verifier act on beyond the frontmatter; prose and line numbers are not.
   std::size_t h = 0;
   mix(h, p.title);
@@ -196,7 +184,7 @@ PlanEdits find_plan_edits(const PlanSnapshots& seen, const spec::Spec& now,
     }
     switch (f) {
     case EditFate::joins:
-      out.event.plans.push_back(frontmatter_of(p));
+      out.event.plans.push_back(sched::work_plan_of(p));
       note(p.id, fmt::format("{} added during the run: joins phase {}", p.id, phase));
       break;
     case EditFate::phase_verified:

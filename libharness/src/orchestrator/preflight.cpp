@@ -129,18 +129,26 @@ std::optional<StartProblem> worker_problem(const WorkerUse& w, const RunOptions&
                       missing_program_fix(w.adapter, s)};
 }
 
-/// What git printed last, without its "fatal: ": the reason, after its advice.
-std::string git_complaint(const std::string& out) {
-  std::string last;
+/// The lines git printed that are not blank.
+std::vector<std::string> printed_lines(const std::string& out) {
+  std::vector<std::string> lines;
   std::size_t start = 0;
   while (start < out.size()) {
     std::size_t nl = out.find('\n', start);
     if (nl == std::string::npos) nl = out.size();
     std::string line = out.substr(start, nl - start);
     start = nl + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find_first_not_of(" \t\r") != std::string::npos) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+/// What git printed last, without its "fatal: ": the reason, after its advice.
+std::string git_complaint(const std::string& out) {
+  std::string last;
+  for (auto& line : printed_lines(out)) {
     if (line.starts_with("fatal: ")) return line.substr(7);
-    last = line;
+    last = std::move(line);
   }
   return last.empty() ? "git failed without a message" : last;
 }
@@ -149,13 +157,7 @@ std::string git_complaint(const std::string& out) {
 /// failed signature says why in an error line and only then that the commit failed.
 std::string git_messages(const std::string& out) {
   std::string joined;
-  std::size_t start = 0;
-  while (start < out.size()) {
-    std::size_t nl = out.find('\n', start);
-    if (nl == std::string::npos) nl = out.size();
-    std::string line = out.substr(start, nl - start);
-    start = nl + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+  for (auto line : printed_lines(out)) {
     for (std::string_view prefix : {"error: ", "fatal: "})
       if (line.starts_with(prefix)) line.erase(0, prefix.size());
     joined += (joined.empty() ? "" : "; ") + line;

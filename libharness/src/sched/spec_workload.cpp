@@ -8,6 +8,19 @@
 
 namespace harness::sched {
 
+WorkPlan work_plan_of(const spec::Plan& p) {
+  WorkPlan wp;
+  wp.id = p.id;
+  wp.phase = p.phase;
+  wp.depends_on = p.depends_on;
+  wp.files_modified = p.files_modified;
+  wp.files_read = p.files_read;
+  wp.estimate = p.estimate_minutes;
+  wp.checkpoints = p.checkpoints;
+  wp.autonomous = p.autonomous;
+  return wp;
+}
+
 Workload workload_from_spec(const spec::Spec& spec) {
   Workload w;
   const auto done = spec::read_done_state(spec);
@@ -30,15 +43,7 @@ Workload workload_from_spec(const spec::Spec& spec) {
     w.phases.push_back(ph);
   }
   for (const auto& p : spec.plans) {
-    WorkPlan wp;
-    wp.id = p.id;
-    wp.phase = p.phase;
-    wp.depends_on = p.depends_on;
-    wp.files_modified = p.files_modified;
-    wp.files_read = p.files_read;
-    wp.estimate = p.estimate_minutes;
-    wp.checkpoints = p.checkpoints;
-    wp.autonomous = p.autonomous;
+    WorkPlan wp = work_plan_of(p);
     const auto& d = done.plans.at(p.id);
     wp.executed = d.executed;
     wp.verified = d.verified;

@@ -15,4 +15,8 @@ namespace harness::sched {
 /// covers the plans there are (one added, one without a SUMMARY) is not verified, and runs again.
 Workload workload_from_spec(const spec::Spec& spec);
 
+/// A plan as its frontmatter says (id, phase, dependencies, files, estimate, checkpoints,
+/// autonomous), nothing of its execution: what a plan edited on disk hands the scheduler.
+WorkPlan work_plan_of(const spec::Plan& plan);
+
 } // namespace harness::sched
