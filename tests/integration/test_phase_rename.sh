@@ -12,29 +12,7 @@ source "$src/tests/integration/lib/project.sh"
 project_tmp
 p=$tmp/p
 s=docs/specs/SPC-001-alpha
-mkdir -p "$p/$s"
-printf '# Alpha\n' >"$p/$s/SPEC.md"
-mkdir -p "$p/$s/planning/plans/01-p01"
-cat >"$p/$s/planning/plans/01-p01/01-01-PLAN.md" <<'PLAN'
----
-plan_id: '01-01'
-depends_on: []
-files_modified: ['out/a.txt', 'out/b.txt']
----
-# 01-01
-
-### Task 1: a
-
-```bash
-mkdir -p out && date +%s%N > out/a.txt
-```
-
-### Task 2: b
-
-```bash
-date +%s%N > out/b.txt
-```
-PLAN
+alpha_spec "$p/$s"
 phase_plan "$p/$s" 01-02
 phase_plan "$p/$s" 02-01 "['01-01']"
 (cd "$p" && git init -q && git add -A && git commit -qm init)

@@ -13,29 +13,7 @@ project_tmp
 p=$tmp/p
 old=docs/specs/SPC-001-alpha
 new=docs/specs/SPC-001-alpha-v2
-mkdir -p "$p/$old"
-printf '# Alpha\n' >"$p/$old/SPEC.md"
-mkdir -p "$p/$old/planning/plans/01-p01"
-cat >"$p/$old/planning/plans/01-p01/01-01-PLAN.md" <<'PLAN'
----
-plan_id: '01-01'
-depends_on: []
-files_modified: ['out/a.txt', 'out/b.txt']
----
-# 01-01
-
-### Task 1: a
-
-```bash
-mkdir -p out && date +%s%N > out/a.txt
-```
-
-### Task 2: b
-
-```bash
-date +%s%N > out/b.txt
-```
-PLAN
+alpha_spec "$p/$old"
 phase_plan "$p/$old" 01-02
 (cd "$p" && git init -q && git add -A && git commit -qm init)
 

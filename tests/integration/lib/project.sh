@@ -52,6 +52,34 @@ PLAN
   (cd "$p" && git init -q && git add -A && git commit -qm init)
 }
 
+# alpha_spec SPEC_DIR: SPEC.md and plan 01-01, whose two bash tasks write out/a.txt and out/b.txt
+# with the time they ran (a task run twice shows); the spec-rename and phase-rename tests add plans.
+alpha_spec() {
+  local s=$1
+  mkdir -p "$s/planning/plans/01-p01"
+  printf '# Alpha\n' >"$s/SPEC.md"
+  cat >"$s/planning/plans/01-p01/01-01-PLAN.md" <<'PLAN'
+---
+plan_id: '01-01'
+depends_on: []
+files_modified: ['out/a.txt', 'out/b.txt']
+---
+# 01-01
+
+### Task 1: a
+
+```bash
+mkdir -p out && date +%s%N > out/a.txt
+```
+
+### Task 2: b
+
+```bash
+date +%s%N > out/b.txt
+```
+PLAN
+}
+
 # phase_plan SPEC_DIR ID [DEPS] [EXTRA_MUST_PASS]: writes plan ID (phase from its first two digits,
 # in planning/plans/NN-pNN/) with two bash tasks appending to out/ID.txt and a check of its line
 # count; EXTRA_MUST_PASS is one more must_pass item, indented as a list item.
