@@ -9,10 +9,9 @@
 # ends blocked, naming where the PLAN files were expected, without marking anything verified.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
-tmp=$(mktemp -d)
-trap '[[ -n "${KEEP:-}" ]] || rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
 spec=docs/specs/SPC-001-greet
 
 new_project() { # dir

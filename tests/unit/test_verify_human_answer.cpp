@@ -28,6 +28,19 @@ verify::Report phase_report(std::string message = "d.txt reads well") {
   return r;
 }
 
+/// A committed project whose spec docs/specs/SPC-001-x/ has plan 01-01 (`plan`, the PLAN file's
+/// text) executed (`summary`), and the work tree files `files` (path, text) beside it.
+void committed_plan(const harness::test::TempDir& dir, const std::string& plan, const std::string& summary,
+                    const std::vector<std::pair<std::string, std::string>>& files) {
+  test::set_git_identity();
+  const std::string s = "docs/specs/SPC-001-x/";
+  dir.write(s + "SPEC.md", "# x\n");
+  dir.write(s + "planning/plans/01-core/01-01-PLAN.md", plan);
+  dir.write(s + "execution/phases/01-core/01-01-SUMMARY.md", summary);
+  for (const auto& [path, text] : files) dir.write(path, text);
+  test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
+}
+
 } // namespace
 
 TEST_CASE("a person's answer to a verification is recorded in its file and read back", "[verify][answer]") {
@@ -154,16 +167,12 @@ TEST_CASE("verify --phase keeps a person's approval while the checks find the sa
           "ask again what the phase's approval covers",
           "[verify][answer]") {
   harness::test::TempDir dir;
-  test::set_git_identity();
   const std::string s = "docs/specs/SPC-001-x/";
-  dir.write(s + "SPEC.md", "# x\n");
-  dir.write(s + "planning/plans/01-core/01-01-PLAN.md",
-            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\nmust_pass:\n"
-            "  - id: looks\n    type: visual_quality\n    description: a.txt reads well\n---\n# 01-01\n\n"
-            "### Task 1: a\n\n```bash\necho a > out/a.txt\n```\n");
-  dir.write(s + "execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n# done\n");
-  dir.write("out/a.txt", "a\n");
-  test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
+  committed_plan(dir,
+                 "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\nmust_pass:\n"
+                 "  - id: looks\n    type: visual_quality\n    description: a.txt reads well\n---\n# 01-01\n\n"
+                 "### Task 1: a\n\n```bash\necho a > out/a.txt\n```\n",
+                 "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n# done\n", {{"out/a.txt", "a\n"}});
   auto load = [&] {
     auto spec = spec::load_spec(dir.path / s, dir.path);
     REQUIRE(spec);
@@ -202,17 +211,12 @@ TEST_CASE("verify --phase keeps a person's approval while the checks find the sa
 TEST_CASE("verify --phase drops a person's approval once the plans' files changed since, committed or not",
           "[verify][answer]") {
   harness::test::TempDir dir;
-  test::set_git_identity();
   const std::string s = "docs/specs/SPC-001-x/";
-  dir.write(s + "SPEC.md", "# x\n");
-  dir.write(s + "planning/plans/01-core/01-01-PLAN.md",
-            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/**']\nmust_pass:\n"
-            "  - id: looks\n    type: visual_quality\n    description: a.txt reads well\n---\n# 01-01\n\n"
-            "### Task 1: a\n\n```bash\necho a > out/a.txt\n```\n");
-  dir.write(s + "execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\n---\n# done\n");
-  dir.write("out/a.txt", "a\n");
-  dir.write("other.txt", "not the plan's\n");
-  test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
+  committed_plan(dir,
+                 "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/**']\nmust_pass:\n"
+                 "  - id: looks\n    type: visual_quality\n    description: a.txt reads well\n---\n# 01-01\n\n"
+                 "### Task 1: a\n\n```bash\necho a > out/a.txt\n```\n",
+                 "---\nplan_id: '01-01'\nstatus: complete\n---\n# done\n", {{"out/a.txt", "a\n"}, {"other.txt", "not the plan's\n"}});
   auto write = [&] {
     auto spec = spec::load_spec(dir.path / s, dir.path);
     REQUIRE(spec);
@@ -257,19 +261,14 @@ TEST_CASE("the final verification counts the gaps a person accepted at the phase
           "and no other gap",
           "[verify][answer]") {
   harness::test::TempDir dir;
-  test::set_git_identity();
   const std::string s = "docs/specs/SPC-001-x/";
-  dir.write(s + "SPEC.md", "# x\n");
   // `alpha` fails over the plan's own file; `other` reads a file no plan writes.
-  dir.write(s + "planning/plans/01-core/01-01-PLAN.md",
-            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\nmust_pass:\n"
-            "  - id: alpha\n    type: file_contains\n    path: out/a.txt\n    pattern: 'alpha'\n"
-            "  - id: other\n    type: file_contains\n    path: other.txt\n    pattern: 'fine'\n---\n# 01-01\n\n"
-            "### Task 1: a\n\n```bash\necho beta > out/a.txt\n```\n");
-  dir.write(s + "execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n# done\n");
-  dir.write("out/a.txt", "beta\n");
-  dir.write("other.txt", "fine\n");
-  test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
+  committed_plan(dir,
+                 "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\nmust_pass:\n"
+                 "  - id: alpha\n    type: file_contains\n    path: out/a.txt\n    pattern: 'alpha'\n"
+                 "  - id: other\n    type: file_contains\n    path: other.txt\n    pattern: 'fine'\n---\n# 01-01\n\n"
+                 "### Task 1: a\n\n```bash\necho beta > out/a.txt\n```\n",
+                 "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n# done\n", {{"out/a.txt", "beta\n"}, {"other.txt", "fine\n"}});
   auto load = [&] {
     auto spec = spec::load_spec(dir.path / s, dir.path);
     REQUIRE(spec);

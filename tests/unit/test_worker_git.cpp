@@ -167,19 +167,25 @@ TEST_CASE("a commit_paths a hook refuses leaves its new files untracked, as they
   CHECK(test::sh(repo.dir.path, "git status --porcelain") == "?? new.txt\n");
 }
 
+/// Commits b.txt while `lock` (under .git/) is held by another git for 300 ms: commit_paths must
+/// wait for it rather than fail.
+static auto commit_while_locked(GitRepo& repo, const std::string& lock) {
+  repo.dir.write(".git/" + lock, "");
+  repo.dir.write("b.txt", "b\n");
+  std::thread other([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    fs::remove(repo.dir.path / ".git" / lock);
+  });
+  auto hash = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "second");
+  other.join();
+  return hash;
+}
+
 TEST_CASE("A commit waits while another git holds the index lock, and gives up on a stale one", "[worker][git]") {
   GitRepo repo;
   repo.commit("a.txt", "first");
   // Another git (an agent's `git status`, an editor) holds .git/index.lock for a moment.
-  const fs::path lock = repo.dir.path / ".git/index.lock";
-  repo.dir.write(".git/index.lock", "");
-  repo.dir.write("b.txt", "b\n");
-  std::thread other([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    fs::remove(lock);
-  });
-  auto hash = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "second");
-  other.join();
+  auto hash = commit_while_locked(repo, "index.lock");
   REQUIRE(hash);
   CHECK(hash->size() == 40);
   // A lock nobody releases: git's own complaint after the patience runs out.
@@ -198,15 +204,7 @@ TEST_CASE("A commit waits while another git moves the branch (its ref lock held)
   // A worker's own `git commit` updating the branch at the moment ours does: "cannot lock ref 'HEAD'".
   std::string ref = test::sh(repo.dir.path, "git symbolic-ref HEAD");
   ref.pop_back();
-  const fs::path lock = repo.dir.path / ".git" / (ref + ".lock");
-  repo.dir.write(".git/" + ref + ".lock", "");
-  repo.dir.write("b.txt", "b\n");
-  std::thread other([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    fs::remove(lock);
-  });
-  auto hash = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "second");
-  other.join();
+  auto hash = commit_while_locked(repo, ref + ".lock");
   REQUIRE(hash);
   CHECK(test::sh(repo.dir.path, "git log --format=%s") == "second\nfirst\n");
 }
