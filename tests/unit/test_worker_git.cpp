@@ -538,11 +538,24 @@ TEST_CASE("A file lock held elsewhere is waited for, and says so", "[worker][loc
   CHECK(fs::exists(dir.path / "locks/.gitignore"));
 }
 
+TEST_CASE("A killed commit's HEAD.lock and branch ref lock are removed with no git running", "[worker][git][lock]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  std::string ref = test::sh(repo.dir.path, "git symbolic-ref HEAD");
+  ref.pop_back();
+  repo.dir.write(".git/HEAD.lock", "");
+  repo.dir.write(".git/" + ref + ".lock", "");
+  CHECK(worker::remove_orphaned_git_locks(repo.dir.path) ==
+        std::vector<fs::path>{repo.dir.path / ".git/HEAD.lock", repo.dir.path / ".git" / (ref + ".lock")});
+  repo.dir.write("b.txt", "b\n");
+  CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "second"));
+}
+
 TEST_CASE("An index.lock no git process holds is removed; one a git in the repository may hold is kept", "[worker][git][lock]") {
   GitRepo repo;
   const fs::path lock = repo.dir.path / ".git/index.lock";
   CHECK(worker::index_lock_path(repo.dir.path) == lock);
-  CHECK_FALSE(worker::remove_orphaned_index_lock(repo.dir.path)); // none there
+  CHECK(worker::remove_orphaned_git_locks(repo.dir.path).empty()); // none there
   repo.dir.write(".git/index.lock", "");
   // A process named git working in the repository (a copy of sleep, so that its name is "git").
   test::TempDir bin;
@@ -553,11 +566,11 @@ TEST_CASE("An index.lock no git process holds is removed; one a git in the repos
   const int pid = std::stoi(*util::read_file(bin.path / "pid"));
   for (int i = 0; i < 100 && worker::git_processes_in(repo.dir.path).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   CHECK(worker::git_processes_in(repo.dir.path) == std::vector<int>{pid});
-  CHECK_FALSE(worker::remove_orphaned_index_lock(repo.dir.path));
+  CHECK(worker::remove_orphaned_git_locks(repo.dir.path).empty());
   CHECK(fs::exists(lock));
   ::kill(pid, SIGKILL);
   for (int i = 0; i < 100 && !worker::git_processes_in(repo.dir.path).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  CHECK(worker::remove_orphaned_index_lock(repo.dir.path) == lock); // that git is gone (a zombie holds nothing)
+  CHECK(worker::remove_orphaned_git_locks(repo.dir.path) == std::vector<fs::path>{lock}); // that git is gone (a zombie holds nothing)
   CHECK_FALSE(fs::exists(lock));
 }
 

@@ -546,11 +546,11 @@ void Orchestrator::Impl::stop_unrecorded_workers() {
 
 void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after) {
   auto clear = [this] {
-    if (auto removed = worker::remove_orphaned_index_lock(spec.layout.project_root)) {
+    for (const auto& removed : worker::remove_orphaned_git_locks(spec.layout.project_root)) {
       std::error_code ec;
       emit(RunEventKind::note, "", -1, 0,
            fmt::format("removed {}: a stopped worker's git left it, and no git process works in this repository",
-                       fs::relative(*removed, spec.layout.project_root, ec).generic_string()));
+                       fs::relative(removed, spec.layout.project_root, ec).generic_string()));
     }
   };
   if (after.count() == 0) return clear();

@@ -147,7 +147,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     }
   if (!stale.empty()) {
     stop_stale_workers(stale);
-    (void)worker::remove_orphaned_index_lock(root); // one stopped in the middle of a commit
+    (void)worker::remove_orphaned_git_locks(root); // one stopped in the middle of a commit
   }
   std::vector<std::string> remove, trailers;
   std::vector<std::string> named; // for the subject

@@ -261,7 +261,7 @@ struct Orchestrator::Impl {
     return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };
   }
   void note_roadmap_theirs();
-  /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_index_lock),
+  /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_git_locks),
   /// now or `after` this long, and says so.
   std::string attempt_leftovers_note(const sched::Action& a);
   void clear_orphaned_index_lock(std::chrono::milliseconds after);

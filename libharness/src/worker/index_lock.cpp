@@ -43,13 +43,24 @@ std::vector<int> git_processes_in(const fs::path& root) {
   return out;
 }
 
-std::optional<fs::path> remove_orphaned_index_lock(const fs::path& root) {
-  const fs::path lock = index_lock_path(root);
+std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
+  const fs::path index = index_lock_path(root);
+  const fs::path git_dir = index.parent_path();
+  // A git killed while it moved the branch leaves HEAD.lock or the branch's own ref lock, and
+  // then every commit fails with "cannot lock ref 'HEAD'" as surely as with index.lock.
+  std::vector<fs::path> locks = {index, git_dir / "HEAD.lock"};
+  if (auto head = util::read_file(git_dir / "HEAD"); head && head->starts_with("ref: refs/heads/")) {
+    std::string ref = head->substr(5);
+    while (!ref.empty() && (ref.back() == '\n' || ref.back() == '\r')) ref.pop_back();
+    locks.push_back(git_dir / (ref + ".lock"));
+  }
   std::error_code ec;
-  if (!fs::exists(fs::symlink_status(lock, ec))) return std::nullopt;
-  if (!git_processes_in(root).empty()) return std::nullopt;
-  if (!fs::remove(lock, ec) || ec) return std::nullopt;
-  return lock;
+  std::erase_if(locks, [&](const fs::path& l) { return !fs::exists(fs::symlink_status(l, ec)); });
+  if (locks.empty() || !git_processes_in(root).empty()) return {};
+  std::vector<fs::path> removed;
+  for (const auto& l : locks)
+    if (fs::remove(l, ec) && !ec) removed.push_back(l);
+  return removed;
 }
 
 } // namespace harness::worker

@@ -21,9 +21,9 @@ std::filesystem::path index_lock_path(const std::filesystem::path& root);
 /// user's) counts as inside: it might hold the lock.
 std::vector<int> git_processes_in(const std::filesystem::path& root);
 
-/// Removes the repository's index.lock when there is one and no git process works in `root`.
-/// Returns the path removed; nullopt when there was none, a git runs there, or it could not be
-/// removed.
-std::optional<std::filesystem::path> remove_orphaned_index_lock(const std::filesystem::path& root);
+/// Removes the repository's index.lock, HEAD.lock and the current branch's ref lock when there are
+/// any and no git process works in `root` (a stopped worker's git left them). Returns the paths
+/// removed: none when there were none, a git runs there, or they could not be removed.
+std::vector<std::filesystem::path> remove_orphaned_git_locks(const std::filesystem::path& root);
 
 } // namespace harness::worker
