@@ -7,6 +7,10 @@
 #      unknown value and a plan without checkpoints ask nobody. The run ends waiting (exit 3).
 #   3. An executor that asked its declared decision (answered with `respond`) put it to a person
 #      already: its plan is verified without a second question, and the run completes.
+#   4. The same when the run is killed (-9) after the answer, before the plan is verified: the next
+#      run verifies it without asking for an approval. After `redo` of the plan, the executor's
+#      question was about the earlier work: the plan, executed again by the script worker (which
+#      asks nothing), needs an approval again.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -83,4 +87,37 @@ opened = [e["task"] for e in ev if e["event"] == "checkpoint_opened"]
 assert opened == ["execute:01-03"], opened
 assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("complete"), ev[-1]
 PY
+
+# 4. The executor's answered question outlives a kill -9 of its run; not a redo.
+p=$tmp/killed
+file_plans_project "$p" "$spec" "Asks" 01-03
+frontmatter 01-03 "checkpoints: ['decision']"
+# A check that takes a while, so that the run is killed while it verifies the plan.
+sed -i "/^must_pass:/a \\  - id: slow\\n    type: command_output\\n    command: ['sleep', '4']" "$p/$spec/planning/plans/01-core/01-03-PLAN.md"
+(cd "$p" && git commit -qam "checkpoints")
+asker="python3 $tmp/asker.py {harness_mcp} {harness_cli}"
+(cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib exec "$cli" orchestrate "$spec" --worker command --command "$asker" \
+   --json >"$tmp/killed.jsonl" 2>"$tmp/killed.err" </dev/null) &
+orch=$!
+id=$(checkpoint_of "$p" execute:01-03 $orch)
+[[ -n $id ]] || { cat "$tmp/killed.err" "$tmp/killed.jsonl" >&2; fail "killed: the executor's decision never became a checkpoint"; }
+(cd "$p" && "$cli" respond "$id" hello >/dev/null) || fail "killed: respond exited $?"
+for _ in $(seq 1 300); do
+  grep -q '"task_started".*"task":"verify-plan:01-03"' "$tmp/killed.jsonl" && break
+  kill -0 $orch 2>/dev/null || break
+  sleep 0.1
+done
+grep -q '"task_started".*"task":"verify-plan:01-03"' "$tmp/killed.jsonl" || { cat "$tmp/killed.jsonl" >&2; fail "killed: 01-03 was never verified"; }
+kill -KILL $orch; wait $orch 2>/dev/null || true
+! grep -q '"task_succeeded".*"task":"verify-plan:01-03"' "$tmp/killed.jsonl" || fail "killed: the run was killed too late"
+rc=0
+(cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib "$cli" orchestrate "$spec" --worker command --command "$asker" \
+   --json >"$tmp/resumed.jsonl" 2>"$tmp/resumed.err" </dev/null) || rc=$?
+[[ $rc -eq 0 ]] || { cat "$tmp/resumed.jsonl" "$tmp/resumed.err" >&2; fail "resumed: the run exited $rc, expected 0 (no second question)"; }
+! grep -q '"checkpoint_opened"' "$tmp/resumed.jsonl" || fail "resumed: asked again: $(grep checkpoint_opened "$tmp/resumed.jsonl")"
+(cd "$p" && "$cli" redo "$spec" 01-03 >/dev/null) || fail "redo exited $?"
+rc=0
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --json >"$tmp/redone.jsonl" 2>"$tmp/redone.err" </dev/null) || rc=$?
+[[ $rc -eq 3 ]] || { cat "$tmp/redone.jsonl" "$tmp/redone.err" >&2; fail "redone: the run exited $rc, expected 3 (waiting)"; }
+grep -q '"checkpoint_opened".*"task":"verify-plan:01-03"' "$tmp/redone.jsonl" || fail "redone: no approval asked: $(cat "$tmp/redone.jsonl")"
 echo "orchestrate plan checkpoints: all checks passed"

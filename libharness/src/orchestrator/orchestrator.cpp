@@ -763,6 +763,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   db.emplace(std::move(*opened));
   stop_unrecorded_workers();
   load_own_writes(); // what a killed run wrote and never committed
+  load_executor_asked(); // questions a killed run's executors asked
   // Reports workers left in files while no orchestrator was listening are not lost.
   std::size_t unrecorded_sessions = 0;
   if (auto r = store::StateDir(state_dir).ingest(*db); r) {

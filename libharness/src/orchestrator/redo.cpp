@@ -186,6 +186,21 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     result.expired.push_back(cp.id);
   }
 
+  // Nor did a person decide anything about the new work: its verification asks, unless its
+  // executor asks again.
+  if (fs::exists(state_dir / "harness.db"))
+    if (auto db = store::Store::open_project(root); db)
+      if (auto entries = db->values()) {
+        const auto key = executor_asked_key(layout.spec_name);
+        for (const auto& [k, v] : *entries) {
+          if (k != key) continue;
+          auto asked = decode_paths(v);
+          for (const auto& p : result.plans)
+            if (!p.nothing_to_do()) asked.erase(p.plan);
+          (void)(asked.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(asked)));
+        }
+      }
+
   // The progress documents go into the marker commit, unless they hold changes harness did not
   // commit (a person's edit, a killed run's last write): those are updated in place and left for
   // their author, as a run does.

@@ -157,8 +157,10 @@ struct Orchestrator::Impl {
   /// worker): a failed check then cannot be fixed by executing again, and the message says so.
   std::map<std::string, int> ran_nothing;
   std::set<std::string> planning_marked;          ///< phases with a planning mark in the store
-  /// Plans whose executor asked a person something in this run (spec::needs_approval): a declared
-  /// decision or action was put to someone then, and needs no approval after the checks.
+  /// Plans whose executor asked a person something (spec::needs_approval): a declared decision or
+  /// action was put to someone then, and needs no approval after the checks. Kept in the store
+  /// (executor_asked_key): a run killed between the question and the plan's verification must not
+  /// have the next one ask for that approval after all.
   std::set<std::string> executor_asked;
   std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)
   /// The run's documents it could not write, and those it could not commit (relative path ->
@@ -366,6 +368,9 @@ struct Orchestrator::Impl {
   /// ours or not, may have taken them).
   std::vector<UnwrittenDocument> unwritten_documents();
   void load_own_writes();
+  void load_executor_asked();
+  /// Adds `plan` to executor_asked, in the store too.
+  void note_executor_asked(const std::string& plan);
   /// What an older harness's killed run wrote and never committed, which no store lists (see
   /// first_schema_recording_writes; `unrecorded_sessions`: session directories without a row,
   /// left by a harness that kept no store): taken into own_writes once per spec.

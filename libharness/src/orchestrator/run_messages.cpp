@@ -148,7 +148,7 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
     auto form = store::worker_question_form(m.type, payload).value_or(store::WorkerQuestionForm{});
     WorkerQuestion q{m.id, form.asks, std::move(form.options)};
     worker_question[a.task] = std::move(q);
-    if (a.kind == TaskKind::execute) executor_asked.insert(a.subject);
+    if (a.kind == TaskKind::execute) note_executor_asked(a.subject);
     auto e = sched::make_event(EventType::checkpoint, a.task);
     e.worker_alive = true; // the worker waits in harness_worker_await, holding its slot
     e.detail = fmt::format("{}: {}", m.type, question);

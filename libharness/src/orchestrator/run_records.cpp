@@ -280,6 +280,21 @@ void Orchestrator::Impl::load_own_writes() {
     if (k == key) own_writes = decode_paths(v);
 }
 
+void Orchestrator::Impl::load_executor_asked() {
+  if (!db) return;
+  auto entries = db->values();
+  if (!entries) return;
+  const auto key = executor_asked_key(spec.layout.spec_name);
+  for (const auto& [k, v] : *entries)
+    if (k == key) executor_asked = decode_paths(v);
+}
+
+void Orchestrator::Impl::note_executor_asked(const std::string& plan) {
+  if (!executor_asked.insert(plan).second || !db) return;
+  if (auto r = db->set_value(executor_asked_key(spec.layout.spec_name), encode_paths(executor_asked)); !r)
+    emit(RunEventKind::note, "execute:" + plan, -1, 0, "could not record that the executor asked: " + r.error());
+}
+
 void Orchestrator::Impl::take_over_unrecorded_writes(std::size_t unrecorded_sessions) {
   if (!db) return;
   auto entries = db->values();

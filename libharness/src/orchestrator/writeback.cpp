@@ -145,6 +145,8 @@ std::vector<std::string> missing_commit_lines(std::string_view existing_log,
 
 std::string uncommitted_writes_key(std::string_view spec_name) { return fmt::format("uncommitted_writes:{}", spec_name); }
 
+std::string executor_asked_key(std::string_view spec_name) { return fmt::format("executor_asked:{}", spec_name); }
+
 std::string encode_paths(const std::set<std::string>& paths) {
   boost::json::array a;
   for (const auto& p : paths) a.emplace_back(p);

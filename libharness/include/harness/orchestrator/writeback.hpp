@@ -68,6 +68,11 @@ std::vector<std::string> missing_commit_lines(std::string_view existing_log,
 /// The store's key/value entry listing the files the orchestrator of `spec_name` wrote and has not
 /// committed yet: a run killed between a write and its commit leaves them for the next run.
 std::string uncommitted_writes_key(std::string_view spec_name);
+/// The store's key/value entry listing the plans of `spec_name` whose executor asked a person
+/// something (spec::needs_approval): a run killed before such a plan is verified leaves it for the
+/// next, which must not ask for the approval the executor's question stood for. `redo` drops a plan
+/// from it: the question was about its earlier work. Its value is encoded as below.
+std::string executor_asked_key(std::string_view spec_name);
 /// That entry's value: a JSON array of paths relative to the project root.
 std::string encode_paths(const std::set<std::string>& paths);
 /// The paths of such a value; an unreadable one (edited by hand) reads as none.
