@@ -5,8 +5,8 @@
 # run the same question is answered from another terminal (`harness-cli respond`) while it is
 # shown: the prompt gives way, and the run completes without anyone typing. In a third, the screen
 # (as a terminal shows what orchestrate wrote) is read while the question waits and other slots
-# run: the live table's redraws draw the question again under the table rather than over it, and
-# an answer typed across a redraw still counts.
+# run: the live table's redraws draw the question again under the table rather than over it, with
+# what was typed so far still on its line, and an answer typed across a redraw still counts.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -61,6 +61,10 @@ while time.time() < deadline:
             if not (rows[-2].startswith("? verification of 02-03") and rows[-1].startswith("  approve (y) / refuse (n):")):
                 print("\n".join(rows[-15:]))
                 print("redraw: the question is not under the table after a redraw")
+                sys.exit(1)
+            if not rows[-1].rstrip().endswith("refuse (n): App"):
+                print("\n".join(rows[-15:]))
+                print("redraw: what was typed so far is not on the screen after a redraw")
                 sys.exit(1)
             os.write(master, b"rove\n")
             answered = True

@@ -57,15 +57,15 @@ public:
 
 /// Redraws the table in place (cursor up over the previous drawing); events worth keeping
 /// (finished, failed, checkpoints) scroll above it as lines. A question asked on the terminal is
-/// drawn under the table, the cursor left where the answer is typed, so a redraw draws it again
-/// rather than over it.
+/// drawn under the table with what is typed so far, the cursor left where the answer is typed, so
+/// a redraw draws both again rather than over them.
 class LiveTable final : public DisplayOutput {
 public:
   LiveTable(std::FILE* out, int width) : DisplayOutput(out), m_width(std::max(1, width)) {}
   void on_event(const RunEvent& e, const RunView& view) override {
     const bool progress_only = e.kind == RunEventKind::task_progress || e.kind == RunEventKind::task_held;
-    // A redraw clears what was typed so far from the screen (the terminal keeps it for the
-    // answer): while a question waits, progress alone does not redraw.
+    // While a question waits, progress alone does not redraw: the table would flicker under the
+    // person typing (and, where the terminal echoes, a redraw clears what it echoed).
     if (progress_only && !view.prompt.empty()) return;
     draw(progress_only ? "" : format_event_line(e) + "\n", view);
   }
@@ -78,7 +78,7 @@ private:
     const int up = m_drawn_rows + (view.lines_typed - m_lines_typed);
     m_lines_typed = view.lines_typed;
     std::string text = up > 0 ? fmt::format("\r\x1b[{}F\x1b[J", up) : "\r\x1b[J";
-    const std::string drawing = format_table(view, m_width) + view.prompt;
+    const std::string drawing = format_table(view, m_width) + view.prompt + (view.prompt.empty() ? "" : view.typed);
     text += lines_above + drawing;
     m_drawn_rows = rows_above_cursor(drawing);
     put(text);

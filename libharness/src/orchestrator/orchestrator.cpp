@@ -36,6 +36,7 @@ RunView Orchestrator::Impl::view() const {
   v.cost_usd = summary.cost_usd;
   v.prompt = tty_prompt;
   v.lines_typed = tty_lines_read;
+  if (tty_mode && tty_mode->active()) v.typed = util::printable(tty_editor.partial(), false);
   return v;
 }
 
@@ -627,6 +628,7 @@ void Orchestrator::Impl::finish_run() {
     boost::system::error_code ignored;
     tty_in->cancel(ignored);
   }
+  tty_mode.reset(); // the terminal echoes again
   pump_timer.cancel();
   signals.cancel();
   ctx.stop();

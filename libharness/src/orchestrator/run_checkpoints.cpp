@@ -329,6 +329,9 @@ void Orchestrator::Impl::prompt_on_terminal(const PendingCheckpoint& cp) {
       tty_in.reset();
       return; // `harness-cli respond` still answers
     }
+    // The live table redraws while the person types: it draws the typed line itself, and the
+    // terminal's echo (which a redraw would erase) is off meanwhile.
+    if (observer.draws_prompt()) tty_mode.emplace(STDIN_FILENO);
     read_terminal();
   }
 }
@@ -352,40 +355,57 @@ void Orchestrator::Impl::ask_on_terminal(std::string prompt) {
 
 void Orchestrator::Impl::read_terminal() {
   tty_in->async_read_some(asio::buffer(tty_chunk), [this](boost::system::error_code e, std::size_t n) {
-    if (e || done) return; // closed terminal or the run is over: `respond` remains
-    tty_line.append(tty_chunk.data(), n);
-    for (auto nl = tty_line.find('\n'); nl != std::string::npos; nl = tty_line.find('\n')) {
-      const std::string line = tty_line.substr(0, nl);
-      tty_line.erase(0, nl + 1);
-      ++tty_lines_read;
-      while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
-      if (tty_queue.empty()) continue; // nothing asked: the line is not an answer
-      const auto& cp = checkpoints.at(tty_queue.front());
-      auto typed = store::read_typed_answer(cp.asks, cp.options, line);
-      if (!typed) {
-        // An empty line or a typo decides nothing: the same question again.
-        std::string choices = terminal_choices(cp);
-        choices.replace(choices.rfind(" / "), 3, " or ");
-        if (!observer.draws_prompt()) {
-          std::cerr << "  please answer " << choices << ": " << std::flush;
-          continue;
-        }
-        // The question stays and the line to type on says what it takes; redrawn even when that
-        // is unchanged, since the typed line's echo moved the cursor.
-        tty_prompt = tty_prompt.substr(0, tty_prompt.rfind('\n') + 1) + "  please answer " + choices + ": ";
-        observer.on_view(view());
-        continue;
-      }
-      const std::string id = tty_queue.front();
-      tty_queue.pop_front();
-      if (observer.draws_prompt()) tty_prompt.clear(); // answered: the answer's event line redraws without it
-      typed->by = store::who_answers("on the terminal");
-      typed->at = protocol::now_iso8601();
-      answer_checkpoint(id, *typed);
-      show_terminal_question();
+    if (e || done) { // closed terminal or the run is over: `respond` remains
+      tty_mode.reset();
+      return;
     }
-    read_terminal();
+    const std::string_view chunk(tty_chunk.data(), n);
+    if (tty_mode && tty_mode->active()) {
+      for (const auto& line : tty_editor.feed(chunk)) answer_typed_line(line);
+      if (tty_editor.ended()) {
+        tty_mode.reset();
+        return;
+      }
+      if (!done) observer.on_view(view()); // the echo: the line as typed so far, under the question
+    } else {
+      tty_line.append(chunk);
+      for (auto nl = tty_line.find('\n'); nl != std::string::npos; nl = tty_line.find('\n')) {
+        const std::string line = tty_line.substr(0, nl);
+        tty_line.erase(0, nl + 1);
+        ++tty_lines_read; // the terminal echoed it, newline and all
+        answer_typed_line(line);
+      }
+    }
+    if (!done) read_terminal();
   });
+}
+
+void Orchestrator::Impl::answer_typed_line(const std::string& line) {
+  while (!tty_queue.empty() && !checkpoints.contains(tty_queue.front())) tty_queue.pop_front();
+  if (tty_queue.empty()) return; // nothing asked: the line is not an answer
+  const auto& cp = checkpoints.at(tty_queue.front());
+  auto typed = store::read_typed_answer(cp.asks, cp.options, line);
+  if (!typed) {
+    // An empty line or a typo decides nothing: the same question again.
+    std::string choices = terminal_choices(cp);
+    choices.replace(choices.rfind(" / "), 3, " or ");
+    if (!observer.draws_prompt()) {
+      std::cerr << "  please answer " << choices << ": " << std::flush;
+      return;
+    }
+    // The question stays and the line to type on says what it takes; redrawn even when that
+    // is unchanged, since the typed line's echo moved the cursor.
+    tty_prompt = tty_prompt.substr(0, tty_prompt.rfind('\n') + 1) + "  please answer " + choices + ": ";
+    observer.on_view(view());
+    return;
+  }
+  const std::string id = tty_queue.front();
+  tty_queue.pop_front();
+  if (observer.draws_prompt()) tty_prompt.clear(); // answered: the answer's event line redraws without it
+  typed->by = store::who_answers("on the terminal");
+  typed->at = protocol::now_iso8601();
+  answer_checkpoint(id, *typed);
+  show_terminal_question();
 }
 
 void Orchestrator::Impl::poll_checkpoints() {

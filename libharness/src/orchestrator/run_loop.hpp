@@ -16,6 +16,7 @@
 #include "harness/orchestrator/preflight.hpp"
 #include "harness/orchestrator/worker_host.hpp"
 #include "harness/orchestrator/writeback.hpp"
+#include "harness/util/terminal_line.hpp"
 #include "harness/sched/scheduler.hpp"
 #include "harness/sched/spec_workload.hpp"
 #include "harness/spec/diagnostic.hpp"
@@ -114,6 +115,10 @@ struct Orchestrator::Impl {
   std::string tty_line;
   std::string tty_prompt; ///< the question on the terminal, for a display that draws it (RunView::prompt)
   int tty_lines_read = 0; ///< lines read from the terminal, each echoed with a newline (RunView::lines_typed)
+  /// With a display that draws the question: the terminal echoes nothing and the line typed so far
+  /// is drawn with the question (RunView::typed), so a redraw cannot hide it.
+  std::optional<util::TerminalLineMode> tty_mode;
+  util::LineEditor tty_editor;
   std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
   /// task -> the open checkpoint an earlier run of this spec asked for it, about a commit this
   /// checkout's history holds: taken over (with any answer given meanwhile) when this run asks the same.
@@ -329,6 +334,8 @@ struct Orchestrator::Impl {
   /// (a live table would otherwise redraw over it), else written to stderr.
   void ask_on_terminal(std::string prompt);
   void read_terminal();
+  /// A line typed on the terminal: the answer to the question shown, or that question again.
+  void answer_typed_line(const std::string& line);
   void poll_checkpoints();
   /// Without a terminal, a run that has nothing left but checkpoints ends as waiting_for_human
   /// (exit 3); their files stay open for `respond` and the next run. True when it ended the run.

@@ -73,6 +73,9 @@ struct RunView {
   std::string prompt;
   /// Lines read from the terminal so far: each was echoed with a newline that moved the cursor.
   int lines_typed = 0;
+  /// What is typed so far on the question's last line, when the run echoes it itself (the terminal
+  /// does not): drawn after `prompt`.
+  std::string typed;
 };
 
 /// Receives the run's events; the run loop calls it on its own thread, never concurrently.
