@@ -90,6 +90,30 @@ TEST_CASE("a roadmap phase depending on itself, a later phase or one the roadmap
   CHECK(diags[2].message == "phase 03 depends on phase 02.1, which the roadmap does not list");
 }
 
+TEST_CASE("a roadmap Depends on that names no phase, or a range, is a warning at its line; a number in its prose is not a phase") {
+  std::vector<Diagnostic> diags;
+  auto rm = parse_roadmap("# Roadmap\n\n"
+                          "## Phase 1: A\n**Depends on**: nothing\n\n"
+                          "## Phase 2: B\n**Depends on**: Phase 1 (the 2 endpoints)\n\n"
+                          "## Phase 3: C\n**Depends on**: the API phase\n\n"  // line 10
+                          "## Phase 4: D\n**Depends on**: Phases 1-3\n",      // line 13
+                          "ROADMAP.md", diags);
+  REQUIRE(rm.phases.size() == 4);
+  CHECK(rm.phases[1].depends_on == std::vector<PhaseNumber>{{1, 0}});
+  CHECK(rm.phases[1].depends_on_text == "Phase 1 (the 2 endpoints)");
+  CHECK(rm.phases[2].depends_on.empty());
+  CHECK(rm.phases[3].depends_on.empty());
+  REQUIRE(diags.size() == 2);
+  CHECK(diags[0].code == "H034");
+  CHECK(diags[0].severity == Severity::warning);
+  CHECK(diags[0].line == 10);
+  CHECK(diags[0].message == "phase 03's Depends on 'the API phase' names no phase number: the scheduler orders nothing by it "
+                            "(write 'Phase N', 'Phases N, M and K' or 'nothing')");
+  CHECK(diags[1].line == 13);
+  CHECK(diags[1].message == "phase 04's Depends on 'Phases 1-3' gives a range, which is not read: the scheduler waits for none of "
+                            "its phases (write 'Phase N', 'Phases N, M and K' or 'nothing')");
+}
+
 TEST_CASE("SUMMARY deviations come from the frontmatter or a Deviations section") {
   std::vector<Diagnostic> diags;
   auto a = parse_summary("---\nplan_id: '01-01'\nstatus: complete\ncommits: [abc]\ndeviations: []\n---\n## Deviations\nNone.\n", "s.md", diags);
@@ -222,7 +246,36 @@ TEST_CASE("the hand-written matchers accept the documented heading shapes") {
   CHECK(phase_heading("Phase 3 - API")->second == "API");
   CHECK_FALSE(phase_heading("Phases to come"));
   CHECK(element_text("<task><name> A b </name></task>", "name") == "A b");
-  CHECK(phase_numbers_in("Phase 1, Phase 02.1 and 3") == std::vector<PhaseNumber>{{1, 0}, {2, 1}, {3, 0}});
+}
+
+TEST_CASE("a Depends on value names the phases after 'Phase' and the list that continues them, not other numbers") {
+  using harness::spec::detail::phase_list;
+  using V = std::vector<PhaseNumber>;
+  CHECK(phase_list("Phase 1").numbers == V{{1, 0}});
+  CHECK(phase_list("Phase 1, Phase 02.1 and 3").numbers == V{{1, 0}, {2, 1}, {3, 0}});
+  CHECK(phase_list("Phases 1, 2, and 4").numbers == V{{1, 0}, {2, 0}, {4, 0}});
+  CHECK(phase_list("phase 2 & 3").numbers == V{{2, 0}, {3, 0}});
+  CHECK(phase_list("1, 2").numbers == V{{1, 0}, {2, 0}});
+  CHECK(phase_list("2.1.").numbers == V{{2, 1}});
+  // Parentheses and prose name nothing.
+  CHECK(phase_list("Phase 1 (the 2 endpoints)").numbers == V{{1, 0}});
+  CHECK(phase_list("Phase 1 for its 3 tables, and Phase 2 for the API").numbers == V{{1, 0}, {2, 0}});
+  CHECK(phase_list("2 endpoints of Phase 1").numbers == V{{1, 0}});
+  CHECK(phase_list("Phase 1: Foundation, v2 schema").numbers == V{{1, 0}});
+  CHECK(phase_list("[Phase 3](#phase-3-api)").numbers == V{{3, 0}});
+  CHECK(phase_list("multiphase 3").numbers.empty());
+  for (const auto* fine : {"Phase 1 (the 2 endpoints)", "1, 2", "nothing", "Nothing (first phase)", "None", "-", ""})
+    CHECK(phase_list(fine).unread.empty());
+  // What names no phase, or a range, is unread (H034), and a range gives none of its phases.
+  for (const auto* prose : {"the API phase", "Phase one", "the 2 endpoints"}) {
+    CHECK(phase_list(prose).numbers.empty());
+    CHECK(phase_list(prose).unread.starts_with("names no phase number"));
+  }
+  for (const auto* range : {"Phases 1-3", "1\u20133", "Phase 1 to Phase 3", "Phases 2 through 4"}) {
+    CHECK(phase_list(range).numbers.empty());
+    CHECK(phase_list(range).unread.starts_with("gives a range"));
+  }
+  CHECK(phase_list("Phase 1, Phases 3-4").numbers == V{{1, 0}});
 }
 
 TEST_CASE("STATUS.md frontmatter gives the blocked tasks; a hand-written STATUS.md gives none") {

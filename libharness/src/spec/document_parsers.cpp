@@ -113,7 +113,10 @@ void apply_phase_field(std::string_view line, RoadmapPhase& phase, bool& in_crit
   if (!f || !is_phase_key(f->first)) return;
   in_criteria = f->first == "success criteria";
   if (f->first == "goal") phase.goal = f->second;
-  else if (f->first == "depends on" || f->first == "depends_on") phase.depends_on = detail::phase_numbers_in(f->second);
+  else if (f->first == "depends on" || f->first == "depends_on") {
+    phase.depends_on_text = f->second;
+    phase.depends_on = detail::phase_list(f->second).numbers;
+  }
 }
 
 /// A criterion from a list item. GSD's template puts "**Plans**: 3 plans" right under the last
@@ -241,9 +244,14 @@ int depends_line(std::string_view text, const RoadmapPhase& p) {
 }
 
 /// H034: the scheduler holds a phase's plans until the phases it depends on are done, so it can
-/// only follow an earlier phase; a name the roadmap does not list is most likely a typo.
+/// only follow an earlier phase; a name the roadmap does not list is most likely a typo, and a
+/// value it cannot read in full orders nothing (or less than its author meant).
 void check_phase_dependencies(std::string_view text, const Roadmap& rm, YamlReader& r) {
-  for (const auto& p : rm.phases)
+  for (const auto& p : rm.phases) {
+    if (const auto list = detail::phase_list(p.depends_on_text); !list.unread.empty())
+      r.add_at(depends_line(text, p), 1, Severity::warning, "H034",
+               fmt::format("phase {}'s Depends on '{}' {} (write 'Phase N', 'Phases N, M and K' or 'nothing')",
+                           to_string(p.number), p.depends_on_text, list.unread));
     for (const auto d : p.depends_on) {
       if (d >= p.number)
         r.add_at(depends_line(text, p), 1, Severity::warning, "H034",
@@ -253,6 +261,7 @@ void check_phase_dependencies(std::string_view text, const Roadmap& rm, YamlRead
         r.add_at(depends_line(text, p), 1, Severity::warning, "H034",
                  fmt::format("phase {} depends on phase {}, which the roadmap does not list", to_string(p.number), to_string(d)));
     }
+  }
 }
 
 } // namespace

@@ -33,6 +33,99 @@ std::string_view number_at(std::string_view s, size_t& i) {
   return s.substr(start, i - start);
 }
 
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+/// The text without its parenthesised parts (nested ones too): asides, not phases.
+std::string without_parentheses(std::string_view text) {
+  std::string out;
+  int depth = 0;
+  for (const char c : text) {
+    if (c == '(') ++depth;
+    else if (c == ')' && depth > 0) --depth;
+    else if (depth == 0) out += c;
+  }
+  return out;
+}
+
+/// The word `word` (lowercase) at i, case-insensitively, as a whole word.
+bool word_at(std::string_view s, size_t i, std::string_view word) {
+  if (!starts_with_word(s, i, word)) return false;
+  if (i > 0 && is_word_char(s[i - 1])) return false;
+  return i + word.size() == s.size() || !is_word_char(s[i + word.size()]);
+}
+
+/// "Phase" or "Phases" at i followed by a number: moves i to the number.
+bool phase_word_at(std::string_view s, size_t& i) {
+  for (const std::string_view word : {"phases", "phase"})
+    if (word_at(s, i, word)) {
+      size_t j = i + word.size();
+      skip_blanks(s, j);
+      if (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) {
+        i = j;
+        return true;
+      }
+    }
+  return false;
+}
+
+/// What joins the items of a list, at i: ",", ";", "&", "+", "and" (also ", and"); moves past it.
+bool separator_at(std::string_view s, size_t& i) {
+  bool any = false;
+  for (;;) {
+    size_t j = i;
+    skip_blanks(s, j);
+    if (j < s.size() && (s[j] == ',' || s[j] == ';' || s[j] == '&' || s[j] == '+')) ++j;
+    else if (word_at(s, j, "and")) j += 3;
+    else return any;
+    i = j;
+    any = true;
+  }
+}
+
+/// A range's sign after a number at i ("-", an en dash, "to", "through") and the number that ends
+/// it ("1-3", "1 to Phase 3"): moves i past them.
+bool range_at(std::string_view s, size_t& i) {
+  size_t j = i;
+  skip_blanks(s, j);
+  if (s.substr(j).starts_with("-")) j += 1;
+  else if (s.substr(j).starts_with("\u2013")) j += std::string_view("\u2013").size();
+  else if (word_at(s, j, "to")) j += 2;
+  else if (word_at(s, j, "through")) j += 7;
+  else return false;
+  skip_blanks(s, j);
+  if (!phase_word_at(s, j) && (j == s.size() || !std::isdigit(static_cast<unsigned char>(s[j])))) return false;
+  number_at(s, j);
+  i = j;
+  return true;
+}
+
+/// A list of phase numbers from i ("1, 2 and Phase 4"); stops at the first thing that continues
+/// none. A range ends the list, and is noted.
+void read_list(std::string_view s, size_t& i, PhaseList& out) {
+  for (;;) {
+    const size_t start = i;
+    const auto number = parse_phase_number(number_at(s, i));
+    if (i == start) return;
+    if (range_at(s, i)) {
+      out.unread = "gives a range, which is not read: the scheduler waits for none of its phases";
+      return;
+    }
+    if (number) out.numbers.push_back(*number);
+    size_t j = i;
+    if (!separator_at(s, j)) return;
+    skip_blanks(s, j);
+    if (!phase_word_at(s, j) && (j == s.size() || !std::isdigit(static_cast<unsigned char>(s[j])))) return;
+    i = j;
+  }
+}
+
+/// "Nothing (first phase)", "None", "n/a", "-": a phase without dependencies, said in words.
+bool names_nothing(std::string_view s) {
+  for (const std::string_view word : {"nothing", "none", "n/a", "no", "-", "\u2013", "\u2014"})
+    if (starts_with_word(s, 0, word) && (s.size() == word.size() || !is_word_char(s[word.size()]))) return true;
+  return false;
+}
+
 } // namespace
 
 std::optional<std::string> task_heading_name(std::string_view text) {
@@ -77,15 +170,28 @@ std::optional<std::string> element_text(std::string_view text, std::string_view 
   return std::string(trim(text.substr(a + open.size(), b - a - open.size())));
 }
 
-std::vector<PhaseNumber> phase_numbers_in(std::string_view text) {
-  std::vector<PhaseNumber> out;
-  for (size_t i = 0; i < text.size();) {
-    if (std::isdigit(static_cast<unsigned char>(text[i]))) {
-      if (auto n = parse_phase_number(number_at(text, i))) out.push_back(*n);
-    } else {
-      ++i;
-    }
+PhaseList phase_list(std::string_view text) {
+  const std::string value = without_parentheses(text);
+  const std::string_view s = trim(value);
+  PhaseList out;
+  size_t i = 0;
+  // A value that is nothing but a list ("1, 2 and 4"); leading numbers followed by prose ("2
+  // endpoints from Phase 1") are prose.
+  if (!s.empty() && std::isdigit(static_cast<unsigned char>(s[0]))) {
+    PhaseList bare;
+    read_list(s, i, bare);
+    skip_blanks(s, i);
+    if (!bare.unread.empty() || i == s.size() || (i + 1 == s.size() && s[i] == '.')) return bare;
   }
+  for (i = 0; i < s.size();) {
+    if (!phase_word_at(s, i)) {
+      ++i;
+      continue;
+    }
+    read_list(s, i, out);
+  }
+  if (out.numbers.empty() && out.unread.empty() && !s.empty() && !names_nothing(s))
+    out.unread = "names no phase number: the scheduler orders nothing by it";
   return out;
 }
 

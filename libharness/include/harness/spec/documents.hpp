@@ -38,7 +38,8 @@ struct RoadmapPhase {
   PhaseNumber number;
   std::string name;
   std::string goal;
-  std::vector<PhaseNumber> depends_on;
+  std::vector<PhaseNumber> depends_on;  ///< the phases its `Depends on` names (see docs/readme/spec.md)
+  std::string depends_on_text;           ///< that value as written, markup stripped
   std::vector<std::string> success_criteria;
   std::vector<ChecklistItem> checklist; ///< checkboxes in the section (plans, criteria)
   bool complete = false;                ///< heading or overview checkbox marked done
