@@ -142,6 +142,18 @@ rc=0; (cd "$tmp" && "$cli" orchestrate "$tmp/no-such-spec" --worker script --jso
 [[ $rc -eq 2 ]] || fail "orchestrate --json on a missing spec exited $rc"
 python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["event"] == "run_refused" and j["exit_code"] == 2, j' "$tmp/out" ||
   fail "orchestrate --json refusal: $(cat "$tmp/out")"
+# A dependency cycle through the ROADMAP (H036) is a validation error like any other: validate
+# and orchestrate refuse the spec with exit 2, before anything is written.
+cp -r "$src/tests/corpus/roadmap-cycle" "$tmp/roadmap-cycle"
+rc=0; "$cli" validate "$tmp/roadmap-cycle" >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "validate on a ROADMAP cycle exited $rc"
+grep -q "02-01-PLAN.md:3:23: error\[H036\]: dependency cycle through the ROADMAP: 02-01 -> 03-01 -> phase 02's plans -> 02-01" \
+  "$tmp/err" || fail "ROADMAP cycle: $(cat "$tmp/err")"
+rc=0; (cd "$tmp" && "$cli" orchestrate "$tmp/roadmap-cycle" --worker script --json) >"$tmp/out" 2>"$tmp/err" || rc=$?
+[[ $rc -eq 2 ]] || fail "orchestrate on a ROADMAP cycle exited $rc: $(cat "$tmp/err")"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["event"] == "run_refused" and "H036" in j["error"], j' "$tmp/out" ||
+  fail "orchestrate refusal of a ROADMAP cycle: $(cat "$tmp/out")"
+[[ ! -e "$tmp/.orchestration" ]] || fail "orchestrate wrote its state for a spec it refused"
 rc=0; "$cli" validate "$example" --bogus >"$tmp/out" 2>"$tmp/err" || rc=$?
 [[ $rc -eq 2 ]] || fail "an unknown flag exited $rc"
 grep -q "^harness-cli: error: The following argument was not expected: --bogus" "$tmp/err" || fail "unknown flag: $(cat "$tmp/err")"

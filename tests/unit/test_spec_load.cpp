@@ -302,3 +302,90 @@ TEST_CASE("two old results directories of a renamed phase are neither taken: whi
   CHECK(std::ranges::count_if(spec->diagnostics, [](const Diagnostic& d) { return d.code == "H031"; }) == 4);
   CHECK(std::ranges::none_of(spec->diagnostics, [](const Diagnostic& d) { return d.code == "H035"; }));
 }
+
+namespace {
+
+/// A spec at docs/specs/SPC-001-r with `roadmap` as its ROADMAP.md and one plan per (id, depends_on).
+fs::path roadmap_spec(const harness::test::TempDir& dir, const std::string& roadmap,
+                      const std::vector<std::pair<std::string, std::string>>& plans) {
+  const std::string s = "docs/specs/SPC-001-r/";
+  dir.write(s + "SPEC.md", "# r\n");
+  dir.write(s + "ROADMAP.md", "# Roadmap\n\n" + roadmap);
+  for (const auto& [id, deps] : plans)
+    dir.write(s + "planning/plans/" + id.substr(0, 2) + "-p/" + id + "-PLAN.md",
+              "---\nplan_id: '" + id + "'\ndepends_on: " + deps + "\nfiles_modified: [" + id + ".txt]\n---\n# " + id +
+                  "\n\n### Task 1: x\n");
+  return dir.path / s;
+}
+
+std::vector<Diagnostic> with_code(const Spec& spec, std::string_view code) {
+  std::vector<Diagnostic> out;
+  for (const auto& d : spec.diagnostics)
+    if (d.code == code) out.push_back(d);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a depends_on a later phase's plan whose phase waits for the plan's own phase through the ROADMAP is an error") {
+  harness::test::TempDir dir;
+  // 02-01 depends on 04-01 (H015); phase 04 waits for phase 03. Once phase 03 waits for phase 02,
+  // 04-01 waits (through 03-01) for 02-01, which waits for it: neither can ever execute.
+  const auto spec_dir = roadmap_spec(dir,
+                                     "## Phase 2: B\n**Depends on**: nothing\n\n## Phase 3: C\n**Depends on**: nothing\n\n"
+                                     "## Phase 4: D\n**Depends on**: Phase 3\n",
+                                     {{"02-01", "['04-01']"}, {"02-02", "[]"}, {"03-01", "['02-02']"}, {"04-01", "[]"}});
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  // Without the ROADMAP entry of phase 4, nothing closes a cycle: a warning for the later phase only.
+  CHECK(with_code(*spec, "H036").empty());
+  CHECK(spec->valid());
+
+  dir.write("docs/specs/SPC-001-r/ROADMAP.md", "# Roadmap\n\n## Phase 2: B\n**Depends on**: nothing\n\n"
+                                                "## Phase 3: C\n**Depends on**: Phase 2\n\n## Phase 4: D\n**Depends on**: Phase 3\n");
+  spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  const auto found = with_code(*spec, "H036");
+  REQUIRE(found.size() == 1);
+  CHECK_FALSE(spec->valid());
+  CHECK(found[0].severity == Severity::error);
+  CHECK(found[0].file == "planning/plans/02-p/02-01-PLAN.md");
+  CHECK(found[0].line == 3);
+  CHECK(found[0].col == 14); // the caret under '04-01'
+  CHECK(found[0].message == "dependency cycle through the ROADMAP: 02-01 -> 04-01 -> phase 03's plans -> 03-01 -> phase 02's plans "
+                            "-> 02-01 (ROADMAP: phase 04 depends on phase 03, phase 03 depends on phase 02); none of these plans "
+                            "can ever execute");
+}
+
+TEST_CASE("a ROADMAP cycle is reported once, and a cycle of plans alone stays H009's") {
+  harness::test::TempDir dir;
+  // 01-01 -> 02-01 and 01-02 -> 02-01 close two cycles with phase 02's ROADMAP entry; 01-03 <->
+  // 01-04 is a plain one.
+  const auto spec_dir = roadmap_spec(dir, "## Phase 1: A\n\n## Phase 2: B\n**Depends on**: Phase 1\n",
+                                     {{"01-01", "['02-01']"}, {"01-02", "['02-01']"}, {"01-03", "['01-04']"},
+                                      {"01-04", "['01-03']"}, {"02-01", "[]"}});
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  const auto found = with_code(*spec, "H036");
+  REQUIRE(found.size() == 2);
+  CHECK(found[0].message.starts_with("dependency cycle through the ROADMAP: 01-01 -> 02-01 -> phase 01's plans -> 01-01 ("));
+  CHECK(found[1].message.starts_with("dependency cycle through the ROADMAP: 01-02 -> 02-01 -> phase 01's plans -> 01-02 ("));
+  CHECK(with_code(*spec, "H009").size() == 1);
+}
+
+TEST_CASE("two phases whose ROADMAP entries name each other are a warning, not an error: the later one waits, as written") {
+  harness::test::TempDir dir;
+  const auto spec_dir = roadmap_spec(dir, "## Phase 2: B\n**Depends on**: Phase 3\n\n## Phase 3: C\n**Depends on**: Phase 2\n",
+                                     {{"02-01", "[]"}, {"03-01", "[]"}});
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  CHECK(spec->valid());
+  const auto found = with_code(*spec, "H034");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].message == "phase 02 depends on a later phase 03: ignored, a phase can only wait for an earlier one");
+  CHECK(with_code(*spec, "H036").empty());
+}

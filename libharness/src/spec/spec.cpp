@@ -280,6 +280,7 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
   detail::SourceTexts texts;
   load_plans(spec, texts);
   detail::validate_plan_set(spec.plans, texts, spec.diagnostics);
+  if (spec.roadmap) detail::validate_roadmap_cycles(spec.plans, *spec.roadmap, texts, spec.diagnostics);
   load_results(spec);
   std::stable_sort(spec.diagnostics.begin(), spec.diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return a.file != b.file ? a.file < b.file : a.line < b.line;

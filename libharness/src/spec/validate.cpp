@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <queue>
 #include <set>
 
 namespace harness::spec::detail {
@@ -100,7 +101,106 @@ void warn_reserved_directory(const Plan& plan, const SourceTexts& texts, int lin
       path);
 }
 
+/// The plans and the ROADMAP's phase dependencies as one graph: nodes 0..n-1 are the plans (in the
+/// order given), node n+k stands for "every plan of phases[k]". A plan's edges go to the plans it
+/// depends on and to the phases its phase's `Depends on` names; a phase's edges go to its plans.
+struct OrderGraph {
+  std::vector<PhaseNumber> phases; ///< the phases with plans, in order
+  std::vector<std::vector<int>> out;
+
+  int phase_node(PhaseNumber n) const {
+    const auto it = std::ranges::lower_bound(phases, n);
+    return it != phases.end() && *it == n ? static_cast<int>(out.size() - phases.size() + static_cast<std::size_t>(it - phases.begin())) : -1;
+  }
+};
+
+/// The earlier phases phase `n`'s ROADMAP entry names, as the scheduler follows them (a later or
+/// the same phase is ignored there: H034).
+std::vector<PhaseNumber> roadmap_waits(const Roadmap& roadmap, PhaseNumber n) {
+  std::vector<PhaseNumber> out;
+  for (const auto& rp : roadmap.phases)
+    if (rp.number == n) {
+      out.clear();
+      for (const auto d : rp.depends_on)
+        if (d < n) out.push_back(d);
+    }
+  return out;
+}
+
+OrderGraph order_graph(const std::vector<Plan>& plans, const std::map<std::string, int>& index, const Roadmap& roadmap) {
+  OrderGraph g;
+  for (const auto& p : plans) g.phases.push_back(p.phase);
+  std::ranges::sort(g.phases);
+  g.phases.erase(std::unique(g.phases.begin(), g.phases.end()), g.phases.end());
+  g.out.resize(plans.size() + g.phases.size());
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    for (const auto& dep : plans[i].depends_on)
+      if (const auto it = index.find(dep); it != index.end() && it->second != static_cast<int>(i)) g.out[i].push_back(it->second);
+    for (const auto d : roadmap_waits(roadmap, plans[i].phase))
+      if (const int node = g.phase_node(d); node >= 0) g.out[i].push_back(node);
+    g.out[static_cast<std::size_t>(g.phase_node(plans[i].phase))].push_back(static_cast<int>(i));
+  }
+  return g;
+}
+
+/// The nodes of a shortest path from `from` to `to`, both included; empty when there is none.
+std::vector<int> shortest_path(const OrderGraph& g, int from, int to) {
+  std::vector<int> parent(g.out.size(), -2);
+  std::queue<int> queue;
+  parent[static_cast<std::size_t>(from)] = -1;
+  queue.push(from);
+  while (!queue.empty()) {
+    const int v = queue.front();
+    queue.pop();
+    if (v == to) {
+      std::vector<int> path;
+      for (int x = to; x >= 0; x = parent[static_cast<std::size_t>(x)]) path.insert(path.begin(), x);
+      return path;
+    }
+    for (const int w : g.out[static_cast<std::size_t>(v)])
+      if (parent[static_cast<std::size_t>(w)] == -2) parent[static_cast<std::size_t>(w)] = v, queue.push(w);
+  }
+  return {};
+}
+
 } // namespace
+
+void validate_roadmap_cycles(const std::vector<Plan>& plans, const Roadmap& roadmap, const SourceTexts& texts,
+                             std::vector<Diagnostic>& out) {
+  std::map<std::string, int> index; // by id; a duplicate id (H005) keeps its first plan
+  for (std::size_t i = 0; i < plans.size(); ++i) index.emplace(plans[i].id, static_cast<int>(i));
+  const auto g = order_graph(plans, index, roadmap);
+  const auto n = static_cast<int>(plans.size());
+  std::set<std::set<int>> reported;
+  // Phase edges only lead to earlier phases, so a cycle through one climbs back up through a
+  // depends_on on a later phase's plan (H015): start from those, in id order.
+  for (const auto& [id, x] : index) {
+    const Plan& p = plans[static_cast<std::size_t>(x)];
+    for (const auto& dep : p.depends_on) {
+      const auto it = index.find(dep);
+      if (it == index.end() || !(p.phase < plans[static_cast<std::size_t>(it->second)].phase)) continue;
+      const auto path = shortest_path(g, it->second, x);
+      // A cycle through plans alone is H009's.
+      if (std::ranges::none_of(path, [&](int v) { return v >= n; })) continue;
+      if (!reported.insert(std::set<int>(path.begin(), path.end())).second) continue;
+      std::string text = p.id, why;
+      for (std::size_t k = 0; k < path.size(); ++k) {
+        const int v = path[k];
+        if (v < n) {
+          text += " -> " + plans[static_cast<std::size_t>(v)].id;
+          continue;
+        }
+        const PhaseNumber d = g.phases[static_cast<std::size_t>(v - n)];
+        text += fmt::format(" -> phase {}'s plans", to_string(d));
+        why += fmt::format("{}phase {} depends on phase {}", why.empty() ? "" : ", ",
+                           to_string(plans[static_cast<std::size_t>(path[k - 1])].phase), to_string(d));
+      }
+      const std::string& source = texts.count(p.file) ? texts.at(p.file) : std::string();
+      add(out, p, texts, find_line(source, key_line(p, "depends_on"), dep), Severity::error, "H036",
+          fmt::format("dependency cycle through the ROADMAP: {} (ROADMAP: {}); none of these plans can ever execute", text, why), dep);
+    }
+  }
+}
 
 int find_line(const std::string& text, int from, std::string_view needle) {
   // A line where the needle is a whole item wins over one where it is part of a longer one:

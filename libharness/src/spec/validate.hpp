@@ -2,6 +2,7 @@
 // Internal: checks across plans (ids, dependencies, cycles) and of plan paths.
 
 #include "harness/spec/diagnostic.hpp"
+#include "harness/spec/documents.hpp"
 #include "harness/spec/plan.hpp"
 
 #include <map>
@@ -18,6 +19,13 @@ void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector
 
 /// Duplicate ids, unknown and self dependencies, dependencies on later phases, cycles.
 void validate_plan_set(const std::vector<Plan>& plans, const SourceTexts& texts, std::vector<Diagnostic>& out);
+
+/// H036: a plan that depends on a plan of a later phase whose phase waits, through ROADMAP.md's
+/// `Depends on` (directly or through other phases and plans), for the first plan's phase: the
+/// scheduler could execute neither. Follows the phase dependencies the scheduler follows (earlier
+/// phases that have plans); each cycle is reported once, on the depends_on entry that closes it.
+void validate_roadmap_cycles(const std::vector<Plan>& plans, const Roadmap& roadmap, const SourceTexts& texts,
+                             std::vector<Diagnostic>& out);
 
 /// First line at or after `from`, up to the end of the frontmatter, that holds `needle` as an
 /// item of its own, else the first that contains it (for list items), else `from`.
