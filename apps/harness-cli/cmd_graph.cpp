@@ -27,7 +27,7 @@ void add_graph(CLI::App& app, ExitCode& exit) {
   cmd->callback([opt, &exit] {
     auto spec = load_valid_spec(opt->spec_dir, exit, opt->json || opt->format == "json" ? Output::json : Output::text);
     if (!spec) return;
-    const auto graph = graph::build_plan_graph(spec->plans);
+    const auto graph = graph::build_plan_graph(spec->plans, spec->roadmap ? &*spec->roadmap : nullptr);
     std::cout << graph::render_graph(graph, *graph::parse_graph_format(opt->json ? "json" : opt->format));
     exit.value = 0;
   });

@@ -55,9 +55,13 @@ err=$("$cli" frobnicate 2>&1); [[ $? -eq 2 ]] || fail "unknown subcommand should
 set -e
 
 # graph in every format
-grep -q "critical path: 01-01 -> 01-02 -> 03-01 -> 03-02 -> 03-03" <<<"$("$cli" graph "$example")" || fail "graph text"
+# phase 4's ROADMAP "Depends on: Phase 2, Phase 3" is drawn and on the critical path, as simulate counts it
+grep -q "critical path: 01-01 -> 01-02 -> 03-01 -> 03-02 -> 03-03 -> 04-01 -> 04-02$" <<<"$("$cli" graph "$example")" ||
+  fail "graph text: $("$cli" graph "$example")"
+grep -q "^  phase 03 -> phase 04$" <<<"$("$cli" graph "$example")" || fail "graph text: no phase edge"
 "$cli" graph "$example" --format json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert ["02-01","02-02"] in j["conflicts"], j["conflicts"]'
 grep -q '"01-01" -> "01-02";' <<<"$("$cli" graph "$example" --format dot)" || fail "graph dot"
+grep -q 'lhead="cluster_04"' <<<"$("$cli" graph "$example" --format dot)" || fail "graph dot: no phase edge"
 grep -q '^graph LR' <<<"$("$cli" graph "$example" --format mermaid)" || fail "graph mermaid"
 
 # status on a copy whose first plan has a SUMMARY

@@ -90,6 +90,55 @@ TEST_CASE("the example graph has the documented conflict and critical path; rend
   CHECK(graph::render_graph(g, graph::GraphFormat::text).find("02-01 <-> 02-02") != std::string::npos);
 }
 
+TEST_CASE("a ROADMAP phase dependency orders the later phase's plans after every plan of the earlier one") {
+  spec::Roadmap rm;
+  auto phase = [&](int n, std::vector<spec::PhaseNumber> deps) {
+    spec::RoadmapPhase p;
+    p.number = {n, 0};
+    p.depends_on = std::move(deps);
+    rm.phases.push_back(p);
+  };
+  // Phase 3 waits for 1 and 2; its own number, a later phase and phase 5 (no plans) count for nothing.
+  phase(1, {});
+  phase(2, {{3, 0}});
+  phase(3, {{1, 0}, {2, 0}, {3, 0}, {5, 0}, {1, 0}});
+  const std::vector<spec::Plan> plans{make("01-01", {}, {"a"}, 10), make("01-02", {"01-01"}, {"b"}, 10),
+                                      make("02-01", {}, {"c"}, 30), make("03-01", {}, {"d"}, 5)};
+  const auto g = graph::build_plan_graph(plans, &rm);
+  CHECK(g.phase_edges == std::vector<std::pair<spec::PhaseNumber, spec::PhaseNumber>>{{{1, 0}, {3, 0}}, {{2, 0}, {3, 0}}});
+  CHECK(g.deps[3].empty()); // drawn as phase edges, not as plan edges
+  CHECK(g.level == std::vector<int>{0, 1, 0, 2});
+  CHECK(g.critical_path == std::vector<int>{2, 3});
+  CHECK(g.critical_length == Approx(35));
+  CHECK(g.rank[0] == Approx(25));
+  // Without the roadmap, 03-01 is a root of its own.
+  const auto plain = graph::build_plan_graph(plans);
+  CHECK(plain.phase_edges.empty());
+  CHECK(plain.level[3] == 0);
+  CHECK(plain.critical_path == std::vector<int>{2});
+}
+
+TEST_CASE("the example graph draws phase 4's ROADMAP dependencies in every format and counts them in its critical path") {
+  auto spec = spec::load_spec(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker");
+  REQUIRE(spec);
+  auto g = graph::build_plan_graph(spec->plans, &*spec->roadmap);
+  const auto text = graph::render_graph(g, graph::GraphFormat::text);
+  CHECK(text.starts_with("12 plans, 14 edges, 4 phase edges, 7 levels, critical path 110 of 180 total\n"));
+  CHECK(text.find("  phase 02 -> phase 04\n  phase 03 -> phase 04\n") != std::string::npos);
+  CHECK(text.find("critical path: 01-01 -> 01-02 -> 03-01 -> 03-02 -> 03-03 -> 04-01 -> 04-02\n") != std::string::npos);
+  CHECK(text.find("level 0: 01-01* 01-04\n") != std::string::npos);
+  auto j = boost::json::parse(graph::render_graph(g, graph::GraphFormat::json));
+  CHECK(j.at("phase_edges").as_array().size() == 4);
+  CHECK(j.at("phase_edges").as_array()[3] == boost::json::parse(R"({"from": "03", "to": "04"})"));
+  CHECK(j.at("critical_path").as_array().back().as_string() == "04-02");
+  const auto dot = graph::render_graph(g, graph::GraphFormat::dot);
+  CHECK(dot.find("  subgraph \"cluster_04\" {\n    label=\"phase 04\";\n") != std::string::npos);
+  CHECK(dot.find("  \"03-01\" -> \"04-01\" [ltail=\"cluster_03\",lhead=\"cluster_04\",") != std::string::npos);
+  const auto mermaid = graph::render_graph(g, graph::GraphFormat::mermaid);
+  CHECK(mermaid.find("  subgraph phase04[\"phase 04\"]\n    p04_01[\"04-01\"]\n") != std::string::npos);
+  CHECK(mermaid.find("  phase03 ==> phase04\n") != std::string::npos);
+}
+
 TEST_CASE("progress comes from the files: summaries execute, a passed verification verifies, the gate holds") {
   harness::test::TempDir dir;
   auto plan = [](std::string id, std::string deps) {

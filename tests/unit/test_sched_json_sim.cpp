@@ -1,5 +1,6 @@
 #include "test_sched_support.hpp"
 
+#include "harness/graph/plan_graph.hpp"
 #include "harness/sched/json.hpp"
 #include "harness/sched/simulator.hpp"
 #include "harness/sched/spec_workload.hpp"
@@ -134,6 +135,34 @@ TEST_CASE("The example spec becomes a workload and simulates to completion", "[s
     for (const auto& t : g.tasks)
       if (t.id.starts_with("verify-plan:02-") || t.id.starts_with("verify-plan:03-")) CHECK(t.end <= start);
   }
+}
+
+TEST_CASE("graph's critical path is the chain that sets the example's simulated run, ROADMAP dependencies included", "[sched][sim]") {
+  // `harness-cli graph` and `simulate --policy graph --gate unlimited` must not disagree on what
+  // to speed up: each plan of graph's critical path executes as soon as the one before it is
+  // plan-verified, the first at minute 0, and the run ends with the last one's verifications.
+  auto spec = harness::spec::load_spec(std::string(HARNESS_SOURCE_DIR) + "/examples/specs/SPC-001-task-tracker");
+  REQUIRE(spec);
+  const auto g = harness::graph::build_plan_graph(spec->plans, &*spec->roadmap);
+  std::vector<std::string> path;
+  for (int v : g.critical_path) path.push_back(g.ids[static_cast<std::size_t>(v)]);
+  CHECK(path == std::vector<std::string>{"01-01", "01-02", "03-01", "03-02", "03-03", "04-01", "04-02"});
+  SimOptions o;
+  o.config.gate_lookahead = std::nullopt;
+  const auto r = simulate(workload_from_spec(*spec), o);
+  REQUIRE(r.complete);
+  auto task = [&](const std::string& id) {
+    const auto it = std::ranges::find(r.tasks, id, &SimTask::id);
+    REQUIRE(it != r.tasks.end());
+    return *it;
+  };
+  CHECK(task("execute:" + path.front()).start == 0);
+  for (std::size_t k = 1; k < path.size(); ++k) {
+    INFO(path[k]);
+    CHECK(task("execute:" + path[k]).start == task("verify-plan:" + path[k - 1]).end);
+  }
+  CHECK(r.critical_path == Approx(task("verify-plan:" + path.back()).end + o.model.verify_phase + o.model.verify_final));
+  CHECK(r.makespan == Approx(r.critical_path));
 }
 
 TEST_CASE("A simulation names the phases it cannot predict because they have no plans yet", "[sched][sim]") {

@@ -46,44 +46,104 @@ void find_cycles(PlanGraph& g) {
   }
 }
 
-void order_and_levels(PlanGraph& g) {
-  const size_t n = g.ids.size();
-  std::vector<int> indegree(n, 0);
-  for (size_t i = 0; i < n; ++i) indegree[i] = static_cast<int>(g.deps[i].size());
+/// The plans and their phase dependencies as one DAG to order: nodes 0..n-1 are the plans, node
+/// n+k stands for "every plan of phases[k] is done" (weight 0). A phase node depends on its
+/// phase's plans; the plans of a phase depend on the nodes of the phases it depends on. This
+/// counts |D| + |P| edges for a phase P depending on D, not |D| x |P|.
+struct OrderGraph {
+  std::vector<std::vector<int>> deps, dependents;
+  std::vector<double> weight;
+  std::size_t plans = 0;
+  bool is_plan(int v) const { return static_cast<std::size_t>(v) < plans; }
+};
+
+/// Also fills g.phase_edges.
+OrderGraph order_graph(PlanGraph& g, const spec::Roadmap* roadmap) {
+  OrderGraph o{g.deps, g.dependents, g.weight, g.ids.size()};
+  std::vector<spec::PhaseNumber> phases(g.phase.begin(), g.phase.end());
+  std::ranges::sort(phases);
+  phases.erase(std::unique(phases.begin(), phases.end()), phases.end());
+  auto node_of = [&](spec::PhaseNumber n) {
+    const auto it = std::ranges::lower_bound(phases, n);
+    return it != phases.end() && *it == n ? static_cast<int>(o.plans + static_cast<std::size_t>(it - phases.begin())) : -1;
+  };
+  if (!roadmap) return o;
+  o.deps.resize(o.plans + phases.size());
+  o.dependents.resize(o.plans + phases.size());
+  o.weight.resize(o.plans + phases.size(), 0);
+  auto link = [&](int from, int to) { // `to` depends on `from`
+    o.deps[static_cast<std::size_t>(to)].push_back(from);
+    o.dependents[static_cast<std::size_t>(from)].push_back(to);
+  };
+  std::vector<std::vector<int>> plans_of(phases.size());
+  for (std::size_t i = 0; i < o.plans; ++i) {
+    link(static_cast<int>(i), node_of(g.phase[i]));
+    plans_of[static_cast<std::size_t>(node_of(g.phase[i])) - o.plans].push_back(static_cast<int>(i));
+  }
+  // Only an earlier phase with plans counts, as in sched::Scheduler: waiting for the phase itself
+  // or a later one could only deadlock against the gate (H034), and a phase without plans has
+  // none to wait for here.
+  for (const auto later : phases) {
+    std::vector<spec::PhaseNumber> earlier;
+    for (const auto& rp : roadmap->phases)
+      if (rp.number == later) earlier = rp.depends_on;
+    std::ranges::sort(earlier);
+    earlier.erase(std::unique(earlier.begin(), earlier.end()), earlier.end());
+    for (const auto d : earlier)
+      if (d < later && node_of(d) >= 0) g.phase_edges.emplace_back(d, later);
+  }
+  std::ranges::sort(g.phase_edges);
+  for (const auto& [d, later] : g.phase_edges)
+    for (const int i : plans_of[static_cast<std::size_t>(node_of(later)) - o.plans]) link(node_of(d), i);
+  return o;
+}
+
+/// Fills the plans' topological order and levels; returns the order of every node.
+std::vector<int> order_and_levels(PlanGraph& g, const OrderGraph& o) {
+  const size_t n = o.deps.size();
+  std::vector<int> indegree(n, 0), level(n, -1);
+  for (size_t i = 0; i < n; ++i) indegree[i] = static_cast<int>(o.deps[i].size());
   // Kahn's algorithm with a min-heap on the node index keeps the order stable (plan order).
   std::priority_queue<int, std::vector<int>, std::greater<>> ready;
   for (size_t i = 0; i < n; ++i)
     if (indegree[i] == 0) ready.push(static_cast<int>(i));
-  g.level.assign(n, -1);
+  g.level.assign(o.plans, -1);
+  std::vector<int> order;
   while (!ready.empty()) {
     const int v = ready.top();
     ready.pop();
-    g.topo_order.push_back(v);
+    order.push_back(v);
+    // A phase node is as deep as its deepest plan; a plan one deeper than what it waits for.
     int lvl = 0;
-    for (int d : g.deps[static_cast<size_t>(v)]) lvl = std::max(lvl, g.level[static_cast<size_t>(d)] + 1);
-    g.level[static_cast<size_t>(v)] = lvl;
-    for (int w : g.dependents[static_cast<size_t>(v)])
+    for (int d : o.deps[static_cast<size_t>(v)]) lvl = std::max(lvl, level[static_cast<size_t>(d)] + (o.is_plan(v) ? 1 : 0));
+    level[static_cast<size_t>(v)] = lvl;
+    if (o.is_plan(v)) g.topo_order.push_back(v), g.level[static_cast<size_t>(v)] = lvl;
+    for (int w : o.dependents[static_cast<size_t>(v)])
       if (--indegree[static_cast<size_t>(w)] == 0) ready.push(w);
   }
+  return order;
 }
 
-void critical_path(PlanGraph& g) {
-  const size_t n = g.ids.size();
-  g.rank.assign(n, 0);
+/// `order`: every node's, topological (from order_and_levels).
+void critical_path(PlanGraph& g, const OrderGraph& o, const std::vector<int>& order) {
+  const size_t n = o.deps.size();
+  std::vector<double> rank(n, 0);
   std::vector<int> next(n, -1);
-  for (auto it = g.topo_order.rbegin(); it != g.topo_order.rend(); ++it) {
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const auto v = static_cast<size_t>(*it);
     double best = 0;
-    for (int w : g.dependents[v])
-      if (g.rank[static_cast<size_t>(w)] > best) best = g.rank[static_cast<size_t>(w)], next[v] = w;
-    g.rank[v] = g.weight[v] + best;
+    for (int w : o.dependents[v])
+      if (rank[static_cast<size_t>(w)] > best) best = rank[static_cast<size_t>(w)], next[v] = w;
+    rank[v] = o.weight[v] + best;
   }
   int start = -1;
-  for (int v : g.topo_order)
-    if (g.deps[static_cast<size_t>(v)].empty() && (start < 0 || g.rank[static_cast<size_t>(v)] > g.rank[static_cast<size_t>(start)]))
+  for (int v : order)
+    if (o.deps[static_cast<size_t>(v)].empty() && (start < 0 || rank[static_cast<size_t>(v)] > rank[static_cast<size_t>(start)]))
       start = v;
-  for (int v = start; v >= 0; v = next[static_cast<size_t>(v)]) g.critical_path.push_back(v);
-  g.critical_length = start >= 0 ? g.rank[static_cast<size_t>(start)] : 0;
+  for (int v = start; v >= 0; v = next[static_cast<size_t>(v)])
+    if (o.is_plan(v)) g.critical_path.push_back(v);
+  g.critical_length = start >= 0 ? rank[static_cast<size_t>(start)] : 0;
+  g.rank.assign(rank.begin(), rank.begin() + static_cast<std::ptrdiff_t>(o.plans));
 }
 
 /// Write/write pairs. Literal paths are matched through a map (exact equality); only patterns
@@ -133,13 +193,14 @@ bool writes_overlap(const spec::Plan& a, const spec::Plan& b) {
   return false;
 }
 
-PlanGraph build_plan_graph(const std::vector<spec::Plan>& plans) {
+PlanGraph build_plan_graph(const std::vector<spec::Plan>& plans, const spec::Roadmap* roadmap) {
   PlanGraph g;
   const size_t n = plans.size();
   std::map<std::string, int, std::less<>> index;
   for (size_t i = 0; i < n; ++i) {
     g.ids.push_back(plans[i].id);
     g.weight.push_back(plans[i].estimate_minutes.value_or(default_estimate_minutes));
+    g.phase.push_back(plans[i].phase);
     g.total_work += g.weight.back();
     index.emplace(plans[i].id, static_cast<int>(i));
   }
@@ -154,8 +215,8 @@ PlanGraph build_plan_graph(const std::vector<spec::Plan>& plans) {
       g.dependents[static_cast<size_t>(it->second)].push_back(static_cast<int>(i));
     }
   find_cycles(g);
-  order_and_levels(g);
-  critical_path(g);
+  const auto order = order_graph(g, roadmap);
+  critical_path(g, order, order_and_levels(g, order));
   g.conflicts = conflict_pairs(plans);
   return g;
 }

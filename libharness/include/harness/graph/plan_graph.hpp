@@ -1,7 +1,9 @@
 #pragma once
-// The plan graph across all phases: dependency edges, topological order, cycles, critical path,
-// levels (GSD's "waves", for display only) and write/write file conflicts.
+// The plan graph across all phases: dependency edges, ROADMAP phase dependencies, topological
+// order, cycles, critical path, levels (GSD's "waves", for display only) and write/write file
+// conflicts.
 
+#include "harness/spec/documents.hpp"
 #include "harness/spec/plan.hpp"
 
 #include <string>
@@ -20,9 +22,15 @@ struct PlanGraph {
   std::vector<double> weight;                  ///< estimate in minutes, default_estimate_minutes when absent
   std::vector<std::vector<int>> deps;          ///< node -> nodes it depends on (unknown ids dropped)
   std::vector<std::vector<int>> dependents;    ///< reverse edges
+  std::vector<spec::PhaseNumber> phase;        ///< node -> its plan's phase
+  /// ROADMAP `Depends on` as the scheduler follows it: (earlier, later) phases, both with plans,
+  /// in order. No plan of the later phase executes before every plan of the earlier one is
+  /// verified, so the order, levels and critical path count them as edges from every plan of the
+  /// earlier phase to every plan of the later; they are drawn once per pair of phases.
+  std::vector<std::pair<spec::PhaseNumber, spec::PhaseNumber>> phase_edges;
   std::vector<int> topo_order;                 ///< stable (ties by plan order); partial when cyclic
   std::vector<std::vector<std::string>> cycles;///< each cycle as ids, first id repeated at the end
-  std::vector<int> level;                      ///< longest edge count from a root; -1 inside a cycle
+  std::vector<int> level;                      ///< longest edge count from a root, phase edges included; -1 inside a cycle
   std::vector<double> rank;                    ///< longest weighted path from the node to a sink, own weight included
   std::vector<int> critical_path;              ///< nodes of the longest weighted path, in order
   double critical_length = 0;
@@ -33,8 +41,9 @@ struct PlanGraph {
   bool acyclic() const { return cycles.empty(); }
 };
 
-/// Builds the graph of `plans` (in the order given).
-PlanGraph build_plan_graph(const std::vector<spec::Plan>& plans);
+/// Builds the graph of `plans` (in the order given), with the phase dependencies of `roadmap`
+/// when given.
+PlanGraph build_plan_graph(const std::vector<spec::Plan>& plans, const spec::Roadmap* roadmap = nullptr);
 
 /// True when two plans' files_modified sets overlap (glob-aware).
 bool writes_overlap(const spec::Plan& a, const spec::Plan& b);
