@@ -8,11 +8,13 @@
 #include "harness/store/schema.hpp"
 #include "harness/store/store.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/proc_stat.hpp"
 #include "harness/worker/run_command.hpp"
 #include "harness/worker/spawn.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <atomic>
@@ -233,6 +235,47 @@ TEST_CASE("a worker an earlier run spawned but never recorded is found by its se
   CHECK(members(group) == 0); // the orphan and its sleep
   auto db = store::Store::open_project(proj.dir.path);
   CHECK(db->session(sid).value()->status == "failed");
+}
+
+TEST_CASE("a worker of a killed run that exited before the next run, unreaped, is not stopped as left running") {
+  Project proj;
+  // The killed run's worker wrote its result and exited; its parent was gone, and an init that
+  // does not reap (a container's first process) keeps it a zombie. Here the test is its parent.
+  const std::string sid = "execute-01-01-a1-zombie" + std::to_string(::getpid());
+  auto worker = worker::spawn_process({"/bin/sh", {"sh", "-c", "exit 0"}, worker::current_environment(), proj.dir.path, -1, -1, true});
+  REQUIRE(worker);
+  auto state = [&] { return util::read_proc_stat(*worker).value_or(util::ProcStat{}).state; };
+  for (int i = 0; i < 250 && state() != 'Z'; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(state() == 'Z');
+  const auto ticks = util::read_proc_stat(*worker)->start_ticks;
+  proj.dir.write(".orchestration/sessions/" + sid + "/worker.json",
+                 fmt::format(R"({{"pid":{},"start_ticks":{},"task":"execute:01-01","session":"{}","spec":"{}"}})", *worker,
+                             ticks, sid, proj.spec.filename().string()) +
+                     "\n");
+  {
+    auto db = store::Store::open_project(proj.dir.path);
+    REQUIRE(db);
+    store::SessionRecord pre;
+    pre.id = sid;
+    pre.working_dir = proj.dir.path.string();
+    pre.task_id = "execute:01-01";
+    pre.spec = proj.spec.filename().string();
+    pre.pid = *worker;
+    pre.pgid = *worker;
+    pre.pid_start_time = ticks;
+    REQUIRE(db->create_session(pre));
+  }
+  FileVerifier v;
+  Recorder rec;
+  auto r = orchestrator::Orchestrator(proj.options(), v, rec).run();
+  int status = 0;
+  ::waitpid(*worker, &status, 0);
+  REQUIRE(r);
+  INFO([&] { std::string s; for (const auto& e : rec.events) s += orchestrator::format_event_line(e) + "\n"; return s; }());
+  CHECK(r->outcome == "complete");
+  for (const auto& e : rec.events) CHECK(e.message.find("left running") == std::string::npos);
+  // Its record is retired all the same: the next run does not look at it again.
+  CHECK(fs::exists(proj.dir.path / ".orchestration/sessions" / sid / "worker.ended.json"));
 }
 
 TEST_CASE("the write-back commits what the orchestrator wrote, not a user's edit in the spec directory") {

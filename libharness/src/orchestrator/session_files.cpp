@@ -38,7 +38,7 @@ std::vector<StaleWorker> stale_workers(const fs::path& state_dir) {
     if (!rec) continue;
     const int pid = static_cast<int>(rec->at("pid").to_number<long long>());
     const auto ticks = rec->at("start_ticks").to_number<unsigned long long>();
-    out.push_back({process_alive(pid, ticks) ? pid : 0, protocol::string_field(*rec, "task"),
+    out.push_back({worker_group_alive(pid, ticks) ? pid : 0, protocol::string_field(*rec, "task"),
                    protocol::string_field(*rec, "spec"), e.path() / "worker.json"});
   }
   return out;

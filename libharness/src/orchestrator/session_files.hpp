@@ -22,8 +22,8 @@ struct WorkerRecord {
 };
 
 void write_worker_record(const std::filesystem::path& session_dir, const WorkerRecord& r);
-/// A worker an earlier run started, as its worker.json records it: `pid` is 0 when that process
-/// has ended (no process of that pid and start time).
+/// A worker an earlier run started, as its worker.json records it: `pid` is 0 when nothing of it
+/// runs any more (worker_group_alive: an exited worker init has not reaped is not running).
 struct StaleWorker {
   int pid = 0;
   std::string task;

@@ -247,10 +247,13 @@ unsigned long long process_start_ticks(int pid) {
   return s ? s->start_ticks : 0;
 }
 
-bool process_alive(int pid, unsigned long long start_ticks) {
-  // A zombie leader counts: what it started may still run in its group, which a stop reaches.
-  const auto s = util::read_proc_stat(pid);
-  return s && (start_ticks == 0 || s->start_ticks == start_ticks);
+bool worker_group_alive(int pid, unsigned long long start_ticks) {
+  // Another process has the pid now: the worker's group is gone (a pid is not given out again
+  // while a group of that id has members).
+  if (const auto s = util::read_proc_stat(pid); s && start_ticks != 0 && s->start_ticks != start_ticks) return false;
+  // Not the leader's entry: a worker that exited after its run was killed stays a zombie until
+  // init reaps it, and some containers' init never does; what it started may outlive it.
+  return worker::group_has_live_process(pid);
 }
 
 void kill_process_groups(const std::vector<int>& pgids, std::chrono::milliseconds grace) {

@@ -76,9 +76,11 @@ private:
   std::map<std::string, std::shared_ptr<Proc>> m_procs;
 };
 
-/// True when `pid` exists (an unreaped zombie too: its group may still run) and started at
-/// `start_ticks` (field 22 of /proc/<pid>/stat), so a reused pid is not mistaken for an old worker.
-bool process_alive(int pid, unsigned long long start_ticks);
+/// True when the process group of the worker `pid` (a worker leads its own) still has a process
+/// that runs: the worker, or what it started after the worker exited. A zombie runs nothing. False
+/// when `pid` is now another process than the one that started at `start_ticks` (field 22 of
+/// /proc/<pid>/stat; 0: not known), so a reused pid is not mistaken for an old worker.
+bool worker_group_alive(int pid, unsigned long long start_ticks);
 /// Start time of `pid` in clock ticks since boot, or 0.
 unsigned long long process_start_ticks(int pid);
 /// TERM every group, wait up to `grace` for all of them together, then KILL what is left.
