@@ -834,3 +834,41 @@ TEST_CASE("a worker that fails names its own reason and its log, in the event an
   const auto status = sh(proj.spec, "cat STATUS.md");
   CHECK(status.find("crashed: " + why) != std::string::npos);
 }
+
+namespace {
+
+/// Removes a PLAN file when the first task starts, as a person may during a run, and keeps the
+/// live display's last count of plans.
+class PlanRemover final : public orchestrator::Observer {
+public:
+  explicit PlanRemover(fs::path plan) : m_plan(std::move(plan)) {}
+  void on_event(const orchestrator::RunEvent& e, const orchestrator::RunView& v) override {
+    if (e.kind == orchestrator::RunEventKind::task_started && !m_plan.empty()) {
+      fs::remove(m_plan);
+      m_plan.clear();
+    }
+    events.push_back(e);
+    plans_total = v.plans_total;
+    plans_verified = v.plans_verified;
+  }
+  std::vector<orchestrator::RunEvent> events;
+  int plans_total = 0, plans_verified = 0;
+
+private:
+  fs::path m_plan;
+};
+
+} // namespace
+
+TEST_CASE("the live progress counts no plan whose PLAN file was removed during the run") {
+  Project proj;
+  FileVerifier v;
+  PlanRemover rec(proj.spec / "planning/plans/04-docs/04-02-PLAN.md");
+  auto r = orchestrator::Orchestrator(proj.options(), v, rec).run();
+  REQUIRE(r);
+  INFO([&] { std::string s; for (const auto& e : rec.events) s += orchestrator::format_event_line(e) + "\n"; return s; }());
+  const bool dropped = std::ranges::any_of(rec.events, [](const auto& e) { return e.message == "04-02 removed during the run: dropped"; });
+  REQUIRE(dropped);
+  CHECK(rec.plans_total == 11); // of the example's 12
+  CHECK(rec.plans_verified == 11);
+}

@@ -28,7 +28,8 @@ RunView Orchestrator::Impl::view() const {
   }
   if (scheduler) // none yet while the run recovers what an earlier one left: no plan counted
     for (const auto& t : scheduler->tasks())
-      if (t.kind == TaskKind::verify_plan) {
+      // A plan dropped during the run (its PLAN file removed) is no plan of it any more.
+      if (t.kind == TaskKind::verify_plan && t.state != sched::TaskState::dropped) {
         ++v.plans_total;
         v.plans_verified += t.state == sched::TaskState::done;
       }
