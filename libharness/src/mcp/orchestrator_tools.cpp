@@ -336,7 +336,7 @@ void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) 
              std::error_code ec;
              fs::create_directories(store->state_dir(), ec);
              if (auto written = util::write_file_atomic(file, json::serialize(out) + "\n"); !written) {
-               return error_result("cannot write " + file.string() + ": " + written.error());
+               return error_result("cannot write " + written.error()); // it names the file
              }
              return structured_result(json::object{{"path", file.string()}});
            });

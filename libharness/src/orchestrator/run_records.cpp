@@ -252,10 +252,14 @@ void Orchestrator::Impl::record_write(const fs::path& file, const std::expected<
     failed_writes.erase(rel);
     return;
   }
+  // The file is named beside its reason: a reason that names it too ("<path>: write: No space
+  // left on device", write_file_atomic's) would set it apart from the other files that failed alike.
+  std::string why = written.error();
+  if (const auto own = file.string() + ": "; why.starts_with(own)) why.erase(0, own.size());
   // STATUS.md is written again at every phase: on a full disk one note is enough, until a write
   // of it goes through again. The end of the run names the last reason.
-  if (auto [it, added] = failed_writes.insert_or_assign(rel, written.error()); !added) return;
-  emit(RunEventKind::note, task, -1, 0, fmt::format("could not write {}: {}", rel, written.error()));
+  if (auto [it, added] = failed_writes.insert_or_assign(rel, why); !added) return;
+  emit(RunEventKind::note, task, -1, 0, fmt::format("could not write {}: {}", rel, why));
 }
 
 std::vector<UnwrittenDocument> Orchestrator::Impl::unwritten_documents() {

@@ -109,7 +109,7 @@ std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, 
   const boost::json::object o{{"pid", info.pid}, {"spec", info.spec}, {"started_at", info.started_at}, {"run_id", info.run_id}};
   if (auto w = util::write_file_atomic(state_dir / "orchestrator.json", boost::json::serialize(o) + "\n"); !w) {
     ::close(fd);
-    return std::unexpected("cannot write orchestrator.json: " + w.error());
+    return std::unexpected("cannot write " + w.error()); // it names the file
   }
   return RunLock(fd);
 }

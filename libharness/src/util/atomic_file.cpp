@@ -13,8 +13,10 @@
 namespace harness::util {
 namespace {
 
-std::string errno_text(std::string_view step, const std::filesystem::path& p) {
-  return fmt::format("{} {}: {}", step, p.string(), std::strerror(errno));
+/// "<target>: <step>: <cause>". The temporary file is not named: it is gone when this is read,
+/// and its random name would set apart failures that are the same.
+std::string errno_text(const std::filesystem::path& target, std::string_view step) {
+  return fmt::format("{}: {}: {}", target.string(), step, std::strerror(errno));
 }
 
 bool write_all(int fd, std::string_view data) {
@@ -44,15 +46,15 @@ std::expected<void, std::string> write_file_atomic(const std::filesystem::path& 
   const mode_t mode = ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : 0644;
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(dir, ec);
-  if (ec) return std::unexpected(fmt::format("create directory {}: {}", dir.string(), ec.message()));
+  if (ec) return std::unexpected(fmt::format("{}: create directory {}: {}", link_or_path.string(), dir.string(), ec.message()));
 
   std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) return std::unexpected(errno_text("create temporary file in", dir));
+  if (fd < 0) return std::unexpected(errno_text(link_or_path, "create a temporary file beside it"));
   const std::filesystem::path tmp = tmpl;
 
   auto fail = [&](std::string_view step) {
-    std::string msg = errno_text(step, tmp);
+    std::string msg = errno_text(link_or_path, step);
     ::close(fd);
     ::unlink(tmp.c_str());
     return std::unexpected(msg);
@@ -61,12 +63,12 @@ std::expected<void, std::string> write_file_atomic(const std::filesystem::path& 
   if (!write_all(fd, content)) return fail("write");
   if (::fsync(fd) != 0) return fail("fsync");
   if (::close(fd) != 0) {
-    std::string msg = errno_text("close", tmp);
+    std::string msg = errno_text(link_or_path, "close");
     ::unlink(tmp.c_str());
     return std::unexpected(msg);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string msg = errno_text("rename to " + path.string() + " from", tmp);
+    std::string msg = errno_text(link_or_path, "rename");
     ::unlink(tmp.c_str());
     return std::unexpected(msg);
   }

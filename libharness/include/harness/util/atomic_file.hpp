@@ -10,7 +10,9 @@ namespace harness::util {
 
 /// Writes `content` to `path` through a temporary file in the same directory that is fsynced and
 /// then renamed over `path`; the directory is fsynced too so the rename survives a power loss.
-/// Parent directories are created. On failure `path` is untouched and the error names the step.
+/// Parent directories are created. On failure `path` is untouched and the error reads
+/// "<path>: <step>: <cause>" ("/p/STATUS.md: write: No space left on device"): the temporary
+/// file, removed by then, is not named.
 /// A symbolic link at `path` stays a link: the file it points to is replaced. An existing file
 /// keeps its permission bits; a new one gets 0644.
 std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
