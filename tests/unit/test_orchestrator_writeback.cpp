@@ -145,6 +145,16 @@ TEST_CASE("a failed attempt's SUMMARY without frontmatter gets one that says fai
   CHECK_FALSE(std::filesystem::exists(dir.path / "02-01-SUMMARY.md"));
 }
 
+TEST_CASE("a failed attempt's CRLF SUMMARY without frontmatter gets CRLF frontmatter", "[orchestrator][writeback]") {
+  test::TempDir dir;
+  const auto summary = dir.write("01-01-SUMMARY.md", "# 01-01\r\n\r\nDone, I think.\r\n");
+  REQUIRE(orchestrator::mark_summary_failed(summary).value_or(false));
+  const auto text = util::read_file(summary).value();
+  CHECK(text == "---\r\nstatus: failed\r\n---\r\n# 01-01\r\n\r\nDone, I think.\r\n");
+  std::vector<spec::Diagnostic> diags;
+  CHECK(spec::parse_summary(text, "01-01-SUMMARY.md", diags).status == "failed");
+}
+
 TEST_CASE("documents a run could not write or commit are named with their reason and what to do", "[orchestrator][writeback]") {
   using Step = orchestrator::UnwrittenDocument::Step;
   CHECK(orchestrator::unwritten_text({}, "docs/specs/X", true).empty());

@@ -31,8 +31,10 @@ std::expected<bool, std::string> mark_summary_failed(const std::filesystem::path
   std::vector<spec::Diagnostic> ignored;
   if (spec::parse_summary(*text, summary.string(), ignored).status == "failed") return false;
   const bool has_frontmatter = text->starts_with("---\n") || text->starts_with("---\r\n");
+  const std::string_view eol = spec::line_ending_of(*text); // a CRLF file gets no LF lines
   auto updated = has_frontmatter ? spec::update_frontmatter(*text, {{"status", "failed"}})
-                                 : std::expected<std::string, std::string>("---\nstatus: failed\n---\n" + *text);
+                                 : std::expected<std::string, std::string>(
+                                       fmt::format("---{0}status: failed{0}---{0}{1}", eol, *text));
   if (!updated) return std::unexpected(summary.string() + ": " + updated.error());
   if (auto w = util::write_file_atomic(summary, *updated); !w) return std::unexpected(w.error());
   return true;

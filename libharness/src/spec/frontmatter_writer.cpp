@@ -66,16 +66,14 @@ std::pair<size_t, size_t> value_span(std::string_view line, size_t after_colon) 
   return {start, end};
 }
 
-/// The line ending of the document's first line (its opening fence): a file kept with CRLF
-/// (core.autocrlf on Windows, an editor's choice) gets CRLF lines added, not a mix.
+bool blank(std::string_view line) { return line.empty() || line == "\r"; }
+
+} // namespace
+
 std::string_view line_ending_of(std::string_view text) {
   const size_t nl = text.find('\n');
   return nl != std::string_view::npos && nl > 0 && text[nl - 1] == '\r' ? "\r\n" : "\n";
 }
-
-bool blank(std::string_view line) { return line.empty() || line == "\r"; }
-
-} // namespace
 
 std::expected<std::string, std::string> update_frontmatter(std::string_view text,
                                                            const std::vector<FrontmatterUpdate>& updates) {

@@ -17,6 +17,10 @@ struct FrontmatterUpdate {
   std::string yaml_value;
 };
 
+/// The line ending of the document's first line, "\r\n" or "\n": a file kept with CRLF
+/// (core.autocrlf on Windows, an editor's choice) gets CRLF lines added, not a mix.
+std::string_view line_ending_of(std::string_view text);
+
 /// Returns `text` with the values replaced. A key that is absent is appended at the end of its
 /// map (a missing parent map is created), with the line ending of the document's first line (a
 /// CRLF file stays CRLF). A trailing `# comment` on a replaced line is kept.
