@@ -6,7 +6,8 @@
 #     the same project exits 1;
 #   - start_session of a plan that cannot start yet answers "queued" and puts it first;
 #   - end_session stops a hanging worker (its process group is gone) and blocks its task as
-#     refused by a human; start_session of that blocked plan runs it again and the spec completes.
+#     refused by a human, and the store lists its session as ended with that reason (not failed);
+#     start_session of that blocked plan runs it again and the spec completes.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 mcp=${HARNESS_MCP:?}
@@ -128,6 +129,14 @@ out=$(call harness_end_session "{\"session_id\":\"$sid\",\"reason\":\"testing\"}
 wait_for "any(e['event'] == 'task_blocked' and e.get('task') == 'execute:01-01' for e in ev)"
 for _ in $(seq 50); do pgrep -f "sleep $HANG" >/dev/null || break; sleep 0.1; done
 if pgrep -f "sleep $HANG" >/dev/null; then fail "the ended worker's process group survived"; fi
+# The store says the session ended, and why: it did not fail.
+out=$(call harness_list_sessions '{}')
+python3 - "$out" "$sid" <<'PY' || fail "the ended session as harness_list_sessions lists it: $out"
+import json, sys
+rows = json.loads(sys.argv[1])["result"]["structuredContent"]["sessions"]
+row = next(r for r in rows if r["session_id"] == sys.argv[2])
+assert row["status"] == "ended" and row["end_reason"] == "ended by harness_end_session: testing", row
+PY
 out=$(call harness_end_session "{\"session_id\":\"$sid\"}")
 [[ $out == *'"isError":true'* && $out == *'not running'* ]] || fail "ending a finished session: $out"
 

@@ -872,3 +872,44 @@ TEST_CASE("the live progress counts no plan whose PLAN file was removed during t
   CHECK(rec.plans_total == 11); // of the example's 12
   CHECK(rec.plans_verified == 11);
 }
+
+namespace {
+
+/// Ctrl-C once execute:01-01 runs.
+class ExecuteInterrupter final : public orchestrator::Observer {
+public:
+  void on_event(const orchestrator::RunEvent& e, const orchestrator::RunView&) override {
+    if (e.kind == orchestrator::RunEventKind::task_started && e.task_id == "execute:01-01" && !sent) {
+      sent = true;
+      ::raise(SIGINT);
+    }
+  }
+  bool sent = false;
+};
+
+} // namespace
+
+TEST_CASE("a worker the run stops as it drains is recorded as ended, with why, not as failed") {
+  Project proj;
+  const auto plan = proj.spec / "planning/plans/01-foundation/01-01-PLAN.md";
+  sh(proj.dir.path, "sed -i 's|^mkdir -p app/tasks$|sleep 60; mkdir -p app/tasks|' '" + plan.string() +
+                        "' && git commit -qam 'a plan that takes a minute'");
+  FileVerifier v;
+  ExecuteInterrupter rec;
+  auto options = proj.options();
+  options.interrupt = orchestrator::InterruptMode::stop_running;
+  ::alarm(120);
+  auto r = orchestrator::Orchestrator(std::move(options), v, rec).run();
+  ::alarm(0);
+  REQUIRE(r);
+  REQUIRE(rec.sent);
+  CHECK(r->outcome == "interrupted");
+  auto db = store::Store::open_project(proj.dir.path);
+  REQUIRE(db);
+  const auto sessions = db->list_sessions().value();
+  const auto stopped = std::ranges::find(sessions, std::string("execute:01-01"), &store::SessionRecord::task_id);
+  REQUIRE(stopped != sessions.end());
+  CHECK(stopped->status == "ended");
+  CHECK(stopped->end_reason.value_or("") == "stopped: the run was interrupted");
+  for (const auto& s : sessions) CHECK(s.status != "failed");
+}

@@ -43,12 +43,20 @@ TEST_CASE("Sessions are created, read, updated and authenticated by token", "[st
   CHECK((*got)->exit_code == 0);
   CHECK((*got)->ended_at.has_value());
   CHECK(s.set_session_status("nope", "failed") == false);
+  CHECK_FALSE((*got)->end_reason.has_value());
+  // Ended by the harness on purpose: ended, with why.
+  REQUIRE(s.create_session(store_test::session("s2")));
+  CHECK(s.set_session_status("s2", "ended", 143, "stopped: the run was interrupted") == true);
+  got = s.session("s2");
+  CHECK((*got)->status == "ended");
+  CHECK((*got)->end_reason == "stopped: the run was interrupted");
+  CHECK((*got)->ended_at.has_value());
   rec.adapter = "claude";
   CHECK(s.update_session(rec) == true);
   CHECK((*s.session("s1"))->adapter == "claude");
   REQUIRE(s.create_session(store_test::session("s0")));
   auto all = s.list_sessions();
-  REQUIRE(all->size() == 2);
+  REQUIRE(all->size() == 3);
   CHECK((*all)[0].id == "s0");
 }
 

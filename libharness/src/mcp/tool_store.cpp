@@ -104,8 +104,10 @@ std::expected<json::array, std::string> ToolStore::list_sessions() {
   std::map<std::string, std::int64_t> counts;
   for (const auto& m : *pending) counts[m.session_id]++;
   for (const auto& s : *sessions) {
-    out.push_back(json::object{{"session_id", s.id}, {"task_id", s.task_id}, {"spec", s.spec}, {"status", s.status},
-                               {"updated_at", s.updated_at}, {"pending", counts[s.id]}});
+    json::object row{{"session_id", s.id}, {"task_id", s.task_id}, {"spec", s.spec}, {"status", s.status},
+                     {"updated_at", s.updated_at}, {"pending", counts[s.id]}};
+    if (s.end_reason) row["end_reason"] = *s.end_reason; // status `ended`: why the harness ended it
+    out.push_back(std::move(row));
   }
   return out;
 }

@@ -363,6 +363,18 @@ void Orchestrator::Impl::on_line(const std::string& sid, std::string_view line) 
   else if (!line.empty()) s.last_progress = std::string(util::utf8_prefix(line, 120));
 }
 
+void Orchestrator::Impl::record_session_end(const std::string& sid, const WorkerExit& x) {
+  std::string status = x.exit_code == 0 && !x.stopped ? "completed" : "failed";
+  std::optional<std::string> reason;
+  // Ended on purpose, before any verdict on its work: not a failure of the worker's.
+  if (head_moved()) reason = "HEAD moved during the run: not checked here; the next run checks it";
+  else if (x.stopped && x.stop_reason == "shutdown")
+    reason = summary.outcome == "cost_limit" ? "stopped: the run reached --max-cost" : "stopped: the run was interrupted";
+  else if (x.stopped && ended_by_request.contains(sid)) reason = x.stop_reason; // "ended by harness-cli end-session: ..."
+  if (reason) status = "ended";
+  (void)db->set_session_status(sid, status, x.exit_code, reason);
+}
+
 void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   auto it = sessions.find(sid);
   if (it == sessions.end()) return;
@@ -373,7 +385,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   pump_messages(); // reports written just before the exit count
   const bool left_question = withdraw_questions(task, s.reported_completed);
   if (db) (void)db->expire_pending(sid); // a question its asker can no longer read is nobody's to answer
-  if (db) (void)db->set_session_status(sid, x.exit_code == 0 && !x.stopped ? "completed" : "failed", x.exit_code);
+  if (db) record_session_end(sid, x);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
   // A copy: end_session() below erases the session, and with it the adapter's own facts.

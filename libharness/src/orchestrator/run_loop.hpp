@@ -237,6 +237,9 @@ struct Orchestrator::Impl {
   void launch_worker(Session& s);
   void on_line(const std::string& sid, std::string_view line);
   void on_exit(const std::string& sid, const WorkerExit& x);
+  /// The store's word on a worker's end: `ended` with its reason when the run ended it on purpose
+  /// (a drain, end-session, HEAD moved), else `completed` or `failed` by how its process ended.
+  void record_session_end(const std::string& sid, const WorkerExit& x);
   /// "Bash (2x), Write": what an agent CLI refused to run, from its result event.
   static std::string refused_tools(const worker::AgentRunFacts& facts);
   /// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.

@@ -159,7 +159,13 @@ constexpr const char* v6 = R"sql(
 ALTER TABLE sessions ADD COLUMN spec TEXT NOT NULL DEFAULT '';
 )sql";
 
-constexpr const char* steps[] = {v1, v2, v3, v4, v5, v6};
+// v6 -> v7: a session the harness ended on purpose (a drain, end-session, HEAD moved) is `ended`,
+// not `failed`, and says why in `end_reason`; NULL in every other row.
+constexpr const char* v7 = R"sql(
+ALTER TABLE sessions ADD COLUMN end_reason TEXT;
+)sql";
+
+constexpr const char* steps[] = {v1, v2, v3, v4, v5, v6, v7};
 static_assert(std::size(steps) == schema_version);
 
 }  // namespace

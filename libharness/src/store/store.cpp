@@ -17,7 +17,7 @@ std::string now() { return protocol::now_iso8601(); }
 
 constexpr const char* session_cols =
     "id, slot, status, working_dir, current_command, started_at, ended_at, pid, exit_code, task_id, attempt, token, "
-    "adapter, pgid, pid_start_time, log_path, updated_at, spec";
+    "adapter, pgid, pid_start_time, log_path, updated_at, spec, end_reason";
 
 SessionRecord read_session(const Stmt& s) {
   SessionRecord r;
@@ -39,6 +39,7 @@ SessionRecord read_session(const Stmt& s) {
   r.log_path = s.opt_text(15);
   r.updated_at = s.text(16);
   r.spec = s.text(17);
+  r.end_reason = s.opt_text(18);
   return r;
 }
 
@@ -172,11 +173,12 @@ std::expected<bool, std::string> Store::update_session(const SessionRecord& sess
 }
 
 std::expected<bool, std::string> Store::set_session_status(const std::string& id, const std::string& status,
-                                                           std::optional<int> exit_code) {
+                                                           std::optional<int> exit_code,
+                                                           const std::optional<std::string>& end_reason) {
   return m_impl->transact(Mode::write, [&]() -> Result<bool> {
     auto s = m_impl->stmt("UPDATE sessions SET status=?2, exit_code=COALESCE(?3, exit_code), updated_at=?4, "
-                          "ended_at=CASE WHEN ?2 IN ('completed','failed') THEN COALESCE(ended_at, ?4) ELSE ended_at END "
-                          "WHERE id=?1", id, status, exit_code, now());
+                          "ended_at=CASE WHEN ?2 IN ('completed','failed','ended') THEN COALESCE(ended_at, ?4) ELSE ended_at END, "
+                          "end_reason=?5 WHERE id=?1", id, status, exit_code, now(), end_reason);
     if (!s) return std::unexpected(s.error());
     return changed(m_impl->db, **s, "set session status " + id);
   });

@@ -18,7 +18,7 @@
 namespace harness::store {
 
 /// Newest schema version (`PRAGMA user_version`) this build writes.
-inline constexpr int schema_version = 6;
+inline constexpr int schema_version = 7;
 
 /// SQLite `synchronous` setting: NORMAL survives process crashes, FULL also power loss.
 enum class Synchronous { normal, full };
@@ -37,7 +37,7 @@ std::filesystem::path default_db_path(const std::filesystem::path& project);
 struct SessionRecord {
   std::string id;
   int slot = 0;
-  std::string status = "running";         ///< running | completed | failed
+  std::string status = "running";         ///< running | completed | failed | ended (see end_reason)
   std::string working_dir;
   std::optional<std::string> current_command;
   std::optional<std::string> started_at;
@@ -53,6 +53,9 @@ struct SessionRecord {
   std::optional<std::uint64_t> pid_start_time;  ///< field 22 of /proc/<pid>/stat (clock ticks)
   std::optional<std::string> log_path;
   std::string updated_at;
+  /// Why the harness ended the session on purpose (status `ended`: a drain, `end-session`, HEAD
+  /// moved): it ended, and did not fail. Written by set_session_status only.
+  std::optional<std::string> end_reason;
 };
 
 /// Status of a worker message (seed 000).
@@ -150,9 +153,11 @@ class Store {
   std::expected<void, std::string> create_session(const SessionRecord& session);
   /// Replaces every column of an existing session; false when unknown.
   std::expected<bool, std::string> update_session(const SessionRecord& session);
-  /// Sets status (and exit code / ended_at for final states); false when unknown.
+  /// Sets status (and exit code / ended_at for final states, end_reason for `ended`); false when
+  /// unknown.
   std::expected<bool, std::string> set_session_status(const std::string& id, const std::string& status,
-                                                      std::optional<int> exit_code = std::nullopt);
+                                                      std::optional<int> exit_code = std::nullopt,
+                                                      const std::optional<std::string>& end_reason = std::nullopt);
   /// The session or nullopt.
   std::expected<std::optional<SessionRecord>, std::string> session(const std::string& id);
   /// All sessions, id order.
