@@ -106,16 +106,39 @@ TEST_CASE("server/discover and other unknown methods answer -32601 and the sessi
   CHECK(s.call(2, "initialize", {{"protocolVersion", "2025-11-25"}}).contains("result"));
 }
 
-TEST_CASE("a line over the length cap is rejected and the next line is still read") {
+TEST_CASE("a line over the length cap is rejected with its id and the next line is still read") {
   const Server server = test_server();
   ServeOptions options;
   options.max_line_bytes = 64;
   PipeSession s(server, options);
   s.send(R"({"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":")" + std::string(200, 'x') + "\"}}");
   auto rejected = s.read_message();
-  CHECK(rejected.at("id").is_null());
+  CHECK(rejected.at("id") == 1);
   CHECK(error_of(rejected).at("code") == -32600);
+  // An id past the first 64 KiB is not searched for: null, as before.
+  s.send(R"({"jsonrpc":"2.0","method":"ping","params":{"pad":")" + std::string(70 * 1024, 'x') + R"("},"id":3})");
+  CHECK(s.read_message().at("id").is_null());
   CHECK(s.call(2, "ping").contains("result"));
+}
+
+TEST_CASE("a request with an unpaired surrogate escape or invalid UTF-8 gets -32700 with its id") {
+  const Server server = test_server();
+  PipeSession s(server);
+  s.send(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\udc80b"}}})");
+  auto surrogate = s.read_message();
+  CHECK(surrogate.at("id") == 5);
+  CHECK(error_of(surrogate).at("code") == -32700);
+  CHECK(std::string(error_of(surrogate).at("message").as_string()).find("surrogate") != std::string::npos);
+  // The id after the bad text, as a client that writes it last sends it.
+  s.send(R"({"jsonrpc":"2.0","method":"tools/call","params":{"name":"echo","arguments":{"text":"\ud800"}},"id":"s6"})");
+  CHECK(s.read_message().at("id") == "s6");
+  s.send("{\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":"
+         "{\"text\":\"a\xff\xfe" "b\"}},\"id\":7}");
+  auto bytes = s.read_message();
+  CHECK(bytes.at("id") == 7);
+  CHECK(error_of(bytes).at("code") == -32700);
+  CHECK(std::string(error_of(bytes).at("message").as_string()).find("UTF-8") != std::string::npos);
+  CHECK(s.call(8, "ping").contains("result"));
 }
 
 TEST_CASE("tools/list pages with an opaque cursor and rejects a bad one") {
@@ -243,4 +266,15 @@ TEST_CASE("parse_line classifies requests, notifications and responses") {
   CHECK(std::holds_alternative<Response>(parse_line(R"({"jsonrpc":"2.0","id":1,"result":{}})")));
   CHECK(std::holds_alternative<Malformed>(parse_line(R"({"jsonrpc":"2.0","id":1.5,"method":"a"})")));
   CHECK(std::holds_alternative<Malformed>(parse_line("7")));
+}
+
+TEST_CASE("request_id_of reads a top-level id from text that does not parse") {
+  CHECK(request_id_of(R"({"jsonrpc":"2.0","id":12,"method":"a","params":{"x":"\udc80"}})") == json::value(12));
+  CHECK(request_id_of(R"({"params":{"id":1,"x":"\udc80"},"id":"b"})") == json::value("b"));
+  CHECK(request_id_of(R"({"jsonrpc":"2.0","id":"pre)") == std::nullopt);  // cut inside the id
+  CHECK(request_id_of(R"({"jsonrpc":"2.0","id":[1],"method":"a")") == std::nullopt);
+  CHECK(request_id_of(R"({"jsonrpc":"2.0","id":1.5,"method":"a")") == std::nullopt);
+  CHECK(request_id_of(R"({"jsonrpc":"2.0","id":3,"result":"\udc80"})") == std::nullopt);  // a response
+  // An escaped backslash before "udc80" is text, not an escape: the line is fine up to the cut.
+  CHECK(request_id_of(R"({"params":{"x":"\\udc80"},"id":4,)") == json::value(4));
 }

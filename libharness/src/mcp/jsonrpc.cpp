@@ -1,5 +1,7 @@
 #include "harness/mcp/jsonrpc.hpp"
 
+#include "harness/util/text.hpp"
+
 namespace harness::mcp {
 namespace json = boost::json;
 
@@ -9,13 +11,27 @@ bool valid_id(const json::value& id) {
   return id.is_string() || id.is_int64() || id.is_uint64();
 }
 
+/// The -32700 reply for a line that does not parse. It carries the request's id when one can be
+/// read, so that the caller, who waits for that id, fails at once instead of at its timeout.
+std::string parse_error_reply(std::string_view line, const json::error_code& ec) {
+  std::string message = "Parse error";
+  if (ec == json::error::illegal_leading_surrogate || ec == json::error::illegal_trailing_surrogate) {
+    message += ": a \\u escape is an unpaired surrogate (strings must be valid Unicode)";
+  } else if (!util::valid_utf8(line)) {
+    message += ": the line is not valid UTF-8";
+  } else {
+    message += ": " + ec.message();
+  }
+  return make_error(request_id_of(line).value_or(nullptr), RpcError::parse_error, message);
+}
+
 }  // namespace
 
 Incoming parse_line(std::string_view line) {
   json::error_code ec;
   json::value doc = json::parse(line, ec);
   if (ec) {
-    return Malformed{make_error(nullptr, RpcError::parse_error, "Parse error")};
+    return Malformed{parse_error_reply(line, ec)};
   }
   if (doc.is_array()) {
     return Malformed{make_error(nullptr, RpcError::invalid_request, "Batches are not supported")};

@@ -21,6 +21,9 @@ namespace asio = boost::asio;
 
 namespace {
 
+/// How much of an over-long line is searched for the request's id.
+constexpr std::size_t k_id_search_bytes = 64 * 1024;
+
 /// Splits incoming bytes into lines, enforcing the length cap.
 class LineSplitter {
  public:
@@ -34,7 +37,8 @@ class LineSplitter {
       if (!m_discarding) {
         m_line.append(part);
         if (m_line.size() > m_cap) {
-          m_session.reject_long_line();
+          // The id, if the client wrote it first, is in the first bytes; reading on costs time.
+          m_session.reject_long_line(std::string_view(m_line).substr(0, k_id_search_bytes));
           m_line.clear();
           m_discarding = true;
         }

@@ -58,8 +58,9 @@ void Session::handle_line(std::string_view line) {
   }
 }
 
-void Session::reject_long_line() {
-  m_shared->write_line(make_error(nullptr, RpcError::invalid_request, "Message exceeds the line length limit"));
+void Session::reject_long_line(std::string_view start) {
+  m_shared->write_line(make_error(request_id_of(start).value_or(nullptr), RpcError::invalid_request,
+                                  "Message exceeds the line length limit"));
 }
 
 void Session::handle_request(Request& request) {

@@ -21,8 +21,9 @@ class Session {
 
   /// Handles one input line (without its newline).
   void handle_line(std::string_view line);
-  /// Writes a line-too-long error.
-  void reject_long_line();
+  /// Writes a line-too-long error, with the request's id if `start` (the line's first bytes)
+  /// shows it.
+  void reject_long_line(std::string_view start);
   /// Cancels every in-flight call and waits until their threads finished.
   void shutdown();
   /// True once writing to the client failed (it went away).

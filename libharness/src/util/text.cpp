@@ -20,6 +20,15 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   return n;
 }
 
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_length(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 std::string printable(std::string_view text, bool keep_newlines) {
   std::string out;
   out.reserve(text.size());

@@ -2,6 +2,7 @@
 // JSON-RPC 2.0 framing for MCP over stdio: one compact JSON object per line.
 #include <boost/json.hpp>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -48,9 +49,17 @@ struct Ignored {};
 /// One incoming line, classified.
 using Incoming = std::variant<Request, Notification, Response, Malformed, Ignored>;
 
-/// Classifies one line of input: parse errors (-32700, id null), batches and invalid shapes
-/// (-32600) become `Malformed` with the error reply already serialised.
+/// Classifies one line of input: parse errors (-32700), batches and invalid shapes (-32600)
+/// become `Malformed` with the error reply already serialised. A parse error's reply carries
+/// the id `request_id_of` reads (null when there is none), and says when the cause is invalid
+/// UTF-8 or an unpaired surrogate escape.
 Incoming parse_line(std::string_view line);
+
+/// The top-level `"id"` (string or integer) of a request in `text`, which need not parse as a
+/// whole: it may be a prefix of a longer line, hold invalid UTF-8 or unpaired surrogate
+/// escapes (`\u` and D800-DFFF). Read up to where the text stops being JSON; nullopt when no
+/// usable id came before that, or when the message is a response (it has "result" or "error").
+std::optional<boost::json::value> request_id_of(std::string_view text);
 
 /// Serialises a success response `{"jsonrpc":"2.0","id":..,"result":..}` as one compact line.
 std::string make_result(const boost::json::value& id, boost::json::value result);

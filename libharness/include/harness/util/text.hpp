@@ -12,6 +12,9 @@ namespace harness::util {
 /// forms and surrogates included).
 std::size_t utf8_length(std::string_view s, std::size_t i);
 
+/// True when all of `text` is valid UTF-8 (by `utf8_length`).
+bool valid_utf8(std::string_view text);
+
 /// `text` as valid UTF-8 without control characters: line breaks ('\n', '\r') become '\n' when
 /// `keep_newlines`, else a blank; a tab becomes a blank; other control characters (ESC, BEL,
 /// NUL, DEL) and invalid bytes are dropped.
