@@ -397,6 +397,43 @@ public:
 
 } // namespace
 
+namespace {
+
+/// Keeps STATUS.md as it reads when phase 01's verification starts: before that phase's
+/// write-back, so only a rewrite during the phase can have put progress in it.
+class StatusReadingVerifier final : public orchestrator::Verifier {
+public:
+  orchestrator::VerifyOutcome verify_plan(const spec::Spec&, const spec::Plan&) override { return {sched::Verdict::passed, false, "ok"}; }
+  orchestrator::VerifyOutcome verify_phase(const spec::Spec& s, spec::PhaseNumber n) override {
+    if (spec::to_string(n) == "01") status_in_phase_01 = util::read_file(s.layout.status_md).value_or("");
+    return {sched::Verdict::passed, false, "ok"};
+  }
+  orchestrator::VerifyOutcome verify_final(const spec::Spec&) override { return {sched::Verdict::passed, false, "final ok"}; }
+  std::string status_in_phase_01;
+};
+
+} // namespace
+
+TEST_CASE("STATUS.md is rewritten as plans verify, not only at phase write-backs, and committed by them") {
+  Project proj;
+  StatusReadingVerifier v;
+  Recorder rec;
+  auto options = proj.options();
+  options.status_refresh = std::chrono::milliseconds(0); // at once: the test waits for no timer
+  auto r = orchestrator::Orchestrator(options, v, rec).run();
+  REQUIRE(r);
+  INFO(event_lines(rec));
+  CHECK(r->outcome == "complete");
+  INFO(v.status_in_phase_01);
+  CHECK(v.status_in_phase_01.starts_with("---\nrun: \"running\"\n"));
+  // 01-01 is verified before 01-02 and 01-03 start, so at least it shows.
+  const auto counted = v.status_in_phase_01.find("/12 plans verified");
+  REQUIRE(counted != std::string::npos);
+  CHECK(v.status_in_phase_01.substr(counted - 2, 2) != " 0");
+  // The last rewrite is committed with the run's last write-back: nothing is left behind.
+  CHECK(sh(proj.dir.path, "git status --porcelain").empty());
+}
+
 TEST_CASE("a STATUS.md the run cannot write is a note when it fails and fails the run at its end") {
   Project proj;
   StatusBreakingVerifier v;

@@ -125,6 +125,7 @@ void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict
   e.has_deviations = deviations;
   e.detail = std::move(detail);
   feed(e);
+  refresh_status_soon();
 }
 
 void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, std::string detail) {
@@ -135,6 +136,7 @@ void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, 
   e.failure = why;
   e.detail = std::move(detail);
   feed(e);
+  refresh_status_soon();
 }
 
 void Orchestrator::Impl::apply(const sched::Action& a) {
@@ -528,6 +530,19 @@ void Orchestrator::Impl::write_progress(bool running) {
   }
 }
 
+void Orchestrator::Impl::refresh_status_soon() {
+  if (status_refresh_due || done) return;
+  status_refresh_due = true;
+  status_timer.expires_after(opt.status_refresh);
+  status_timer.async_wait([this](boost::system::error_code e) {
+    status_refresh_due = false;
+    // On another branch the file would be written there (see finish_run).
+    if (e || done || head_moved()) return;
+    reload_spec(); // the SUMMARYs' marks as written since the spec was last read
+    write_progress(true);
+  });
+}
+
 /// "; its failed attempts left uncommitted changes in ...", for an execute given up on: the
 /// files are neither the plan's finished work nor the user's.
 std::string Orchestrator::Impl::attempt_leftovers_note(const sched::Action& a) {
@@ -643,6 +658,7 @@ void Orchestrator::Impl::finish_run() {
   }
   tty_mode.reset(); // the terminal echoes again
   pump_timer.cancel();
+  status_timer.cancel();
   signals.cancel();
   ctx.stop();
 }

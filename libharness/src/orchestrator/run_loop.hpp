@@ -140,6 +140,8 @@ struct Orchestrator::Impl {
   std::optional<worker::TrailerIndex> trailers;   ///< trailer commits of HEAD, read incrementally
   std::optional<store::ChangeWatcher> watcher;    ///< wakes the pump when a worker writes
   asio::steady_timer pump_timer{ctx};
+  asio::steady_timer status_timer{ctx}; ///< refresh_status_soon's
+  bool status_refresh_due = false;      ///< status_timer is set
   std::int64_t last_seq = 0;
   /// A worker's question between its report and the checkpoint the scheduler opens for it.
   struct WorkerQuestion {
@@ -387,6 +389,10 @@ struct Orchestrator::Impl {
   void take_over_unrecorded_writes(std::size_t unrecorded_sessions);
   void save_own_writes();
   void write_progress(bool running);
+  /// A task ended: STATUS.md (and ROADMAP.md) are rewritten `opt.status_refresh` later, on a
+  /// timer, so that between two phase write-backs they do not lag by a whole phase. Not
+  /// committed then: the next write-back commits them. Several ends in that time are one write.
+  void refresh_status_soon();
   void begin_drain(bool finish_if_idle = true);
   void maybe_stop_after_drain();
   void finish_run();

@@ -32,6 +32,9 @@ struct RunOptions {
   std::chrono::seconds idle_timeout{900};
   std::chrono::seconds stop_grace{10};
   std::chrono::milliseconds stagger{0};         ///< delay between two agent starts
+  /// How long after a task ends STATUS.md is rewritten (not committed; the write-backs commit it):
+  /// at most one rewrite in this time, and none in a run shorter than it.
+  std::chrono::milliseconds status_refresh{2000};
   RateLimitBackoff rate_limit;                  ///< waits after a rate-limited worker
   InterruptMode interrupt = InterruptMode::finish_running;
   int verify_threads = 2;
