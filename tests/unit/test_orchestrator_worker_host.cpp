@@ -34,7 +34,7 @@ struct Run {
              std::chrono::seconds idle = std::chrono::seconds(0), const std::function<void()>& started = {}) {
     worker::LaunchSpec spec;
     spec.argv = {"sh", "-c", script};
-    spec.env = {{"PATH", "/usr/bin:/bin"}};
+    spec.env = {{"PATH", "/usr/bin:/bin"}, {"HARNESS_SESSION_ID", "s1"}}; // as the orchestrator's workers have it
     spec.cwd = dir;
     const auto t0 = std::chrono::steady_clock::now();
     REQUIRE(host.start("s1", spec, dir / "out.log", timeout, idle).has_value());
@@ -68,6 +68,25 @@ TEST_CASE("A worker that exits ends its task although its background child holds
   const int bg = read_pid(dir.path / "bg.pid");
   for (int i = 0; i < 100 && test::process_running(bg); ++i) ::usleep(20'000); // the SIGKILL may still be in flight
   CHECK_FALSE(test::process_running(bg));
+}
+
+TEST_CASE("What a worker started in a session of its own is stopped when the worker ends, and named", "[orchestrator][worker_host]") {
+  test::TempDir dir;
+  Run r;
+  // The worker waits until the daemon has its own session (field 6 of its stat), so that it did
+  // escape the group before the group is stopped.
+  r.run("setsid sleep 1001 >/dev/null 2>&1 </dev/null & p=$!; echo $p > esc.pid; "
+        "while [ \"$(cut -d' ' -f6 /proc/$p/stat)\" != \"$p\" ]; do sleep 0.02; done; echo started",
+        std::chrono::seconds(120), dir.path);
+  REQUIRE(r.exit.has_value());
+  CHECK(r.exit->exit_code == 0);
+  const int escaped = read_pid(dir.path / "esc.pid");
+  REQUIRE(escaped > 0);
+  for (int i = 0; i < 100 && test::process_running(escaped); ++i) ::usleep(20'000); // the SIGKILL may still be in flight
+  const bool outlived = test::process_running(escaped);
+  if (outlived) ::kill(escaped, SIGKILL); // not left behind by a failing test either
+  CHECK_FALSE(outlived);
+  CHECK(r.exit->escaped == std::vector<std::string>{"sleep 1001"});
 }
 
 TEST_CASE("A worker past its timeout is stopped with its whole process group", "[orchestrator][worker_host]") {

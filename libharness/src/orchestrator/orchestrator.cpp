@@ -365,6 +365,23 @@ void Orchestrator::Impl::on_line(const std::string& sid, std::string_view line) 
   else if (!line.empty()) s.last_progress = std::string(util::utf8_prefix(line, 120));
 }
 
+namespace {
+
+/// What WorkerHost stopped outside the worker's group, named so the user can see what the agent
+/// left behind (a dev server, a watcher) and why it is gone.
+std::string escaped_note(const std::vector<std::string>& commands) {
+  constexpr std::size_t shown = 3;
+  std::string names;
+  for (std::size_t i = 0; i < commands.size() && i < shown; ++i)
+    names += (i ? ", " : "") + fmt::format("`{}`", util::clipped(util::printable(commands[i], false), 100));
+  if (commands.size() > shown) names += fmt::format(" and {} more", commands.size() - shown);
+  return fmt::format("stopped {} process{} the worker left running outside its process group (setsid or a "
+                     "group of its own), which would have outlived the run: {}",
+                     commands.size(), commands.size() == 1 ? "" : "es", names);
+}
+
+} // namespace
+
 void Orchestrator::Impl::record_session_end(const std::string& sid, const WorkerExit& x) {
   std::string status = x.exit_code == 0 && !x.stopped ? "completed" : "failed";
   std::optional<std::string> reason;
@@ -385,6 +402,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (db) // a worker without MCP reports through files in its session directory
     for (const auto& e : store::StateDir(state_dir).ingest_session(*db, sid).errors) emit(RunEventKind::note, task, -1, 0, e);
   pump_messages(); // reports written just before the exit count
+  if (!x.escaped.empty()) emit(RunEventKind::note, task, -1, 0, escaped_note(x.escaped));
   const bool left_question = withdraw_questions(task, s.reported_completed);
   if (db) (void)db->expire_pending(sid); // a question its asker can no longer read is nobody's to answer
   if (db) record_session_end(sid, x);

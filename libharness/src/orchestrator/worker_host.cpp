@@ -55,6 +55,7 @@ WorkerHost::WorkerHost(asio::io_context& ctx, LineHandler on_line, ExitHandler o
 WorkerHost::~WorkerHost() {
   for (auto& [s, p] : m_procs) {
     if (p->pid > 0) ::kill(-p->pid, SIGKILL);
+    if (p->pid > 0) (void)stop_escaped_processes(s, p->pid); // the run is over: nobody to tell
     // The exit watch keeps its callback, which holds the Proc that owns the watch: a worker still
     // running when the run ends would keep both alive for good. The timers' and the read's
     // handlers wait in the loop and go with it.
@@ -205,9 +206,10 @@ void WorkerHost::finish(const std::shared_ptr<Proc>& p, int status) {
   p->idle_timer.cancel();
   p->kill_timer.cancel();
   p->hold_timer.cancel();
-  // Whatever the worker left running in its group goes with it.
+  // Whatever the worker left running in its group goes with it, and what left the group too.
   ::kill(-p->pid, SIGKILL);
   WorkerExit x;
+  x.escaped = stop_escaped_processes(p->session, p->pid);
   if (WIFEXITED(status)) x.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) x.signal = WTERMSIG(status);
   x.stopped = p->stopped;
@@ -240,6 +242,19 @@ void WorkerHost::stop_all(const std::string& reason, std::chrono::seconds grace)
 std::string WorkerHost::tail(const std::string& session, size_t lines) const {
   auto it = m_procs.find(session);
   return it == m_procs.end() ? std::string() : it->second->log.tail(lines);
+}
+
+std::vector<std::string> stop_escaped_processes(const std::string& session, int pgid) {
+  std::vector<std::string> out;
+  for (const auto& m : worker::processes_with_env("HARNESS_SESSION_ID", {session})) {
+    // The group's own processes are being killed with it; this process is never the worker's.
+    if (m.pgid == pgid || m.pid == ::getpid()) continue;
+    std::string command = worker::process_command(m.pid);
+    // By pid, not by group: a descendant may have joined any group of this session, this
+    // process's own included.
+    if (::kill(m.pid, SIGKILL) == 0) out.push_back(command.empty() ? fmt::format("pid {}", m.pid) : std::move(command));
+  }
+  return out;
 }
 
 unsigned long long process_start_ticks(int pid) {

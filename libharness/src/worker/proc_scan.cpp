@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -40,6 +41,15 @@ std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<s
       at = end + 1;
     }
   }
+  return out;
+}
+
+std::string process_command(int pid) {
+  auto text = util::read_file(fs::path("/proc") / std::to_string(pid) / "cmdline");
+  if (!text) return {};
+  std::string out = std::move(*text);
+  while (!out.empty() && out.back() == '\0') out.pop_back();
+  std::ranges::replace(out, '\0', ' ');
   return out;
 }
 

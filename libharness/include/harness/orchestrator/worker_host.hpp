@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace harness::orchestrator {
 
@@ -24,7 +25,17 @@ struct WorkerExit {
   bool stopped = false;     ///< we stopped it (timeout, idle, shutdown)
   std::string stop_reason;  ///< "timed out", "idle", "shutdown"
   std::string output_tail;  ///< its last lines of output (what it said before it ended)
+  /// Command lines of what it started outside its process group, stopped as it ended
+  /// (stop_escaped_processes).
+  std::vector<std::string> escaped;
 };
+
+/// Kills what a worker of `session` started that left the worker's process group `pgid` (a
+/// `setsid` daemon, a job of a shell with job control): a stop of the group misses it, and it
+/// would outlive the run, holding ports and files. Found by the HARNESS_SESSION_ID=`session` it
+/// inherited (one scan of /proc); one that cleared its environment is not found. Returns their
+/// command lines. They are not this process's children, so no zombie is left here.
+std::vector<std::string> stop_escaped_processes(const std::string& session, int pgid);
 
 class WorkerHost {
 public:
@@ -36,7 +47,8 @@ public:
   WorkerHost(const WorkerHost&) = delete;
   WorkerHost& operator=(const WorkerHost&) = delete;
 
-  /// Starts `spec` for `session`; output goes to `log_path`. The task timeout stops it after
+  /// Starts `spec` for `session` (whose environment sets HARNESS_SESSION_ID to `session`: what
+  /// it leaves running outside its group is found by it); output goes to `log_path`. The task timeout stops it after
   /// `timeout`, the idle timeout after `idle` without any output. Returns the pid.
   std::expected<int, std::string> start(const std::string& session, const worker::LaunchSpec& spec,
                                         const std::filesystem::path& log_path, std::chrono::seconds timeout,

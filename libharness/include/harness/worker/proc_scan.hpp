@@ -22,6 +22,10 @@ struct EnvMatch {
 /// listed. Costs one small read per process of the machine: for recovery, not for a loop.
 std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<std::string, std::less<>>& values);
 
+/// The command line of `pid` (/proc/PID/cmdline, its arguments joined by blanks); empty when it
+/// is gone or cannot be read.
+std::string process_command(int pid);
+
 /// True while a process of group `pgid` has not exited. kill(-pgid, 0) also answers for zombies,
 /// which hold nothing but stay until their parent reaps them: an orphan's parent is init, and an
 /// init that reaps slowly (some container runtimes) kept a stopped worker's group "alive" for the
