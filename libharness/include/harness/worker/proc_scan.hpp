@@ -19,7 +19,8 @@ struct EnvMatch {
 
 /// The live processes (zombies left out) whose initial environment sets `name` to one of
 /// `values`, read from /proc/PID/environ. Processes of other users cannot be read and are not
-/// listed. Costs one small read per process of the machine: for recovery, not for a loop.
+/// listed. Costs one small read per process of the machine (about 0.3-0.5 ms for 85 processes
+/// here): fine once per worker attempt, which lasts seconds to minutes; not for a per-event path.
 std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<std::string, std::less<>>& values);
 
 /// The command line of `pid` (/proc/PID/cmdline, its arguments joined by blanks); empty when it
