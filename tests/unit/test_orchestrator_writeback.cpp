@@ -169,3 +169,22 @@ TEST_CASE("documents a run could not write or commit are named with their reason
   const auto blocked = orchestrator::unwritten_text({{"s/STATUS.md", Step::commit, "hook said no\nline two"}}, "X", false);
   CHECK(blocked.starts_with("the run could not write or commit some of its documents: not committed: s/STATUS.md (hook said no; line two)"));
 }
+
+TEST_CASE("the write-back never commits the deletion of a file the orchestrator wrote", "[orchestrator][writeback]") {
+  // A worker removed another plan's SUMMARY after the orchestrator marked it verified: the path is
+  // the orchestrator's write, the deletion is not.
+  test::TempDir dir;
+  test::sh(dir.path, "git init -q && git config user.name t && git config user.email t@x");
+  dir.write("S/STATUS.md", "old\n");
+  dir.write("S/01-01-SUMMARY.md", "---\nverification: passed\n---\n");
+  test::sh(dir.path, "git add -A && git commit -q -m init");
+  dir.write("S/STATUS.md", "new\n");
+  std::filesystem::remove(dir.path / "S/01-01-SUMMARY.md");
+  const auto changed = worker::changed_paths(dir.path);
+  REQUIRE(changed.size() == 2);
+  const std::set<std::string> own = {"S/STATUS.md", "S/01-01-SUMMARY.md"};
+  CHECK(orchestrator::writeback_paths(changed, own, {}) == std::vector<std::string>{"S/STATUS.md"});
+  // Staged by someone (`git rm`): the same.
+  test::sh(dir.path, "git rm -q --cached S/01-01-SUMMARY.md");
+  CHECK(orchestrator::writeback_paths(worker::changed_paths(dir.path), own, {}) == std::vector<std::string>{"S/STATUS.md"});
+}

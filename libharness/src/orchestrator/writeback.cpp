@@ -205,7 +205,7 @@ std::vector<std::string> writeback_paths(const std::vector<worker::GitChange>& c
                                          const std::set<std::string>& live) {
   std::vector<std::string> out;
   for (const auto& c : changed)
-    if (own.contains(c.path) && !live.contains(c.path)) out.push_back(c.path);
+    if (own.contains(c.path) && !live.contains(c.path) && !c.deleted) out.push_back(c.path);
   return out;
 }
 

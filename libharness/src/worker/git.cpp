@@ -145,7 +145,9 @@ std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std
     // " A": an intent-to-add entry (commit_paths makes them for a moment), as new as a staged
     // one. Not "DA": a commit killed after moving the branch, before writing the index, leaves the
     // intent-to-add entry of a file HEAD now has; checking it out from HEAD puts it right.
-    out.push_back({entry[0] == '?', entry[0] == 'A' || (entry[0] == ' ' && entry[1] == 'A'), entry.substr(3)});
+    // Deleted: " D" (in the work tree) or "D " (staged); not "DA", whose file is there.
+    out.push_back({entry[0] == '?', entry[0] == 'A' || (entry[0] == ' ' && entry[1] == 'A'), entry.substr(3),
+                   entry[1] == 'D' || (entry[0] == 'D' && entry[1] == ' ')});
     if (entry[0] == 'R' || entry[0] == 'C') pos = r.out.find('\0', pos) + 1; // skip the rename source
   }
   return out;

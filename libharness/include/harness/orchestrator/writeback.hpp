@@ -100,8 +100,11 @@ std::vector<std::string> orchestrator_documents(const spec::Spec& spec);
 std::set<std::string> unrecorded_writes(const spec::Spec& spec, const std::vector<worker::GitChange>& changed);
 
 /// What a write-back commits: of the `changed` paths, those the orchestrator wrote (`own`), but
-/// not those a live worker is writing (`live`: a SUMMARY it will commit with its trailers). A
-/// user's edit elsewhere in the spec directory stays the user's to commit.
+/// not those a live worker is writing (`live`: a SUMMARY it will commit with its trailers), nor
+/// those gone from the work tree: the orchestrator writes its documents and never deletes one,
+/// so a deletion is someone else's (a worker's that removed other plans' SUMMARYs), never to be
+/// committed as the run's record. A user's edit elsewhere in the spec directory stays the user's
+/// to commit.
 std::vector<std::string> writeback_paths(const std::vector<worker::GitChange>& changed, const std::set<std::string>& own,
                                          const std::set<std::string>& live);
 

@@ -38,6 +38,7 @@ struct GitChange {
   bool untracked = false;
   bool added = false; ///< in the index (staged or intent-to-add), not in HEAD
   std::string path; ///< relative to the repository root
+  bool deleted = false; ///< gone from the work tree (deleted there, or its deletion staged)
 };
 
 /// `git status -z` as a list (untracked files listed one by one). With `globs`, only paths that
