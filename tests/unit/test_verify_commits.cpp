@@ -80,3 +80,28 @@ TEST_CASE("a file git ignores, or a check's path outside the project, is not ask
   CHECK(c.status == verify::CheckStatus::passed);
   CHECK_THAT(c.message, Catch::StartsWith("1 commit, 1 of 1 tasks covered"));
 }
+
+TEST_CASE("the orchestrator's phase gate counts a plan whose SUMMARY is gone as a gap", "[verify][commits]") {
+  Project p;
+  p.dir.write("out/a.txt", "a\n");
+  p.dir.write("out/b.txt", "b\n");
+  const auto summary = p.dir.write("docs/specs/SPC-003-commits/execution/phases/01-core/01-01-SUMMARY.md",
+                                   "---\nplan_id: '01-01'\nstatus: complete\n---\n# 01-01\n");
+  test::sh(p.dir.path, "git add -A && git commit -qm 'feat(01-01): files' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-003-commits'");
+  auto spec = spec::load_spec(p.dir.path / "docs/specs/SPC-003-commits");
+  REQUIRE(spec);
+  verify::VerifyOptions opt;
+  opt.check_summaries = true;
+  auto with = verify::verify_phase(*spec, {1, 0}, opt);
+  CHECK(with.status == spec::VerificationStatus::passed);
+  const auto count = with.results.size(); // no item for a SUMMARY that is there
+  fs::remove(summary);
+  auto without = verify::verify_phase(*spec, {1, 0}, opt);
+  CHECK(without.status == spec::VerificationStatus::gaps_found);
+  REQUIRE(without.results.size() == count + 1);
+  CHECK(without.results.back().id == "summary");
+  CHECK_THAT(without.results.back().message, Catch::StartsWith("execution/phases/01-core/01-01-SUMMARY.md does not exist"));
+  CHECK(verify::verify_final(*spec, opt).status == spec::VerificationStatus::gaps_found);
+  // `harness-cli verify` does not ask.
+  CHECK(verify::verify_phase(*spec, {1, 0}).status == spec::VerificationStatus::passed);
+}

@@ -45,6 +45,14 @@ std::string report_name(const spec::Spec& spec, spec::PhaseNumber phase) {
   return dir ? spec.layout.relative(spec.layout.verification_file(*dir)) : std::string("VERIFICATION.md");
 }
 
+/// The plans whose `summary` check failed: their SUMMARY is gone (VerifyOptions::check_summaries).
+std::vector<std::string> missing_summaries(const verify::Report& r) {
+  std::vector<std::string> out;
+  for (const auto& c : r.results)
+    if (c.id == "summary" && c.status == verify::CheckStatus::failed) out.push_back(c.plan);
+  return out;
+}
+
 std::string first_gap(const verify::Report& r) {
   for (const auto& c : r.results)
     if (c.status == verify::CheckStatus::failed || c.status == verify::CheckStatus::error)
@@ -70,18 +78,20 @@ public:
     verify::VerifyOptions opt = m_checks;
     opt.trailers = trailer_index();
     opt.cancel = cancel_flag();
+    opt.check_summaries = true;
     auto r = verify::verify_phase(spec, phase, opt);
     if (cancelled()) return stopped(); // a half-run verification is not a verdict: nothing written
     auto file = verify::write_report(spec, phase, r);
     return {verdict_of(r.status), false,
             fmt::format("{} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(), items(r, report_name(spec, phase)),
                         file ? "" : "; could not write VERIFICATION.md: " + file.error()),
-            file ? "" : file.error()};
+            file ? "" : file.error(), missing_summaries(r)};
   }
   VerifyOutcome verify_final(const spec::Spec& spec) override {
     verify::VerifyOptions opt = m_checks;
     opt.trailers = trailer_index();
     opt.cancel = cancel_flag();
+    opt.check_summaries = true;
     auto r = verify::verify_final(spec, opt);
     if (cancelled()) return stopped();
     auto file = verify::write_report(spec, std::nullopt, r);
@@ -89,7 +99,7 @@ public:
             fmt::format("final {} ({}/{}){}{}", spec::to_string(r.status), r.passed(), r.total(),
                         items(r, spec.layout.relative(spec.layout.final_verification)),
                         file ? "" : "; could not write FINAL-VERIFICATION.md: " + file.error()),
-            file ? "" : file.error()};
+            file ? "" : file.error(), missing_summaries(r)};
   }
 
 private:

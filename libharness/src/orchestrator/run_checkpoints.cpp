@@ -10,6 +10,8 @@
 #include "harness/util/text.hpp"
 #include "harness/verify/human_answer.hpp"
 
+#include <fmt/ranges.h>
+
 namespace harness::orchestrator {
 namespace {
 
@@ -130,6 +132,7 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
       return feed(e);
     }
   }
+  if (!out.missing_summaries.empty()) return lost_summaries(a, sid, out);
   if (a.kind == TaskKind::verify_phase) {
     if (out.verdict == sched::Verdict::gaps_found) phase_gaps[a.subject] = out.message;
     else phase_gaps.erase(a.subject);
@@ -151,6 +154,30 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
                                  a.subject));
   }
   succeed(a.task, out.verdict, false, out.message);
+}
+
+void Orchestrator::Impl::lost_summaries(const sched::Action& a, const std::string& sid, const VerifyOutcome& out) {
+  if (const auto report = report_file(a); !report.empty())
+    record_write(report, out.report_error.empty() ? std::expected<void, std::string>() : std::unexpected(out.report_error), a.task);
+  // A gap-closure plan cannot bring a record back, and executing the plans again would redo
+  // verified work behind the user's back, while the file is one `git restore` away (the run's
+  // commits never take a deletion): the gate blocks, naming the files, for a person to look at.
+  std::string files;
+  for (const auto& id : out.missing_summaries) {
+    const auto* plan = spec.find_plan(id);
+    const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+    files += (files.empty() ? "" : ", ") + (phase ? spec.layout.relative(spec.layout.summary_file(*phase, id)) : id);
+  }
+  const bool one = out.missing_summaries.size() == 1;
+  const std::string why = fmt::format(
+      "the SUMMARY{} of {} {} gone from the work tree ({}), deleted after {} verified, by a worker or a person: "
+      "`git restore` {} (harness did not commit the deletion) and run orchestrate again, or leave {} deleted and the "
+      "next run executes {} again",
+      one ? "" : "s", fmt::join(out.missing_summaries, ", "), one ? "is" : "are", files, one ? "the plan was" : "the plans were",
+      one ? "it" : "them", one ? "it" : "them", one ? "the plan" : "those plans");
+  write_progress(true);
+  end_session(sid, why, false);
+  fail(a.task, sched::FailureClass::no_retry, why);
 }
 
 std::vector<std::string> Orchestrator::Impl::loop_findings(const sched::Action& a) const {

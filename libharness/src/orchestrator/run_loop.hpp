@@ -370,6 +370,9 @@ struct Orchestrator::Impl {
   /// `only`: instead, the changes under this path (a phase's plans, a research file a worker
   /// that has exited wrote).
   void commit_writeback(const std::string& what, const fs::path& only = {});
+  /// A phase or final verification found plans whose SUMMARY is gone (VerifyOutcome::
+  /// missing_summaries): the gate blocks, naming them.
+  void lost_summaries(const sched::Action& a, const std::string& sid, const VerifyOutcome& out);
   /// Records files the orchestrator (or its verifier) just wrote: the next write-back commits
   /// them. The list is kept in the store too, so what a killed run wrote is committed by the next.
   void wrote(std::initializer_list<fs::path> files);

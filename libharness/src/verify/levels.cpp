@@ -197,6 +197,21 @@ void plan_checks(const spec::Spec& spec, const spec::Plan& plan, const VerifyOpt
   if (opt.check_commits) commits(spec, plan, opt, out);
 }
 
+/// check_summaries' item: only when the plan's SUMMARY is gone from the work tree, so a phase whose
+/// records are all there keeps its count of checks.
+void missing_summary(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {
+  const auto* phase = opt.check_summaries ? spec.layout.find_phase(plan.phase) : nullptr;
+  if (!phase) return;
+  const fs::path summary = spec.layout.summary_file(*phase, plan.id);
+  std::error_code ec;
+  if (fs::exists(summary, ec) || ec) return;
+  out.push_back(item(plan, "summary", "summary", CheckStatus::failed,
+                     fmt::format("{} does not exist: the record of {}'s execution is gone (deleted after the plan was "
+                                 "verified); `git restore` it if a commit holds it, or execute {} again",
+                                 spec.layout.relative(summary), plan.id, plan.id),
+                     0));
+}
+
 /// The gaps a person accepted at phase `n`, as (plan, check): those its approved verification
 /// found, while the phase's work is still the work approved (the same work_hash). Other work, or
 /// a file that does not say which work it was, asks again.
@@ -232,6 +247,7 @@ Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const Verif
     if (plan.phase == phase) {
       r.plans.push_back(plan.id);
       plan_checks(spec, plan, opt, r.results);
+      missing_summary(spec, plan, opt, r.results);
     }
   if (spec.roadmap)
     for (const auto& p : spec.roadmap->phases)
@@ -259,6 +275,7 @@ Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
     r.plans.push_back(plan.id);
     const size_t first = r.results.size();
     plan_checks(spec, plan, opt, r.results);
+    missing_summary(spec, plan, opt, r.results);
     // What a person judged at the phase, and that phase's verification still holds: asking again,
     // word for word, for the whole spec would only repeat the question. That is its items for a
     // person and, when the person accepted the phase with its gaps, those gaps over the same work.

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 namespace harness::orchestrator {
 
@@ -17,6 +18,9 @@ struct VerifyOutcome {
   bool failed = false;   ///< plan level: a check failed (the execute is retried)
   std::string message;   ///< one line for the display
   std::string report_error = {}; ///< phase and final level: the VERIFICATION report could not be written: why
+  /// Phase and final level: the plans whose SUMMARY is gone from the work tree (the report has
+  /// them as gaps). No gap-closure plan brings a record back: the run blocks the gate instead.
+  std::vector<std::string> missing_summaries = {};
 };
 
 class Verifier {

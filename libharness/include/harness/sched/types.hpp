@@ -36,7 +36,8 @@ int priority_class(TaskKind k);
 
 /// Why an attempt failed. Rate-limited retries later without spending an attempt; refused blocks.
 /// `no_retry`: the worker itself said another attempt cannot help (`task_failed` with
-/// `retry: forbidden`): the task blocks at once, like a refusal.
+/// `retry: forbidden`), or, for a verification, the orchestrator found that checking again cannot
+/// (a plan's SUMMARY deleted under it): the task blocks at once, like a refusal, with its reason.
 enum class FailureClass { crashed, timed_out, verification_failed, rate_limited, refused, no_retry };
 std::string_view to_string(FailureClass f);
 std::optional<FailureClass> parse_failure_class(std::string_view s);

@@ -21,6 +21,12 @@ struct VerifyOptions {
   std::chrono::seconds default_timeout{600};
   size_t max_output = 16 * 1024;     ///< evidence cap per check
   bool check_commits = true;          ///< plan level: trailer commits must exist
+  /// Phase and final: a plan whose SUMMARY is not in the work tree is a gap (check `summary`).
+  /// The orchestrator's gates ask for it: they verify plans it saw executed, so a SUMMARY missing
+  /// then was deleted meanwhile, and a report saying `passed` would hold for nobody (`status`
+  /// reads such a plan as not executed). Off for `harness-cli verify`, which may look at a phase
+  /// before all its plans ran.
+  bool check_summaries = false;
   /// Trailer commits already read (the orchestrator keeps one fresh); null: read the history.
   const worker::TrailerIndex* trailers = nullptr;
   /// ui_element_exists / ui_navigation: the browser driver script (ui_driver.cjs, installed in

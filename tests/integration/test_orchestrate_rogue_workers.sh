@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Agent workers that damage other plans' results (review I2), each a `--worker command`
+# agent committing through harness_worker_commit:
+# - 01-03 deletes the SUMMARYs of 01-01 and 01-02 after they were verified: no commit of the run
+#   holds the deletion, the phase verification does not pass (its report has the gap), the run
+#   ends blocked naming the files, and `git restore` of them lets the next run complete;
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+mcp=${HARNESS_MCP:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
+
+cat >"$tmp/agent.py" <<'PY'
+import json, os, re, subprocess, sys
+sys.path.insert(0, os.environ["HARNESS_TEST_LIB"])
+from mcp_worker import McpWorker
+prompt = open(sys.argv[2]).read()
+task = json.loads(re.search(r"^Task input \(JSON\): (.*)$", prompt, re.M).group(1))
+root, pid = os.environ["HARNESS_PROJECT"], task["subject"]
+w = McpWorker(sys.argv[1])
+def commit(args):
+    r = w.request("tools/call", {"name": "harness_worker_commit", "arguments": args})
+    assert not r.get("isError"), r
+    return r["structuredContent"]["commit"]
+w.tool("harness_worker_report", {"type": "session_ready", "payload": {"adapter": "command"}})
+w.tool("harness_worker_report", {"type": "task_started", "payload": {"task_id": task["task"], "attempt": task["attempt"]}})
+sf = task["summary_file"]
+if pid == "01-03":
+    for f in ("01-01", "01-02"):
+        os.remove(os.path.join(os.path.dirname(sf), f"{f}-SUMMARY.md"))
+commits = []
+for i, b in enumerate(re.findall(r"```bash\n(.*?)```", open(task["plan_file"]).read(), re.S), 1):
+    subprocess.run(["bash", "-c", b], cwd=root, check=True)
+    files = [f"out/{pid}.txt"]
+    commits.append(commit({"message": f"feat({pid}): task {i}", "files": files, "task": i}))
+os.makedirs(os.path.dirname(sf), exist_ok=True)
+open(sf, "w").write(f"---\nplan_id: '{pid}'\nstatus: complete\ncommits: {json.dumps(commits)}\n"
+                    f"files_touched: [out/{pid}.txt]\ndeviations: []\n---\n# {pid}\n\n## Deviations\nNone.\n")
+commit({"message": f"docs({pid}): summary", "files": [sf]})
+w.tool("harness_worker_report", {"type": "task_completed", "payload": {"summary_path": sf, "commits": commits, "files_touched": [f"out/{pid}.txt"]}})
+w.close()
+PY
+
+p=$tmp/project
+spec=docs/specs/SPC-040-rogue
+mkdir -p "$p/$spec"
+printf '# SPC-040: rogue workers\n\nWorkers that damage other plans.\n' >"$p/$spec/SPEC.md"
+phase_plan "$p/$spec" 01-01
+phase_plan "$p/$spec" 01-02
+phase_plan "$p/$spec" 01-03 "['01-01', '01-02']"
+(cd "$p" && git init -q && git add -A && git commit -qm init)
+run() {
+  (cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib "$cli" orchestrate "$spec" --slots 2 --attempts 1 --yes \
+     --worker command --command "python3 $tmp/agent.py $mcp {prompt_file}" --json 2>"$tmp/stderr.log" </dev/null)
+}
+rc=0
+events=$(run) || rc=$?
+[[ $rc -eq 1 ]] || { tail -20 "$tmp/stderr.log" >&2; fail "orchestrate exited $rc, expected 1 (blocked)"; }
+grep -q '"event":"run_finished".*blocked' <<<"$events" || fail "the run did not end blocked: $(tail -1 <<<"$events")"
+
+# I2: the deletions are in no commit; the phase gate blocks, naming the files.
+phases=$spec/execution/phases/01-p01
+deleted=$(cd "$p" && git log --diff-filter=D --name-only --format= | sort -u)
+[[ -z $deleted ]] || fail "a commit of the run deleted: $deleted"
+grep -q '"event":"task_blocked",.*"task":"verify-phase:01".*the SUMMARYs of 01-01, 01-02 are gone from the work tree.*01-01-SUMMARY.md.*git restore' <<<"$events" \
+  || fail "verify-phase:01 not blocked for the missing SUMMARYs: $(grep 'verify-phase:01' <<<"$events" | cut -c1-400)"
+! grep -q '"event":"phase_verified",.*"task":"verify-phase:01"' <<<"$events" || fail "phase 01 verified without SUMMARYs"
+grep -q '^status: gaps_found' "$p/$phases/VERIFICATION.md" || fail "VERIFICATION.md holds: $(head -3 "$p/$phases/VERIFICATION.md")"
+grep -q '01-01 / summary' "$p/$phases/VERIFICATION.md" || fail "VERIFICATION.md names no missing SUMMARY"
+
+# Restored, the SUMMARYs let phase 01 pass on the next run.
+(cd "$p" && git restore "$phases")
+events=$(run) || true
+grep -q '"event":"phase_verified",.*"task":"verify-phase:01"' <<<"$events" \
+  || fail "phase 01 not verified after git restore: $(grep 'verify-phase:01' <<<"$events" | cut -c1-400)"
+echo "orchestrate rogue workers: all checks passed"
