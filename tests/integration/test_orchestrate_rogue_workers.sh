@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Agent workers that damage other plans' results (review I2), each a `--worker command`
+# Agent workers that damage other plans' results (review I, I1 and I2), each a `--worker command`
 # agent committing through harness_worker_commit:
 # - 01-03 deletes the SUMMARYs of 01-01 and 01-02 after they were verified: no commit of the run
 #   holds the deletion, the phase verification does not pass (its report has the gap), the run
 #   ends blocked naming the files, and `git restore` of them lets the next run complete;
+# - 02-02 (after 02-01) also commits a change to out/02-01.txt, 02-01's declared file, and a file
+#   no plan declares: 02-02's verification fails naming plan 02-01, not 02-01's;
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 mcp=${HARNESS_MCP:?}
@@ -33,6 +35,13 @@ commits = []
 for i, b in enumerate(re.findall(r"```bash\n(.*?)```", open(task["plan_file"]).read(), re.S), 1):
     subprocess.run(["bash", "-c", b], cwd=root, check=True)
     files = [f"out/{pid}.txt"]
+    if pid == "02-02":
+        os.makedirs(f"{root}/elsewhere", exist_ok=True)
+        open(f"{root}/elsewhere/{pid}-{i}.txt", "w").write("undeclared\n")
+        files.append(f"elsewhere/{pid}-{i}.txt")
+    if pid == "02-02":
+        open(f"{root}/out/02-01.txt", "a").write("clobbered\n")
+        files.append("out/02-01.txt")
     commits.append(commit({"message": f"feat({pid}): task {i}", "files": files, "task": i}))
 os.makedirs(os.path.dirname(sf), exist_ok=True)
 open(sf, "w").write(f"---\nplan_id: '{pid}'\nstatus: complete\ncommits: {json.dumps(commits)}\n"
@@ -49,6 +58,8 @@ printf '# SPC-040: rogue workers\n\nWorkers that damage other plans.\n' >"$p/$sp
 phase_plan "$p/$spec" 01-01
 phase_plan "$p/$spec" 01-02
 phase_plan "$p/$spec" 01-03 "['01-01', '01-02']"
+phase_plan "$p/$spec" 02-01
+phase_plan "$p/$spec" 02-02 "['02-01']"
 (cd "$p" && git init -q && git add -A && git commit -qm init)
 run() {
   (cd "$p" && HARNESS_TEST_LIB=$src/tests/integration/lib "$cli" orchestrate "$spec" --slots 2 --attempts 1 --yes \
@@ -68,6 +79,11 @@ grep -q '"event":"task_blocked",.*"task":"verify-phase:01".*the SUMMARYs of 01-0
 ! grep -q '"event":"phase_verified",.*"task":"verify-phase:01"' <<<"$events" || fail "phase 01 verified without SUMMARYs"
 grep -q '^status: gaps_found' "$p/$phases/VERIFICATION.md" || fail "VERIFICATION.md holds: $(head -3 "$p/$phases/VERIFICATION.md")"
 grep -q '01-01 / summary' "$p/$phases/VERIFICATION.md" || fail "VERIFICATION.md names no missing SUMMARY"
+
+# I1: 02-02 fails for 02-01's file, and 02-01 is not blamed.
+grep -q '"event":"task_failed",.*"task":"verify-plan:02-02".*out/02-01.txt (plan 02-01'"'"'s).*another plan'"'"'s work, which 02-02 must leave alone' <<<"$events" \
+  || fail "verify-plan:02-02 did not fail naming plan 02-01: $(grep 'verify-plan:02-02' <<<"$events" | cut -c1-500)"
+grep -q '"event":"task_succeeded",.*"task":"verify-plan:02-01"' <<<"$events" || fail "02-01 did not pass"
 
 # Restored, the SUMMARYs let phase 01 pass on the next run.
 (cd "$p" && git restore "$phases")

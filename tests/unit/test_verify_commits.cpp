@@ -81,6 +81,28 @@ TEST_CASE("a file git ignores, or a check's path outside the project, is not ask
   CHECK_THAT(c.message, Catch::StartsWith("1 commit, 1 of 1 tasks covered"));
 }
 
+TEST_CASE("a plan whose commits change another plan's declared file fails, naming that plan", "[verify][commits]") {
+  Project p;
+  p.dir.write("docs/specs/SPC-003-commits/planning/plans/01-core/01-02-PLAN.md",
+              "---\nplan_id: '01-02'\ndepends_on: []\nfiles_modified: ['other/c.txt']\n---\n# 01-02\n\n### Task 1: write\n\n"
+              "```bash\necho c > other/c.txt\n```\n");
+  p.dir.write("out/b.txt", "b\n");
+  p.dir.write("elsewhere.txt", "e\n");
+  test::sh(p.dir.path, "git add -A && git commit -qm 'feat(01-01): files' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-003-commits'");
+  auto c = p.commits_check();
+  // Undeclared only: named, and it passes.
+  CHECK(c.status == verify::CheckStatus::passed);
+  CHECK_THAT(c.message, Catch::Contains("changed outside files_modified: elsewhere.txt, out/b.txt (declare them"));
+  CHECK(c.outside_files == std::vector<std::string>{"elsewhere.txt", "out/b.txt"});
+
+  p.dir.write("other/c.txt", "clobbered\n");
+  test::sh(p.dir.path, "git add -A && git commit -qm 'feat(01-01): more' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-003-commits'");
+  c = p.commits_check();
+  CHECK(c.status == verify::CheckStatus::failed);
+  CHECK_THAT(c.message, Catch::Contains("changed outside files_modified: other/c.txt (plan 01-02's), elsewhere.txt, out/b.txt"));
+  CHECK_THAT(c.message, Catch::Contains("one of them is another plan's work, which 01-01 must leave alone"));
+}
+
 TEST_CASE("the orchestrator's phase gate counts a plan whose SUMMARY is gone as a gap", "[verify][commits]") {
   Project p;
   p.dir.write("out/a.txt", "a\n");

@@ -65,13 +65,13 @@ void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckR
   }
 }
 
-/// The committed paths no `files_modified` entry covers, for the reader ("a, b and 3 more"); the
-/// spec's own documents (SUMMARY and the like) are a plan's to write and do not count, under the
-/// directory's current name or one of `old_names` (a commit made before a rename wrote them
-/// there). The scheduler keeps plans apart by their declared writes only, so an undeclared write
-/// is a conflict it could not see: named, though it does not fail the check (the work is done).
-std::string undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std::vector<std::string> files,
-                             const std::set<std::string>& old_names) {
+/// The committed paths no `files_modified` entry of the plan covers, sorted; the spec's own
+/// documents (SUMMARY and the like) are a plan's to write and do not count, under the directory's
+/// current name or one of `old_names` (a commit made before a rename wrote them there). The
+/// scheduler keeps plans apart by their declared writes only, so an undeclared write is a
+/// conflict it could not see.
+std::vector<std::string> undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std::vector<std::string> files,
+                                          const std::set<std::string>& old_names) {
   std::vector<std::string> doc_dirs;
   if (const std::string current = spec.layout.spec_dir_in_project(); !current.empty()) {
     doc_dirs.push_back(current);
@@ -88,11 +88,36 @@ std::string undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std
     return std::any_of(plan.files_modified.begin(), plan.files_modified.end(),
                        [&](const std::string& g) { return util::glob_match(g, f); });
   });
+  return files;
+}
+
+/// "a, b and 3 more".
+std::string names_list(const std::vector<std::string>& files) {
   constexpr std::size_t shown = 5;
   std::string out;
   for (std::size_t i = 0; i < files.size() && i < shown; ++i) out += (i ? ", " : "") + files[i];
   if (files.size() > shown) out += fmt::format(" and {} more", files.size() - shown);
   return out;
+}
+
+/// The `undeclared` files named for the reader, those another plan of the spec declares first, as
+/// "out/a.txt (plan 01-01's)": not merely undeclared, they are that plan's work, which this one
+/// changed behind the scheduler (it orders only declared writers) and which that plan's checks
+/// then fail on. `taken`: how many of them are another plan's.
+std::vector<std::string> outside_names(const spec::Spec& spec, const spec::Plan& plan,
+                                       const std::vector<std::string>& undeclared, std::size_t& taken) {
+  std::vector<std::string> others, rest;
+  for (const auto& f : undeclared) {
+    std::vector<std::string> owners;
+    for (const auto& other : spec.plans)
+      if (other.id != plan.id && std::ranges::any_of(other.files_modified, [&](const auto& g) { return util::glob_match(g, f); }))
+        owners.push_back(other.id);
+    if (owners.empty()) rest.push_back(f);
+    else others.push_back(fmt::format("{} (plan {}'s)", f, fmt::join(owners, "'s, ")));
+  }
+  taken = others.size();
+  others.insert(others.end(), rest.begin(), rest.end());
+  return others;
 }
 
 /// The plan's own files that are in the work tree but in no commit (untracked, or staged and
@@ -161,7 +186,8 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   std::set<std::string> old_names; // this spec's, before its directory was renamed
   for (const auto& c : found)
     if (c.spec != spec.layout.spec_name) old_names.insert(c.spec);
-  const std::string undeclared = undeclared_files(spec, plan, files, old_names);
+  std::size_t taken = 0;
+  auto outside = outside_names(spec, plan, undeclared_files(spec, plan, files, old_names), taken);
   std::set<int> tasks;
   for (const auto& c : found)
     if (c.task > 0) tasks.insert(c.task);
@@ -173,7 +199,7 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
     if (!tasks.contains(i))
       uncovered += fmt::format("{}task {} '{}'", uncovered.empty() ? "" : ", ", i, plan.tasks[static_cast<std::size_t>(i - 1)].name);
   const auto uncommitted = uncommitted_files(plan, spec.layout.project_root);
-  const CheckStatus st = found.empty() || !uncommitted.empty() ? CheckStatus::failed : CheckStatus::passed;
+  const CheckStatus st = found.empty() || !uncommitted.empty() || taken > 0 ? CheckStatus::failed : CheckStatus::passed;
   std::string msg = uncommitted.empty() ? std::string() : not_committed_message(uncommitted) + "; ";
   msg += !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
       : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}': they carry 'Spec: {}' (another spec's, or this spec's "
@@ -181,9 +207,15 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
                                      plan.id, spec.layout.spec_name, fmt::join(other_specs, "', '"))
                        : fmt::format("{} commit{}, {} of {} tasks covered", found.size(), found.size() == 1 ? "" : "s", tasks.size(), total);
   if (!found.empty() && !uncovered.empty()) msg += "; no commit for " + uncovered + " (fine only if it changes no file)";
-  if (!undeclared.empty())
-    msg += "; changed outside files_modified: " + undeclared + " (declare them: only declared writes keep parallel plans apart)";
+  if (!outside.empty())
+    msg += fmt::format("; {}{} (declare them: only declared writes keep parallel plans apart)", outside_files_label,
+                       names_list(outside));
+  if (taken > 0)
+    msg += fmt::format("; {} another plan's work, which {} must leave alone (or declare in its files_modified, so that "
+                       "the scheduler keeps the two plans' writes apart)",
+                       taken == 1 ? "one of them is" : fmt::format("{} of them are", taken), plan.id);
   out.push_back(item(plan, "commits", "commits", st, msg, 0));
+  out.back().outside_files = std::move(outside);
 }
 
 void plan_checks(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {

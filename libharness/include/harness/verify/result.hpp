@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::verify {
@@ -24,7 +25,13 @@ struct CheckResult {
   std::string message;
   int line = 0;       ///< line in the PLAN file, when it comes from one
   std::string file;   ///< PLAN file relative to the spec directory
+  /// The `commits` check: the committed paths the plan's files_modified does not cover, all of
+  /// them (its message names the first few after outside_files_label).
+  std::vector<std::string> outside_files = {};
 };
+
+/// What a `commits` message says before the files changed outside files_modified.
+inline constexpr std::string_view outside_files_label = "changed outside files_modified: ";
 
 /// A plan, phase or final verification.
 struct Report {
