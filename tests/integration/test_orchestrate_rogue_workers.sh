@@ -6,6 +6,7 @@
 #   ends blocked naming the files, and `git restore` of them lets the next run complete;
 # - 02-02 (after 02-01) also commits a change to out/02-01.txt, 02-01's declared file, and a file
 #   no plan declares: 02-02's verification fails naming plan 02-01, not 02-01's;
+# - 01-04 commits a file no plan declares: it passes, and its verify-plan line names the file.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 mcp=${HARNESS_MCP:?}
@@ -35,7 +36,7 @@ commits = []
 for i, b in enumerate(re.findall(r"```bash\n(.*?)```", open(task["plan_file"]).read(), re.S), 1):
     subprocess.run(["bash", "-c", b], cwd=root, check=True)
     files = [f"out/{pid}.txt"]
-    if pid == "02-02":
+    if pid in ("02-02", "01-04"):
         os.makedirs(f"{root}/elsewhere", exist_ok=True)
         open(f"{root}/elsewhere/{pid}-{i}.txt", "w").write("undeclared\n")
         files.append(f"elsewhere/{pid}-{i}.txt")
@@ -58,6 +59,7 @@ printf '# SPC-040: rogue workers\n\nWorkers that damage other plans.\n' >"$p/$sp
 phase_plan "$p/$spec" 01-01
 phase_plan "$p/$spec" 01-02
 phase_plan "$p/$spec" 01-03 "['01-01', '01-02']"
+phase_plan "$p/$spec" 01-04
 phase_plan "$p/$spec" 02-01
 phase_plan "$p/$spec" 02-02 "['02-01']"
 (cd "$p" && git init -q && git add -A && git commit -qm init)
@@ -84,6 +86,9 @@ grep -q '01-01 / summary' "$p/$phases/VERIFICATION.md" || fail "VERIFICATION.md 
 grep -q '"event":"task_failed",.*"task":"verify-plan:02-02".*out/02-01.txt (plan 02-01'"'"'s).*another plan'"'"'s work, which 02-02 must leave alone' <<<"$events" \
   || fail "verify-plan:02-02 did not fail naming plan 02-01: $(grep 'verify-plan:02-02' <<<"$events" | cut -c1-500)"
 grep -q '"event":"task_succeeded",.*"task":"verify-plan:02-01"' <<<"$events" || fail "02-01 did not pass"
+# An undeclared file alone passes, and the verify-plan line says so.
+grep -q '"event":"task_succeeded",.*"task":"verify-plan:01-04".*changed outside files_modified: elsewhere/01-04-1.txt, elsewhere/01-04-2.txt' <<<"$events" \
+  || fail "verify-plan:01-04 does not name its undeclared files: $(grep 'verify-plan:01-04' <<<"$events" | cut -c1-400)"
 
 # Restored, the SUMMARYs let phase 01 pass on the next run.
 (cd "$p" && git restore "$phases")

@@ -53,6 +53,21 @@ std::vector<std::string> missing_summaries(const verify::Report& r) {
   return out;
 }
 
+/// "; changed outside files_modified: a, b and 3 more": what a passed plan wrote undeclared, for
+/// the run's verify-plan line, the one place a user reads at a plan's end (the undeclared write is
+/// a conflict the scheduler could not see). Empty when none.
+std::string outside(const verify::Report& r) {
+  for (const auto& c : r.results) {
+    if (c.outside_files.empty()) continue;
+    std::string names;
+    constexpr std::size_t shown = 5;
+    for (std::size_t i = 0; i < c.outside_files.size() && i < shown; ++i) names += (i ? ", " : "") + c.outside_files[i];
+    if (c.outside_files.size() > shown) names += fmt::format(" and {} more", c.outside_files.size() - shown);
+    return fmt::format("; {}{}", verify::outside_files_label, names);
+  }
+  return {};
+}
+
 std::string first_gap(const verify::Report& r) {
   for (const auto& c : r.results)
     if (c.status == verify::CheckStatus::failed || c.status == verify::CheckStatus::error)
@@ -72,7 +87,7 @@ public:
     if (cancelled()) return stopped();
     if (r.status == spec::VerificationStatus::gaps_found) return {sched::Verdict::passed, true, first_gap(r)};
     // A check only a human can judge does not hold the plan: the phase gate asks for it.
-    return {sched::Verdict::passed, false, fmt::format("{}/{} checks passed", r.passed(), r.total())};
+    return {sched::Verdict::passed, false, fmt::format("{}/{} checks passed{}", r.passed(), r.total(), outside(r))};
   }
   VerifyOutcome verify_phase(const spec::Spec& spec, spec::PhaseNumber phase) override {
     verify::VerifyOptions opt = m_checks;
