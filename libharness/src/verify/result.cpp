@@ -40,11 +40,32 @@ spec::VerificationStatus overall_status(const std::vector<CheckResult>& results)
 
 namespace {
 
+constexpr std::size_t cell_width = 120;
+
 std::string cell(std::string s) {
   for (auto& c : s)
     if (c == '\n' || c == '|') c = ' ';
-  if (s.size() > 120) s = std::string(util::utf8_prefix(s, 117)) + "...";
+  if (s.size() > cell_width) s = std::string(util::utf8_prefix(s, cell_width - 3)) + "...";
   return s;
+}
+
+/// The table's cell for `c`. A commits message too long for it keeps its list of files changed
+/// outside files_modified whole names only, as many as fit, then "and N more": clipped in the
+/// middle of a name, the one file that matters (another plan's) was cut to "out/01...".
+std::string table_cell(const CheckResult& c) {
+  const std::string& text = c.message.empty() ? c.evidence : c.message;
+  const auto at = text.find(outside_files_label);
+  if (text.size() <= cell_width || c.outside_files.empty() || at == std::string::npos) return cell(text);
+  const std::string head = text.substr(0, at + outside_files_label.size());
+  const std::size_t total = c.outside_files.size();
+  for (std::size_t n = total; n > 0; --n) {
+    std::string names;
+    for (std::size_t i = 0; i < n; ++i) names += (i ? ", " : "") + c.outside_files[i];
+    if (n < total) names += fmt::format(" and {} more", total - n);
+    if (head.size() + names.size() <= cell_width) return cell(head + names);
+  }
+  if (auto count = fmt::format("{} files", total); head.size() + count.size() <= cell_width) return cell(head + count);
+  return cell(text);
 }
 
 } // namespace
@@ -63,7 +84,7 @@ std::string render_verification_md(const Report& r, std::string_view when) {
   out += "| plan | check | type | status | seconds | evidence |\n|---|---|---|---|---|---|\n";
   for (const auto& c : r.results)
     out += fmt::format("| {} | {} | {} | {} | {:.2f} | {} |\n", c.plan.empty() ? "-" : c.plan, c.id, c.type,
-                       to_string(c.status), c.seconds, cell(c.message.empty() ? c.evidence : c.message));
+                       to_string(c.status), c.seconds, table_cell(c));
   out += "\n## Gaps\n";
   bool any = false;
   for (const auto& c : r.results) {
