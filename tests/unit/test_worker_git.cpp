@@ -1,6 +1,7 @@
 // git helpers against a real repository: trailer parsing, the incremental trailer index,
 // path-limited status, and commits that report their full hash.
 #include "harness/util/atomic_file.hpp"
+#include "harness/worker/branch_rewind.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/git_head.hpp"
@@ -611,6 +612,56 @@ TEST_CASE("read_head follows a switch and a detach in the git directory, a workt
   test::sh(repo.dir.path, "git worktree add -q wt -b side");
   CHECK(worker::read_head(git_dir / "worktrees/wt") == worker::GitHead{"side", ""});
   CHECK_FALSE(worker::read_head(repo.dir.path / "no-git-dir"));
+}
+
+TEST_CASE("read_head_commit reads the branch's loose ref, packed-refs, or a worktree's common directory", "[worker][git]") {
+  GitRepo repo;
+  const auto first = repo.commit("a.txt", "a");
+  test::sh(repo.dir.path, "git branch -M main");
+  const auto git_dir = repo.dir.path / ".git";
+  CHECK(worker::read_head_commit(git_dir, {"main", ""}) == first);
+  const auto second = repo.commit("b.txt", "b");
+  CHECK(worker::read_head_commit(git_dir, {"main", ""}) == second);
+  test::sh(repo.dir.path, "git pack-refs --all --prune");
+  REQUIRE_FALSE(fs::exists(git_dir / "refs/heads/main"));
+  CHECK(worker::read_head_commit(git_dir, {"main", ""}) == second);
+  test::sh(repo.dir.path, "git worktree add -q wt -b side");
+  const auto third = [&] {
+    test::sh(repo.dir.path / "wt", "echo c > c.txt && git add c.txt && git commit -qm c");
+    return test::sh(repo.dir.path / "wt", "git rev-parse HEAD").substr(0, 40);
+  }();
+  CHECK(worker::read_head_commit(git_dir / "worktrees/wt", {"side", ""}) == third);
+  CHECK(worker::read_head_commit(git_dir, {"", first}) == first); // detached: HEAD's own commit
+  CHECK_FALSE(worker::read_head_commit(git_dir, {"no-such-branch", ""}));
+  CHECK_FALSE(worker::read_head_commit({}, {"main", ""}));
+}
+
+TEST_CASE("find_rewind: a fast forward is none; a reset or an amend lists what left the branch and what came", "[worker][git]") {
+  GitRepo repo;
+  const auto a = repo.commit("a.txt", "feat(01-01): task 1\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-x");
+  const auto b = repo.commit("b.txt", "feat(01-02): task 1\n\nPlan: 01-02, Task: 1/1\nSpec: SPC-001-x");
+  const auto c = repo.commit("c.txt", "docs(SPC-001-x): verify plan 01-02");
+  CHECK_FALSE(worker::find_rewind(repo.dir.path, a, c)); // the branch grew
+  CHECK_FALSE(worker::find_rewind(repo.dir.path, c, c));
+  CHECK_FALSE(worker::find_rewind(repo.dir.path, std::string(40, 'f'), c)); // git cannot tell: no guess
+
+  auto reset = worker::find_rewind(repo.dir.path, c, a); // git reset --hard HEAD~2
+  REQUIRE(reset);
+  REQUIRE(reset->lost.size() == 2);
+  CHECK(reset->lost[0].hash == c);
+  CHECK(reset->lost[0].subject == "docs(SPC-001-x): verify plan 01-02");
+  CHECK(reset->lost[1].hash == b);
+  CHECK(reset->lost[1].plan == "01-02");
+  CHECK(reset->added.empty());
+
+  test::sh(repo.dir.path, "git commit -q --amend -m 'amended by a worker'");
+  const auto amended = test::sh(repo.dir.path, "git rev-parse HEAD").substr(0, 40);
+  auto amend = worker::find_rewind(repo.dir.path, c, amended);
+  REQUIRE(amend);
+  REQUIRE(amend->lost.size() == 1);
+  CHECK(amend->lost[0].hash == c);
+  REQUIRE(amend->added.size() == 1);
+  CHECK(amend->added[0].subject == "amended by a worker");
 }
 
 TEST_CASE("ignored_paths lists each ignored file a glob matches, and ignore_rule names the rule", "[worker][git]") {

@@ -420,7 +420,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (x.stopped) clear_orphaned_index_lock(std::chrono::milliseconds(250));
   // Judged on another branch, its commits would be missing and its files another branch's: the
   // next run, back on the run's branch, judges it (its commits decide what is done).
-  if (head_moved()) return end_session(sid, "ended after HEAD moved: not checked here; the next run checks it", false);
+  if (head_moved()) return end_session(sid, "ended after HEAD moved or its branch was rewound: not checked here; the next run checks it", false);
   // Before the outcome: a failed or stopped attempt's task commits stand too (its retry skips them).
   log_attempt_commits(s);
   if (x.stopped && x.stop_reason == "shutdown") {

@@ -101,7 +101,7 @@ void Orchestrator::Impl::run_verification(Session& s) {
 
 void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& sid, const VerifyOutcome& out) {
   if (head_moved()) { // it read another branch's files: its verdict is not this run's
-    end_session(sid, "ended after HEAD moved: its verdict is not kept; the next run verifies again", false);
+    end_session(sid, "ended after HEAD moved or its branch was rewound: its verdict is not kept; the next run verifies again", false);
     return maybe_stop_after_drain();
   }
   if (out.failed) {

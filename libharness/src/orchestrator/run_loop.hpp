@@ -32,6 +32,7 @@
 #include "harness/store/watch.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/agent_events.hpp"
+#include "harness/worker/branch_rewind.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/git_head.hpp"
 #include "harness/worker/trailers.hpp"
@@ -182,6 +183,10 @@ struct Orchestrator::Impl {
   fs::path git_dir;                             ///< where HEAD is read (StartFacts::git_dir)
   std::optional<worker::GitHead> head_at_start; ///< what HEAD named when the run began: its commits go there
   std::optional<worker::GitHead> head_moved_to; ///< what it named instead, once it did: the run stops
+  /// The newest commit of the run's branch the run knows holds all it committed: the tip at the
+  /// start, moved along as the branch grows. Empty while the tip cannot be read (no commit yet).
+  std::string known_tip;
+  std::optional<worker::BranchRewind> rewound;  ///< the branch no longer held known_tip: the run stops
   unsigned pump_ticks = 0;                      ///< the pump's ticks, for checks made every few of them
   /// PLAN files edited, added or removed during the run (plan_edits.hpp): noticed through
   /// `plan_watch`, compared with `plans_seen` (the plans as the run last read them).
@@ -400,11 +405,19 @@ struct Orchestrator::Impl {
   void maybe_stop_after_drain();
   void finish_run();
   void watch_signals();
-  /// Whether HEAD names another branch (or commit, when detached) than when the run began: a
-  /// switch or checkout in another terminal. Its commits would land there and its checks read
-  /// that branch's files, so the first time it says so and stops taking tasks; the running
-  /// workers finish, and nothing more is judged or committed (run_head.cpp).
+  /// Whether HEAD names another branch than when the run began (a switch or checkout in another
+  /// terminal), or its branch was rewound (branch_rewound). Its commits would land elsewhere and
+  /// its checks read other files, so the first time it says so and stops taking tasks; the
+  /// running workers finish, and nothing more is judged or committed (run_head.cpp).
   bool head_moved();
+  /// Whether the branch's tip (`now`) no longer descends from known_tip: a reset, an amend, a
+  /// rebase, by a worker or in another terminal. Commits the run made or counted are then gone
+  /// from the branch, so it stops as after a switch and names them. A file read each time; one
+  /// git process only when the tip changed.
+  bool branch_rewound(const worker::GitHead& now);
+  /// The run ends blocked (`blocked`: the line run_finished lists, `note`: the event saying it in
+  /// full): no new task, nothing more judged or committed.
+  void stop_for_head(const std::string& blocked, const std::string& note);
   /// At the start: HEAD as the run found it, and a note when it is detached.
   void note_head_at_start(const StartFacts& facts);
   /// Ctrl-C, SIGTERM, SIGHUP: the first drains (no new tasks, running ones finish), the second stops.

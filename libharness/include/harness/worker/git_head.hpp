@@ -1,6 +1,7 @@
 #pragma once
-// What HEAD names, read from the git directory's HEAD file: a run looks at it often (to notice a
-// branch switched under it), so no git process is started for it.
+// What HEAD names, read from the git directory's HEAD file, and the commit it stands on, read from
+// the branch's ref: a run looks at both often (to notice a branch switched or rewound under it),
+// so no git process is started for them.
 
 #include <filesystem>
 #include <optional>
@@ -23,6 +24,12 @@ std::optional<GitHead> parse_head(std::string_view text);
 /// `<git_dir>/HEAD` (a worktree's own git directory holds its own HEAD); nullopt when it cannot be
 /// read or parsed.
 std::optional<GitHead> read_head(const std::filesystem::path& git_dir);
+
+/// The commit HEAD stands on, from files too: a detached HEAD's own, else its branch's ref (a loose
+/// ref in the common git directory, which a linked worktree's `commondir` names, else its line in
+/// packed-refs). nullopt when it cannot be read that way: a branch without commits yet, or refs
+/// git keeps in another form (reftable).
+std::optional<std::string> read_head_commit(const std::filesystem::path& git_dir, const GitHead& head);
 
 /// "main", or "a detached HEAD (at 1a2b3c4d5e)": for messages.
 std::string describe(const GitHead& head);
