@@ -4,7 +4,7 @@
 # it: no new task, the moved-to branch gets no verification, STATUS.md or write-back commit, and
 # the run ends blocked (exit 1) naming both branches and the way back. Back on the branch, the next
 # run completes. A run started on a detached HEAD says at its start that its commits will be on no
-# branch.
+# branch, and goes on as its own commits move that HEAD.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -43,10 +43,13 @@ out=$(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script 2>&1 </d
 [[ $rc -eq 0 && $out == *"complete after"* ]] || fail "the run back on main should complete: rc $rc: $out"
 [[ $out != *"HEAD"* ]] || fail "a run on its branch says something about HEAD: $out"
 
-# A detached HEAD: said at the start; the run goes on.
-(cd "$p" && git switch -q --detach)
+# A detached HEAD: said at the start; the run goes on, though each of its commits moves HEAD.
+sed 's/01-01/01-04/g' "$s/planning/plans/01-core/01-01-PLAN.md" >"$s/planning/plans/01-core/01-04-PLAN.md"
+(cd "$p" && git add -A && git commit -qm "01-04" && git switch -q --detach)
 rc=0
 out=$(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script 2>&1 </dev/null) || rc=$?
-[[ $rc -eq 0 ]] || fail "the run on a detached HEAD should complete: rc $rc: $out"
+[[ $rc -eq 0 && $out == *"complete after"* ]] || fail "the run on a detached HEAD should complete: rc $rc: $out"
 [[ $out == *"HEAD is detached (at "*"): this run's commits will be on no branch"* ]] || fail "no note about the detached HEAD: $out"
+[[ $out != *"HEAD moved"* && $out != *"rewound"* ]] || fail "the run's own commits on a detached HEAD stopped it: $out"
+[[ -n $(cd "$p" && git log --format=%H --grep "Plan: 01-04" HEAD) ]] || fail "01-04 was not committed on the detached HEAD"
 echo PASS

@@ -46,8 +46,9 @@ bool Orchestrator::Impl::head_moved() {
   // Unreadable for a moment is no move (git writes HEAD.lock, then renames it over HEAD).
   const auto now = worker::read_head(git_dir);
   if (!now) return false;
-  if (!now->branch.empty() && now->branch == head_at_start->branch) return branch_rewound(*now);
-  if (*now == *head_at_start) return false;
+  // A detached HEAD moves with each commit made on it, the run's own included: for it, as for a
+  // branch, only whether its commit descends from the last one seen tells a commit from a move.
+  if (now->branch == head_at_start->branch) return branch_rewound(*now);
   head_moved_to = *now;
   const auto from = worker::describe(*head_at_start), to = worker::describe(*now);
   stop_for_head(fmt::format("HEAD moved from {} to {} during the run: switch back ({}) and run orchestrate again", from,
