@@ -1,7 +1,8 @@
 // harness-cli script-worker [--spec SPEC_DIR --plan PLAN_ID]
 // The `script` adapter's worker process; also usable by hand to run one plan's shell blocks.
 // Without flags it reads HARNESS_SPEC_DIR, HARNESS_TASK_ID (or HARNESS_PLAN_FILE),
-// HARNESS_STATE_DIR and HARNESS_SESSION_ID, as the orchestrator sets them.
+// HARNESS_STATE_DIR, HARNESS_SESSION_ID and HARNESS_TOKEN (which its status and result files
+// carry), as the orchestrator sets them.
 #include "commands.hpp"
 
 #include "harness/worker/script_worker.hpp"
@@ -44,6 +45,7 @@ void add_script_worker(CLI::App& app, ExitCode& exit) {
     req.spec_dir = opt->spec_dir.empty() ? env_or("HARNESS_SPEC_DIR", "") : opt->spec_dir;
     req.plan_id = opt->plan.empty() ? plan_id_from_env() : opt->plan;
     req.session_id = env_or("HARNESS_SESSION_ID", "");
+    req.token = env_or("HARNESS_TOKEN", "");
     if (const char* done = std::getenv("HARNESS_DONE_TASKS")) req.done_tasks = worker::parse_done_tasks(done);
     req.first_attempt = env_or("HARNESS_FIRST_ATTEMPT", "") == "1";
     if (!req.session_id.empty() && std::getenv("HARNESS_STATE_DIR"))

@@ -47,7 +47,7 @@ task = json.loads(re.search(r"^Task input \(JSON\): (.*)$", prompt, re.M).group(
 kind, log = task["kind"], open(os.environ["AGENT_LOG"], "a")
 log.write(json.dumps(task) + "\n")
 log.flush()  # a planner may be killed below
-result = {"sessionId": os.environ["HARNESS_SESSION_ID"], "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+result = {"sessionId": os.environ["HARNESS_SESSION_ID"], "token": os.environ["HARNESS_TOKEN"], "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
           "status": "completed", "summaryPath": "", "commits": [], "filesTouched": []}
 
 def plan(path, pid, deps, files, title, code, checks=""):

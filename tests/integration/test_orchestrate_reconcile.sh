@@ -49,7 +49,7 @@ prompt = open(sys.argv[1]).read()
 task = json.loads(re.search(r"^Task input \(JSON\): (.*)$", prompt, re.M).group(1))
 kind, root = task["kind"], os.environ["HARNESS_PROJECT"]
 spec_name = os.path.basename(os.environ["HARNESS_SPEC_DIR"].rstrip("/"))
-result = {"sessionId": os.environ["HARNESS_SESSION_ID"], "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
+result = {"sessionId": os.environ["HARNESS_SESSION_ID"], "token": os.environ["HARNESS_TOKEN"], "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ"),
           "status": "completed", "summaryPath": "", "commits": [], "filesTouched": []}
 git = lambda *a: subprocess.run(["git", *a], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
 if kind == "check-plans":

@@ -182,12 +182,12 @@ TEST_CASE("A file-transport worker is heard like an MCP worker, exactly once", "
   auto sd = StateDir::for_project(dir.path);
   // The script worker's own formats (seed 000 camelCase).
   REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "status.json",
-      R"({"sessionId":"s1","timestamp":"2026-01-01T00:00:01Z","state":"running","phase":"01","plan":"01-01",)"
+      R"({"sessionId":"s1","token":"tok-s1","timestamp":"2026-01-01T00:00:01Z","state":"running","phase":"01","plan":"01-01",)"
       R"("currentTask":2,"totalTasks":3,"message":"Task 2/3: build"})"));
   auto checkpoint = protocol::make_envelope("s1", protocol::ActionNeeded{"log in", "needs a browser"});
-  REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "checkpoint.json", protocol::serialize(checkpoint)));
+  REQUIRE(sd.write_checkpoint(checkpoint, "tok-s1"));
   REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "result.json",
-      R"({"sessionId":"s1","timestamp":"2026-01-01T00:00:09Z","status":"completed","summaryPath":"p/01-01-SUMMARY.md",)"
+      R"({"sessionId":"s1","token":"tok-s1","timestamp":"2026-01-01T00:00:09Z","status":"completed","summaryPath":"p/01-01-SUMMARY.md",)"
       R"("commits":["abc","def"],"filesTouched":["src/a.cpp"],"tasksRun":3,"tasksSkipped":0})"));
   auto r1 = sd.ingest(s);
   REQUIRE(r1);
@@ -206,12 +206,12 @@ TEST_CASE("A file-transport worker is heard like an MCP worker, exactly once", "
   CHECK(std::get<protocol::TaskCompleted>(*done).commits == std::vector<std::string>{"abc", "def"});
   CHECK(s.pending_messages("s1")->size() == 1); // the checkpoint; progress and completion need no answer
   // A new status content is a new message.
-  REQUIRE(sd.write_status({"s1", "2026-01-01T00:00:02Z", "running", "01", "01-01", 3, 3, std::nullopt}));
+  REQUIRE(sd.write_status({"s1", "2026-01-01T00:00:02Z", "running", "01", "01-01", 3, 3, std::nullopt, "tok-s1"}));
   CHECK(sd.ingest(s)->inserted == 1);
   // One session's directory alone, as the orchestrator reads it when that worker exits.
   REQUIRE(s.create_session(store_test::session("s2")));
-  REQUIRE(sd.write_status({"s2", "2026-01-01T00:00:03Z", "running", "01", "01-02", 1, 1, std::nullopt}));
-  REQUIRE(sd.write_status({"s1", "2026-01-01T00:00:04Z", "running", "01", "01-01", 3, 3, "again"}));
+  REQUIRE(sd.write_status({"s2", "2026-01-01T00:00:03Z", "running", "01", "01-02", 1, 1, std::nullopt, "tok-s2"}));
+  REQUIRE(sd.write_status({"s1", "2026-01-01T00:00:04Z", "running", "01", "01-01", 3, 3, "again", "tok-s1"}));
   auto one = sd.ingest_session(s, "s2");
   CHECK(one.inserted == 1);
   CHECK(one.duplicates == 0);
@@ -227,11 +227,11 @@ TEST_CASE("Bad transport files are reported and skipped, not fatal", "[store][st
   auto sd = StateDir::for_project(dir.path);
   REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "status.json", "{broken"));
   REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "result.json",
-                                  R"({"sessionId":"s1","timestamp":"t","status":"failed"})"));
+                                  R"({"sessionId":"s1","token":"tok-s1","timestamp":"t","status":"failed"})"));
   REQUIRE(util::write_file_atomic(sd.session_dir("ghost") / "result.json",
                                   R"({"sessionId":"ghost","timestamp":"t","status":"failed","error":"x"})"));
   REQUIRE(util::write_file_atomic(sd.session_dir("s2") / "result.json",
-                                  R"({"sessionId":"s1","timestamp":"t","status":"failed","error":"x"})"));
+                                  R"({"sessionId":"s1","token":"tok-s2","timestamp":"t","status":"failed","error":"x"})"));
   REQUIRE(s.create_session(store_test::session("s2")));
   auto r = sd.ingest(s);
   REQUIRE(r);
@@ -241,6 +241,34 @@ TEST_CASE("Bad transport files are reported and skipped, not fatal", "[store][st
   CHECK(r->errors[1].find("error: missing required field") != std::string::npos);
   CHECK(r->errors[2].find("does not match its directory") != std::string::npos);
   CHECK(r->unrecorded_sessions == 1); // ghost: skipped, see below
+}
+
+TEST_CASE("A report file is read only with its session's token: another worker cannot report for it", "[store][state_dir]") {
+  // One worker writing into a sibling's directory (a glob that matched too much) must not fail or
+  // finish the sibling's task: only the session's own worker has its token (HARNESS_TOKEN).
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  REQUIRE(s.create_session(store_test::session("s1")));
+  REQUIRE(s.create_session(store_test::session("s2")));
+  auto sd = StateDir::for_project(dir.path);
+  REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "result.json",
+                                  R"({"sessionId":"s1","token":"tok-s2","timestamp":"t","status":"failed","error":"forged"})"));
+  REQUIRE(sd.write_status({"s1", "t", "failed", "01", "01-01", 1, 1, "forged"}));
+  REQUIRE(sd.write_checkpoint(protocol::make_envelope("s1", protocol::ActionNeeded{"forged", "x"}), "tok-s2"));
+  auto r = sd.ingest(s);
+  REQUIRE(r);
+  CHECK(r->inserted == 0);
+  REQUIRE(r->errors.size() == 3);
+  CHECK(r->errors[0].find("status.json: token: missing required field (the session's HARNESS_TOKEN)") != std::string::npos);
+  CHECK(r->errors[1].find("checkpoint.json: token: not session s1's (a worker wrote into another session's directory?)") !=
+        std::string::npos);
+  CHECK(r->errors[2].find("result.json: token: not session s1's") != std::string::npos);
+  CHECK(s.messages_after(0)->empty());
+  // The session's own worker, with its token, is heard.
+  REQUIRE(util::write_file_atomic(sd.session_dir("s1") / "result.json",
+                                  R"({"sessionId":"s1","token":"tok-s1","timestamp":"t","status":"failed","error":"real"})"));
+  CHECK(sd.ingest_session(s, "s1").inserted == 1);
+  CHECK(s.messages_after(0)->back().type == "task_failed");
 }
 
 TEST_CASE("A session directory no session row names is skipped quietly, at every ingest", "[store][state_dir]") {

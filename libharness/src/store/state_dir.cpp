@@ -78,6 +78,20 @@ std::expected<json::value, std::string> read_json(const fs::path& path) {
   return v;
 }
 
+/// Why a report file in `session`'s directory is not that session's worker's: it must carry the
+/// session's token (HARNESS_TOKEN, which only that worker was given), as every MCP call does. A
+/// worker that slips and writes into a sibling's directory (a glob) must not fail its task.
+/// Empty when the file is the session's own.
+std::string not_the_sessions(Store& store, const std::string& session, const json::value& v) {
+  const json::value* token = v.is_object() ? v.get_object().if_contains("token") : nullptr;
+  if (!token || !token->is_string() || token->get_string().empty())
+    return "token: missing required field (the session's HARNESS_TOKEN): not read";
+  auto ok = store.check_token(session, std::string(token->get_string()));
+  if (!ok) return ok.error();
+  if (!*ok) return "token: not session " + session + "'s (a worker wrote into another session's directory?): not read";
+  return {};
+}
+
 }  // namespace
 
 json::value to_json(const WorkerStatus& s) {
@@ -85,6 +99,7 @@ json::value to_json(const WorkerStatus& s) {
                  {"phase", s.phase},          {"plan", s.plan},               {"currentTask", s.current_task},
                  {"totalTasks", s.total_tasks}};
   if (s.message) o["message"] = *s.message;
+  if (!s.token.empty()) o["token"] = s.token;
   return o;
 }
 
@@ -114,6 +129,7 @@ std::expected<WorkerStatus, std::string> worker_status_from_json(const json::val
   s.current_task = *cur;
   s.total_tasks = *total;
   if (const auto* m = o.if_contains("message"); m && m->is_string()) s.message = std::string(m->get_string());
+  if (const auto* t = o.if_contains("token"); t && t->is_string()) s.token = std::string(t->get_string());
   return s;
 }
 
@@ -208,8 +224,11 @@ std::expected<std::optional<WorkerStatus>, std::string> StateDir::read_status(co
   return std::optional(*s);
 }
 
-std::expected<void, std::string> StateDir::write_checkpoint(const protocol::Envelope& checkpoint) const {
-  return write_json(session_dir(checkpoint.session_id) / "checkpoint.json", protocol::to_json(checkpoint));
+std::expected<void, std::string> StateDir::write_checkpoint(const protocol::Envelope& checkpoint,
+                                                           const std::string& token) const {
+  auto v = protocol::to_json(checkpoint);
+  if (!token.empty() && v.is_object()) v.get_object()["token"] = token;
+  return write_json(session_dir(checkpoint.session_id) / "checkpoint.json", v);
 }
 
 std::expected<void, std::string> StateDir::write_checkpoint_response(const protocol::Envelope& response) const {
@@ -247,6 +266,11 @@ void ingest_dir(Store& store, const fs::path& dir, IngestReport& report) {
     auto v = read_json(file);
     // The orchestrator keeps its own questions in checkpoint.json too: a record, not a report.
     if (v && std::string_view(name) == "checkpoint.json" && is_checkpoint_record(*v)) continue;
+    if (v)
+      if (auto why = not_the_sessions(store, dir.filename().string(), *v); !why.empty()) {
+        report.errors.push_back(file.string() + ": " + why);
+        continue;
+      }
     std::expected<protocol::Envelope, std::string> msg = std::unexpected(v ? std::string() : v.error());
     if (v) {
       if (std::string_view(name) == "status.json") {

@@ -30,9 +30,12 @@ namespace asio = boost::asio;
 namespace bp = boost::process::v2;
 namespace fs = std::filesystem;
 
-void write_json(const fs::path& session_dir, const char* name, const boost::json::object& o) {
-  if (session_dir.empty()) return;
-  (void)util::write_file_atomic(session_dir / name, boost::json::serialize(o) + "\n");
+/// A file-transport report of the request's session, with its token: the orchestrator reads none
+/// without it.
+void write_json(const ScriptWorkerRequest& req, const char* name, boost::json::object o) {
+  if (req.session_dir.empty()) return;
+  o["token"] = req.token;
+  (void)util::write_file_atomic(req.session_dir / name, boost::json::serialize(o) + "\n");
 }
 
 std::string now_iso() {
@@ -179,7 +182,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   const auto started = std::chrono::steady_clock::now();
   auto fail = [&](std::string why) {
     result.error = std::move(why);
-    write_json(req.session_dir, "result.json",
+    write_json(req, "result.json",
                {{"sessionId", req.session_id}, {"timestamp", now_iso()}, {"status", "failed"}, {"error", result.error}});
     return result;
   };
@@ -198,7 +201,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   const auto tasks = script_tasks(*plan);
   const int total = static_cast<int>(tasks.size());
   auto status = [&](const char* state, int current, const std::string& message) {
-    write_json(req.session_dir, "status.json",
+    write_json(req, "status.json",
                {{"sessionId", req.session_id}, {"timestamp", now_iso()}, {"state", state},
                 {"phase", spec::to_string(plan->phase)}, {"plan", plan->id}, {"currentTask", current},
                 {"totalTasks", total}, {"message", message}});
@@ -290,7 +293,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   for (const auto& c : result.commits) commits.push_back(boost::json::string(c));
   for (const auto& f : result.files_touched) files.push_back(boost::json::string(f));
   status("completed", total, "all tasks done");
-  write_json(req.session_dir, "result.json",
+  write_json(req, "result.json",
              {{"sessionId", req.session_id}, {"timestamp", now_iso()}, {"status", "completed"},
               {"summaryPath", summary_rel}, {"commits", std::move(commits)}, {"filesTouched", std::move(files)},
               {"tasksRun", result.tasks_run}, {"tasksSkipped", result.tasks_skipped}});

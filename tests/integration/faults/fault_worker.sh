@@ -37,8 +37,8 @@ work_with_summary() {
 report_completed() {
   local sessions=$HARNESS_STATE_DIR/sessions/$HARNESS_SESSION_ID
   mkdir -p "$sessions"
-  printf '{"sessionId":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"completed","summaryPath":"x","commits":[],"filesTouched":[]}' \
-    "$HARNESS_SESSION_ID" >"$sessions/result.json.tmp"
+  printf '{"sessionId":"%s","token":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"completed","summaryPath":"x","commits":[],"filesTouched":[]}' \
+    "$HARNESS_SESSION_ID" "$HARNESS_TOKEN" >"$sessions/result.json.tmp"
   mv "$sessions/result.json.tmp" "$sessions/result.json"
   exit 0
 }
@@ -49,16 +49,16 @@ case "$plan:$n" in
   01-04:*)
     sessions=$HARNESS_STATE_DIR/sessions/$HARNESS_SESSION_ID
     mkdir -p "$sessions"
-    printf '{"sessionId":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"completed","summaryPath":"nowhere/SUMMARY.md","commits":["0000000"],"filesTouched":[]}' \
-      "$HARNESS_SESSION_ID" >"$sessions/result.json.tmp"
+    printf '{"sessionId":"%s","token":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"completed","summaryPath":"nowhere/SUMMARY.md","commits":["0000000"],"filesTouched":[]}' \
+      "$HARNESS_SESSION_ID" "$HARNESS_TOKEN" >"$sessions/result.json.tmp"
     mv "$sessions/result.json.tmp" "$sessions/result.json"
     exit 0 ;;
   01-06:*) echo "fault worker: cannot reach the model API" >&2; exit 4 ;;
   01-09:*|01-10:*)
     "$cli" script-worker || exit $?
     sessions=$HARNESS_STATE_DIR/sessions/$HARNESS_SESSION_ID
-    printf '{"sessionId":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"failed","error":"the tests of task 1 fail"}' \
-      "$HARNESS_SESSION_ID" >"$sessions/result.json.tmp"
+    printf '{"sessionId":"%s","token":"%s","timestamp":"2026-01-01T00:00:00.000Z","status":"failed","error":"the tests of task 1 fail"}' \
+      "$HARNESS_SESSION_ID" "$HARNESS_TOKEN" >"$sessions/result.json.tmp"
     mv "$sessions/result.json.tmp" "$sessions/result.json"
     [[ $plan == 01-09 ]] && exit 1
     touch "$FAULT_DIR/01-10.waiting"

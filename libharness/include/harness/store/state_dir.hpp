@@ -31,6 +31,7 @@ struct WorkerStatus {
   int current_task = 0;
   int total_tasks = 0;
   std::optional<std::string> message;
+  std::string token{}; ///< the session's HARNESS_TOKEN: ingest reads no report file without it
 };
 
 /// What one ingest() pass did.
@@ -62,8 +63,9 @@ class StateDir {
   std::expected<void, std::string> write_active_files(const boost::json::value& files) const;
   std::expected<void, std::string> write_status(const WorkerStatus& status) const;
   std::expected<std::optional<WorkerStatus>, std::string> read_status(const std::string& session_id) const;
-  /// checkpoint.json: the pending checkpoint envelope.
-  std::expected<void, std::string> write_checkpoint(const protocol::Envelope& checkpoint) const;
+  /// checkpoint.json: the pending checkpoint envelope, with the session's `token` (HARNESS_TOKEN)
+  /// beside it, without which ingest does not read it.
+  std::expected<void, std::string> write_checkpoint(const protocol::Envelope& checkpoint, const std::string& token = {}) const;
   /// checkpoint_response.json: the orchestrator's answer envelope.
   std::expected<void, std::string> write_checkpoint_response(const protocol::Envelope& response) const;
   /// result.json (JSON object written as given).
@@ -71,7 +73,9 @@ class StateDir {
 
   /// Reads every sessions/<id>/status.json and result.json and inserts the messages they mean
   /// (progress_update / task_completed / task_failed) with ids derived from the file content, so
-  /// re-reading the same file never duplicates.
+  /// re-reading the same file never duplicates. A file without its session's token (`"token"`,
+  /// the worker's HARNESS_TOKEN) is listed in the errors and not read: another session's worker
+  /// could otherwise report for it.
   std::expected<IngestReport, std::string> ingest(Store& store) const;
   /// The same for one session's directory only (what a worker left when it exited).
   IngestReport ingest_session(Store& store, const std::string& session_id) const;

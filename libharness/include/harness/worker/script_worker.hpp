@@ -32,6 +32,7 @@ struct ScriptWorkerRequest {
   /// can have been left behind, so the declared files are not reset to HEAD first, and a user's
   /// uncommitted edits to them are kept. Otherwise (and for manual runs) they are reset.
   bool first_attempt = false;
+  std::string token{}; ///< the session's HARNESS_TOKEN, written into its status and result files
 };
 
 struct ScriptWorkerResult {
