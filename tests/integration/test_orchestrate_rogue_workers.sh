@@ -17,9 +17,8 @@ project_tmp
 cat >"$tmp/agent.py" <<'PY'
 import json, os, re, subprocess, sys
 sys.path.insert(0, os.environ["HARNESS_TEST_LIB"])
-from mcp_worker import McpWorker
-prompt = open(sys.argv[2]).read()
-task = json.loads(re.search(r"^Task input \(JSON\): (.*)$", prompt, re.M).group(1))
+from mcp_worker import McpWorker, task_input
+task = task_input(sys.argv[2])
 root, pid = os.environ["HARNESS_PROJECT"], task["subject"]
 w = McpWorker(sys.argv[1])
 def commit(args):

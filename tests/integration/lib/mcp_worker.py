@@ -2,7 +2,14 @@
 --worker started in the worker's environment, one JSON-RPC request at a time over its stdio."""
 import json
 import os
+import re
 import subprocess
+
+
+def task_input(prompt_file):
+    """The task's assign_task input, as the rendered worker prompt carries it (one JSON line)."""
+    prompt = open(prompt_file).read()
+    return json.loads(re.search(r"^Task input \(JSON\): (.*)$", prompt, re.M).group(1))
 
 
 class McpWorker:

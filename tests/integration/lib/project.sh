@@ -52,6 +52,20 @@ PLAN
   (cd "$p" && git init -q && git add -A && git commit -qm init)
 }
 
+# plan_runs SPEC_DIR ID LINE: file_plans_project's plan ID runs LINE (bash, written as is: no sed
+# quoting) in place of its task line; fails when the plan has no such line.
+plan_runs() {
+  python3 - "$1/planning/plans/01-core/$2-PLAN.md" "$2" "$3" <<'PY'
+import sys
+path, pid, line = sys.argv[1:]
+old = f"mkdir -p out && echo {pid} > out/{pid}.txt\n"
+text = open(path).read()
+if old not in text:
+    sys.exit(f"plan_runs: {path} has no line {old!r}")
+open(path, "w").write(text.replace(old, line + "\n"))
+PY
+}
+
 # alpha_spec SPEC_DIR: SPEC.md and plan 01-01, whose two bash tasks write out/a.txt and out/b.txt
 # with the time they ran (a task run twice shows); the spec-rename and phase-rename tests add plans.
 alpha_spec() {
