@@ -149,6 +149,8 @@ void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader&
   else if (key == "type") p.type = r.string(v, "type").value_or("");
   else if (key == "title") p.title = util::printable(r.string(v, "title").value_or(""), false);
   else if (key == "wave") p.wave = r.integer(v, "wave");
+  else if (key == "phase") p.phase_key = r.string(v, "phase").value_or("");
+  else if (key == "plan") p.plan_key = r.string(v, "plan").value_or("");
   else if (key == "requirements") p.requirements = r.string_list(v, "requirements").value_or(std::vector<std::string>{});
   else if (key == "must_haves") parse_must_haves(v, p, r);
   else if (key == "gap_closure") p.gap_closure = r.boolean(v, "gap_closure").value_or(false);

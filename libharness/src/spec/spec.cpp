@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <cctype>
 
@@ -40,6 +41,40 @@ Diagnostic file_diag(std::string file, Severity sev, std::string code, std::stri
   d.code = std::move(code);
   d.message = std::move(message);
   return d;
+}
+
+/// The number a GSD `phase:` or `plan:` value starts with ("02.1-hotfix" -> "02.1", "03" -> "03").
+std::string_view leading_number(std::string_view v) {
+  std::size_t n = 0;
+  while (n < v.size() && ((v[n] >= '0' && v[n] <= '9') || v[n] == '.')) ++n;
+  return v.substr(0, n);
+}
+
+/// H037: GSD plans carry `phase:` and `plan:` keys, but the file's place decides which plan it
+/// is (its phase directory and NN-MM name). A key that says otherwise (a plan copied from
+/// another phase, or moved without its frontmatter) misleads whoever reads the file: the plan
+/// runs where it lies, not where the key says.
+void warn_declared_place(const Plan& plan, std::string_view text, std::vector<Diagnostic>& out) {
+  auto warn = [&](const std::string& key, std::string message) {
+    Diagnostic d = file_diag(plan.file, Severity::warning, "H037", std::move(message));
+    d.line = plan.key_lines.count(key) ? plan.key_lines.at(key) : 1;
+    d.col = 1;
+    d.source_line = std::string(line_at(text, d.line));
+    out.push_back(std::move(d));
+  };
+  if (const auto said = parse_phase_number(leading_number(plan.phase_key)); said && *said != plan.phase)
+    warn("phase", fmt::format("phase: '{}' names phase {}, but the file is in phase {}'s directory ({}): the directory "
+                              "decides, so it runs as plan {} (to move it, put it in phase {}'s directory with that "
+                              "phase's number in its name; else correct the key)",
+                              plan.phase_key, to_string(*said), to_string(plan.phase), plan.phase_slug, plan.id,
+                              to_string(*said)));
+  const auto digits = leading_number(plan.plan_key);
+  int said_number = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), said_number);
+  if (!digits.empty() && ec == std::errc{} && end == digits.data() + digits.size() && said_number != plan.number)
+    warn("plan", fmt::format("plan: '{}' names plan {}, but the file is {}-PLAN.md: the file name decides, so it runs "
+                             "as plan {}",
+                             plan.plan_key, said_number, plan.id, plan.id));
 }
 
 void warn_misplaced_plans(Spec& spec);
@@ -100,6 +135,7 @@ void load_plans(Spec& spec, detail::SourceTexts& texts) {
       plan->phase = parsed_name->first;
       plan->number = parsed_name->second;
       plan->phase_slug = phase.slug;
+      warn_declared_place(*plan, *text, spec.diagnostics);
       detail::validate_plan_paths(*plan, texts, spec.diagnostics);
       // Frontmatter alone (a planner that stopped early, a truncated file) would "verify" with
       // nothing done: valid, but said.

@@ -77,6 +77,8 @@ struct Plan {
   // GSD fields
   std::string type;                 ///< execute | tdd | ...
   std::optional<int> wave;          ///< informational only; the graph decides
+  std::string phase_key;            ///< `phase:` as written ("03-auth"); the directory decides (H037)
+  std::string plan_key;             ///< `plan:` as written ("02"); the file name decides (H037)
   std::vector<std::string> requirements;
   MustHaves must_haves;
   std::vector<std::string> user_setup; ///< each entry as compact text
