@@ -552,6 +552,27 @@ TEST_CASE("A killed commit's HEAD.lock and branch ref lock are removed with no g
   CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "second"));
 }
 
+TEST_CASE("A commit killed after moving the branch leaves an intent-to-add entry: it is set back to HEAD's", "[worker][git][lock]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  // What `git commit --only -- new.txt` leaves when killed between moving the branch and writing
+  // the index: HEAD has new.txt, the index an intent-to-add entry of it ("DA").
+  repo.dir.write("new.txt", "new\n");
+  test::sh(repo.dir.path, "git add -N new.txt && GIT_INDEX_FILE=.git/tmp-index git read-tree HEAD && "
+                          "GIT_INDEX_FILE=.git/tmp-index git update-index --add new.txt && "
+                          "git update-ref HEAD $(git commit-tree $(GIT_INDEX_FILE=.git/tmp-index git write-tree) -p HEAD -m killed) && "
+                          "rm .git/tmp-index");
+  CHECK(test::sh(repo.dir.path, "git status --porcelain=v1 -- new.txt") == "DA new.txt\n");
+  // A staged deletion of a file HEAD has is the user's, and stays.
+  test::sh(repo.dir.path, "git rm -q --cached a.txt");
+  CHECK(worker::restore_killed_commit_entries(repo.dir.path) == std::vector<std::string>{"new.txt"});
+  CHECK(test::sh(repo.dir.path, "git status --porcelain=v1 -- new.txt a.txt") == "D  a.txt\n?? a.txt\n");
+  // A plain commit now keeps new.txt in HEAD (before, it committed its deletion).
+  test::sh(repo.dir.path, "git commit -qm 'the user commits'");
+  CHECK(test::sh(repo.dir.path, "git ls-tree --name-only HEAD") == "new.txt\n");
+  CHECK(worker::restore_killed_commit_entries(repo.dir.path).empty()); // nothing left to set back
+}
+
 TEST_CASE("An index.lock no git process holds is removed; one a git in the repository may hold is kept", "[worker][git][lock]") {
   GitRepo repo;
   const fs::path lock = repo.dir.path / ".git/index.lock";

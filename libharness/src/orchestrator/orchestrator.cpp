@@ -7,6 +7,8 @@
 #include "harness/util/text.hpp"
 #include "harness/worker/index_lock.hpp"
 
+#include <fmt/ranges.h>
+
 #include <cerrno>
 
 namespace harness::orchestrator {
@@ -599,6 +601,11 @@ void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds aft
            fmt::format("removed {}: a stopped worker's git left it, and no git process works in this repository",
                        fs::relative(removed, spec.layout.project_root, ec).generic_string()));
     }
+    if (const auto paths = worker::restore_killed_commit_entries(spec.layout.project_root); !paths.empty())
+      emit(RunEventKind::note, "", -1, 0,
+           fmt::format("set the index entr{} of {} back to HEAD's: a stopped worker's commit moved the branch but "
+                       "did not finish the index, and a plain `git commit` would have committed {} deletion",
+                       paths.size() == 1 ? "y" : "ies", fmt::join(paths, ", "), paths.size() == 1 ? "its" : "their"));
   };
   if (after.count() == 0) return clear();
   // The stopped group's processes are still dying for a moment: a git among them would keep it.

@@ -2,7 +2,9 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/proc_stat.hpp"
+#include "harness/worker/git.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace harness::worker {
@@ -61,6 +63,39 @@ std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
   for (const auto& l : locks)
     if (fs::remove(l, ec) && !ec) removed.push_back(l);
   return removed;
+}
+
+namespace {
+
+std::vector<std::string> nul_separated(const std::string& out) {
+  std::vector<std::string> paths;
+  for (std::size_t pos = 0; pos < out.size();) {
+    const std::size_t end = std::min(out.find('\0', pos), out.size());
+    if (end > pos) paths.push_back(out.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return paths;
+}
+
+} // namespace
+
+std::vector<std::string> restore_killed_commit_entries(const fs::path& root) {
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(index_lock_path(root), ec)) || !git_processes_in(root).empty()) return {};
+  // Deleted in the index against HEAD, yet still in the index: an intent-to-add entry of a file
+  // HEAD has (a real staged deletion is no index entry at all). Without a HEAD, git fails: none.
+  auto deleted = run_git(root, {"diff", "--cached", "--name-only", "--no-renames", "--diff-filter=D", "-z"});
+  if (deleted.exit_code != 0 || deleted.out.empty()) return {};
+  std::vector<std::string> ls = {"ls-files", "-z", "--"};
+  for (const auto& p : nul_separated(deleted.out)) ls.push_back(literal_pathspec(p));
+  auto listed = run_git(root, std::move(ls));
+  if (listed.exit_code != 0) return {};
+  const auto paths = nul_separated(listed.out);
+  if (paths.empty()) return {};
+  std::vector<std::string> reset = {"reset", "-q", "--"};
+  for (const auto& p : paths) reset.push_back(literal_pathspec(p));
+  if (run_git_writing_index(root, std::move(reset)).exit_code != 0) return {};
+  return paths;
 }
 
 } // namespace harness::worker

@@ -26,4 +26,13 @@ std::vector<int> git_processes_in(const std::filesystem::path& root);
 /// removed: none when there were none, a git runs there, or they could not be removed.
 std::vector<std::filesystem::path> remove_orphaned_git_locks(const std::filesystem::path& root);
 
+/// A `git commit --only` killed after it moved the branch and before it wrote the index leaves
+/// the intent-to-add entry it made for a new file in the index, although HEAD now has the file
+/// (`git status`: "DA"). The next plain `git commit` of anyone (an agent's, the user's) would
+/// then commit that file's deletion, and what the index says of the file differs from a run
+/// that was not killed. When no git process works in `root` and the index is not locked, such
+/// entries are set back to HEAD's (`git reset -- PATHS`; the work tree is not touched). Returns
+/// the paths set back.
+std::vector<std::string> restore_killed_commit_entries(const std::filesystem::path& root);
+
 } // namespace harness::worker
