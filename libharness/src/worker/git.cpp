@@ -63,12 +63,7 @@ std::expected<std::vector<std::string>, std::string> intend_to_add_new_files(con
   ls.insert(ls.end(), pathspecs.begin(), pathspecs.end());
   auto r = run_git(root, ls);
   if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.out));
-  std::vector<std::string> files;
-  for (size_t pos = 0; pos < r.out.size();) {
-    const size_t end = std::min(r.out.find('\0', pos), r.out.size());
-    if (end > pos) files.push_back(r.out.substr(pos, end - pos));
-    pos = end + 1;
-  }
+  auto files = nul_separated(r.out);
   if (files.empty()) return files;
   std::vector<std::string> add = {"add", "--intent-to-add", "--"};
   for (const auto& f : files) add.push_back(literal_pathspec(f));
@@ -78,6 +73,16 @@ std::expected<std::vector<std::string>, std::string> intend_to_add_new_files(con
 }
 
 } // namespace
+
+std::vector<std::string> nul_separated(std::string_view out) {
+  std::vector<std::string> fields;
+  for (std::size_t pos = 0; pos < out.size();) {
+    const std::size_t end = std::min(out.find('\0', pos), out.size());
+    if (end > pos) fields.emplace_back(out.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return fields;
+}
 
 GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   GitResult r;
@@ -250,11 +255,7 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
     ls.insert(ls.end(), literal.begin(), literal.end());
     auto r = run_git(root, ls);
     if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.out));
-    for (size_t pos = 0; pos < r.out.size();) {
-      const size_t end = std::min(r.out.find('\0', pos), r.out.size());
-      tracked.insert(r.out.substr(pos, end - pos));
-      pos = end + 1;
-    }
+    for (auto& name : nul_separated(r.out)) tracked.insert(std::move(name));
   }
   // What is removed or rewritten is as it was if the commit fails (a merge in progress, a full
   // disk): the caller's state must not be half changed. nullopt: the file did not exist.

@@ -65,20 +65,6 @@ std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
   return removed;
 }
 
-namespace {
-
-std::vector<std::string> nul_separated(const std::string& out) {
-  std::vector<std::string> paths;
-  for (std::size_t pos = 0; pos < out.size();) {
-    const std::size_t end = std::min(out.find('\0', pos), out.size());
-    if (end > pos) paths.push_back(out.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return paths;
-}
-
-} // namespace
-
 std::vector<std::string> restore_killed_commit_entries(const fs::path& root) {
   std::error_code ec;
   if (fs::exists(fs::symlink_status(index_lock_path(root), ec)) || !git_processes_in(root).empty()) return {};

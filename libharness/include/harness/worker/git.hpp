@@ -25,6 +25,9 @@ struct GitResult {
 /// (LC_ALL=C, LANGUAGE unset), so that its messages read the same for every user.
 GitResult run_git(const std::filesystem::path& root, std::vector<std::string> args);
 
+/// The fields of git's `-z` output (NUL-terminated names), empty ones left out.
+std::vector<std::string> nul_separated(std::string_view out);
+
 /// run_git for a command that writes the index (add, commit, reset, checkout). Another git in the
 /// repository (an editor's, or an agent's `git status`, which takes .git/index.lock for a moment)
 /// makes git give up at once with "index.lock: File exists", and a commit made elsewhere while
