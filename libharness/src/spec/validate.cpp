@@ -215,8 +215,27 @@ int find_line(const std::string& text, int from, std::string_view needle) {
   return from;
 }
 
+/// A file a check reads is the project's too: an absolute path or one climbing out would let a
+/// check pass on a file outside the work it verifies (`/etc/hostname` exists on every machine).
+void validate_check_path(const Plan& plan, const SourceTexts& texts, int line, const std::string& what,
+                         const std::string& path, std::vector<Diagnostic>& out) {
+  if (path.starts_with('/'))
+    add(out, plan, texts, line, Severity::error, "H010",
+        fmt::format("{} '{}' is absolute; paths are relative to the project root", what, path), path);
+  else if (escapes_project(path))
+    add(out, plan, texts, line, Severity::error, "H010", fmt::format("{} '{}' escapes the project root", what, path), path);
+}
+
 void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector<Diagnostic>& out) {
   const std::string& text = texts.count(plan.file) ? texts.at(plan.file) : std::string();
+  // The entry's line is its first; the path may be on a later one of the same entry.
+  for (const auto& c : plan.must_pass)
+    if (!c.path.empty())
+      validate_check_path(plan, texts, find_line(text, c.line, c.path), fmt::format("must_pass check '{}' path", c.id), c.path, out);
+  for (const auto& a : plan.must_haves.artifacts)
+    validate_check_path(plan, texts, find_line(text, a.line, a.path), "must_haves artifact path", a.path, out);
+  for (const auto& k : plan.must_haves.key_links)
+    validate_check_path(plan, texts, find_line(text, k.line, k.from), "must_haves key_link from", k.from, out);
   for (const auto* key : {"files_modified", "files_read"}) {
     const auto& list = std::string_view(key) == "files_modified" ? plan.files_modified : plan.files_read;
     for (const auto& path : list) {
