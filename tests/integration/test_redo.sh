@@ -156,6 +156,10 @@ other=$!
 mkdir -p "$p/.orchestration/sessions/execute-01-01-other"
 printf '{"pid":%d,"start_ticks":%s,"task":"execute:01-01","session":"execute-01-01-other","spec":"SPC-002-other"}\n' \
   $other "$(sed 's/.*) //' /proc/$other/stat | cut -d' ' -f20)" >"$p/.orchestration/sessions/execute-01-01-other/worker.json"
+# A worker record harness did not write (its pid a string) names no worker: redo and the next
+# run go on, the run says so and sets it aside.
+mkdir -p "$p/.orchestration/sessions/execute-01-01-foreign"
+echo '{"pid": "4242", "task": "execute:01-01"}' >"$p/.orchestration/sessions/execute-01-01-foreign/worker.json"
 redo 01-01:2
 [[ $rc -eq 0 && $out == *"stopped execute:01-01 (pid "*"): a worker an earlier run left running"* ]] || fail "redo after kill -9: rc $rc: $out"
 if pgrep -f "sleep $sleeper" >/dev/null; then fail "the old worker still runs"; fi
@@ -163,6 +167,8 @@ if pgrep -f "sleep $sleeper" >/dev/null; then fail "the old worker still runs"; 
 kill $other; wait $other 2>/dev/null || true
 run fourth
 [[ $rc -eq 0 && $out == *"run_finished       : complete"* && $(cat "$p/out/b.txt") == hello ]] || fail "the run after redo after kill -9: rc $rc: $out"
+[[ $out == *"execute-01-01-foreign/worker.json: pid and start_ticks are not both positive numbers; set aside as worker.ended.json"* &&
+   -e $p/.orchestration/sessions/execute-01-01-foreign/worker.ended.json ]] || fail "the foreign worker record: $out"
 # A ROADMAP.md with an edit of the user's: its progress is updated in place, the edit kept, and the
 # file left out of the marker commit for its author to commit.
 echo "- a note of mine" >>"$s/ROADMAP.md"

@@ -813,6 +813,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   stop_stale_workers(stale);
   for (const auto& w : stale)
     if (w.pid > 0) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
+    else if (!w.unreadable.empty())
+      emit(RunEventKind::note, w.task, -1, 0,
+           fmt::format("{}: {}; set aside as worker.ended.json, no worker stopped", w.record.string(), w.unreadable));
   if (alive > 0) clear_orphaned_index_lock(std::chrono::milliseconds(0));
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});

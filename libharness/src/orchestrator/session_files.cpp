@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -36,10 +37,19 @@ std::vector<StaleWorker> stale_workers(const fs::path& state_dir) {
   for (const auto& e : fs::directory_iterator(state_dir / "sessions", ec)) {
     auto rec = protocol::read_json_object(e.path() / "worker.json");
     if (!rec) continue;
-    const int pid = static_cast<int>(rec->at("pid").to_number<long long>());
-    const auto ticks = rec->at("start_ticks").to_number<unsigned long long>();
-    out.push_back({worker_group_alive(pid, ticks) ? pid : 0, protocol::string_field(*rec, "task"),
-                   protocol::string_field(*rec, "spec"), e.path() / "worker.json"});
+    // A record harness did not write (edited by hand, another tool's) must not stop every later
+    // run: it names no worker to stop, is said, and is set aside like an ended one.
+    boost::system::error_code pid_ec, ticks_ec;
+    const auto* pid_field = rec->if_contains("pid");
+    const auto* ticks_field = rec->if_contains("start_ticks");
+    const auto pid = pid_field ? pid_field->to_number<long long>(pid_ec) : 0;
+    const auto ticks = ticks_field ? ticks_field->to_number<unsigned long long>(ticks_ec) : 0;
+    StaleWorker w{0, protocol::string_field(*rec, "task"), protocol::string_field(*rec, "spec"), e.path() / "worker.json", {}};
+    if (!pid_field || !ticks_field || pid_ec || ticks_ec || pid <= 0 || pid > std::numeric_limits<int>::max())
+      w.unreadable = "pid and start_ticks are not both positive numbers";
+    else if (worker_group_alive(static_cast<int>(pid), ticks))
+      w.pid = static_cast<int>(pid);
+    out.push_back(std::move(w));
   }
   return out;
 }
@@ -65,7 +75,7 @@ std::vector<StaleWorker> unrecorded_workers(const std::vector<store::SessionReco
     // A worker leads its own process group; what it started is in that group too.
     if (m.pgid <= 1 || m.pgid == own_group || !groups.insert(m.pgid).second) continue;
     const auto* s = by_id.at(m.value);
-    out.push_back({m.pgid, s->task_id, s->spec, state_dir / "sessions" / s->id / "worker.json"});
+    out.push_back({m.pgid, s->task_id, s->spec, state_dir / "sessions" / s->id / "worker.json", {}});
   }
   return out;
 }

@@ -29,6 +29,7 @@ struct StaleWorker {
   std::string task;
   std::string spec; ///< empty in a record written before records named their spec
   std::filesystem::path record; ///< its worker.json
+  std::string unreadable; ///< why the record names no worker (not one harness wrote); pid is 0 then
 };
 
 /// Every worker record an earlier run left (ended ones with pid 0, so that their records are
