@@ -170,6 +170,15 @@ TEST_CASE("redo expires the plan's open checkpoints: an answer about the old wor
   open("cp-b", "verify-plan:01-01", "SPC-008-other"); // another spec's 01-01
   open("cp-c", "verify-plan:01-02", "SPC-007-redo");  // another plan
   REQUIRE(store::answer_checkpoint(state, "cp-a", {true, "looked at the old one", "t", ""}));
+  SECTION("a marker commit git refuses (a merge in progress) expires nothing: the redo changed nothing") {
+    test::sh(p.dir.path, "git rev-parse HEAD > .git/MERGE_HEAD && echo merge > .git/MERGE_MSG");
+    auto refused = orchestrator::redo(p.load(), {target("01-01")}, "");
+    REQUIRE_FALSE(refused);
+    CHECK_THAT(refused.error().message, Catch::Contains("nothing changed"));
+    CHECK(store::read_checkpoint(state, "cp-a")->state == store::CheckpointState::open); // its answer not taken yet
+    CHECK(fs::exists(p.summary));
+    test::sh(p.dir.path, "rm .git/MERGE_HEAD .git/MERGE_MSG");
+  }
   auto r = orchestrator::redo(p.load(), {target("01-01")}, "");
   REQUIRE(r);
   CHECK(r->expired == std::vector<std::string>{"cp-a"});

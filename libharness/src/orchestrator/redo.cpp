@@ -174,7 +174,9 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   if (trailers.empty()) return result;
 
   // A question asked about the old work (its verification, say) is not about the new: an answer
-  // given to it must not approve what the plan does next time.
+  // given to it must not approve what the plan does next time. Expired only once the marker
+  // commit stands: a commit git refuses (a merge in progress) changes nothing, not even these.
+  std::vector<std::pair<std::string, std::string>> to_expire; // checkpoint id, why
   for (const auto& cp : store::read_checkpoints(state_dir)) {
     if (cp.state != store::CheckpointState::open || !layout.owns_spec_trailer(cp.spec)) continue;
     const auto colon = cp.task.find(':');
@@ -182,24 +184,8 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     const auto target = std::ranges::find_if(merged, [&](const RedoTarget& t) { return t.plan == plan; });
     const auto outcome = std::ranges::find_if(result.plans, [&](const RedoPlan& p) { return p.plan == plan; });
     if (target == merged.end() || outcome == result.plans.end() || outcome->nothing_to_do()) continue;
-    store::expire_checkpoint(state_dir, cp.id, fmt::format("{} runs again (harness-cli redo): the question was about its earlier work", plan));
-    result.expired.push_back(cp.id);
+    to_expire.emplace_back(cp.id, fmt::format("{} runs again (harness-cli redo): the question was about its earlier work", plan));
   }
-
-  // Nor did a person decide anything about the new work: its verification asks, unless its
-  // executor asks again.
-  if (fs::exists(state_dir / "harness.db"))
-    if (auto db = store::Store::open_project(root); db)
-      if (auto entries = db->values()) {
-        const auto key = executor_asked_key(layout.spec_name);
-        for (const auto& [k, v] : *entries) {
-          if (k != key) continue;
-          auto asked = decode_paths(v);
-          for (const auto& p : result.plans)
-            if (!p.nothing_to_do()) asked.erase(p.plan);
-          (void)(asked.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(asked)));
-        }
-      }
 
   // The progress documents go into the marker commit, unless they hold changes harness did not
   // commit (a person's edit, a killed run's last write): those are updated in place and left for
@@ -220,6 +206,24 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message, documents);
   if (!hash) return std::unexpected(RunError{hash.error(), 1});
   result.commit = *hash;
+  for (const auto& [id, why] : to_expire) {
+    store::expire_checkpoint(state_dir, id, why);
+    result.expired.push_back(id);
+  }
+  // Nor did a person decide anything about the new work: its verification asks, unless its
+  // executor asks again.
+  if (fs::exists(state_dir / "harness.db"))
+    if (auto db = store::Store::open_project(root); db)
+      if (auto entries = db->values()) {
+        const auto key = executor_asked_key(layout.spec_name);
+        for (const auto& [k, v] : *entries) {
+          if (k != key) continue;
+          auto asked = decode_paths(v);
+          for (const auto& p : result.plans)
+            if (!p.nothing_to_do()) asked.erase(p.plan);
+          (void)(asked.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(asked)));
+        }
+      }
   for (const auto& d : documents) result.documents.push_back(d.path);
   for (const auto& d : theirs)
     if (util::write_file_atomic(root / d.path, d.text)) result.documents_uncommitted.push_back(d.path);
