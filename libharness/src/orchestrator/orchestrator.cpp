@@ -393,7 +393,9 @@ void Orchestrator::Impl::record_session_end(const std::string& sid, const Worker
     reason = summary.outcome == "cost_limit" ? "stopped: the run reached --max-cost" : "stopped: the run was interrupted";
   else if (x.stopped && ended_by_request.contains(sid)) reason = x.stop_reason; // "ended by harness-cli end-session: ..."
   if (reason) status = "ended";
-  (void)db->set_session_status(sid, status, x.exit_code, reason);
+  // Not said, the session would stay `running` and an end-session caller would wait for it.
+  if (auto r = db->set_session_status(sid, status, x.exit_code, reason); !r)
+    emit(RunEventKind::note, sessions.contains(sid) ? sessions.at(sid).action.task : "", -1, 0, "store: " + r.error());
 }
 
 void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
@@ -406,7 +408,8 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   pump_messages(); // reports written just before the exit count
   if (!x.escaped.empty()) emit(RunEventKind::note, task, -1, 0, escaped_note(x.escaped));
   const bool left_question = withdraw_questions(task, s.reported_completed);
-  if (db) (void)db->expire_pending(sid); // a question its asker can no longer read is nobody's to answer
+  if (db) // a question its asker can no longer read is nobody's to answer
+    if (auto r = db->expire_pending(sid); !r) emit(RunEventKind::note, task, -1, 0, "store: " + r.error());
   if (db) record_session_end(sid, x);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;

@@ -57,7 +57,9 @@ void Orchestrator::Impl::pump_requests() {
                                                       : refuse("unknown request " + r.kind);
     emit(RunEventKind::note, r.kind == "start_session" ? "execute:" + r.target : "", -1, 0,
          fmt::format("harness_{} {}: {}", r.kind, r.target, boost::json::serialize(result)));
-    (void)db->finish_request(r.id, status, boost::json::serialize(result));
+    // Not recorded, the request stays `handling` and its asker waits until its own timeout.
+    if (auto f = db->finish_request(r.id, status, boost::json::serialize(result)); !f)
+      emit(RunEventKind::note, "", -1, 0, "store: " + f.error());
   }
 }
 

@@ -79,7 +79,11 @@ void Orchestrator::Impl::commit_orphan_summaries() {
     const auto commits = trailers->commits_for(it->second);
     if (std::ranges::none_of(commits, [&](const auto& c) { return spec.layout.owns_spec_trailer(c.spec); })) continue;
     const auto msg = fmt::format("docs({}): summary\n\n{}", it->second, worker::plan_trailers(it->second, 0, 0, spec.layout.spec_name));
-    if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); r && !r->empty()) committed = true;
+    // Said when git refuses: the plan would read as executed with its SUMMARY in no commit.
+    if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); !r)
+      emit(RunEventKind::note, "execute:" + it->second, -1, 0, fmt::format("could not commit {}: {}", change.path, r.error()));
+    else if (!r->empty())
+      committed = true;
   }
   if (committed) trailers->refresh();
 }
