@@ -210,3 +210,17 @@ TEST_CASE("kill_process_groups stops a group and does not wait out its grace for
   int status = 0;
   ::waitpid(*pid, &status, 0);
 }
+
+TEST_CASE("A line without end is held by its tail only; the lines after it come whole", "[orchestrator][worker_host]") {
+  test::TempDir dir;
+  Run r;
+  // 40 MB in one line (more than max_held_line), its last bytes marked, then a short line.
+  r.run("head -c 40000000 /dev/zero | tr '\\0' x; printf 'END\\nok\\n'", std::chrono::seconds(60), dir.path);
+  REQUIRE(r.exit);
+  REQUIRE(r.lines.size() == 2);
+  CHECK(r.lines[0].size() <= orchestrator::max_held_line); // a tail, not 40 MB
+  CHECK(r.lines[0].size() >= orchestrator::held_line_tail);
+  CHECK_THAT(r.lines[0], Catch::EndsWith("xxxEND"));
+  CHECK(r.lines[1] == "ok");
+  CHECK(fs::file_size(dir.path / "out.log") == 40000007); // the log keeps every byte
+}

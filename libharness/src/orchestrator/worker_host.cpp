@@ -182,13 +182,18 @@ void WorkerHost::read_more(const std::shared_ptr<Proc>& p) {
       std::string_view chunk(p->buf.data(), n);
       p->log.append(chunk);
       arm_timers(p);
+      // Only the new bytes are searched: what was held holds no newline, and a long line that
+      // arrives in many chunks must not be scanned again for each (that was quadratic).
+      size_t start = 0, nl = p->partial_line.size();
       p->partial_line.append(chunk);
-      size_t start = 0, nl;
-      while ((nl = p->partial_line.find('\n', start)) != std::string::npos) {
+      while ((nl = p->partial_line.find('\n', nl)) != std::string::npos) {
         m_on_line(p->session, std::string_view(p->partial_line).substr(start, nl - start));
-        start = nl + 1;
+        start = ++nl;
       }
       p->partial_line.erase(0, start);
+      // A line without end (a minified bundle cat'ed, binary output) is held by its tail only: the
+      // whole output is in the log, and a line this long is no event any reader could use.
+      if (p->partial_line.size() > max_held_line) p->partial_line.erase(0, p->partial_line.size() - held_line_tail);
     }
     if (e) {
       if (!p->partial_line.empty()) m_on_line(p->session, p->partial_line);

@@ -19,6 +19,11 @@
 namespace harness::orchestrator {
 
 /// How a worker process ended.
+/// An output line longer than this without its end is held by its last `held_line_tail` bytes
+/// only (the log file keeps everything): memory stays bounded whatever a worker prints.
+inline constexpr std::size_t max_held_line = std::size_t{32} << 20;
+inline constexpr std::size_t held_line_tail = std::size_t{64} << 10;
+
 struct WorkerExit {
   int exit_code = -1;       ///< -1 when killed by a signal
   int signal = 0;
