@@ -111,6 +111,13 @@ TEST_CASE("ROADMAP.md's velocity is the total it is given, however often a run w
   // A run of 0.5 minutes writes its progress three times, the spec read again in between.
   for (int i = 0; i < 3; ++i) REQUIRE(orchestrator::update_roadmap(load(), p, before + 0.5, true));
   CHECK(orchestrator::roadmap_minutes(load()) == Approx(3.0));
+  SECTION("plans of a few seconds are not said to take no time") {
+    p.plans_verified = 8;
+    REQUIRE(orchestrator::update_roadmap(load(), p, 0.3, true));
+    const auto roadmap = load().roadmap;
+    REQUIRE(roadmap);
+    CHECK(roadmap->frontmatter.velocity_average_minutes_per_plan.value_or(0) == Approx(0.04));
+  }
 }
 
 TEST_CASE("a failed attempt's SUMMARY is marked failed, keeping what the worker wrote", "[orchestrator][writeback]") {

@@ -97,8 +97,10 @@ std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& 
       {"total_plans", std::to_string(p.plans_total)},
       {"completed_plans", std::to_string(done)},
       {"velocity.total_plans_completed", std::to_string(done)},
-      {"velocity.total_execution_minutes", fmt::format("{:.1f}", total_minutes)},
-      {"velocity.average_minutes_per_plan", fmt::format("{:.1f}", done > 0 ? total_minutes / done : 0.0)},
+      // Two decimals: plans of a few seconds (0.04 min) must not read as taking no time, and the
+      // total is read back and added to by the next run, so its rounding adds up.
+      {"velocity.total_execution_minutes", fmt::format("{:.2f}", total_minutes)},
+      {"velocity.average_minutes_per_plan", fmt::format("{:.2f}", done > 0 ? total_minutes / done : 0.0)},
   };
   return spec::update_frontmatter(ticked, updates);
 }
