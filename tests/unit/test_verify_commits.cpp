@@ -68,6 +68,18 @@ TEST_CASE("the commits check fails when the plan's files are in the work tree bu
   }
 }
 
+TEST_CASE("a declared file that is only the new path of a staged rename is not committed", "[verify][commits]") {
+  Project p;
+  // out/b.txt (the check's) was committed; out/a.txt (declared) exists only as a rename staged
+  // from it, which no commit holds.
+  p.dir.write("out/b.txt", "a\n");
+  test::sh(p.dir.path, "git add out/b.txt && git commit -qm 'b' && git mv out/b.txt out/a.txt");
+  REQUIRE(test::sh(p.dir.path, "git status --porcelain=v1") == "R  out/b.txt -> out/a.txt\n");
+  const auto c = p.commits_check();
+  CHECK(c.status == verify::CheckStatus::failed);
+  CHECK_THAT(c.message, Catch::StartsWith("out/a.txt is not committed"));
+}
+
 // (A check's path outside the project is refused by validate, H010: no spec with one gets here.)
 TEST_CASE("a file git ignores is not asked to be committed", "[verify][commits]") {
   Project p;

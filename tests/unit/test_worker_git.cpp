@@ -508,6 +508,78 @@ TEST_CASE("changed_paths counts an intent-to-add file as added, as a staged one"
   }
 }
 
+TEST_CASE("porcelain_entries reads a rename or copy as one record with its source, whichever letter says so", "[worker][git]") {
+  using namespace std::string_literals;
+  const auto out = "R  src/b.txt\0src/a.txt\0"s      // staged rename
+                   " R src/new.txt\0src/old.txt\0"s  // work-tree rename of an intent-to-add entry
+                   "C  src/c.txt\0src/a.txt\0"s      // copy (status.renames=copies)
+                   "RM two words.txt\0one word.txt\0"s
+                   " M line\nbreak.txt\0"s
+                   "?? new file.txt\0"s
+                   "!! build/out.o\0"s;
+  const auto entries = worker::porcelain_entries(out);
+  REQUIRE(entries.size() == 7);
+  auto is = [](const worker::PorcelainEntry& e, char x, char y, const std::string& path, const std::string& source) {
+    return e.index == x && e.work_tree == y && e.path == path && e.source == source;
+  };
+  CHECK(is(entries[0], 'R', ' ', "src/b.txt", "src/a.txt"));
+  CHECK(is(entries[1], ' ', 'R', "src/new.txt", "src/old.txt"));
+  CHECK(is(entries[2], 'C', ' ', "src/c.txt", "src/a.txt"));
+  CHECK(is(entries[3], 'R', 'M', "two words.txt", "one word.txt"));
+  CHECK(is(entries[4], ' ', 'M', "line\nbreak.txt", ""));
+  CHECK(is(entries[5], '?', '?', "new file.txt", ""));
+  CHECK(is(entries[6], '!', '!', "build/out.o", ""));
+  CHECK(worker::porcelain_entries("").empty());
+  CHECK(worker::porcelain_entries("R  cut\0"s).size() == 1); // a source cut off is no entry of its own
+}
+
+namespace {
+/// changed_paths as "path:flags" (a added, u untracked, d deleted), sorted.
+std::vector<std::string> change_list(const fs::path& root, const std::vector<std::string>& globs = {}) {
+  std::vector<std::string> out;
+  for (const auto& c : worker::changed_paths(root, globs))
+    out.push_back(c.path + ":" + (c.added ? "a" : "") + (c.untracked ? "u" : "") + (c.deleted ? "d" : ""));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+} // namespace
+
+TEST_CASE("changed_paths reads a staged rename as its new path added and its old one deleted", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("src/a.txt", "alpha");
+  test::sh(repo.dir.path, "git mv src/a.txt src/b.txt");
+  REQUIRE(test::sh(repo.dir.path, "git status --porcelain=v1") == "R  src/a.txt -> src/b.txt\n");
+  CHECK(change_list(repo.dir.path) == std::vector<std::string>{"src/a.txt:d", "src/b.txt:a"});
+  CHECK(change_list(repo.dir.path, {"src/**"}) == std::vector<std::string>{"src/a.txt:d", "src/b.txt:a"});
+}
+
+TEST_CASE("changed_paths reads a work-tree rename of an intent-to-add entry as two changes", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("src/old.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10");
+  // What a commit_paths killed after its `git add -N` leaves when a task moved a file: git 2.39
+  // reports the pair as a rename in the work tree.
+  test::sh(repo.dir.path, "mv src/old.txt src/new.txt && git add -N src/new.txt");
+  REQUIRE(test::sh(repo.dir.path, "git status --porcelain=v1") == " R src/old.txt -> src/new.txt\n");
+  CHECK(change_list(repo.dir.path) == std::vector<std::string>{"src/new.txt:a", "src/old.txt:d"});
+}
+
+TEST_CASE("changed_paths reads a copy as its new path only: its source is listed on its own", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("src/a.txt", "1\n2\n3\n4\n5\n6\n7\n8\n9\n10");
+  // git looks for copies (status.renames=copies, a user's setting) among the changed paths only.
+  test::sh(repo.dir.path, "git config status.renames copies && cp src/a.txt src/c.txt && echo 11 >> src/a.txt && "
+                          "git add src/a.txt src/c.txt");
+  REQUIRE(test::sh(repo.dir.path, "git status --porcelain=v1") == "M  src/a.txt\nC  src/a.txt -> src/c.txt\n");
+  CHECK(change_list(repo.dir.path) == std::vector<std::string>{"src/a.txt:", "src/c.txt:a"});
+}
+
+TEST_CASE("changed_paths keeps a renamed path's spaces and newlines", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("one word.txt", "alpha");
+  test::sh(repo.dir.path, "git mv 'one word.txt' \"$(printf 'two\\nlines.txt')\"");
+  CHECK(change_list(repo.dir.path) == std::vector<std::string>{"one word.txt:d", "two\nlines.txt:a"});
+}
+
 TEST_CASE("HARNESS_DONE_TASKS round-trips and rejects malformed values", "[worker][git]") {
   std::vector<std::pair<int, std::string>> done{{1, "0123abcd"}, {3, "ffff"}};
   CHECK(worker::format_done_tasks(done) == "1=0123abcd,3=ffff");

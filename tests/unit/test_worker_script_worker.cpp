@@ -290,3 +290,35 @@ mkdir -p 'app/posts/[id]' && echo page > 'app/posts/[id]/page.tsx'
   CHECK(sh(repo.dir.path, "git show --name-only --format= HEAD~1") == "app/posts/[id]/page.tsx\n");
   CHECK(sh(repo.dir.path, "git status --porcelain app").empty());
 }
+
+TEST_CASE("a retry puts back a rename a failed attempt staged, and runs the task again") {
+  Repo repo;
+  repo.dir.write("docs/specs/SPC-007-demo/planning/plans/01-core/01-01-PLAN.md", R"(---
+plan_id: '01-01'
+depends_on: []
+files_modified: ['out/**']
+---
+# 01-01: a rename
+
+### Task 1: rename a to b
+
+```bash
+git mv out/a.txt out/b.txt
+test -z "$FAIL_RENAME"
+```
+)");
+  repo.dir.write("out/a.txt", "alpha\n");
+  sh(repo.dir.path, "git add -A && git commit -qm 'a rename'");
+  ::setenv("FAIL_RENAME", "1", 1);
+  auto first = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  ::unsetenv("FAIL_RENAME");
+  REQUIRE_FALSE(first.ok);
+  REQUIRE(sh(repo.dir.path, "git status --porcelain=v1 -- out") == "R  out/a.txt -> out/b.txt\n");
+  // Before: the reset asked git to check out out/b.txt (HEAD has none), git refused it all, and
+  // every retry's `git mv` failed on the leftover rename ("bad source").
+  auto second = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  INFO(second.error);
+  REQUIRE(second.ok);
+  CHECK(sh(repo.dir.path, "git show --name-status --format= HEAD~1") == "R100\tout/a.txt\tout/b.txt\n");
+  CHECK(sh(repo.dir.path, "git status --porcelain=v1 -- out").empty());
+}

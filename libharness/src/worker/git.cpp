@@ -131,6 +131,27 @@ std::string glob_pathspec(const std::string& glob) { return glob.find_first_of("
 
 std::string literal_pathspec(const std::string& path) { return ":(literal)" + path; }
 
+std::vector<PorcelainEntry> porcelain_entries(std::string_view out) {
+  std::vector<PorcelainEntry> entries;
+  auto field_at = [&](size_t& pos) {
+    const size_t end = std::min(out.find('\0', pos), out.size());
+    const std::string_view field = out.substr(pos, end - pos);
+    pos = end + 1;
+    return field;
+  };
+  auto moved = [](char c) { return c == 'R' || c == 'C'; };
+  for (size_t pos = 0; pos < out.size();) {
+    const std::string_view record = field_at(pos);
+    if (record.size() < 4 || record[2] != ' ') continue;
+    PorcelainEntry e{record[0], record[1], std::string(record.substr(3)), {}};
+    // The source field follows whichever letter says R or C: read as an entry of its own, a
+    // work-tree rename's "src/old.txt" became status "sr" and path "/old.txt".
+    if ((moved(e.index) || moved(e.work_tree)) && pos < out.size()) e.source = field_at(pos);
+    entries.push_back(std::move(e));
+  }
+  return entries;
+}
+
 std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std::string>& globs) {
   std::vector<std::string> args = {"--no-optional-locks", "status", "--porcelain=v1", "-z", "--untracked-files=all"};
   if (!globs.empty()) {
@@ -140,21 +161,22 @@ std::vector<GitChange> changed_paths(const fs::path& root, const std::vector<std
   auto r = run_git(root, std::move(args));
   std::vector<GitChange> out;
   if (r.exit_code != 0) return out; // git's complaint (not a repository) is no list of paths
-  size_t pos = 0;
-  while (pos + 3 < r.out.size()) {
-    size_t end = r.out.find('\0', pos);
-    if (end == std::string::npos) end = r.out.size();
-    const std::string entry = r.out.substr(pos, end - pos);
-    pos = end + 1;
-    if (entry.size() < 4) continue;
-    // " A": an intent-to-add entry (commit_paths makes them for a moment), as new as a staged
-    // one. Not "DA": a commit killed after moving the branch, before writing the index, leaves the
-    // intent-to-add entry of a file HEAD now has; checking it out from HEAD puts it right.
+  std::vector<std::string> renamed_from;
+  for (auto& e : porcelain_entries(r.out)) {
+    // New: staged ('A', or the destination of an index rename or copy), or an intent-to-add entry
+    // (" A"; " R"/" C" when its content matches another path), as new as a staged one. Not "DA":
+    // a commit killed after moving the branch, before writing the index, leaves the intent-to-add
+    // entry of a file HEAD now has; checking it out from HEAD puts it right.
+    const bool added = e.index == 'A' || e.index == 'R' || e.index == 'C' ||
+                       (e.index == ' ' && (e.work_tree == 'A' || e.work_tree == 'R' || e.work_tree == 'C'));
     // Deleted: " D" (in the work tree) or "D " (staged); not "DA", whose file is there.
-    out.push_back({entry[0] == '?', entry[0] == 'A' || (entry[0] == ' ' && entry[1] == 'A'), entry.substr(3),
-                   entry[1] == 'D' || (entry[0] == 'D' && entry[1] == ' ')});
-    if (entry[0] == 'R' || entry[0] == 'C') pos = r.out.find('\0', pos) + 1; // skip the rename source
+    const bool deleted = e.work_tree == 'D' || (e.index == 'D' && e.work_tree == ' ');
+    // A rename's source is a deleted path (`git checkout HEAD` brings it back); a copy's is not
+    // changed by the copy.
+    if ((e.index == 'R' || e.work_tree == 'R') && !e.source.empty()) renamed_from.push_back(std::move(e.source));
+    out.push_back({e.index == '?', added, std::move(e.path), deleted});
   }
+  for (auto& from : renamed_from) out.push_back({false, false, std::move(from), true});
   return out;
 }
 
@@ -167,13 +189,8 @@ std::vector<std::string> ignored_paths(const fs::path& root, const std::vector<s
   const auto r = run_git(root, std::move(args));
   std::vector<std::string> out;
   if (r.exit_code != 0) return out;
-  for (size_t pos = 0; pos < r.out.size();) {
-    size_t end = r.out.find('\0', pos);
-    if (end == std::string::npos) end = r.out.size();
-    const std::string_view entry = std::string_view(r.out).substr(pos, end - pos);
-    pos = end + 1;
-    if (entry.starts_with("!! ")) out.emplace_back(entry.substr(3));
-  }
+  for (auto& e : porcelain_entries(r.out))
+    if (e.index == '!' && e.work_tree == '!') out.push_back(std::move(e.path));
   return out;
 }
 

@@ -36,6 +36,20 @@ std::vector<std::string> nul_separated(std::string_view out);
 GitResult run_git_writing_index(const std::filesystem::path& root, std::vector<std::string> args,
                                 std::chrono::milliseconds patience = std::chrono::seconds(10));
 
+/// One record of `git status --porcelain=v1 -z`.
+struct PorcelainEntry {
+  char index = ' '; ///< X: the index against HEAD ('?' untracked, '!' ignored)
+  char work_tree = ' '; ///< Y: the work tree against the index
+  std::string path; ///< relative to the repository root; a rename's or copy's new path
+  std::string source; ///< the path a rename or copy came from; empty for any other record
+};
+
+/// The records of `git status --porcelain=v1 -z` output. A rename or copy, whichever of X and Y
+/// says so (an index rename "R ", a work-tree rename of an intent-to-add entry " R"), is two
+/// fields, `XY new\0old\0`; every other record one. With -z no name is quoted: a space or a
+/// newline in it stays as it is.
+std::vector<PorcelainEntry> porcelain_entries(std::string_view out);
+
 /// A path that differs from HEAD.
 struct GitChange {
   bool untracked = false;
@@ -45,7 +59,9 @@ struct GitChange {
 };
 
 /// `git status -z` as a list (untracked files listed one by one). With `globs`, only paths that
-/// match one of them are looked at (git walks just those parts of the tree).
+/// match one of them are looked at (git walks just those parts of the tree). A rename is its two
+/// paths, as git shows it without rename detection: the new one added, the old one deleted; a
+/// copy is its new path only (the source is unchanged, or listed on its own).
 std::vector<GitChange> changed_paths(const std::filesystem::path& root, const std::vector<std::string>& globs = {});
 
 /// The files among those `globs` (files_modified entries) match that git ignores (a .gitignore,
