@@ -322,3 +322,24 @@ test -z "$FAIL_RENAME"
   CHECK(sh(repo.dir.path, "git show --name-status --format= HEAD~1") == "R100\tout/a.txt\tout/b.txt\n");
   CHECK(sh(repo.dir.path, "git status --porcelain=v1 -- out").empty());
 }
+
+TEST_CASE("a retry whose reset git refuses fails saying so, and runs no task on the leftovers") {
+  Repo repo;
+  repo.dir.write("out/a.txt", "base\n");
+  sh(repo.dir.path, "git add out/a.txt && git commit -qm base");
+  repo.dir.write("out/a.txt", "base\nleft over\n");
+  // A checkout git cannot make: a required smudge filter that fails. (Another git holding the
+  // index past run_git_writing_index's patience is the likely cause, and 10 s slower to make.)
+  sh(repo.dir.path, "git config filter.broken.clean cat && git config filter.broken.smudge false && "
+                    "git config filter.broken.required true && mkdir -p .git/info && "
+                    "echo 'out/* filter=broken' > .git/info/attributes");
+  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  REQUIRE_FALSE(r.ok);
+  CHECK_THAT(r.error, Catch::StartsWith("Task 1/2: first: could not reset the declared files") &&
+                          Catch::Contains("git checkout failed"));
+  CHECK(sh(repo.dir.path, "git log --format=%s -n 1") == "base\n"); // no task ran, none committed
+  // git wrote the file before its filter failed (it is empty now); the copy kept first is whole.
+  const auto copy = sh(repo.dir.path, "find .orchestration/discarded -name a.txt");
+  REQUIRE_FALSE(copy.empty());
+  CHECK(read(repo.dir.path / copy.substr(0, copy.size() - 1)) == "base\nleft over\n");
+}

@@ -98,7 +98,8 @@ std::expected<std::string, std::string> keep_copies(const fs::path& root, const 
 
 /// Puts the declared files back to HEAD and removes untracked ones: what an interrupted attempt
 /// left behind must not leak into the retry. A copy of each is kept first (keep_copies); when
-/// that fails nothing is reset. Returns a line for the log, empty when nothing changed.
+/// that fails nothing is reset. Returns a line for the log, empty when nothing changed, or what
+/// could not be reset (git's message, and what was reset all the same).
 std::expected<std::string, std::string> reset_declared_files(const fs::path& root, const fs::path& lock,
                                                              const std::string& spec_name, const Declared& declared) {
   const spec::Plan& plan = declared.plan;
@@ -106,24 +107,46 @@ std::expected<std::string, std::string> reset_declared_files(const fs::path& roo
   // writes these files, and `status --no-optional-locks` only reads the index.
   std::vector<std::string> checkout = {"checkout", "HEAD", "--"};
   std::vector<std::string> unstage = {"reset", "-q", "--"};
-  std::vector<fs::path> remove;
+  std::vector<std::string> remove;
+  std::set<std::string> restored;
   std::vector<std::string> discarded;
   for (const auto& c : changed_paths(root, plan.files_modified)) {
     if (!declared(c.path)) continue;
     discarded.push_back(c.path);
     if (c.added) unstage.push_back(literal_pathspec(c.path)); // a killed attempt got as far as `git add`
-    if (c.untracked || c.added) remove.push_back(root / c.path);
-    else checkout.push_back(literal_pathspec(c.path));
+    if (c.untracked || c.added) remove.push_back(c.path);
+    else if (restored.insert(c.path).second) checkout.push_back(literal_pathspec(c.path));
   }
+  // A path git lists twice (its deletion staged, a new file of that name untracked): the checkout
+  // below puts HEAD's back, which removing it after would undo.
+  std::erase_if(remove, [&](const std::string& p) { return restored.contains(p); });
   if (discarded.empty()) return std::string();
   auto kept = keep_copies(root, spec_name, plan.id, discarded);
-  if (!kept) return std::unexpected(kept.error());
+  if (!kept) return std::unexpected(kept.error() + ": nothing was reset");
+  // The checkout first: when git refuses it (another git holds the index past our patience),
+  // nothing else is reset, and the attempt fails saying so rather than run on the leftovers. Not
+  // "nothing was reset": git may have written some of the files before it failed (a smudge filter
+  // that fails leaves them empty); the copies are whole.
+  std::string failed;
   with_git_lock(lock, [&] {
-    if (unstage.size() > 3) run_git_writing_index(root, unstage);
+    if (checkout.size() > 3)
+      if (auto r = run_git_writing_index(root, checkout); r.exit_code != 0) {
+        failed = fmt::format("git checkout failed (exit {}); no new file was unstaged or removed: {}", r.exit_code, r.out);
+        return;
+      }
+    if (unstage.size() > 3)
+      if (auto r = run_git_writing_index(root, unstage); r.exit_code != 0) {
+        failed = fmt::format("git reset failed (exit {}); the changed files were put back, the new ones left as they are: {}",
+                             r.exit_code, r.out);
+        return;
+      }
     std::error_code ec;
-    for (const auto& f : remove) fs::remove(f, ec);
-    if (checkout.size() > 3) run_git_writing_index(root, checkout);
+    for (const auto& f : remove) fs::remove(root / f, ec);
   });
+  if (!failed.empty())
+    return std::unexpected(fmt::format("could not reset the declared files an earlier attempt (or you) left changed "
+                                       "(copies in {}): {}",
+                                       *kept, failed));
   return fmt::format("reset {} declared file{} an earlier attempt (or you) left changed; copies in {}", discarded.size(),
                      discarded.size() == 1 ? "" : "s", *kept);
 }
@@ -244,7 +267,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
     status("running", task.index, label);
     if (leftovers_possible) {
       auto reset = reset_declared_files(root, lock, lay->spec_name, declared);
-      if (!reset) return fail(fmt::format("{}: {}; nothing was reset", label, reset.error()));
+      if (!reset) return fail(fmt::format("{}: {}", label, reset.error()));
       if (!reset->empty()) fmt::print("{}\n", *reset); // the session log; copies are never lost silently
     }
     for (const auto& script : task.scripts) {
