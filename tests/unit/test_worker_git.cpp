@@ -676,6 +676,29 @@ TEST_CASE("A linked worktree's index.lock is in the directory its .git file name
   CHECK(fs::weakly_canonical(worker::index_lock_path(repo.dir.path / "wt").parent_path()) / "index.lock" == expected);
 }
 
+TEST_CASE("A linked worktree's branch ref lock a killed commit left is found in the common directory and removed",
+          "[worker][git][lock]") {
+  GitRepo repo;
+  repo.commit("a.txt", "a");
+  test::sh(repo.dir.path, "git worktree add -q wt -b side");
+  const fs::path wt = repo.dir.path / "wt";
+  // What a git killed while it moved the branch leaves: the branch's ref lock, which git keeps in
+  // the common directory (.git/refs/heads), not in .git/worktrees/wt.
+  repo.dir.write(".git/refs/heads/side.lock", "");
+  repo.dir.write("wt/x.txt", "x\n");
+  const fs::path lock = wt / ".orchestration/git.lock";
+  // Every commit on the branch fails on it (a plain git here: commit_paths would wait 10 s first).
+  CHECK_THAT(test::sh(wt, "git commit -q --allow-empty -m y 2>&1 || true"), Catch::Contains("side.lock': File exists"));
+  const auto removed = worker::remove_orphaned_git_locks(wt);
+  REQUIRE(removed.size() == 1);
+  CHECK(fs::equivalent(removed[0].parent_path(), repo.dir.path / ".git/refs/heads"));
+  CHECK_FALSE(fs::exists(repo.dir.path / ".git/refs/heads/side.lock"));
+  const auto after = worker::commit_paths(wt, lock, {"x.txt"}, "x");
+  INFO((after ? *after : after.error()));
+  CHECK(after);
+  CHECK(worker::common_dir(repo.dir.path / ".git") == repo.dir.path / ".git"); // the main repository's own
+}
+
 TEST_CASE("HEAD names a branch or, detached, a commit; anything else is no HEAD", "[worker][git]") {
   CHECK(worker::parse_head("ref: refs/heads/main\n") == worker::GitHead{"main", ""});
   CHECK(worker::parse_head("ref: refs/heads/feature/x\r\n") == worker::GitHead{"feature/x", ""});

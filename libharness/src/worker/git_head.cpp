@@ -21,14 +21,6 @@ bool is_object_name(std::string_view text) {
          std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
-/// Where a repository's branches are: a linked worktree's git directory names it in `commondir`.
-std::filesystem::path common_dir(const std::filesystem::path& git_dir) {
-  auto text = util::read_file(git_dir / "commondir");
-  if (!text) return git_dir;
-  const std::filesystem::path named{std::string(trimmed(*text))};
-  return named.is_absolute() ? named : git_dir / named;
-}
-
 /// `ref`'s commit in a packed-refs file: lines "<hash> <ref>", with '#' headers and '^' peeled
 /// tags between them.
 std::optional<std::string> packed_ref(std::string_view packed, std::string_view ref) {
@@ -44,6 +36,14 @@ std::optional<std::string> packed_ref(std::string_view packed, std::string_view 
 }
 
 } // namespace
+
+std::filesystem::path common_dir(const std::filesystem::path& git_dir) {
+  auto text = util::read_file(git_dir / "commondir");
+  if (!text) return git_dir;
+  const std::filesystem::path named{std::string(trimmed(*text))};
+  // Normal: commondir says "../..", and a removed lock's path is shown to the user.
+  return (named.is_absolute() ? named : git_dir / named).lexically_normal();
+}
 
 std::optional<GitHead> parse_head(std::string_view text) {
   text = trimmed(text);

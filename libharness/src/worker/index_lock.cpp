@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/proc_stat.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/git_head.hpp"
 
 #include <algorithm>
 #include <string>
@@ -49,13 +50,11 @@ std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
   const fs::path index = index_lock_path(root);
   const fs::path git_dir = index.parent_path();
   // A git killed while it moved the branch leaves HEAD.lock or the branch's own ref lock, and
-  // then every commit fails with "cannot lock ref 'HEAD'" as surely as with index.lock.
+  // then every commit fails with "cannot lock ref 'HEAD'" as surely as with index.lock. HEAD is
+  // the worktree's own; the branch is in the common directory (a linked worktree's main .git).
   std::vector<fs::path> locks = {index, git_dir / "HEAD.lock"};
-  if (auto head = util::read_file(git_dir / "HEAD"); head && head->starts_with("ref: refs/heads/")) {
-    std::string ref = head->substr(5);
-    while (!ref.empty() && (ref.back() == '\n' || ref.back() == '\r')) ref.pop_back();
-    locks.push_back(git_dir / (ref + ".lock"));
-  }
+  if (auto head = read_head(git_dir); head && !head->branch.empty())
+    locks.push_back(common_dir(git_dir) / "refs/heads" / (head->branch + ".lock"));
   std::error_code ec;
   std::erase_if(locks, [&](const fs::path& l) { return !fs::exists(fs::symlink_status(l, ec)); });
   if (locks.empty() || !git_processes_in(root).empty()) return {};

@@ -10,6 +10,11 @@
 
 namespace harness::worker {
 
+/// Where a repository's branches (refs/heads, packed-refs) are: `git_dir` itself, or the directory
+/// a linked worktree's git directory names in its `commondir` file (the main `.git`). HEAD and the
+/// index are the worktree's own, in `git_dir`.
+std::filesystem::path common_dir(const std::filesystem::path& git_dir);
+
 /// HEAD: a branch, or a commit when detached.
 struct GitHead {
   std::string branch; ///< "main" (without refs/heads/); empty when HEAD is detached

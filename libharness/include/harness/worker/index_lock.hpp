@@ -21,8 +21,9 @@ std::filesystem::path index_lock_path(const std::filesystem::path& root);
 /// user's) counts as inside: it might hold the lock.
 std::vector<int> git_processes_in(const std::filesystem::path& root);
 
-/// Removes the repository's index.lock, HEAD.lock and the current branch's ref lock when there are
-/// any and no git process works in `root` (a stopped worker's git left them). Returns the paths
+/// Removes the repository's index.lock, HEAD.lock and the current branch's ref lock (a linked
+/// worktree's is in the common directory, with the branches) when there are any and no git
+/// process works in `root` (a stopped worker's git left them). Returns the paths
 /// removed: none when there were none, a git runs there, or they could not be removed.
 std::vector<std::filesystem::path> remove_orphaned_git_locks(const std::filesystem::path& root);
 
