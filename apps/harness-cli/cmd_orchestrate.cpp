@@ -139,9 +139,12 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     if (!result->unwritten.empty())
       std::cerr << "harness-cli: error: "
                 << orchestrator::unwritten_text(result->unwritten, opt->spec_dir, result->outcome == "complete") << "\n";
-    if (!result->waiting.empty())
+    if (!result->waiting.empty() && result->outcome == "waiting_for_human")
       std::cerr << "nothing else can run before these answers; answer them, then run harness-cli orchestrate "
                 << opt->spec_dir << " again\n";
+    else if (!result->waiting.empty()) // a drained run: the questions stay open, answered now or later
+      std::cerr << "these questions stay open; answer them now or later, then run harness-cli orchestrate "
+                << opt->spec_dir << " again: it gives each answer to its task\n";
     exit.value = result->exit_code;
   });
 }

@@ -50,6 +50,41 @@ TEST_CASE("a checkpoint's answer is read by its own run, a later run, or nobody"
   CHECK(checkpoint_status(closed, std::nullopt) == CheckpointStatus::expired);
 }
 
+TEST_CASE("a worker's question kept for its task outlives its run, and says who gives the answer", "[store][checkpoints]") {
+  // Its worker was stopped by the run while it waited (an interrupt): the question is the task's,
+  // and the next run gives the answer to the task's next worker, as it carries its own over.
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  auto kept = record("cp-w", "execute:01-01", "aaa", CheckpointAsker::worker);
+  kept.question = "decision_needed: Which greeting?";
+  kept.asks = CheckpointAsks::decision;
+  kept.options = {"hello", "hi"};
+  kept.message_id = "m-1";
+  kept.kept_for_task = true;
+  CHECK(checkpoint_status(kept, running("aaa")) == CheckpointStatus::waiting);
+  CHECK(checkpoint_status(kept, running("bbb")) == CheckpointStatus::carried_over);
+  CHECK(checkpoint_status(kept, std::nullopt) == CheckpointStatus::carried_over);
+  REQUIRE(write_open_checkpoint(state, kept));
+  const auto read = read_checkpoint(state, "cp-w");
+  REQUIRE(read);
+  CHECK(read->kept_for_task);
+  CHECK(read->asker == CheckpointAsker::worker);
+  auto views = pending_checkpoint_views(state);
+  REQUIRE(views.size() == 1);
+  CHECK(views[0].status == CheckpointStatus::carried_over);
+  CHECK(views[0].hint ==
+        "its worker was stopped while it waited; no orchestrate runs; the next one of SPC-001-x gives the answer to the "
+        "next worker of execute:01-01");
+  // An answer is taken, as for any carried-over checkpoint; the flag stays with the record.
+  REQUIRE(answer_checkpoint(state, "cp-w", CheckpointAnswer{true, "", "t", "", "hi"}));
+  CHECK(read_checkpoint(state, "cp-w")->answer->choice == "hi");
+  CHECK(read_checkpoint(state, "cp-w")->kept_for_task);
+  // Without the flag, the same question died with its worker.
+  kept.kept_for_task = false;
+  REQUIRE(write_open_checkpoint(state, kept));
+  CHECK(checkpoint_status(*read_checkpoint(state, "cp-w"), std::nullopt) == CheckpointStatus::stale);
+}
+
 TEST_CASE("an orchestrator's checkpoint whose file names no spec is read by no later run", "[store][checkpoints]") {
   // Written by a harness before checkpoints named their spec: every spec has a verify-plan:01-01,
   // so a later run of any spec could take its answer for the wrong work. Its own run still reads it.

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace harness::mcp {
 namespace json = boost::json;
@@ -131,14 +132,19 @@ ToolResult wait_for_state(ToolStore& store, const json::object& args, CallContex
   }
 }
 
-/// An orchestrator's checkpoint (a verification, an escalation) as harness_get_pending lists it
-/// beside the workers' questions: these live in files, not in the store.
+/// An orchestrator's checkpoint (a verification, an escalation), or a worker's question kept for
+/// its task's next worker (its worker was stopped while it waited), as harness_get_pending lists
+/// it beside the workers' questions: these live in files, not in the store.
 json::object checkpoint_json(const store::PendingCheckpointView& v) {
-  json::object payload{{"task_id", v.record.task},
-                       {"spec", v.record.spec},
-                       {"question", v.record.question},
-                       {"options", json::array{"approve", "refuse"}},
-                       {"how_to_answer", "harness_respond with response {\"verdict\":\"approved\"} or {\"verdict\":\"rejected\"}"}};
+  json::array options;
+  for (const auto& x : store::answer_options(v.record.asks, v.record.options)) options.emplace_back(x);
+  const char* how = v.record.asks == store::CheckpointAsks::decision
+                        ? "harness_respond with response {\"choice\": <one of the options>} (or {\"choice\":\"refuse\"})"
+                    : v.record.asks == store::CheckpointAsks::action
+                        ? "harness_respond with response {\"outcome\":\"done\"} or {\"outcome\":\"refused\"}"
+                        : "harness_respond with response {\"verdict\":\"approved\"} or {\"verdict\":\"rejected\"}";
+  json::object payload{{"task_id", v.record.task}, {"spec", v.record.spec}, {"question", v.record.question},
+                       {"options", std::move(options)}, {"how_to_answer", how}};
   if (!v.hint.empty()) payload["note"] = v.hint;
   if (!v.record.head.empty()) payload["head"] = v.record.head; // the commit asked about
   // The spec too: every spec has its own verify-plan:01-01.
@@ -191,10 +197,16 @@ std::expected<json::array, std::string> pending_questions(ToolStore& store, cons
   auto messages = store.pending(session);
   if (!messages) return messages;
   std::map<std::string, std::string> checkpoint_of; // a worker's message id -> its checkpoint's id
+  std::set<std::string> asked; // the pending messages' ids
+  for (const auto& m : *messages) asked.insert(std::string(m.at("message_id").as_string()));
   json::array own;
   for (const auto& v : store::pending_checkpoint_views(project / ".orchestration")) {
-    if (v.record.asker == store::CheckpointAsker::worker) checkpoint_of[v.record.message_id] = v.record.id;
-    else own.push_back(checkpoint_json(v));
+    // A worker's question whose worker was stopped while it waited has no pending message any
+    // more: the checkpoint is the question now.
+    if (v.record.asker == store::CheckpointAsker::worker && asked.contains(v.record.message_id))
+      checkpoint_of[v.record.message_id] = v.record.id;
+    else if (v.record.asker != store::CheckpointAsker::worker || v.record.kept_for_task)
+      own.push_back(checkpoint_json(v));
   }
   for (auto& m : *messages)
     if (auto c = checkpoint_of.find(std::string(m.at("message_id").as_string())); c != checkpoint_of.end())

@@ -265,9 +265,13 @@ std::vector<std::pair<int, std::string>> Orchestrator::Impl::committed_tasks(con
 std::string Orchestrator::Impl::render_prompt(const Session& s) {
   static const std::vector<std::string> none;
   auto findings = revision_findings.find(s.action.subject);
-  const auto task = task_brief(spec, s.action, opt.worker_prompt_template.parent_path(),
-                               s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none,
-                               committed_tasks(s.action));
+  auto task = task_brief(spec, s.action, opt.worker_prompt_template.parent_path(),
+                         s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none,
+                         committed_tasks(s.action));
+  if (auto kept = carried_questions.find(s.action.task); kept != carried_questions.end()) {
+    for (auto& r : kept->second) r.answer = store::read_checkpoint_answer(state_dir, r.id); // answered since, perhaps
+    task["earlier_questions"] = earlier_questions_input(kept->second);
+  }
   auto tmpl = util::read_file(opt.worker_prompt_template);
   const std::string task_json = boost::json::serialize(task);
   if (!tmpl) return "You are a harness worker. Task: " + task_json;
@@ -384,13 +388,16 @@ std::string escaped_note(const std::vector<std::string>& commands) {
 
 } // namespace
 
-void Orchestrator::Impl::record_session_end(const std::string& sid, const WorkerExit& x) {
+void Orchestrator::Impl::record_session_end(const std::string& sid, const WorkerExit& x, bool kept) {
   std::string status = x.exit_code == 0 && !x.stopped ? "completed" : "failed";
   std::optional<std::string> reason;
+  const bool cost = summary.outcome == "cost_limit";
   // Ended on purpose, before any verdict on its work: not a failure of the worker's.
   if (head_moved()) reason = "HEAD moved during the run: not checked here; the next run checks it";
+  else if (x.stopped && x.stop_reason == "shutdown" && kept)
+    reason = cost ? "stopped at --max-cost while waiting for an answer" : "interrupted while waiting for an answer";
   else if (x.stopped && x.stop_reason == "shutdown")
-    reason = summary.outcome == "cost_limit" ? "stopped: the run reached --max-cost" : "stopped: the run was interrupted";
+    reason = cost ? "stopped: the run reached --max-cost" : "stopped: the run was interrupted";
   else if (x.stopped && ended_by_request.contains(sid)) reason = x.stop_reason; // "ended by harness-cli end-session: ..."
   if (reason) status = "ended";
   // Not said, the session would stay `running` and an end-session caller would wait for it.
@@ -407,10 +414,14 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     for (const auto& e : store::StateDir(state_dir).ingest_session(*db, sid).errors) emit(RunEventKind::note, task, -1, 0, e);
   pump_messages(); // reports written just before the exit count
   if (!x.escaped.empty()) emit(RunEventKind::note, task, -1, 0, escaped_note(x.escaped));
-  const bool left_question = withdraw_questions(task, s.reported_completed);
-  if (db) // a question its asker can no longer read is nobody's to answer
+  // Stopped by the run itself (an interrupt, --max-cost): its question is still the task's, and
+  // goes to the task's next worker; a worker that exits on its own takes its question with it.
+  const bool shutdown = x.stopped && x.stop_reason == "shutdown";
+  const bool kept = shutdown && keep_questions(task);
+  const bool left_question = !shutdown && withdraw_questions(task, s.reported_completed);
+  if (db) // its asker can no longer read it: the checkpoint file is the question now
     if (auto r = db->expire_pending(sid); !r) emit(RunEventKind::note, task, -1, 0, "store: " + r.error());
-  if (db) record_session_end(sid, x);
+  if (db) record_session_end(sid, x, kept);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
   // A copy: end_session() below erases the session, and with it the adapter's own facts.
@@ -428,8 +439,11 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (head_moved()) return end_session(sid, "ended after HEAD moved or its branch was rewound: not checked here; the next run checks it", false);
   // Before the outcome: a failed or stopped attempt's task commits stand too (its retry skips them).
   log_attempt_commits(s);
-  if (x.stopped && x.stop_reason == "shutdown") {
-    end_session(sid, "stopped", false);
+  if (shutdown) {
+    end_session(sid, kept ? "stopped while waiting for an answer: the question stays open, and the next run gives its "
+                            "answer to the task's next worker"
+                          : "stopped",
+                false);
     return; // the next run resumes it
   }
   if (x.stopped && ended_by_request.erase(sid)) {
@@ -638,7 +652,25 @@ void Orchestrator::Impl::note_roadmap_theirs() {
 void Orchestrator::Impl::begin_drain(bool finish_if_idle) {
   draining = true;
   if (opt.interrupt == InterruptMode::stop_running) host->stop_all("shutdown", opt.stop_grace);
+  else stop_workers_waiting_for_people();
   if (finish_if_idle) maybe_stop_after_drain();
+}
+
+bool Orchestrator::Impl::waits_only_for_a_person(const Session& s) const {
+  if (!host->held(s.id)) return false;
+  return std::ranges::any_of(checkpoints, [&](const auto& kv) {
+    return kv.second.task == s.action.task && checkpoint_message.contains(kv.first);
+  });
+}
+
+void Orchestrator::Impl::stop_workers_waiting_for_people() {
+  if (!draining || stop_now) return; // stop_now: every worker is being stopped already
+  for (const auto& [sid, s] : sessions)
+    if (waits_only_for_a_person(s) && stopped_waiting.insert(sid).second) {
+      emit(RunEventKind::note, s.action.task, s.action.slot, s.action.attempt,
+           "stopping its worker, which waits for an answer (the question stays open for the next run)");
+      host->stop(sid, "shutdown", opt.stop_grace);
+    }
 }
 
 void Orchestrator::Impl::maybe_stop_after_drain() {
@@ -649,6 +681,7 @@ void Orchestrator::Impl::maybe_stop_after_drain() {
   if (verifying && !stop_now) return;
   if (summary.outcome.empty()) summary.outcome = "interrupted";
   summary.exit_code = summary.outcome == "interrupted" ? 130 : 1; // cost_limit, or blocked by a moved HEAD
+  list_open_questions();
   finish_run();
 }
 

@@ -209,6 +209,8 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
     earlier = std::move(c->second);
     carried.erase(c);
   }
+  // A worker asking what an earlier worker of its task asked, stopped before the answer came.
+  if (message_id) earlier = take_carried_question(a.task, asked.asks, question, asked.options);
   const bool answered_meanwhile = earlier && earlier->answer;
   const bool checks_passed = a.kind == TaskKind::verify_plan && a.reason.find("automated checks passed") != std::string::npos;
   if (opt.auto_yes && checks_passed && !answered_meanwhile) { // a person's answer outweighs --yes
@@ -243,6 +245,7 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
   r.run = run_id;
   r.asker = message_id ? store::CheckpointAsker::worker : store::CheckpointAsker::orchestrator;
   r.message_id = message_id.value_or("");
+  r.kept_for_task = false; // a worker waits on it again: it goes with that worker, unless the run stops it too
   r.asks = asked.asks;
   r.options = asked.options;
   if (auto w = store::write_open_checkpoint(state_dir, r); !w) emit(RunEventKind::note, a.task, -1, 0, "checkpoint: " + w.error());
@@ -258,9 +261,11 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
 }
 
 void Orchestrator::Impl::take_over_checkpoints() {
-  // Workers that asked in an earlier run are gone, and so is whoever would read their answers;
-  // what the orchestrator asked itself, it asks again when the task gets there, if the checkpoint
-  // is this spec's and asked about work this checkout holds (carry_decision).
+  // Workers that asked in an earlier run are gone, and so is whoever would read their answers,
+  // unless that run stopped them while they waited (kept_for_task): those questions go to the
+  // task's next worker. What the orchestrator asked itself, it asks again when the task gets
+  // there. Either only if the checkpoint is this spec's and asked about work this checkout holds
+  // (carry_decision).
   const std::optional<store::RunInfo> running = store::RunInfo{0, "", "", run_id}; // this run holds the lock
   for (auto& r : store::read_checkpoints(state_dir)) {
     const auto status = store::checkpoint_status(r, running);
@@ -282,6 +287,14 @@ void Orchestrator::Impl::take_over_checkpoints() {
              fmt::format("checkpoint {} of an earlier run asked about commit {}, which this checkout's history does not "
                          "hold (another branch does): left for a run there",
                          r.id, r.head.substr(0, 7)));
+      continue;
+    }
+    if (r.asker == store::CheckpointAsker::worker) { // read_checkpoints: in id order
+      emit(RunEventKind::note, r.task, -1, 0,
+           fmt::format("checkpoint {} of an earlier run (its worker was stopped while it waited) {}: the next worker of "
+                       "{} is told the question{}",
+                       r.id, r.answer ? "was answered since" : "is still open", r.task, r.answer ? " and its answer" : ""));
+      carried_questions[r.task].push_back(std::move(r));
       continue;
     }
     auto [it, fresh] = carried.try_emplace(r.task, r);
@@ -333,6 +346,20 @@ void Orchestrator::Impl::settle_checkpoints() {
     if (const auto* t = scheduler->find_task(task); !t || t->state == sched::TaskState::done || t->state == sched::TaskState::dropped)
       done_without.push_back(task);
   for (const auto& task : done_without) expire_carried(task, "its task was done without it");
+  // A kept worker question whose task got done: its answer went to the worker in its task input;
+  // unanswered, it was done without it. A task not done yet keeps it for the next run.
+  for (auto c = carried_questions.begin(); c != carried_questions.end();) {
+    const auto* t = scheduler->find_task(c->first);
+    if (t && t->state != sched::TaskState::done && t->state != sched::TaskState::dropped) {
+      ++c;
+      continue;
+    }
+    for (const auto& r : c->second) {
+      if (store::read_checkpoint_answer(state_dir, r.id)) store::close_answered_checkpoint(state_dir, r.id);
+      else store::expire_checkpoint(state_dir, r.id, "its task was done without it");
+    }
+    c = carried_questions.erase(c);
+  }
 }
 
 void Orchestrator::Impl::expire_carried(const std::string& task, const std::string& why) {
@@ -554,6 +581,64 @@ bool Orchestrator::Impl::withdraw_questions(const std::string& task, bool finish
   }
   worker_question.erase(task);
   return withdrawn;
+}
+
+bool Orchestrator::Impl::keep_questions(const std::string& task) {
+  std::vector<std::string> ids;
+  for (const auto& [id, cp] : checkpoints)
+    if (cp.task == task && checkpoint_message.contains(id)) ids.push_back(id);
+  for (const auto& id : ids) {
+    // Answered over MCP after the last poll, too late for the worker: the answer stays with the
+    // question, for the task's next worker.
+    if (auto w = answered_in_store(id)) (void)store::answer_checkpoint(state_dir, id, *w);
+    if (auto r = store::read_checkpoint(state_dir, id); r && r->state == store::CheckpointState::open) {
+      r->kept_for_task = true;
+      if (auto k = store::write_open_checkpoint(state_dir, *r); !k) emit(RunEventKind::note, task, -1, 0, "checkpoint: " + k.error());
+    }
+    kept_questions.push_back(checkpoints.at(id));
+    checkpoints.erase(id);
+    checkpoint_message.erase(id);
+    emit(RunEvent{RunEventKind::note, 0, task, -1, 0,
+                  "checkpoint " + id + " stays open: its worker was stopped while it waited; answer it now or later, and "
+                  "the next run gives the answer to the task's next worker",
+                  id});
+  }
+  worker_question.erase(task);
+  if (!ids.empty() && !tty_queue.empty()) show_terminal_question(); // not asked on the terminal any more
+  return !ids.empty();
+}
+
+std::optional<store::CheckpointRecord> Orchestrator::Impl::take_carried_question(const std::string& task,
+                                                                                 store::CheckpointAsks asks,
+                                                                                 const std::string& question,
+                                                                                 const std::vector<std::string>& options) {
+  auto c = carried_questions.find(task);
+  if (c == carried_questions.end()) return std::nullopt;
+  auto& kept = c->second;
+  auto same = std::ranges::find_if(kept, [&](const auto& r) { return same_question(r, asks, question, options); });
+  if (same == kept.end()) return std::nullopt;
+  store::CheckpointRecord r = std::move(*same);
+  kept.erase(same);
+  if (kept.empty()) carried_questions.erase(c);
+  r.answer = store::read_checkpoint_answer(state_dir, r.id); // given since the run started, perhaps
+  return r;
+}
+
+void Orchestrator::Impl::list_open_questions() {
+  std::vector<const PendingCheckpoint*> open;
+  for (const auto& cp : kept_questions) open.push_back(&cp);
+  for (const auto& [id, cp] : checkpoints) // the run's own: carried over (a worker's died with it)
+    if (!checkpoint_message.contains(id)) open.push_back(&cp);
+  for (const auto* cp : open) {
+    // Answered while the run drained: the next run takes it without asking anybody.
+    if (store::read_checkpoint_answer(state_dir, cp->id)) continue;
+    summary.waiting.push_back(waiting_line(*cp));
+    emit(RunEvent{RunEventKind::note, 0, cp->task, -1, 0,
+                  fmt::format("waits for an answer: {}; then run harness-cli orchestrate {} again",
+                              checkpoint_opened_message(cp->question, cp->id, store::answer_forms(cp->asks, cp->options)),
+                              spec_arg()),
+                  cp->id, cp->options});
+  }
 }
 
 void Orchestrator::Impl::record_gate_answer(const std::string& task, const store::CheckpointAnswer& answer) {

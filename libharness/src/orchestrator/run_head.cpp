@@ -108,6 +108,7 @@ void Orchestrator::Impl::stop_for_head(const std::string& blocked, const std::st
   }
   summary.blocked.push_back("run: " + blocked);
   emit(RunEventKind::note, "", -1, 0, note);
+  stop_workers_waiting_for_people(); // they would hold the run until someone answers
 }
 
 } // namespace harness::orchestrator

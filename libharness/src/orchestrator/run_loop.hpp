@@ -7,6 +7,7 @@
 #include "harness/orchestrator/orchestrator.hpp"
 
 #include "harness/graph/plan_graph.hpp"
+#include "harness/orchestrator/earlier_questions.hpp"
 #include "harness/orchestrator/ended_sessions.hpp"
 #include "harness/orchestrator/failure_reason.hpp"
 #include "harness/orchestrator/ignored_outputs.hpp"
@@ -124,6 +125,13 @@ struct Orchestrator::Impl {
   /// task -> the open checkpoint an earlier run of this spec asked for it, about a commit this
   /// checkout's history holds: taken over (with any answer given meanwhile) when this run asks the same.
   std::map<std::string, store::CheckpointRecord> carried;
+  /// task -> the questions its workers asked in an earlier run whose worker the run stopped while
+  /// it waited (kept_for_task), in id order: the task's next worker is told them and any answer
+  /// (earlier_questions.hpp), and one that asks the same again takes over the checkpoint.
+  std::map<std::string, std::vector<store::CheckpointRecord>> carried_questions;
+  /// This run's workers' questions kept open as it stopped their workers: listed as the run ends.
+  std::vector<PendingCheckpoint> kept_questions;
+  std::set<std::string> stopped_waiting; ///< sessions stop_workers_waiting_for_people stopped
   asio::steady_timer checkpoint_poll{ctx};
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   RunSummary summary;
@@ -246,7 +254,8 @@ struct Orchestrator::Impl {
   void on_exit(const std::string& sid, const WorkerExit& x);
   /// The store's word on a worker's end: `ended` with its reason when the run ended it on purpose
   /// (a drain, end-session, HEAD moved), else `completed` or `failed` by how its process ended.
-  void record_session_end(const std::string& sid, const WorkerExit& x);
+  /// `kept`: the run stopped it while its question was open, which stays open (keep_questions).
+  void record_session_end(const std::string& sid, const WorkerExit& x, bool kept);
   /// "Bash (2x), Write": what an agent CLI refused to run, from its result event.
   static std::string refused_tools(const worker::AgentRunFacts& facts);
   /// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.
@@ -364,6 +373,24 @@ struct Orchestrator::Impl {
   bool phase_work_changed_since(const std::string& task, const std::string& head) const;
   /// `finished`: the worker reported task_completed, so it went on without the answer.
   bool withdraw_questions(const std::string& task, bool finished = false);
+  /// The run stopped the worker of `task` (an interrupt, --max-cost) with its questions open: they
+  /// stay open, kept for the task's next worker (CheckpointRecord::kept_for_task), and are listed
+  /// as the run ends. True when one was open.
+  bool keep_questions(const std::string& task);
+  /// Whether the worker of `s` only waits for a person: its question is open and it waits in
+  /// harness_worker_await, or asked and reported nothing since (WorkerHost::held).
+  bool waits_only_for_a_person(const Session& s) const;
+  /// Draining: such a worker would never finish on its own, so it is stopped now (its question
+  /// stays open, keep_questions) rather than waited for.
+  void stop_workers_waiting_for_people();
+  /// The earlier run's questions of `task` that a worker asks again, word for word, as `asked`
+  /// in words `question`: taken out of carried_questions (nullopt when none).
+  std::optional<store::CheckpointRecord> take_carried_question(const std::string& task, store::CheckpointAsks asks,
+                                                               const std::string& question,
+                                                               const std::vector<std::string>& options);
+  /// At the end of a run that drained: each question still open (kept, or the run's own
+  /// checkpoints, carried over) as a note and a `waiting` line of the summary, with its `respond`.
+  void list_open_questions();
   /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.
   void mark_plan_verified(const sched::Action& a);
 

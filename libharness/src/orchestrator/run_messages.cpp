@@ -155,6 +155,7 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
     e.worker_alive = true; // the worker waits in harness_worker_await, holding its slot
     e.detail = fmt::format("{}: {}", m.type, question);
     feed(e);
+    stop_workers_waiting_for_people(); // asked while the run drains: nothing else would end it
   }
 }
 
@@ -172,6 +173,7 @@ void Orchestrator::Impl::hold_while_awaiting(const Session& s, const boost::json
   // A little past the wait's end: a worker that waits again, 1 s at a time say, is not counted
   // idle (or charged task time) between one wait and the next.
   host->hold_for(s.id, std::chrono::milliseconds(ms->as_int64()) + std::chrono::seconds(2));
+  stop_workers_waiting_for_people(); // waits again while the run drains
 }
 
 /// Answers the worker's question in the store; its harness_worker_await returns with it.

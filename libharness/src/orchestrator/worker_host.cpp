@@ -159,6 +159,11 @@ void WorkerHost::release(const std::string& session) {
   resume(it->second);
 }
 
+bool WorkerHost::held(const std::string& session) const {
+  auto it = m_procs.find(session);
+  return it != m_procs.end() && it->second->held && !it->second->exited;
+}
+
 void WorkerHost::pause(const std::shared_ptr<Proc>& p) {
   p->held = true;
   p->left = std::max(p->deadline.expiry() - std::chrono::steady_clock::now(), std::chrono::steady_clock::duration::zero());

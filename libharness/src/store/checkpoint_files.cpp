@@ -75,6 +75,7 @@ std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
   r.run = protocol::string_field(*o, "run");
   r.asker = protocol::string_field(*o, "asker") == "orchestrator" ? CheckpointAsker::orchestrator : CheckpointAsker::worker;
   r.message_id = protocol::string_field(*o, "message_id");
+  if (const auto* kept = o->if_contains("kept_for_task")) r.kept_for_task = kept->is_bool() && kept->as_bool();
   const std::string type = protocol::string_field(*o, "type");
   r.asks = type == "decision_needed" ? CheckpointAsks::decision
            : type == "action_needed" ? CheckpointAsks::action
@@ -103,6 +104,7 @@ json::object to_json(const CheckpointRecord& r) {
   if (!r.spec.empty()) o["spec"] = r.spec;
   if (!r.head.empty()) o["head"] = r.head;
   if (!r.message_id.empty()) o["message_id"] = r.message_id;
+  if (r.kept_for_task) o["kept_for_task"] = true;
   if (!r.expired_because.empty()) o["expired_because"] = r.expired_because;
   return o;
 }
@@ -119,6 +121,12 @@ bool runs_spec(const RunInfo& running, const std::string& spec_name) {
 /// history holds the commit it asked about.
 std::string carried_over_hint(const CheckpointRecord& r, const std::optional<RunInfo>& running) {
   const std::string where = r.head.empty() ? "" : fmt::format(" with commit {} in its history", r.head.substr(0, 7));
+  if (r.asker == CheckpointAsker::worker) { // kept_for_task: no worker reads it, the task's next one does
+    const std::string who = !running              ? fmt::format("no orchestrate runs; the next one of {}", r.spec)
+                            : runs_spec(*running, r.spec) ? std::string("the running orchestrate")
+                                                          : fmt::format("the next orchestrate of {}", r.spec);
+    return fmt::format("its worker was stopped while it waited; {} gives the answer to the next worker of {}", who, r.task);
+  }
   if (!running) return fmt::format("no orchestrate runs; the next one of {} takes the answer when it reaches {}{}", r.spec, r.task, where);
   if (runs_spec(*running, r.spec))
     return fmt::format("opened by an earlier run; the running orchestrate takes the answer when it reaches {}{}", r.task, where);
@@ -163,7 +171,7 @@ CheckpointStatus checkpoint_status(const CheckpointRecord& r, const std::optiona
   if (r.state == CheckpointState::expired) return CheckpointStatus::expired;
   if (r.run.empty()) return CheckpointStatus::stale; // no run id: nothing says who would read it
   if (running && running->run_id == r.run) return CheckpointStatus::waiting;
-  if (r.asker == CheckpointAsker::worker) return CheckpointStatus::stale;
+  if (r.asker == CheckpointAsker::worker && !r.kept_for_task) return CheckpointStatus::stale;
   return r.spec.empty() ? CheckpointStatus::stale : CheckpointStatus::carried_over; // no spec: whose task?
 }
 

@@ -53,7 +53,9 @@ struct RunSummary {
   std::string outcome; ///< complete | blocked | waiting_for_human | interrupted | cost_limit
   int exit_code = 1;
   std::vector<std::string> blocked;
-  std::vector<std::string> waiting; ///< waiting_for_human: each open checkpoint and how to answer it
+  /// waiting_for_human, or a run that drained (interrupted, cost_limit, blocked by a moved HEAD):
+  /// each open checkpoint and how to answer it
+  std::vector<std::string> waiting;
   std::vector<UnwrittenDocument> unwritten; ///< the run's documents it could not write or commit, at its end
   int attempts = 0;
   double cost_usd = 0;

@@ -72,6 +72,8 @@ public:
   /// question's) gets this one; one with an end ends at the later of the two.
   void hold_for(const std::string& session, std::chrono::steady_clock::duration wait);
   void release(const std::string& session);
+  /// True while `session` is held (hold(), or hold_for() until its end): its worker waits for a person.
+  bool held(const std::string& session) const;
   /// Last lines of a session's output (in memory).
   std::string tail(const std::string& session, size_t lines) const;
   size_t running() const { return m_procs.size(); }

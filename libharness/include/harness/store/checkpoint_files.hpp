@@ -11,7 +11,8 @@
 // the commit HEAD was at when it asked (what the person is asked about). One the orchestrator
 // asked itself (a verification, an escalation) is asked again by the next run of the same spec
 // that reaches its task with that commit in its history, which takes over the file and any answer
-// given meanwhile; a worker's question dies with the worker.
+// given meanwhile; a worker's question dies with the worker, unless the run stopped that worker
+// while it waited for the answer (an interrupt): then it is kept for the task's next worker.
 
 #include "harness/store/run_lock.hpp"
 
@@ -65,6 +66,10 @@ struct CheckpointRecord {
   CheckpointAsks asks = CheckpointAsks::approval;
   std::vector<std::string> options; ///< asks decision: the worker's options, in its order (may be none)
   std::string message_id; ///< the worker's question in the store (asker worker)
+  /// Asker worker: the run stopped that worker (an interrupt) while the question was open. It
+  /// stays open for the task's next worker, which the run that reaches the task gives the answer
+  /// (or the question, still unanswered), as an orchestrator's checkpoint is carried over.
+  bool kept_for_task = false;
   std::string opened_at;  ///< ISO 8601
   CheckpointState state = CheckpointState::open;
   std::optional<CheckpointAnswer> answer; ///< given; read by a run or not yet
@@ -75,7 +80,7 @@ struct CheckpointRecord {
 enum class CheckpointStatus {
   waiting,      ///< open; the running orchestrate that opened it reads the answer
   carried_over, ///< open; its run ended: a run that reaches its task again takes the answer
-  stale,        ///< open, yet nobody will read an answer: the worker that asked ended with its run
+  stale,        ///< open, yet nobody will read an answer: the worker that asked ended with its run (not kept_for_task)
   answered,
   expired,
 };
