@@ -2,6 +2,7 @@
 // disagree about what is left.
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
+#include "harness/sched/json.hpp"
 #include "harness/sched/scheduler.hpp"
 #include "harness/sched/spec_workload.hpp"
 #include "spec_test_util.hpp"
@@ -91,4 +92,26 @@ TEST_CASE("plans all verified but no phase or final verification: status says wh
 
 TEST_CASE("the scheduler assumes for a plan without estimate what graph weighs it with", "[sched]") {
   CHECK(sched::Config{}.default_estimate == Approx(graph::default_estimate_minutes));
+}
+
+TEST_CASE("a plan edited during the run takes every frontmatter field and keeps its execution", "[sched]") {
+  sched::WorkPlan known;
+  known.id = "01-02";
+  known.phase = *spec::parse_phase_number("01");
+  known.depends_on = {"01-01"};
+  known.files_modified = {"a.txt"};
+  known.estimate = 10;
+  known.executed = known.has_deviations = known.verified = true;
+  sched::WorkPlan edited;
+  edited.id = "01-02";
+  edited.phase = known.phase;
+  edited.files_modified = {"b.txt"};
+  edited.files_read = {"c.txt"};
+  edited.checkpoints = {"review"};
+  edited.autonomous = false;
+  const auto plan = sched::with_frontmatter(known, edited);
+  // Compared through the JSON codec, which writes every field: a new one cannot slip by.
+  auto expected = edited;
+  expected.executed = expected.has_deviations = expected.verified = true;
+  CHECK(sched::to_json(plan) == sched::to_json(expected));
 }

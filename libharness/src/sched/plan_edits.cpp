@@ -105,13 +105,7 @@ void Scheduler::apply_edit(int p, const PlanEdit& edit) {
 void Scheduler::take_frontmatter(int p, const WorkPlan& wp) {
   auto& plan = m_plans[static_cast<std::size_t>(p)];
   auto& info = m_plan_info[static_cast<std::size_t>(p)];
-  // What the run knows of its execution stays; what the file says is taken.
-  plan.depends_on = wp.depends_on;
-  plan.files_modified = wp.files_modified;
-  plan.files_read = wp.files_read;
-  plan.estimate = wp.estimate;
-  plan.checkpoints = wp.checkpoints;
-  plan.autonomous = wp.autonomous;
+  plan = with_frontmatter(plan, wp); // what the run knows of its execution stays
   link_plan(p);
   info.held = false;
   if (info.dropped) { // removed, then written again

@@ -29,6 +29,12 @@ std::optional<E> parse_in(const std::array<std::string_view, N>& names, std::str
 
 } // namespace
 
+WorkPlan with_frontmatter(const WorkPlan& known, WorkPlan edited) {
+  auto keep = [&](auto... field) { ((edited.*field = known.*field), ...); };
+  keep(&WorkPlan::id, &WorkPlan::phase, &WorkPlan::executed, &WorkPlan::has_deviations, &WorkPlan::verified);
+  return edited;
+}
+
 Event make_event(EventType type, std::string task) {
   Event e;
   e.type = type;

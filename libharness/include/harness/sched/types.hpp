@@ -74,6 +74,12 @@ struct WorkPlan {
   bool verified = false;       ///< plan-level verification already passed
 };
 
+/// `edited` (a plan as its PLAN file now says, work_plan_of) with what `known` holds beyond its
+/// frontmatter: its place (id, phase) and its execution (executed, has_deviations, verified).
+/// Every other field is frontmatter and comes from `edited`, so the frontmatter keys are named
+/// in one place only (work_plan_of); a new field that is not frontmatter belongs in here.
+WorkPlan with_frontmatter(const WorkPlan& known, WorkPlan edited);
+
 /// A phase as the scheduler sees it.
 struct WorkPhase {
   spec::PhaseNumber number;
