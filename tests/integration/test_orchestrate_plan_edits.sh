@@ -14,33 +14,9 @@ source "$src/tests/integration/lib/project.sh"
 project_tmp
 spec=docs/specs/SPC-001-edits
 
-# plan DIR ID ESTIMATE FILES DEPS [SHELL]: writes DIR's plan ID (through a rename, as editors do).
-plan() {
-  local d=$1/$spec/planning/plans/01-core id=$2 est=$3 files=$4 deps=$5 sh=${6:-}
-  mkdir -p "$d"
-  cat >"$d/.$id.tmp" <<PLAN
----
-plan_id: '$id'
-depends_on: $deps
-files_modified: $files
-estimate: $est
-must_pass:
-  - id: written
-    type: file_exists
-    path: out/$id.txt
----
-# $id
-
-### Task 1: write
-
-\`\`\`bash
-mkdir -p out
-$sh
-echo $id > out/$id.txt
-\`\`\`
-PLAN
-  mv "$d/.$id.tmp" "$d/$id-PLAN.md"
-}
+# plan DIR ID ESTIMATE FILES DEPS [SHELL]: writes DIR's plan ID (core_plan: through a rename, as
+# editors do), whose task runs SHELL before it writes out/ID.txt.
+plan() { core_plan "$1/$spec" "$2" "$5" "$4" "$3" "${6:-}"; }
 # waits (inside a plan's shell block) for the test to create FILE
 wait_for() { echo "for i in \$(seq 1 1200); do [ -e $1 ] && break; sleep 0.05; done; [ -e $1 ]"; }
 project() {

@@ -20,22 +20,22 @@ example_project() {
   (cd "$1" && git init -q && git add -A && git commit -qm init)
 }
 
-# file_plans_project DIR SPEC TITLE ID...: a git project whose spec (SPEC, a path under DIR) has
-# one phase of independent plans ID..., each writing out/ID.txt with one bash task and checking
-# that it exists; an empty .orchestration/ waits for the test's config.yaml.
-file_plans_project() {
-  local p=$1 spec=$2 title=$3 id
-  shift 3
-  local s=$p/$spec
-  mkdir -p "$s/planning/plans/01-core" "$p/.orchestration"
-  printf '# %s\n\n%s independent plans, each writing one file.\n' "$title" "$#" >"$s/SPEC.md"
-  for id in "$@"; do
-    cat >"$s/planning/plans/01-core/$id-PLAN.md" <<PLAN
+# core_plan SPEC_DIR ID [DEPS] [FILES] [ESTIMATE] [BEFORE]: writes plan ID of phase 01
+# (planning/plans/01-core/) through a rename, as editors do, so that a run watching the directory
+# never reads half a file: depends_on DEPS ([]), files_modified FILES (['out/ID.txt']), estimate
+# ESTIMATE minutes (none), and one bash task that runs the line BEFORE (when given), then writes
+# out/ID.txt; must_pass checks that it exists.
+core_plan() {
+  local s=$1 id=$2 deps=${3:-[]} files=${4:-} est=${5:-} before=${6:-}
+  local d=$s/planning/plans/01-core
+  mkdir -p "$d"
+  cat >"$d/.$id.tmp" <<PLAN
 ---
 plan_id: '$id'
-depends_on: []
-files_modified: ['out/$id.txt']
-must_pass:
+depends_on: $deps
+files_modified: ${files:-['out/$id.txt']}
+${est:+estimate: $est
+}must_pass:
   - id: written
     type: file_exists
     path: out/$id.txt
@@ -45,10 +45,23 @@ must_pass:
 ### Task 1: write
 
 \`\`\`bash
-mkdir -p out && echo $id > out/$id.txt
+${before:+$before
+}mkdir -p out && echo $id > out/$id.txt
 \`\`\`
 PLAN
-  done
+  mv "$d/.$id.tmp" "$d/$id-PLAN.md"
+}
+
+# file_plans_project DIR SPEC TITLE ID...: a git project whose spec (SPEC, a path under DIR) has
+# one phase of independent plans ID..., each writing out/ID.txt with one bash task and checking
+# that it exists (core_plan); an empty .orchestration/ waits for the test's config.yaml.
+file_plans_project() {
+  local p=$1 spec=$2 title=$3 id
+  shift 3
+  local s=$p/$spec
+  mkdir -p "$s/planning/plans/01-core" "$p/.orchestration"
+  printf '# %s\n\n%s independent plans, each writing one file.\n' "$title" "$#" >"$s/SPEC.md"
+  for id in "$@"; do core_plan "$s" "$id"; done
   (cd "$p" && git init -q && git add -A && git commit -qm init)
 }
 
