@@ -1,4 +1,6 @@
 // STATUS.md as the orchestrator writes it must read back through the spec parser unchanged.
+#include "harness/graph/plan_graph.hpp"
+#include "harness/graph/progress.hpp"
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/spec/document_parsers.hpp"
 #include "harness/spec/spec.hpp"
@@ -8,7 +10,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <set>
 
 using namespace harness;
 
@@ -194,4 +199,54 @@ TEST_CASE("the write-back never commits the deletion of a file the orchestrator 
   // Staged by someone (`git rm`): the same.
   test::sh(dir.path, "git rm -q --cached S/01-01-SUMMARY.md");
   CHECK(orchestrator::writeback_paths(worker::changed_paths(dir.path), own, {}) == std::vector<std::string>{"S/STATUS.md"});
+}
+
+namespace {
+
+/// STATUS.md and ROADMAP.md as a run's refresh writes them from `s`.
+std::string progress_documents(const spec::Spec& s) {
+  const auto progress = graph::compute_progress(s, graph::build_plan_graph(s.plans), 1);
+  const auto roadmap = util::read_file(s.layout.roadmap_md).value_or("");
+  const auto ticked = orchestrator::roadmap_with_progress(s, roadmap, progress, 12.5, true);
+  return orchestrator::render_status_md(progress, "running", {}) + "\n----\n" + (ticked ? *ticked : "error: " + ticked.error());
+}
+
+std::vector<std::string> diagnostic_lines(const spec::Spec& s) {
+  std::vector<std::string> out;
+  for (const auto& d : s.diagnostics) out.push_back(fmt::format("{}:{}: {} {}", d.file, d.line, d.code, d.message));
+  std::ranges::sort(out);
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("a refresh that reads again only the SUMMARYs a run's tasks wrote writes what a whole reload would",
+          "[orchestrator][writeback]") {
+  namespace fs = std::filesystem;
+  test::TempDir dir;
+  const auto spec_dir = test::example_project(dir.path);
+  auto run_spec = spec::load_spec(spec_dir).value();
+  const auto results = spec_dir / "execution/phases/01-foundation";
+  auto step = [&](const std::set<std::string>& written) {
+    spec::reload_summaries(run_spec, written);
+    const auto whole = spec::load_spec(spec_dir).value();
+    CHECK(progress_documents(run_spec) == progress_documents(whole));
+    CHECK(diagnostic_lines(run_spec) == diagnostic_lines(whole));
+  };
+  // A worker's SUMMARY, then the orchestrator's verification mark on it.
+  dir.write(fs::relative(results / "01-01-SUMMARY.md", dir.path).string(),
+            "---\nplan_id: '01-01'\nstatus: complete\n---\n# 01-01\n");
+  step({"01-01"});
+  REQUIRE(orchestrator::mark_summary_verification(results / "01-01-SUMMARY.md", "passed"));
+  step({"01-01"});
+  // One with deviations and one with a status the parser warns about, ended in one refresh.
+  dir.write(fs::relative(results / "01-02-SUMMARY.md", dir.path).string(),
+            "---\nplan_id: '01-02'\nstatus: complete\ndeviations:\n  - used a library\n---\n# 01-02\n");
+  dir.write(fs::relative(results / "01-03-SUMMARY.md", dir.path).string(),
+            "---\nplan_id: '01-03'\nstatus: finished\n---\n# 01-03\n");
+  step({"01-02", "01-03"});
+  step({"01-03"}); // read twice: its warning is not doubled
+  // A SUMMARY gone (a worker removed it), and an id of no plan.
+  fs::remove(results / "01-02-SUMMARY.md");
+  step({"01-02", "09-09"});
 }

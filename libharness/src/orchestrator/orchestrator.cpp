@@ -127,7 +127,7 @@ void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict
   e.has_deviations = deviations;
   e.detail = std::move(detail);
   feed(e);
-  refresh_status_soon();
+  refresh_status_soon(task);
 }
 
 void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, std::string detail) {
@@ -138,7 +138,7 @@ void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, 
   e.failure = why;
   e.detail = std::move(detail);
   feed(e);
-  refresh_status_soon();
+  refresh_status_soon(task);
 }
 
 void Orchestrator::Impl::apply(const sched::Action& a) {
@@ -541,7 +541,10 @@ void Orchestrator::Impl::check_cost() {
 }
 
 void Orchestrator::Impl::reload_spec() {
-  if (auto s = spec::load_spec(opt.spec_dir)) spec = std::move(*s);
+  if (auto s = spec::load_spec(opt.spec_dir)) {
+    spec = std::move(*s);
+    summaries_written.clear();
+  }
 }
 
 void Orchestrator::Impl::write_progress(bool running) {
@@ -567,7 +570,9 @@ void Orchestrator::Impl::write_progress(bool running) {
   }
 }
 
-void Orchestrator::Impl::refresh_status_soon() {
+void Orchestrator::Impl::refresh_status_soon(const std::string& task) {
+  if (const auto* t = scheduler->find_task(task); t && (t->kind == TaskKind::execute || t->kind == TaskKind::verify_plan))
+    summaries_written.insert(t->subject);
   if (status_refresh_due || done) return;
   status_refresh_due = true;
   status_timer.expires_after(opt.status_refresh);
@@ -575,7 +580,11 @@ void Orchestrator::Impl::refresh_status_soon() {
     status_refresh_due = false;
     // On another branch the file would be written there (see finish_run).
     if (e || done || head_moved()) return;
-    reload_spec(); // the SUMMARYs' marks as written since the spec was last read
+    // Only the SUMMARYs the ended tasks wrote: everything else the run writes (plans, phase
+    // reports, failure marks) or notices (PLAN edits) reads the whole spec again where it
+    // happens, and a whole read costs about 1 ms per plan of a large spec at every refresh.
+    spec::reload_summaries(spec, summaries_written);
+    summaries_written.clear();
     write_progress(true);
   });
 }

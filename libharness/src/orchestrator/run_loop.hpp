@@ -151,6 +151,9 @@ struct Orchestrator::Impl {
   asio::steady_timer pump_timer{ctx};
   asio::steady_timer status_timer{ctx}; ///< refresh_status_soon's
   bool status_refresh_due = false;      ///< status_timer is set
+  /// Plans whose execute or verify-plan ended since the spec was last read whole: their SUMMARYs
+  /// (a worker's, or the orchestrator's `verification:` mark) are what refresh_status_soon reads.
+  std::set<std::string> summaries_written;
   std::int64_t last_seq = 0;
   /// A worker's question between its report and the checkpoint the scheduler opens for it.
   struct WorkerQuestion {
@@ -427,7 +430,8 @@ struct Orchestrator::Impl {
   /// A task ended: STATUS.md (and ROADMAP.md) are rewritten `opt.status_refresh` later, on a
   /// timer, so that between two phase write-backs they do not lag by a whole phase. Not
   /// committed then: the next write-back commits them. Several ends in that time are one write.
-  void refresh_status_soon();
+  /// `task` is the task that ended: an execute's or a verify-plan's SUMMARY is read again then.
+  void refresh_status_soon(const std::string& task);
   void begin_drain(bool finish_if_idle = true);
   void maybe_stop_after_drain();
   void finish_run();

@@ -233,17 +233,20 @@ void warn_renamed_results(Spec& spec) {
   }
 }
 
+/// The plan's SUMMARY in its phase's results directory into spec.summaries, when there is one.
+void load_summary(Spec& spec, const PhaseDir& phase, const Plan& plan) {
+  const auto file = spec.layout.summary_file(phase, plan.id);
+  if (auto text = util::read_file(file)) {
+    auto s = parse_summary(*text, spec.layout.relative(file), spec.diagnostics, plan.id);
+    if (s.plan_id.empty()) s.plan_id = plan.id;
+    spec.summaries[plan.id] = std::move(s);
+  }
+}
+
 void load_results(Spec& spec) {
   for (const auto& phase : spec.layout.phases) {
-    for (const auto& plan : spec.plans) {
-      if (plan.phase != phase.number) continue;
-      const auto file = spec.layout.summary_file(phase, plan.id);
-      if (auto text = util::read_file(file)) {
-        auto s = parse_summary(*text, spec.layout.relative(file), spec.diagnostics, plan.id);
-        if (s.plan_id.empty()) s.plan_id = plan.id;
-        spec.summaries[plan.id] = std::move(s);
-      }
-    }
+    for (const auto& plan : spec.plans)
+      if (plan.phase == phase.number) load_summary(spec, phase, plan);
     const auto vfile = spec.layout.verification_file(phase);
     if (auto text = util::read_file(vfile))
       spec.verifications[phase.number] = parse_verification(*text, spec.layout.relative(vfile), spec.diagnostics);
@@ -257,6 +260,18 @@ void load_results(Spec& spec) {
 }
 
 } // namespace
+
+void reload_summaries(Spec& spec, const std::set<std::string>& plan_ids) {
+  for (const auto& id : plan_ids) {
+    const Plan* plan = spec.find_plan(id);
+    const PhaseDir* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+    if (!phase) continue;
+    const auto file = spec.layout.relative(spec.layout.summary_file(*phase, id));
+    std::erase_if(spec.diagnostics, [&](const Diagnostic& d) { return d.file == file; }); // the new reading's replace them
+    spec.summaries.erase(id);
+    load_summary(spec, *phase, *plan);
+  }
+}
 
 const Plan* Spec::find_plan(std::string_view id) const {
   for (const auto& p : plans)

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,13 @@ struct Spec {
 /// (does not exist, not a directory); every problem inside it becomes a diagnostic.
 std::expected<Spec, std::string> load_spec(const std::filesystem::path& spec_dir,
                                            const std::filesystem::path& cwd = std::filesystem::current_path());
+
+/// Reads the SUMMARYs of the plans `plan_ids` again (one whose file is gone is dropped), with
+/// their diagnostics, as load_spec reads them: what a whole load would now hold of them, for a
+/// caller that knows which SUMMARYs were written since it loaded the spec (a run refreshing
+/// STATUS.md after its tasks end) and need not parse every document again. Ids of no plan, or of
+/// a plan without a phase directory, are passed over, as load_spec passes over their SUMMARYs.
+void reload_summaries(Spec& spec, const std::set<std::string>& plan_ids);
 
 /// Finds and parses one plan, `<plans>/<NN-slug>/<id>-PLAN.md`, without loading the rest of the
 /// spec (a worker of a 2,000-plan spec reads its own plan only). Fails when the plan is missing or
