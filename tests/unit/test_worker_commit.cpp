@@ -124,3 +124,16 @@ TEST_CASE("a worker's message keeps its own lines and gets the plan's trailers",
   CHECK(worker::message_with_trailers("feat(x): y\n\nSpec: other\n", "Plan: 01-01\n", "f") == "feat(x): y\n\nPlan: 01-01\n");
   CHECK(worker::message_with_trailers("Plan: 01-01, Task: 1/2\n", "Plan: 01-01\n", "fallback") == "fallback\n\nPlan: 01-01\n");
 }
+
+TEST_CASE("a worker's commit a formatting hook changed leaves the index as the commit, not as its revert",
+          "[worker][commit]") {
+  Project p;
+  p.dir.write(".git/hooks/pre-commit",
+              "#!/bin/sh\nfor f in $(git diff --cached --name-only --diff-filter=AM -- '*.py'); do\n"
+              "  echo '# formatted' >> \"$f\"; git add \"$f\"\ndone\n");
+  fs::permissions(p.root / ".git/hooks/pre-commit", fs::perms(0755));
+  p.dir.write("app/__init__.py", "x = 1\n");
+  REQUIRE(worker::commit_worker_files(p.request({"app"}, 1)));
+  CHECK(p.git("show HEAD:app/__init__.py") == "x = 1\n# formatted\n");
+  CHECK(p.git("status --porcelain").empty());
+}

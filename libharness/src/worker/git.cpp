@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 
 #include "harness/worker/file_lock.hpp"
+#include "harness/worker/index_sync.hpp"
 #include "harness/worker/merged_pipe.hpp"
 #include "harness/worker/spawn.hpp"
 
@@ -256,7 +257,9 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
                                                  : "",
                                        r.out));
   }
-  return committed_hash(root, r.out);
+  auto hash = committed_hash(root, r.out);
+  align_index_with_commit(root, hash, paths); // a hook's fixes would be staged as their revert
+  return hash;
 }
 
 std::expected<std::string, std::string> commit_marker(const fs::path& root, const fs::path& lock_file,
@@ -317,7 +320,9 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
     put_back();
     return std::unexpected(fmt::format("git commit failed (exit {}), nothing changed: {}", r.exit_code, r.out));
   }
-  return committed_hash(root, r.out);
+  auto hash = committed_hash(root, r.out);
+  align_index_with_commit(root, hash, {tracked.begin(), tracked.end()}); // see commit_paths
+  return hash;
 }
 
 GitResult run_auto_maintenance(const fs::path& root, const fs::path& lock_file) {
