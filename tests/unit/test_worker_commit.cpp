@@ -125,6 +125,17 @@ TEST_CASE("a worker's message keeps its own lines and gets the plan's trailers",
   CHECK(worker::message_with_trailers("Plan: 01-01, Task: 1/2\n", "Plan: 01-01\n", "fallback") == "fallback\n\nPlan: 01-01\n");
 }
 
+TEST_CASE("a worker's commit whose trailers a commit-msg hook dropped is an error naming the hook", "[worker][commit]") {
+  Project p;
+  p.dir.write(".git/hooks/commit-msg", "#!/bin/sh\nhead -1 \"$1\" > \"$1.t\" && mv \"$1.t\" \"$1\"\n");
+  fs::permissions(p.root / ".git/hooks/commit-msg", fs::perms(0755));
+  p.dir.write("app/__init__.py", "");
+  auto c = worker::commit_worker_files(p.request({"app/__init__.py"}, 1));
+  REQUIRE_FALSE(c);
+  CHECK_THAT(c.error(), Catch::Contains("a commit-msg hook of this repository removed or changed the Plan:/Spec: trailers"));
+  CHECK_THAT(c.error(), Catch::Contains("(plan 01-01, task 1, spec SPC-001-task-tracker)"));
+}
+
 TEST_CASE("a worker's commit a formatting hook changed leaves the index as the commit, not as its revert",
           "[worker][commit]") {
   Project p;

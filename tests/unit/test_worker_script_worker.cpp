@@ -343,3 +343,15 @@ TEST_CASE("a retry whose reset git refuses fails saying so, and runs no task on 
   REQUIRE_FALSE(copy.empty());
   CHECK(read(repo.dir.path / copy.substr(0, copy.size() - 1)) == "base\nleft over\n");
 }
+
+TEST_CASE("a commit-msg hook that drops the trailers fails the task at once, naming the hook") {
+  Repo repo;
+  // Keeps the subject only, as some ticket-number hooks do.
+  repo.dir.write(".git/hooks/commit-msg", "#!/bin/sh\nhead -1 \"$1\" > \"$1.t\" && mv \"$1.t\" \"$1\"\n");
+  fs::permissions(repo.dir.path / ".git/hooks/commit-msg", fs::perms(0755));
+  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  REQUIRE_FALSE(r.ok);
+  CHECK_THAT(r.error, Catch::Contains("Task 1/2: first: a commit-msg hook"));
+  CHECK_THAT(r.error, Catch::Contains("keep the lines starting with 'Plan:' and 'Spec:'"));
+  CHECK(r.tasks_run == 1); // task 2 is not done on top of a task harness cannot count as done
+}

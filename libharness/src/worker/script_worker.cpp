@@ -281,7 +281,11 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
                             CommitHooks::run);
     if (!hash) return fail(fmt::format("{}: {}", label, hash.error()));
     plan_lock.set_content(hash->empty() ? before : *hash);
-    if (!hash->empty()) result.commits.push_back(*hash);
+    if (hash->empty()) continue;
+    result.commits.push_back(*hash);
+    // Said now, not found by the retry: it would run the task again and lose the trailers again.
+    if (auto lost = lost_trailers(root, *hash, plan->id, task.index, lay->spec_name); !lost.empty())
+      return fail(fmt::format("{}: {}", label, lost));
   }
 
   ScriptRunRecord record;
@@ -310,6 +314,8 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   auto hash = commit_task(root, lock, Declared{none, {}}, {summary_rel}, msg, touched, CommitHooks::skip);
   if (!hash) return fail("summary: " + hash.error());
   if (!hash->empty()) result.commits.push_back(*hash);
+  if (!hash->empty()) // hooks are skipped, but prepare-commit-msg runs all the same
+    if (auto lost = lost_trailers(root, *hash, plan->id, 0, lay->spec_name); !lost.empty()) return fail("summary: " + lost);
   result.files_touched.assign(touched.begin(), touched.end());
   result.ok = true;
   boost::json::array commits, files;

@@ -98,6 +98,22 @@ std::string plan_trailers(const std::string& plan_id, int task, int task_count, 
   return fmt::format("Plan: {}, Task: {}/{}\nSpec: {}\n", plan_id, task, task_count, spec);
 }
 
+std::string lost_trailers(const std::filesystem::path& root, const std::string& hash, const std::string& plan_id, int task,
+                          const std::string& spec) {
+  auto args = trailer_log_args(false);
+  args.insert(args.end(), {"-n", "1", hash});
+  const auto log = run_git(root, std::move(args));
+  const auto read = parse_trailer_log(log.out, false, true);
+  if (log.exit_code != 0 || read.size() != 1) return {};
+  const auto& c = read.front();
+  if (c.plan == plan_id && c.task == task && c.spec == spec) return {};
+  return fmt::format("a commit-msg hook of this repository removed or changed the Plan:/Spec: trailers harness wrote "
+                     "into commit {} (plan {}{}, spec {}): harness reads them to know which tasks are done, and without "
+                     "them this work counts as not done; make the hook keep the lines starting with 'Plan:' and 'Spec:' "
+                     "(as git interpret-trailers does), then run again",
+                     hash.substr(0, 12), plan_id, task ? fmt::format(", task {}", task) : std::string(), spec);
+}
+
 std::string redo_trailer(const std::string& plan_id, int task) {
   return task == 0 ? "Redo: " + plan_id : fmt::format("Redo: {}, Task: {}", plan_id, task);
 }

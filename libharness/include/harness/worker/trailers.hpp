@@ -56,6 +56,13 @@ std::vector<std::pair<int, std::string>> standing_tasks(const std::vector<Traile
 /// SUMMARY commit) and `Spec: <spec>`, each ending in a newline. Every worker writes these.
 std::string plan_trailers(const std::string& plan_id, int task, int task_count, const std::string& spec);
 
+/// Why the commit `hash`, made with plan_trailers(plan_id, task, ..., spec), no longer carries
+/// them as harness reads them, or empty when it does (or git cannot say). A commit-msg hook that
+/// rewrites messages can drop them, and a task commit without them is no done task: a retry would
+/// do the task again, and verification would find no commit of the plan.
+std::string lost_trailers(const std::filesystem::path& root, const std::string& hash, const std::string& plan_id, int task,
+                          const std::string& spec);
+
 /// The lines `Redo: 01-02` (task 0: every task) or `Redo: 01-02, Task: 2` of a redo marker.
 std::string redo_trailer(const std::string& plan_id, int task);
 
