@@ -176,6 +176,15 @@ out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&
 [[ "$out" == *"stopped a worker left running by an earlier run"*"removed .git/index.lock: a stopped worker's git left it"* ]] ||
   fail "lock after kill -9 was not removed: $out"
 [[ -f $p/out/01-01.txt && -z $(cd "$p" && git status --porcelain) ]] || fail "lock after kill -9: the plan did not finish"
+#    c) a lock no run of harness left (a crashed editor's commit): the preflight refuses at once,
+#       exit 2, nothing started, and says how to remove it; harness does not remove it itself.
+p=$tmp/lock-stale
+new_project "$p" 01-01
+: >"$p/.git/index.lock"
+rc=0; out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || rc=$?
+[[ $rc -eq 2 && "$out" == *".git/index.lock exists and no git process works in this repository"*"rm .git/index.lock"* ]] ||
+  fail "a stale lock was not refused up front (exit $rc): $out"
+[[ -e $p/.git/index.lock && ! -e $p/.orchestration/harness.db && ! -e $p/out ]] || fail "a stale lock: the run started anyway"
 
 # 6. A worker that does the work and leaves its SUMMARY, then reports task_failed: a failed
 #    attempt's SUMMARY is no proof of execution. It is marked `status: failed`, `status` calls the

@@ -256,6 +256,29 @@ TEST_CASE("an operation in progress, a spec outside the project, ignored documen
         std::string::npos);
 }
 
+TEST_CASE("the probe finds git's lock files no git process holds", "[orchestrator][preflight]") {
+  test::TempDir dir;
+  test::sh(dir.path, "git init -q -b main");
+  fs::create_directories(dir.path / "docs/specs/SPC-001-x/planning/plans");
+  const auto layout = spec::discover_layout(dir.path / "docs/specs/SPC-001-x", dir.path).value();
+  CHECK(orchestrator::probe_start_facts(layout).orphaned_git_locks.empty());
+  dir.write(".git/index.lock", ""); // a crashed editor's commit
+  dir.write(".git/refs/heads/main.lock", "");
+  CHECK(orchestrator::probe_start_facts(layout).orphaned_git_locks ==
+        std::vector<std::string>{".git/index.lock", ".git/refs/heads/main.lock"});
+}
+
+TEST_CASE("a git lock nobody holds is a problem whose fix removes it", "[orchestrator][preflight]") {
+  FakeMachine m;
+  m.facts.orphaned_git_locks = {".git/index.lock"};
+  const auto problems = orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].problem == ".git/index.lock exists and no git process works in this repository: a git that crashed "
+                               "or was killed (an editor's, a terminal's) left it, and every commit of the run would "
+                               "fail on it");
+  CHECK(problems[0].fix.ends_with("then remove it: rm .git/index.lock"));
+}
+
 TEST_CASE("commits git is set to sign and cannot are a problem before any task runs", "[orchestrator][preflight]") {
   FakeMachine m;
   m.facts.signing_error = "gpg failed to sign the data; failed to write commit object";

@@ -180,6 +180,7 @@ TEST_CASE("documents a run could not write or commit are named with their reason
         "orchestrate docs/specs/X again: it writes and commits them");
   const auto blocked = orchestrator::unwritten_text({{"s/STATUS.md", Step::commit, "hook said no\nline two"}}, "X", false);
   CHECK(blocked.starts_with("the run could not write or commit some of its documents: not committed: s/STATUS.md (hook said no; line two)"));
+  CHECK(blocked.ends_with("(hook said no; line two); fix that, then run harness-cli orchestrate X again: it writes and commits them"));
 }
 
 TEST_CASE("the write-back never commits the deletion of a file the orchestrator wrote", "[orchestrator][writeback]") {

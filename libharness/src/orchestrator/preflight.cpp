@@ -1,7 +1,10 @@
 #include "harness/orchestrator/preflight.hpp"
 
+#include "session_files.hpp"
+
 #include "harness/util/glob.hpp"
 #include "harness/util/shell_words.hpp"
+#include "harness/worker/index_lock.hpp"
 #include "harness/worker/spawn.hpp"
 
 #include <fmt/format.h>
@@ -210,6 +213,17 @@ void document_problems(const spec::Layout& layout, const StartFacts& facts, std:
                    op == "merge" ? "finish it (resolve, then git commit) or abort it (git merge --abort), then run again"
                                  : fmt::format("finish it (git {0} --continue) or abort it (git {0} --abort), then run again", op)});
   }
+  if (!facts.orphaned_git_locks.empty()) {
+    std::string names;
+    for (const auto& l : facts.orphaned_git_locks) names += (names.empty() ? "" : " ") + l;
+    const bool one = facts.orphaned_git_locks.size() == 1;
+    out.push_back({fmt::format("{} exist{} and no git process works in this repository: a git that crashed or was killed "
+                               "(an editor's, a terminal's) left {}, and every commit of the run would fail on {}",
+                               names, one ? "s" : "", one ? "it" : "them", one ? "it" : "them"),
+                   fmt::format("make sure no git runs here (another terminal, an editor, a git started from another "
+                               "directory), then remove {}: rm {}",
+                               one ? "it" : "them", names)});
+  }
   std::error_code ec;
   const auto rel = fs::relative(layout.spec_dir, layout.project_root, ec);
   if (facts.git_repository && (ec || rel.empty() || rel.string().starts_with("..")))
@@ -275,6 +289,22 @@ std::string signing_error(const fs::path& root) {
   return r.exit_code == 0 ? std::string() : git_messages(r.out);
 }
 
+/// Git's locks that nobody holds, for the preflight. Not while a worker of an earlier run lives:
+/// its git's lock is that run's to clear, and the run clears it once it has stopped the worker.
+/// harness did not make any other lock, so it leaves it to the user: a git that works on this
+/// repository from elsewhere (GIT_DIR, another machine on a shared disk) is not seen in /proc,
+/// and removing the lock under it would let two gits write one index.
+std::vector<std::string> orphaned_locks(const fs::path& root) {
+  if (std::ranges::any_of(stale_workers(root / ".orchestration"), [](const StaleWorker& w) { return w.pid > 0; })) return {};
+  std::vector<std::string> out;
+  for (const auto& l : worker::orphaned_git_locks(root)) {
+    std::error_code ec;
+    const auto rel = fs::relative(l, root, ec);
+    out.push_back(ec || rel.empty() || rel.string().starts_with("..") ? l.string() : rel.string());
+  }
+  return out;
+}
+
 std::vector<std::string> unwritable_state_files(const fs::path& root) {
   std::vector<std::string> out;
   const fs::path dir = root / ".orchestration";
@@ -322,6 +352,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
     f.git_operation = operation_in_progress(git_dir.out);
     f.ignored_documents = ignored_documents(layout);
     f.signing_error = signing_error(project_root);
+    f.orphaned_git_locks = orphaned_locks(project_root);
   }
   // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
   // an address guessed from the host name is acceptable), in the environment commits run in.

@@ -233,11 +233,15 @@ std::string unwritten_text(const std::vector<UnwrittenDocument>& unwritten, std:
     items += fmt::format("{}not {}: {} ({})", items.empty() ? "" : "; ",
                          first->step == UnwrittenDocument::Step::write ? "written" : "committed", names, why);
   }
-  return fmt::format("{}: {}; fix that (free space on a full disk), then run harness-cli orchestrate {} again: it writes "
-                     "and commits them",
+  // The hint only where the reason says so: for a stale index.lock or a hook's refusal it misleads.
+  const bool disk_full = std::ranges::any_of(unwritten, [](const UnwrittenDocument& u) {
+    return u.error.find("No space left on device") != std::string::npos ||
+           u.error.find("Disk quota exceeded") != std::string::npos || u.error.find("disk is full") != std::string::npos;
+  });
+  return fmt::format("{}: {}; fix that{}, then run harness-cli orchestrate {} again: it writes and commits them",
                      complete ? "the spec is complete, but the run could not write or commit its documents"
                               : "the run could not write or commit some of its documents",
-                     items, spec_arg);
+                     items, disk_full ? " (free space on a full disk)" : "", spec_arg);
 }
 
 } // namespace harness::orchestrator

@@ -46,7 +46,7 @@ std::vector<int> git_processes_in(const fs::path& root) {
   return out;
 }
 
-std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
+std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
   const fs::path index = index_lock_path(root);
   const fs::path git_dir = index.parent_path();
   // A git killed while it moved the branch leaves HEAD.lock or the branch's own ref lock, and
@@ -56,10 +56,20 @@ std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
   if (auto head = read_head(git_dir); head && !head->branch.empty())
     locks.push_back(common_dir(git_dir) / "refs/heads" / (head->branch + ".lock"));
   std::error_code ec;
+  std::vector<fs::file_time_type> written;
   std::erase_if(locks, [&](const fs::path& l) { return !fs::exists(fs::symlink_status(l, ec)); });
+  for (const auto& l : locks) written.push_back(fs::last_write_time(l, ec));
   if (locks.empty() || !git_processes_in(root).empty()) return {};
+  // Gone or rewritten meanwhile: a git held it, and ended (or began) while /proc was read.
+  for (std::size_t i = 0; i < locks.size(); ++i)
+    if (!fs::exists(fs::symlink_status(locks[i], ec)) || fs::last_write_time(locks[i], ec) != written[i]) return {};
+  return locks;
+}
+
+std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
   std::vector<fs::path> removed;
-  for (const auto& l : locks)
+  std::error_code ec;
+  for (const auto& l : orphaned_git_locks(root))
     if (fs::remove(l, ec) && !ec) removed.push_back(l);
   return removed;
 }

@@ -110,7 +110,7 @@ std::vector<std::string> writeback_paths(const std::vector<worker::GitChange>& c
 
 /// What run_finished adds when the run could not write or commit some of its documents: each
 /// file with the reason (files failing alike are named together, the first few of them), and
-/// what to do: fix the cause (free space), then run `harness-cli orchestrate <spec_arg>` again,
+/// what to do: fix the cause (free space, when a reason says the disk is full), then run `harness-cli orchestrate <spec_arg>` again,
 /// which writes and commits them. `complete`: the spec itself is complete, and the message says
 /// so, since the exit code (1) does not. Empty without such documents.
 std::string unwritten_text(const std::vector<UnwrittenDocument>& unwritten, std::string_view spec_arg, bool complete);

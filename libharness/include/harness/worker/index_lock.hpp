@@ -21,10 +21,14 @@ std::filesystem::path index_lock_path(const std::filesystem::path& root);
 /// user's) counts as inside: it might hold the lock.
 std::vector<int> git_processes_in(const std::filesystem::path& root);
 
-/// Removes the repository's index.lock, HEAD.lock and the current branch's ref lock (a linked
-/// worktree's is in the common directory, with the branches) when there are any and no git
-/// process works in `root` (a stopped worker's git left them). Returns the paths
-/// removed: none when there were none, a git runs there, or they could not be removed.
+/// The repository's index.lock, HEAD.lock and current branch's ref lock (a linked worktree's is
+/// in the common directory, with the branches) that exist while no git process works in `root`,
+/// and are still the same files after /proc was looked at (a git that just ended took its lock
+/// with it): each makes every commit fail. Empty when there are none or a git runs there.
+std::vector<std::filesystem::path> orphaned_git_locks(const std::filesystem::path& root);
+
+/// Removes the orphaned_git_locks (a stopped worker's git left them). Returns the paths removed:
+/// none when there were none, a git runs there, or they could not be removed.
 std::vector<std::filesystem::path> remove_orphaned_git_locks(const std::filesystem::path& root);
 
 /// A `git commit --only` killed after it moved the branch and before it wrote the index leaves
