@@ -195,7 +195,7 @@ TEST_CASE("A commit waits while another git holds the index lock, and gives up o
   const auto t0 = std::chrono::steady_clock::now();
   auto r = worker::run_git_writing_index(repo.dir.path, {"add", "--", "c.txt"}, std::chrono::milliseconds(200));
   CHECK(r.exit_code != 0);
-  CHECK(r.out.find("index.lock") != std::string::npos);
+  CHECK(r.messages().find("index.lock") != std::string::npos);
   CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)); // generous: not the 10 s default
 }
 
@@ -484,6 +484,31 @@ TEST_CASE("changed_paths limited to globs looks only at the matching paths", "[w
   CHECK(names(worker::changed_paths(repo.dir.path, {"out/**"})) == std::vector<std::string>{"out/a.txt", "out/deep/b.txt"});
   CHECK(names(worker::changed_paths(repo.dir.path, {"out/*.txt"})) == std::vector<std::string>{"out/a.txt"});
   CHECK(names(worker::changed_paths(repo.dir.path, {"other", "keep.txt"})) == std::vector<std::string>{"keep.txt", "other/c.txt"});
+}
+
+TEST_CASE("git's warnings on stderr never become part of a path: status, ls-files and commits read stdout only",
+          "[worker][git]") {
+  GitRepo repo;
+  repo.commit("keep.txt", "k");
+  // An fsmonitor hook that cannot do its work (git's sample one without watchman): git warns on
+  // stderr, falls back to scanning, and succeeds.
+  repo.dir.write(".git/fsm.sh", "#!/bin/sh\necho 'fsmonitor: watchman is not installed' >&2\nexit 0\n");
+  test::sh(repo.dir.path, "chmod +x .git/fsm.sh && git config core.fsmonitor .git/fsm.sh");
+  repo.dir.write("out/a.txt", "a\n");
+  const auto changes = worker::changed_paths(repo.dir.path, {"out/**"});
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].path == "out/a.txt");
+  auto hash = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"out/a.txt"}, "a");
+  REQUIRE(hash);
+  CHECK(hash->size() == 40);
+  auto marker = worker::commit_marker(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"keep.txt"}, "marker");
+  REQUIRE(marker);
+  CHECK(test::sh(repo.dir.path, "git -c core.fsmonitor= status --porcelain") == "");
+  // stderr still reaches the messages of a git that fails.
+  const auto r = worker::run_git(repo.dir.path, {"rev-parse", "--verify", "no-such-ref"});
+  CHECK(r.exit_code != 0);
+  CHECK(r.out.empty());
+  CHECK(r.messages().find("fatal: Needed a single revision") != std::string::npos);
 }
 
 TEST_CASE("changed_paths counts an intent-to-add file as added, as a staged one", "[worker][git]") {

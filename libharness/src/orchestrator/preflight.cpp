@@ -286,7 +286,7 @@ std::string signing_error(const fs::path& root) {
   if (tree.exit_code != 0) return {};
   while (!tree.out.empty() && (tree.out.back() == '\n' || tree.out.back() == '\r')) tree.out.pop_back();
   const auto r = worker::run_git(root, {"commit-tree", "-S", tree.out, "-m", "harness: can git sign commits here?"});
-  return r.exit_code == 0 ? std::string() : git_messages(r.out);
+  return r.exit_code == 0 ? std::string() : git_messages(r.messages());
 }
 
 /// Git's locks that nobody holds, for the preflight. Not while a worker of an earlier run lives:
@@ -357,9 +357,9 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
   // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
   // an address guessed from the host name is acceptable), in the environment commits run in.
   if (auto r = worker::run_git(project_root, {"var", "GIT_AUTHOR_IDENT"}); r.exit_code != 0)
-    f.author_identity_error = git_complaint(r.out);
+    f.author_identity_error = git_complaint(r.messages());
   if (auto r = worker::run_git(project_root, {"var", "GIT_COMMITTER_IDENT"}); r.exit_code != 0)
-    f.committer_identity_error = git_complaint(r.out);
+    f.committer_identity_error = git_complaint(r.messages());
   return f;
 }
 

@@ -63,13 +63,13 @@ std::expected<std::vector<std::string>, std::string> intend_to_add_new_files(con
   std::vector<std::string> ls = {"ls-files", "-z", "--others", "--exclude-standard", "--"};
   ls.insert(ls.end(), pathspecs.begin(), pathspecs.end());
   auto r = run_git(root, ls);
-  if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.out));
+  if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.messages()));
   auto files = nul_separated(r.out);
   if (files.empty()) return files;
   std::vector<std::string> add = {"add", "--intent-to-add", "--"};
   for (const auto& f : files) add.push_back(literal_pathspec(f));
   if (auto a = run_git_writing_index(root, add); a.exit_code != 0)
-    return std::unexpected(fmt::format("git add failed (exit {}): {}", a.exit_code, a.out));
+    return std::unexpected(fmt::format("git add failed (exit {}): {}", a.exit_code, a.messages()));
   return files;
 }
 
@@ -85,30 +85,41 @@ std::vector<std::string> nul_separated(std::string_view out) {
   return fields;
 }
 
+std::string GitResult::messages() const {
+  if (err.empty() || out.empty()) return err + out;
+  return err + (err.back() == '\n' ? "" : "\n") + out;
+}
+
 GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   GitResult r;
   static const auto git = find_program("git");
   if (git.empty()) {
-    r.out = "git: not found on PATH";
+    r.err = "git: not found on PATH";
     return r;
   }
   asio::io_context ctx;
-  auto pipe = make_merged_pipe(ctx);
-  if (!pipe) {
-    r.out = pipe.error();
+  // Two pipes (make_merged_pipe makes a plain one; it is merged only when passed as both streams).
+  auto out_pipe = make_merged_pipe(ctx);
+  auto err_pipe = make_merged_pipe(ctx);
+  if (!out_pipe || !err_pipe) {
+    r.err = !out_pipe ? out_pipe.error() : err_pipe.error();
     return r;
   }
-  boost::system::error_code ec;
   args.insert(args.begin(), "git");
   // Not in a process group of its own: a stop of the worker that runs git must reach git too.
-  auto pid = spawn_process({git, args, git_environment(), root, (*pipe)->write_end, (*pipe)->write_end, false});
-  (*pipe)->close_write_end();
+  auto pid = spawn_process({git, args, git_environment(), root, (*out_pipe)->write_end, (*err_pipe)->write_end, false});
+  (*out_pipe)->close_write_end();
+  (*err_pipe)->close_write_end();
   if (!pid) {
-    r.out = "git: " + pid.error();
+    r.err = "git: " + pid.error();
     return r;
   }
   bp::process proc(ctx.get_executor(), *pid);
-  asio::read((*pipe)->read_end, asio::dynamic_buffer(r.out), ec);
+  // Both at once: a git that fills one pipe while we wait on the other would never finish.
+  auto ignore = [](boost::system::error_code, std::size_t) {};
+  asio::async_read((*out_pipe)->read_end, asio::dynamic_buffer(r.out), ignore);
+  asio::async_read((*err_pipe)->read_end, asio::dynamic_buffer(r.err), ignore);
+  ctx.run();
   r.exit_code = proc.wait();
   return r;
 }
@@ -120,8 +131,8 @@ GitResult run_git_writing_index(const fs::path& root, std::vector<std::string> a
     auto r = run_git(root, args);
     // Another git holds the index, or the branch's ref: a commit made elsewhere at this moment
     // ("cannot lock ref 'HEAD': is at X but expected Y"); made again, ours builds on the new tip.
-    const bool locked = r.exit_code != 0 && (r.out.find("index.lock': File exists") != std::string::npos ||
-                                             r.out.find("cannot lock ref '") != std::string::npos);
+    const bool locked = r.exit_code != 0 && (r.err.find("index.lock': File exists") != std::string::npos ||
+                                             r.err.find("cannot lock ref '") != std::string::npos);
     if (!locked || std::chrono::steady_clock::now() + pause > deadline) return r;
     std::this_thread::sleep_for(pause);
     pause = std::min(pause * 2, std::chrono::milliseconds(500));
@@ -244,18 +255,19 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
       for (const auto& f : *added) undo.push_back(literal_pathspec(f));
       run_git_writing_index(root, undo);
     }
-    if (r.out.find("nothing to commit") != std::string::npos || r.out.find("no changes added") != std::string::npos ||
-        r.out.find("nothing added to commit") != std::string::npos)
+    const auto said = r.messages();
+    if (said.find("nothing to commit") != std::string::npos || said.find("no changes added") != std::string::npos ||
+        said.find("nothing added to commit") != std::string::npos)
       return std::string();
     // The identity hint only where git complains about the identity: elsewhere it misleads.
-    const bool identity = r.out.find("tell me who you are") != std::string::npos || r.out.find("ident") != std::string::npos;
+    const bool identity = said.find("tell me who you are") != std::string::npos || said.find("ident") != std::string::npos;
     // Git names no reason: a path it ignores is skipped above like one that does not exist.
-    const bool unknown = r.out.find("did not match any file") != std::string::npos;
+    const bool unknown = said.find("did not match any file") != std::string::npos;
     return std::unexpected(fmt::format("git commit failed (exit {}){}: {}", r.exit_code,
                                        identity  ? "; is user.name/user.email configured?"
                                        : unknown ? "; a path that does not exist, or one .gitignore ignores"
                                                  : "",
-                                       r.out));
+                                       said));
   }
   auto hash = committed_hash(root, r.out);
   align_index_with_commit(root, hash, paths); // a hook's fixes would be staged as their revert
@@ -274,7 +286,7 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
     std::vector<std::string> ls = {"ls-files", "-z", "--"};
     ls.insert(ls.end(), literal.begin(), literal.end());
     auto r = run_git(root, ls);
-    if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.out));
+    if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.messages()));
     for (auto& name : nul_separated(r.out)) tracked.insert(std::move(name));
   }
   // What is removed or rewritten is as it was if the commit fails (a merge in progress, a full
@@ -318,7 +330,7 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
   auto r = run_git_writing_index(root, commit);
   if (r.exit_code != 0) {
     put_back();
-    return std::unexpected(fmt::format("git commit failed (exit {}), nothing changed: {}", r.exit_code, r.out));
+    return std::unexpected(fmt::format("git commit failed (exit {}), nothing changed: {}", r.exit_code, r.messages()));
   }
   auto hash = committed_hash(root, r.out);
   align_index_with_commit(root, hash, {tracked.begin(), tracked.end()}); // see commit_paths

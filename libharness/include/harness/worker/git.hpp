@@ -18,11 +18,17 @@ namespace harness::worker {
 
 struct GitResult {
   int exit_code = -1;
-  std::string out; ///< stdout and stderr
+  std::string out; ///< stdout only: what callers parse (names, hashes, `-z` lists)
+  std::string err; ///< stderr: git's warnings and errors, and hooks' chatter; never parsed as output
+  /// Everything git said, stderr first, for a message or to look for one of git's phrases.
+  std::string messages() const;
 };
 
 /// Runs `git <args>` in `root`: every git the library starts goes through here. In the C locale
-/// (LC_ALL=C, LANGUAGE unset), so that its messages read the same for every user.
+/// (LC_ALL=C, LANGUAGE unset), so that its messages read the same for every user. stdout and
+/// stderr are read apart: git prints warnings on stderr and still succeeds (an fsmonitor hook
+/// that cannot start watchman, "could not open directory" for a directory removed meanwhile),
+/// and such a line must never become part of a file name.
 GitResult run_git(const std::filesystem::path& root, std::vector<std::string> args);
 
 /// The fields of git's `-z` output (NUL-terminated names), empty ones left out.
