@@ -8,6 +8,8 @@
 #include "harness/worker/trailers.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
+#include "harness/worker/run_command.hpp"
+#include "harness/worker/spawn.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -265,6 +267,31 @@ TEST_CASE("nothing to commit is recognised whatever language the user's git spea
   CHECK(r->empty());
   repo.dir.write("b.txt", "b\n");
   CHECK(worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "b").value().size() == 40);
+}
+
+TEST_CASE("GIT_DIR or GIT_INDEX_FILE in the environment (a git hook, a dotfile manager) reach no git harness runs",
+          "[worker][git]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  GitRepo other;
+  other.commit("o.txt", "other root");
+  const std::string other_git = (other.dir.path / ".git").string(), other_index = (repo.dir.path / ".git/other-index").string();
+  ScopedEnv env{{"GIT_DIR", other_git.c_str()}, {"GIT_INDEX_FILE", other_index.c_str()}, {"GIT_WORK_TREE", "/"}};
+  CHECK(worker::repository_env_vars_set() == std::vector<std::string>{"GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE"});
+  CHECK_FALSE(worker::current_environment().contains("GIT_DIR"));
+  repo.dir.write("b.txt", "b\n");
+  auto hash = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"b.txt"}, "b");
+  REQUIRE(hash);
+  const std::string clean = "env -u GIT_DIR -u GIT_INDEX_FILE -u GIT_WORK_TREE ";
+  CHECK(test::sh(repo.dir.path, clean + "git log -1 --format=%s") == "b\n"); // in the project's history
+  CHECK(test::sh(other.dir.path, clean + "git log --format=%s") == "other root\n");
+  CHECK(test::sh(repo.dir.path, clean + "git status --porcelain") == ""); // its real index, not other-index
+  CHECK_FALSE(fs::exists(other_index));
+  // A worker or check started with the inherited environment does not get them either.
+  worker::CommandRequest req;
+  req.argv = {"sh", "-c", "echo ${GIT_DIR-unset} ${GIT_INDEX_FILE-unset}"};
+  req.cwd = repo.dir.path;
+  CHECK(worker::run_command(req).output == "unset unset\n");
 }
 
 TEST_CASE("Commits skip git's per-commit auto maintenance; the run asks for it once", "[worker][git]") {

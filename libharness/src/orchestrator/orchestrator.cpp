@@ -6,6 +6,7 @@
 #include "harness/orchestrator/run_config.hpp"
 #include "harness/util/text.hpp"
 #include "harness/worker/index_lock.hpp"
+#include "harness/worker/spawn.hpp"
 
 #include <fmt/ranges.h>
 
@@ -846,6 +847,14 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
       state_dir, {0, fs::relative(spec.layout.spec_dir, spec.layout.project_root, rel_ec).string(), "", run_id});
   if (!lock) return std::unexpected(RunError{lock.error(), 1});
   run_lock.emplace(std::move(*lock));
+  if (const auto vars = worker::repository_env_vars_set(); !vars.empty()) { // worker::current_environment drops them
+    std::string names;
+    for (const auto& v : vars) names += (names.empty() ? "" : ", ") + v;
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("ignored {} from the environment (set by a git hook or alias, or a dotfile manager): the run "
+                     "commits into the repository of {}, and its git commands, workers and checks run without {}",
+                     names, spec.layout.project_root.string(), vars.size() == 1 ? "it" : "them"));
+  }
   util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
   std::error_code ec;
   fs::create_directories(state_dir / "sessions", ec);

@@ -31,12 +31,29 @@ struct SpawnSetup {
 
 } // namespace
 
+const std::vector<std::string>& repository_env_vars() {
+  static const std::vector<std::string> vars = {
+      "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR",      "GIT_CONFIG",          "GIT_DIR",
+      "GIT_GRAFT_FILE",                   "GIT_IMPLICIT_WORK_TREE", "GIT_INDEX_FILE",   "GIT_INTERNAL_SUPER_PREFIX",
+      "GIT_NAMESPACE",                    "GIT_NO_REPLACE_OBJECTS", "GIT_OBJECT_DIRECTORY", "GIT_PREFIX",
+      "GIT_REPLACE_REF_BASE",             "GIT_SHALLOW_FILE",    "GIT_WORK_TREE"};
+  return vars;
+}
+
+std::vector<std::string> repository_env_vars_set() {
+  std::vector<std::string> set;
+  for (const auto& v : repository_env_vars())
+    if (std::getenv(v.c_str())) set.push_back(v);
+  return set;
+}
+
 std::map<std::string, std::string> current_environment() {
   std::map<std::string, std::string> env;
   for (char** e = environ; *e; ++e) {
     const std::string_view kv(*e);
     if (const auto eq = kv.find('='); eq != std::string_view::npos) env.emplace(kv.substr(0, eq), kv.substr(eq + 1));
   }
+  for (const auto& v : repository_env_vars()) env.erase(v);
   return env;
 }
 
@@ -82,8 +99,8 @@ std::expected<pid_t, std::string> spawn_process(const SpawnRequest& req) {
   std::vector<std::string> env_strings;
   std::vector<char*> envp;
   char** env = environ;
-  if (req.env) {
-    for (const auto& [k, v] : *req.env) env_strings.push_back(k + "=" + v);
+  if (req.env || !repository_env_vars_set().empty()) {
+    for (const auto& [k, v] : req.env ? *req.env : current_environment()) env_strings.push_back(k + "=" + v);
     for (auto& e : env_strings) envp.push_back(e.data());
     envp.push_back(nullptr);
     env = envp.data();

@@ -19,7 +19,8 @@ namespace harness::worker {
 struct SpawnRequest {
   std::filesystem::path exe;                 ///< absolute (or relative to the caller's cwd) path
   std::vector<std::string> argv;             ///< argv[0] included
-  std::optional<std::map<std::string, std::string>> env; ///< complete environment; nullopt: inherit
+  /// Complete environment; nullopt: this process's, as current_environment() gives it.
+  std::optional<std::map<std::string, std::string>> env;
   std::filesystem::path cwd;                 ///< empty: the caller's
   int stdout_fd = -1;                        ///< -1: inherit
   int stderr_fd = -1;                        ///< -1: inherit
@@ -30,8 +31,19 @@ struct SpawnRequest {
 /// Returns its pid, or why it could not start (exec failures included).
 std::expected<pid_t, std::string> spawn_process(const SpawnRequest& req);
 
-/// This process's environment as a map, to start a child with a few variables changed.
+/// This process's environment as a map, to start a child with a few variables changed; without
+/// the variables that point git at a repository (repository_env_vars): harness finds the
+/// project's repository itself, and every child (git, workers, checks) works in that one.
 std::map<std::string, std::string> current_environment();
+
+/// The variables that make git use another repository, index or object store than the one it
+/// finds from its working directory: git's own list (`git rev-parse --local-env-vars`, the ones it
+/// clears for a submodule) without the `-c` settings, plus GIT_NAMESPACE. git sets them for hooks
+/// and aliases; dotfile managers (vcsh, yadm) export them in a shell.
+const std::vector<std::string>& repository_env_vars();
+
+/// Those of repository_env_vars this process has, which no child gets: for a note.
+std::vector<std::string> repository_env_vars_set();
 
 /// The executable `name` resolves to: itself when it contains a '/', else the first match on PATH.
 std::filesystem::path find_program(const std::string& name);
