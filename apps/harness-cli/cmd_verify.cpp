@@ -1,5 +1,5 @@
 // harness-cli verify SPEC_DIR [PLAN_ID | --phase N | --final] [--json]
-// Exit 0 passed, 1 gaps found, 3 waiting for a human, 2 invalid input.
+// Exit 0 passed, 1 gaps found (or git cannot read the history), 3 waiting for a human, 2 invalid input.
 #include "commands.hpp"
 #include "self_dir.hpp"
 #include "load_valid_spec.hpp"
@@ -9,6 +9,7 @@
 #include "harness/spec/spec.hpp"
 #include "harness/util/text.hpp"
 #include "harness/verify/engine.hpp"
+#include "harness/worker/git_history.hpp"
 
 #include <iostream>
 #include <fmt/format.h>
@@ -43,6 +44,14 @@ void add_verify(CLI::App& app, ExitCode& exit) {
     }
     verify::VerifyOptions checks;
     checks.ui_driver = verify::find_ui_driver(self_dir(), HARNESS_SOURCE_DIR);
+    // A git that refuses the repository would make every plan's commits look missing: its
+    // message is the answer, and no VERIFICATION file is written on it.
+    const auto depth = worker::history_depth(spec->layout.project_root);
+    if (!depth) {
+      print_error(depth.error(), output);
+      exit.value = 1;
+      return;
+    }
     verify::Report report;
     std::string written;
     std::optional<spec::HumanAnswer> kept;

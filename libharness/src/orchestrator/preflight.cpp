@@ -168,11 +168,32 @@ std::string git_messages(const std::string& out) {
   return joined.empty() ? "git failed without a message" : joined;
 }
 
+/// git refuses the repository: its reason, and the fix it prints (`git config --global --add
+/// safe.directory DIR` for a repository another user owns), else a general one.
+StartProblem git_refusal_problem(const fs::path& root, const std::string& said) {
+  std::string fix;
+  for (const auto& line : printed_lines(said)) {
+    const auto start = line.find_first_not_of(" \t");
+    if (line.compare(start, 11, "git config ") == 0) fix = line.substr(start);
+  }
+  if (!fix.empty())
+    fix = fmt::format("{} (git refuses a repository another user owns; or run as its owner: ls -ld {})", fix, root.string());
+  else fix = "make git read it again (run git status there: it says the same), then run again";
+  return {fmt::format("git refuses the repository of {} ({}), and the orchestrator and its workers commit every task "
+                      "they finish",
+                      root.string(), git_complaint(said)),
+          fix};
+}
+
 void git_problems(const fs::path& root, const StartFacts& facts, std::vector<StartProblem>& out) {
   if (!facts.git_found) {
     out.push_back({"git is not installed (not on PATH), and the orchestrator and its workers commit every task",
                    "install git (apt-get install git, brew install git, ...) and run again"});
     return; // a repository or an identity cannot be asked about
+  }
+  if (!facts.git_refusal.empty()) {
+    out.push_back(git_refusal_problem(root, facts.git_refusal));
+    return; // an identity or signing cannot be asked about
   }
   if (!facts.git_repository)
     out.push_back({fmt::format("{} is not a git repository, and the orchestrator and its workers commit every task they "
@@ -346,6 +367,12 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
   f.unwritable_state = unwritable_state_files(project_root);
   auto git_dir = worker::run_git(project_root, {"rev-parse", "--absolute-git-dir"});
   f.git_repository = git_dir.exit_code == 0;
+  if (!f.git_repository && git_dir.err.find("not a git repository") == std::string::npos) {
+    f.git_repository = true; // there is one: git will not read it
+    f.git_refusal = git_dir.messages();
+    if (f.git_refusal.empty()) f.git_refusal = fmt::format("git rev-parse failed (exit {})", git_dir.exit_code);
+    return f; // every other question would get the same refusal
+  }
   if (f.git_repository) {
     while (!git_dir.out.empty() && git_dir.out.back() == '\n') git_dir.out.pop_back();
     f.git_dir = git_dir.out;

@@ -170,6 +170,11 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
     auto args = worker::trailer_log_args(true);
     args.insert(args.end(), {"--fixed-strings", "--grep", "Plan: " + plan.id});
     auto log = worker::run_git(spec.layout.project_root, args);
+    if (log.exit_code != 0) { // git refused (a repository it does not trust): no finding about the plan
+      out.push_back(item(plan, "commits", "commits", CheckStatus::error,
+                         fmt::format("git could not read the history (exit {}): {}", log.exit_code, log.messages()), 0));
+      return;
+    }
     for (auto& c : worker::parse_trailer_log(log.out, true))
       if (c.plan == plan.id) found.push_back(std::move(c));
   }

@@ -26,6 +26,10 @@ struct StartProblem {
 struct StartFacts {
   bool git_found = true;      ///< `git` is on PATH
   bool git_repository = true; ///< the project root is inside a git work tree
+  /// Everything git said when it refused the repository for another reason than there being none
+  /// (its owner is another user and safe.directory does not list it, a corrupt .git): `git init`
+  /// is no fix then. Empty when git reads it, or there is no repository (git_repository).
+  std::string git_refusal;
   /// Its git directory (`git rev-parse --absolute-git-dir`: a worktree's own), where the run reads
   /// HEAD to notice a branch switched under it; empty when unknown.
   std::filesystem::path git_dir;
