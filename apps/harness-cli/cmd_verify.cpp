@@ -52,6 +52,7 @@ void add_verify(CLI::App& app, ExitCode& exit) {
       exit.value = 1;
       return;
     }
+    checks.history = *depth;
     verify::Report report;
     std::string written;
     std::optional<spec::HumanAnswer> kept;
@@ -75,23 +76,32 @@ void add_verify(CLI::App& app, ExitCode& exit) {
         }
       }
       report = phase ? verify::verify_phase(*spec, *phase, checks) : verify::verify_final(*spec, checks);
-      auto file = verify::write_report(*spec, phase, report, verify::KeepApproval::when_unchanged);
-      if (!file) {
-        print_error(file.error(), output);
-        exit.value = 1;
-        return;
+      if (!verify::history_cut(report)) { // a shallow clone's missing commits are no gaps to record
+        auto file = verify::write_report(*spec, phase, report, verify::KeepApproval::when_unchanged);
+        if (!file) {
+          print_error(file.error(), output);
+          exit.value = 1;
+          return;
+        }
+        written = spec->layout.relative(file->file);
+        kept = file->kept_approval;
+        dropped = file->dropped_approval;
       }
-      written = spec->layout.relative(file->file);
-      kept = file->kept_approval;
-      dropped = file->dropped_approval;
     }
+    const bool cut = verify::history_cut(report);
     if (opt->json) std::cout << verify::report_json(report, kept, dropped);
     else {
       for (const auto& r : report.results)
         std::cout << fmt::format("{:<8} {:<7} {:<24} {}\n", verify::to_string(r.status), r.plan, r.id,
                                  r.message.empty() ? std::string(util::utf8_prefix(r.evidence, 100)) : r.message);
-      std::cout << fmt::format("{}: {} ({}/{} passed){}\n", report.level, spec::to_string(report.status), report.passed(),
-                               report.total(), written.empty() ? "" : ", wrote " + written);
+      if (cut)
+        std::cout << fmt::format("{}: not verifiable here ({}/{} passed): the clone is shallow and lacks plans' commits; "
+                                 "{}, then verify again{}\n",
+                                 report.level, report.passed(), report.total(), worker::unshallow_fix,
+                                 opt->plan.empty() ? " (nothing written)" : "");
+      else
+        std::cout << fmt::format("{}: {} ({}/{} passed){}\n", report.level, spec::to_string(report.status),
+                                 report.passed(), report.total(), written.empty() ? "" : ", wrote " + written);
       if (kept)
         std::cout << fmt::format("kept the approval by {} at {}: the checks found the same as when it was given, so "
                                  "{} still says passed (delete it to be asked again)\n",

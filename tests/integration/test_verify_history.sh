@@ -52,4 +52,18 @@ if [[ $(id -u) -eq 0 ]]; then
   chown -R 0:0 "$p"
 fi
 (cd "$p" && "$cli" verify "$spec" 01-01 >/dev/null) || fail "verify after git reads the repository again"
+
+# A shallow clone (CI's default): the plans' commits lie beyond its boundary. verify says so and
+# writes no report; the whole history makes it pass again.
+(cd "$p" && git commit -q --allow-empty -m "after the run")
+git clone -q --depth 1 "file://$p" "$tmp/ci"
+set +e
+out=$(cd "$tmp/ci" && "$cli" verify "$spec" --phase 1 2>&1); rc=$?
+set -e
+[[ $rc -eq 1 ]] || fail "shallow: verify --phase 1 exited $rc: $out"
+[[ "$out" == *"not readable here: the clone is shallow"* && "$out" == *"git fetch --unshallow"* ]] || fail "shallow: $out"
+[[ "$out" != *"no commit carries"* && "$out" != *"gaps_found"* ]] || fail "shallow: read as gaps: $out"
+[[ -z "$(git -C "$tmp/ci" status --porcelain)" ]] || fail "shallow: verify wrote $(git -C "$tmp/ci" status --porcelain)"
+git -C "$tmp/ci" fetch -q --unshallow
+(cd "$tmp/ci" && "$cli" verify "$spec" --phase 1 >/dev/null) || fail "verify after git fetch --unshallow"
 echo "verify history: all checks passed"

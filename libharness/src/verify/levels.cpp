@@ -178,6 +178,15 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
     for (auto& c : worker::parse_trailer_log(log.out, true))
       if (c.plan == plan.id) found.push_back(std::move(c));
   }
+  if (found.empty() && opt.history == worker::HistoryDepth::shallow) {
+    out.push_back(item(plan, "commits", "commits", CheckStatus::error,
+                       fmt::format("not readable here: the clone is shallow and holds no commit carrying 'Plan: {}' "
+                                   "(they may lie beyond its boundary: {}, then verify again)",
+                                   plan.id, worker::unshallow_fix),
+                       0));
+    out.back().history_cut = true;
+    return;
+  }
   // Plan ids repeat across specs: only commits with this spec's trailer count.
   const bool any_plan_commit = !found.empty();
   std::set<std::string> other_specs; // named when none is this spec's: a rename shows as one of them

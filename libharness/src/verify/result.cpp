@@ -4,6 +4,8 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace harness::verify {
 
 std::string_view to_string(CheckStatus s) {
@@ -27,6 +29,10 @@ int Report::total() const {
   int n = 0;
   for (const auto& r : results) n += r.status != CheckStatus::skipped;
   return n;
+}
+
+bool history_cut(const Report& report) {
+  return std::any_of(report.results.begin(), report.results.end(), [](const CheckResult& r) { return r.history_cut; });
 }
 
 spec::VerificationStatus overall_status(const std::vector<CheckResult>& results) {

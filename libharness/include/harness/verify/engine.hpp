@@ -7,6 +7,7 @@
 #include "harness/spec/spec.hpp"
 #include "harness/verify/result.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/git_history.hpp"
 #include "harness/worker/trailers.hpp"
 
 #include <atomic>
@@ -27,6 +28,10 @@ struct VerifyOptions {
   /// reads such a plan as not executed). Off for `harness-cli verify`, which may look at a phase
   /// before all its plans ran.
   bool check_summaries = false;
+  /// A shallow clone: a plan none of whose commits is found may have them beyond the boundary,
+  /// so its `commits` check says the history is not readable here instead of failing
+  /// (CheckResult::history_cut). `harness-cli verify` asks git (worker::history_depth).
+  worker::HistoryDepth history = worker::HistoryDepth::whole;
   /// Trailer commits already read (the orchestrator keeps one fresh); null: read the history.
   const worker::TrailerIndex* trailers = nullptr;
   /// ui_element_exists / ui_navigation: the browser driver script (ui_driver.cjs, installed in

@@ -28,6 +28,10 @@ struct CheckResult {
   /// The `commits` check: the committed paths the plan's files_modified does not cover, all of
   /// them (its message names the first few after outside_files_label).
   std::vector<std::string> outside_files = {};
+  /// The `commits` check in a shallow clone that holds none of the plan's commits: they may lie
+  /// beyond its boundary, so it is no finding about the plan (status `error`, the message says
+  /// to fetch the whole history), and no VERIFICATION file is written on it.
+  bool history_cut = false;
 };
 
 /// What a `commits` message says before the files changed outside files_modified.
@@ -48,6 +52,9 @@ struct Report {
   int passed() const;
   int total() const;
 };
+
+/// Whether any of `report`'s results is a `commits` check a shallow clone could not answer.
+bool history_cut(const Report& report);
 
 /// gaps_found when any check failed or errored, else human_needed when any needs a human,
 /// else passed. Skipped and informational items do not change the status.

@@ -17,4 +17,7 @@ enum class HistoryDepth { whole, shallow };
 /// refused (its reason and the fix it prints, such as `git config --global --add safe.directory`).
 std::expected<HistoryDepth, std::string> history_depth(const std::filesystem::path& root);
 
+/// What to do in a shallow clone so that the plans' commits can be read.
+inline constexpr std::string_view unshallow_fix = "git fetch --unshallow, or fetch-depth: 0 in CI";
+
 } // namespace harness::worker
