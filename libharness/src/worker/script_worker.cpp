@@ -131,13 +131,13 @@ std::expected<std::string, std::string> reset_declared_files(const fs::path& roo
   with_git_lock(lock, [&] {
     if (checkout.size() > 3)
       if (auto r = run_git_writing_index(root, checkout); r.exit_code != 0) {
-        failed = fmt::format("git checkout failed (exit {}); no new file was unstaged or removed: {}", r.exit_code, r.out);
+        failed = fmt::format("git checkout failed (exit {}); no new file was unstaged or removed: {}", r.exit_code, r.messages());
         return;
       }
     if (unstage.size() > 3)
       if (auto r = run_git_writing_index(root, unstage); r.exit_code != 0) {
         failed = fmt::format("git reset failed (exit {}); the changed files were put back, the new ones left as they are: {}",
-                             r.exit_code, r.out);
+                             r.exit_code, r.messages());
         return;
       }
     std::error_code ec;
