@@ -541,55 +541,6 @@ void Orchestrator::Impl::check_cost() {
   }
 }
 
-void Orchestrator::Impl::reload_spec() {
-  if (auto s = spec::load_spec(opt.spec_dir)) {
-    spec = std::move(*s);
-    summaries_written.clear();
-  }
-}
-
-void Orchestrator::Impl::write_progress(bool running) {
-  // This run's blocked tasks replace what the previous run left in STATUS.md.
-  spec.status = spec::StatusDocument{spec.layout.relative(spec.layout.status_md), blocked_tasks};
-  auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
-  std::vector<spec::PhaseNumber> unchecked; // as `status` reads them from the store
-  for (const auto& phase : planning_marked)
-    if (auto n = spec::parse_phase_number(phase)) unchecked.push_back(*n);
-  graph::mark_unchecked(progress, unchecked);
-  const std::string state = running ? "running" : summary.outcome;
-  // Recorded before they are written (see run_verification); an unchanged one is not committed.
-  wrote({spec.layout.status_md});
-  if (!roadmap_theirs && spec.roadmap) wrote({spec.layout.roadmap_md});
-  record_write(spec.layout.status_md, util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks)));
-  if (auto r = update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running); r && spec.roadmap) {
-    // Edited since this run last wrote it: by a person, whose edit is theirs to commit (the
-    // update kept it; the commit must not take it).
-    if (roadmap_written && r->before != *roadmap_written) note_roadmap_theirs();
-    record_write(spec.layout.roadmap_md,
-                 r->write_error.empty() ? std::expected<void, std::string>() : std::unexpected(r->write_error));
-    roadmap_written = std::move(r->write_error.empty() ? r->after : r->before); // what the file holds
-  }
-}
-
-void Orchestrator::Impl::refresh_status_soon(const std::string& task) {
-  if (const auto* t = scheduler->find_task(task); t && (t->kind == TaskKind::execute || t->kind == TaskKind::verify_plan))
-    summaries_written.insert(t->subject);
-  if (status_refresh_due || done) return;
-  status_refresh_due = true;
-  status_timer.expires_after(opt.status_refresh);
-  status_timer.async_wait([this](boost::system::error_code e) {
-    status_refresh_due = false;
-    // On another branch the file would be written there (see finish_run).
-    if (e || done || head_moved()) return;
-    // Only the SUMMARYs the ended tasks wrote: everything else the run writes (plans, phase
-    // reports, failure marks) or notices (PLAN edits) reads the whole spec again where it
-    // happens, and a whole read costs about 1 ms per plan of a large spec at every refresh.
-    spec::reload_summaries(spec, summaries_written);
-    summaries_written.clear();
-    write_progress(true);
-  });
-}
-
 /// "; its failed attempts left uncommitted changes in ...", for an execute given up on: the
 /// files are neither the plan's finished work nor the user's.
 std::string Orchestrator::Impl::attempt_leftovers_note(const sched::Action& a) {
@@ -605,58 +556,6 @@ std::string Orchestrator::Impl::attempt_leftovers_note(const sched::Action& a) {
   return fmt::format("; its failed attempts left uncommitted changes in {}: not finished work, so do not commit them "
                      "as they are (git restore them, or keep what you need, before the next run)",
                      names);
-}
-
-void Orchestrator::Impl::stop_unrecorded_workers() {
-  auto recorded = db->list_sessions();
-  if (!recorded) return;
-  const auto lost = unrecorded_workers(*recorded, state_dir);
-  if (lost.empty()) return;
-  emit(RunEventKind::note, "", -1, 0,
-       fmt::format("stopping {} worker{} an earlier run started but never recorded (up to 5 s)", lost.size(),
-                   lost.size() == 1 ? "" : "s"));
-  stop_stale_workers(lost);
-  for (const auto& w : lost) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
-  clear_orphaned_index_lock(std::chrono::milliseconds(0));
-}
-
-void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after) {
-  auto clear = [this] {
-    for (const auto& removed : worker::remove_orphaned_git_locks(spec.layout.project_root)) {
-      std::error_code ec;
-      emit(RunEventKind::note, "", -1, 0,
-           fmt::format("removed {}: a stopped worker's git left it, and no git process works in this repository",
-                       fs::relative(removed, spec.layout.project_root, ec).generic_string()));
-    }
-    if (const auto paths = worker::restore_killed_commit_entries(spec.layout.project_root); !paths.empty())
-      emit(RunEventKind::note, "", -1, 0,
-           fmt::format("set the index entr{} of {} back to HEAD's: a stopped worker's commit moved the branch but "
-                       "did not finish the index, and a plain `git commit` would have committed {} deletion",
-                       paths.size() == 1 ? "y" : "ies", fmt::join(paths, ", "), paths.size() == 1 ? "its" : "their"));
-  };
-  if (after.count() == 0) return clear();
-  // The stopped group's processes are still dying for a moment: a git among them would keep it.
-  auto timer = std::make_shared<asio::steady_timer>(ctx, after);
-  timer->async_wait([timer, clear](boost::system::error_code e) {
-    if (!e) clear();
-  });
-}
-
-void Orchestrator::Impl::note_roadmap_theirs() {
-  if (roadmap_theirs) return;
-  roadmap_theirs = true;
-  std::error_code ec;
-  const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
-  if (own_writes.erase(roadmap)) save_own_writes();
-  // A file no commit holds has no "edits": it is all the user's to commit.
-  const bool uncommitted = changes_at_start && std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) {
-                             return c.path == roadmap && (c.untracked || c.added);
-                           });
-  emit(RunEventKind::note, "", -1, 0,
-       fmt::format("{} {}: it keeps updating its progress there but does not commit the file; commit it yourself ({})",
-                   spec.layout.relative(spec.layout.roadmap_md),
-                   uncommitted ? "is not committed" : "has uncommitted edits harness did not make",
-                   uncommitted ? "with the progress in it" : "those edits and the progress together"));
 }
 
 void Orchestrator::Impl::begin_drain(bool finish_if_idle) {
@@ -734,64 +633,6 @@ void Orchestrator::Impl::finish_run() {
   ctx.stop();
 }
 
-/// Uncommitted edits in files a pending plan writes would go into that plan's commit: say so
-/// before any worker runs (the run goes on; the user may stop it and commit or stash first).
-/// A warning of the spec (an ignored key, a dependency on a later phase) is shown at every run,
-/// not only by `validate`: the run acts on the plans as parsed, without what was ignored.
-void Orchestrator::Impl::warn_about_validation() {
-  std::size_t shown = 0, warnings = 0;
-  for (const auto& d : spec.diagnostics) {
-    if (d.severity != spec::Severity::warning) continue;
-    if (++warnings > 10) continue;
-    const std::string text = spec::render(d);
-    emit(RunEventKind::note, "", -1, 0, text.substr(0, text.find('\n')));
-    ++shown;
-  }
-  if (warnings > shown)
-    emit(RunEventKind::note, "", -1, 0,
-         fmt::format("and {} more warnings: harness-cli validate {}", warnings - shown, spec_arg()));
-}
-
-void Orchestrator::Impl::warn_about_dirty_files() {
-  // One look at the whole tree: it also is the baseline of warn_about_undeclared_changes().
-  changes_at_start = worker::changed_paths(spec.layout.project_root);
-  if (auto note = uncommitted_spec_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
-  std::error_code ec;
-  const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
-  // Changed, and not by a run of ours that was killed before committing it: the user's edit.
-  if (spec.roadmap && !own_writes.contains(roadmap) &&
-      std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) { return c.path == roadmap; }))
-    note_roadmap_theirs();
-  else if (spec.roadmap) // what it holds now is committed or ours: any change before our first write is someone's
-    roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
-  roadmap_minutes_before = roadmap_minutes(spec);
-  const auto dirty = dirty_declared_files(spec, *changes_at_start);
-  for (std::size_t i = 0; i < dirty.size() && i < 10; ++i)
-    emit(RunEventKind::note, "execute:" + dirty[i].plan_id, -1, 0,
-         fmt::format("{} has uncommitted changes and plan {} writes it: its commit will include them, and a "
-                     "retry resets the file (a copy goes to .orchestration/discarded/); commit or stash them first "
-                     "to keep them apart",
-                     dirty[i].path, dirty[i].plan_id));
-  if (dirty.size() > 10)
-    emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more files with uncommitted changes that plans write", dirty.size() - 10));
-}
-
-/// Workers commit only the files their plan declares: what else changed during the run stays
-/// uncommitted, and the run says so rather than leave it to be found later.
-void Orchestrator::Impl::warn_about_undeclared_changes() {
-  if (!changes_at_start) return; // the run never got as far as its start
-  warn_about_untrailed_commits();
-  const auto undeclared = undeclared_changes(spec, *changes_at_start, worker::changed_paths(spec.layout.project_root));
-  if (undeclared.empty()) return;
-  std::string names;
-  for (std::size_t i = 0; i < undeclared.size() && i < 10; ++i) names += (i ? ", " : "") + undeclared[i];
-  if (undeclared.size() > 10) names += fmt::format(" and {} more", undeclared.size() - 10);
-  emit(RunEventKind::note, "", -1, 0,
-       fmt::format("changed during the run, declared by no plan's files_modified, left uncommitted: {} (a plan wrote "
-                   "outside its files_modified, or someone edited meanwhile: git status shows them)",
-                   names));
-}
-
 void Orchestrator::Impl::watch_signals() {
   signals.async_wait([this](boost::system::error_code e, int) {
     if (e) return;
@@ -855,58 +696,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                      "commits into the repository of {}, and its git commands, workers and checks run without {}",
                      names, spec.layout.project_root.string(), vars.size() == 1 ? "it" : "them"));
   }
-  util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
-  std::error_code ec;
-  fs::create_directories(state_dir / "sessions", ec);
-  if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
-  const auto stale = stale_workers(state_dir);
-  const auto alive = std::ranges::count_if(stale, [](const StaleWorker& w) { return w.pid > 0; });
-  if (alive > 0) // said first: stopping them may take a few seconds
-    emit(RunEventKind::note, "", -1, 0,
-         fmt::format("stopping {} worker{} an earlier run left running (up to 5 s)", alive, alive == 1 ? "" : "s"));
-  stop_stale_workers(stale);
-  for (const auto& w : stale)
-    if (w.pid > 0) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
-    else if (!w.unreadable.empty())
-      emit(RunEventKind::note, w.task, -1, 0,
-           fmt::format("{}: {}; set aside as worker.ended.json, no worker stopped", w.record.string(), w.unreadable));
-  if (alive > 0) clear_orphaned_index_lock(std::chrono::milliseconds(0));
-  auto opened = store::Store::open_project(spec.layout.project_root);
-  if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
-  db.emplace(std::move(*opened));
-  stop_unrecorded_workers();
-  load_own_writes(); // what a killed run wrote and never committed
-  load_executor_asked(); // questions a killed run's executors asked
-  // Reports workers left in files while no orchestrator was listening are not lost.
-  std::size_t unrecorded_sessions = 0;
-  if (auto r = store::StateDir(state_dir).ingest(*db); r) {
-    for (const auto& e : r->errors) emit(RunEventKind::note, "", -1, 0, "ingest: " + e);
-    unrecorded_sessions = r->unrecorded_sessions;
-  }
-  take_over_unrecorded_writes(unrecorded_sessions);
-  // Sessions an earlier run left "running" whose process is gone (reaped above, or killed with
-  // that run) become failed attempts, and their unanswered questions expire: status and the MCP
-  // tools must not show them as alive.
-  std::vector<std::string> dead_sessions;
-  if (auto rec = store::recover(*db); !rec)
-    emit(RunEventKind::note, "", -1, 0, "store: " + rec.error());
-  else
-    dead_sessions = std::move(rec->failed_sessions);
-  if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
-  refuse_stale_requests();
-  // Read once at start: where this run's reading begins, and which dead sessions reported failure.
-  const auto earlier_messages = db->messages_after(0, 1'000'000).value_or(std::vector<store::MessageRecord>{});
-  if (!earlier_messages.empty()) last_seq = earlier_messages.back().seq;
-  // Said by what their workers reported: a finished session's work is taken, not lost.
-  if (auto note = ended_sessions_note(dead_sessions, earlier_messages); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
-  // One walk of the history now; afterwards only the commits each finished execute added.
-  trailers.emplace(spec.layout.project_root);
-  trailers->refresh();
-  verifier.set_trailer_index(&*trailers);
-  verifier.set_cancel(&cancel_verification);
-  discount_reported_failures(dead_sessions, earlier_messages); // before the SUMMARYs are read as executed
-  commit_orphan_summaries();
-  recover_commits_log();
+  if (auto r = recover_earlier_run(); !r) return std::unexpected(r.error());
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
   host = std::make_unique<WorkerHost>(
       ctx, [this](const std::string& s, std::string_view l) { on_line(s, l); },
@@ -943,25 +733,5 @@ Orchestrator::Orchestrator(RunOptions options, Verifier& verifier, Observer& obs
     : m_impl(std::make_unique<Impl>(std::move(options), verifier, observer)) {}
 Orchestrator::~Orchestrator() = default;
 std::expected<RunSummary, RunError> Orchestrator::run() { return m_impl->run(); }
-
-/// A worker that commits on its own without the trailers (`git add -A && git commit`) leaves work
-/// no plan owns, in files no plan may declare; the commit is already made, so the run names it.
-void Orchestrator::Impl::warn_about_untrailed_commits() {
-  if (!trailers) return;
-  trailers->refresh();
-  const auto commits = trailers->untrailed();
-  for (std::size_t i = 0; i < commits.size() && i < 5; ++i) {
-    const auto& c = commits[i];
-    std::string files;
-    for (std::size_t k = 0; k < c.files.size() && k < 5; ++k) files += (k ? ", " : "") + c.files[k];
-    if (c.files.size() > 5) files += fmt::format(" and {} more", c.files.size() - 5);
-    emit(RunEventKind::note, "", -1, 0,
-         fmt::format("commit {} '{}' was made during the run without Plan:/Spec: trailers (a worker's own commit, or "
-                     "someone else's): no plan owns it{}",
-                     c.hash.substr(0, 10), c.subject, files.empty() ? std::string() : "; it changed " + files));
-  }
-  if (commits.size() > 5)
-    emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more commits without trailers", commits.size() - 5));
-}
 
 } // namespace harness::orchestrator

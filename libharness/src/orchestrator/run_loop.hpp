@@ -268,6 +268,11 @@ struct Orchestrator::Impl {
   /// tasks are committed) but the SUMMARY uncommitted; the resumed run does not run the plan
   /// again, so it makes the commit the worker would have made.
   void commit_orphan_summaries();
+  /// What an earlier run left, taken up before this one starts (run_recovery.cpp): half-written
+  /// documents, workers still running (stopped) and their git locks, reports left in files,
+  /// sessions it never saw end, SUMMARYs and commits.log lines it never committed or wrote.
+  /// Opens the store (db) and reads the history (trailers) on the way.
+  std::expected<void, RunError> recover_earlier_run();
   /// Stops the workers of sessions an earlier run left running without a recorded pid
   /// (unrecorded_workers), before recovery marks those sessions failed and their tasks run again.
   void stop_unrecorded_workers();
@@ -290,9 +295,9 @@ struct Orchestrator::Impl {
     return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };
   }
   void note_roadmap_theirs();
+  std::string attempt_leftovers_note(const sched::Action& a);
   /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_git_locks),
   /// now or `after` this long, and says so.
-  std::string attempt_leftovers_note(const sched::Action& a);
   void clear_orphaned_index_lock(std::chrono::milliseconds after);
   /// What a script execute's result.json says beyond its commits: whether it ran any task.
   void record_result(const Session& s);

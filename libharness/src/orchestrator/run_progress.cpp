@@ -1,0 +1,156 @@
+// The run's progress documents (STATUS.md, the ROADMAP's progress), kept current while tasks end,
+// and the notes a run gives about the state it found or leaves: validation warnings, files
+// changed beside it, commits no plan owns.
+#include "run_loop.hpp"
+
+#include "harness/util/atomic_file.hpp"
+
+#include <fmt/format.h>
+
+namespace harness::orchestrator {
+
+void Orchestrator::Impl::reload_spec() {
+  if (auto s = spec::load_spec(opt.spec_dir)) {
+    spec = std::move(*s);
+    summaries_written.clear();
+  }
+}
+
+void Orchestrator::Impl::write_progress(bool running) {
+  // This run's blocked tasks replace what the previous run left in STATUS.md.
+  spec.status = spec::StatusDocument{spec.layout.relative(spec.layout.status_md), blocked_tasks};
+  auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
+  std::vector<spec::PhaseNumber> unchecked; // as `status` reads them from the store
+  for (const auto& phase : planning_marked)
+    if (auto n = spec::parse_phase_number(phase)) unchecked.push_back(*n);
+  graph::mark_unchecked(progress, unchecked);
+  const std::string state = running ? "running" : summary.outcome;
+  // Recorded before they are written (see run_verification); an unchanged one is not committed.
+  wrote({spec.layout.status_md});
+  if (!roadmap_theirs && spec.roadmap) wrote({spec.layout.roadmap_md});
+  record_write(spec.layout.status_md, util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks)));
+  if (auto r = update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running); r && spec.roadmap) {
+    // Edited since this run last wrote it: by a person, whose edit is theirs to commit (the
+    // update kept it; the commit must not take it).
+    if (roadmap_written && r->before != *roadmap_written) note_roadmap_theirs();
+    record_write(spec.layout.roadmap_md,
+                 r->write_error.empty() ? std::expected<void, std::string>() : std::unexpected(r->write_error));
+    roadmap_written = std::move(r->write_error.empty() ? r->after : r->before); // what the file holds
+  }
+}
+
+void Orchestrator::Impl::refresh_status_soon(const std::string& task) {
+  if (const auto* t = scheduler->find_task(task); t && (t->kind == TaskKind::execute || t->kind == TaskKind::verify_plan))
+    summaries_written.insert(t->subject);
+  if (status_refresh_due || done) return;
+  status_refresh_due = true;
+  status_timer.expires_after(opt.status_refresh);
+  status_timer.async_wait([this](boost::system::error_code e) {
+    status_refresh_due = false;
+    // On another branch the file would be written there (see finish_run).
+    if (e || done || head_moved()) return;
+    // Only the SUMMARYs the ended tasks wrote: everything else the run writes (plans, phase
+    // reports, failure marks) or notices (PLAN edits) reads the whole spec again where it
+    // happens, and a whole read costs about 1 ms per plan of a large spec at every refresh.
+    spec::reload_summaries(spec, summaries_written);
+    summaries_written.clear();
+    write_progress(true);
+  });
+}
+
+void Orchestrator::Impl::note_roadmap_theirs() {
+  if (roadmap_theirs) return;
+  roadmap_theirs = true;
+  std::error_code ec;
+  const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
+  if (own_writes.erase(roadmap)) save_own_writes();
+  // A file no commit holds has no "edits": it is all the user's to commit.
+  const bool uncommitted = changes_at_start && std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) {
+                             return c.path == roadmap && (c.untracked || c.added);
+                           });
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("{} {}: it keeps updating its progress there but does not commit the file; commit it yourself ({})",
+                   spec.layout.relative(spec.layout.roadmap_md),
+                   uncommitted ? "is not committed" : "has uncommitted edits harness did not make",
+                   uncommitted ? "with the progress in it" : "those edits and the progress together"));
+}
+
+/// Uncommitted edits in files a pending plan writes would go into that plan's commit: say so
+/// before any worker runs (the run goes on; the user may stop it and commit or stash first).
+/// A warning of the spec (an ignored key, a dependency on a later phase) is shown at every run,
+/// not only by `validate`: the run acts on the plans as parsed, without what was ignored.
+void Orchestrator::Impl::warn_about_validation() {
+  std::size_t shown = 0, warnings = 0;
+  for (const auto& d : spec.diagnostics) {
+    if (d.severity != spec::Severity::warning) continue;
+    if (++warnings > 10) continue;
+    const std::string text = spec::render(d);
+    emit(RunEventKind::note, "", -1, 0, text.substr(0, text.find('\n')));
+    ++shown;
+  }
+  if (warnings > shown)
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("and {} more warnings: harness-cli validate {}", warnings - shown, spec_arg()));
+}
+
+void Orchestrator::Impl::warn_about_dirty_files() {
+  // One look at the whole tree: it also is the baseline of warn_about_undeclared_changes().
+  changes_at_start = worker::changed_paths(spec.layout.project_root);
+  if (auto note = uncommitted_spec_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  std::error_code ec;
+  const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
+  // Changed, and not by a run of ours that was killed before committing it: the user's edit.
+  if (spec.roadmap && !own_writes.contains(roadmap) &&
+      std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) { return c.path == roadmap; }))
+    note_roadmap_theirs();
+  else if (spec.roadmap) // what it holds now is committed or ours: any change before our first write is someone's
+    roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
+  roadmap_minutes_before = roadmap_minutes(spec);
+  const auto dirty = dirty_declared_files(spec, *changes_at_start);
+  for (std::size_t i = 0; i < dirty.size() && i < 10; ++i)
+    emit(RunEventKind::note, "execute:" + dirty[i].plan_id, -1, 0,
+         fmt::format("{} has uncommitted changes and plan {} writes it: its commit will include them, and a "
+                     "retry resets the file (a copy goes to .orchestration/discarded/); commit or stash them first "
+                     "to keep them apart",
+                     dirty[i].path, dirty[i].plan_id));
+  if (dirty.size() > 10)
+    emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more files with uncommitted changes that plans write", dirty.size() - 10));
+}
+
+/// Workers commit only the files their plan declares: what else changed during the run stays
+/// uncommitted, and the run says so rather than leave it to be found later.
+void Orchestrator::Impl::warn_about_undeclared_changes() {
+  if (!changes_at_start) return; // the run never got as far as its start
+  warn_about_untrailed_commits();
+  const auto undeclared = undeclared_changes(spec, *changes_at_start, worker::changed_paths(spec.layout.project_root));
+  if (undeclared.empty()) return;
+  std::string names;
+  for (std::size_t i = 0; i < undeclared.size() && i < 10; ++i) names += (i ? ", " : "") + undeclared[i];
+  if (undeclared.size() > 10) names += fmt::format(" and {} more", undeclared.size() - 10);
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("changed during the run, declared by no plan's files_modified, left uncommitted: {} (a plan wrote "
+                   "outside its files_modified, or someone edited meanwhile: git status shows them)",
+                   names));
+}
+
+/// A worker that commits on its own without the trailers (`git add -A && git commit`) leaves work
+/// no plan owns, in files no plan may declare; the commit is already made, so the run names it.
+void Orchestrator::Impl::warn_about_untrailed_commits() {
+  if (!trailers) return;
+  trailers->refresh();
+  const auto commits = trailers->untrailed();
+  for (std::size_t i = 0; i < commits.size() && i < 5; ++i) {
+    const auto& c = commits[i];
+    std::string files;
+    for (std::size_t k = 0; k < c.files.size() && k < 5; ++k) files += (k ? ", " : "") + c.files[k];
+    if (c.files.size() > 5) files += fmt::format(" and {} more", c.files.size() - 5);
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("commit {} '{}' was made during the run without Plan:/Spec: trailers (a worker's own commit, or "
+                     "someone else's): no plan owns it{}",
+                     c.hash.substr(0, 10), c.subject, files.empty() ? std::string() : "; it changed " + files));
+  }
+  if (commits.size() > 5)
+    emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more commits without trailers", commits.size() - 5));
+}
+
+} // namespace harness::orchestrator

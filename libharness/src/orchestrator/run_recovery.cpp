@@ -1,0 +1,106 @@
+// What an earlier run left behind, taken up when a run starts: workers still running, their git
+// locks, reports and sessions the store never saw end, documents never committed. Every step is
+// safe to repeat: a run killed during recovery recovers again.
+#include "run_loop.hpp"
+
+#include "session_files.hpp"
+
+#include "harness/util/atomic_file.hpp"
+#include "harness/worker/index_lock.hpp"
+
+#include <fmt/format.h>
+
+namespace harness::orchestrator {
+
+std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
+  util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
+  std::error_code ec;
+  fs::create_directories(state_dir / "sessions", ec);
+  if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
+  const auto stale = stale_workers(state_dir);
+  const auto alive = std::ranges::count_if(stale, [](const StaleWorker& w) { return w.pid > 0; });
+  if (alive > 0) // said first: stopping them may take a few seconds
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("stopping {} worker{} an earlier run left running (up to 5 s)", alive, alive == 1 ? "" : "s"));
+  stop_stale_workers(stale);
+  for (const auto& w : stale)
+    if (w.pid > 0) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
+    else if (!w.unreadable.empty())
+      emit(RunEventKind::note, w.task, -1, 0,
+           fmt::format("{}: {}; set aside as worker.ended.json, no worker stopped", w.record.string(), w.unreadable));
+  if (alive > 0) clear_orphaned_index_lock(std::chrono::milliseconds(0));
+  auto opened = store::Store::open_project(spec.layout.project_root);
+  if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
+  db.emplace(std::move(*opened));
+  stop_unrecorded_workers();
+  load_own_writes(); // what a killed run wrote and never committed
+  load_executor_asked(); // questions a killed run's executors asked
+  // Reports workers left in files while no orchestrator was listening are not lost.
+  std::size_t unrecorded_sessions = 0;
+  if (auto r = store::StateDir(state_dir).ingest(*db); r) {
+    for (const auto& e : r->errors) emit(RunEventKind::note, "", -1, 0, "ingest: " + e);
+    unrecorded_sessions = r->unrecorded_sessions;
+  }
+  take_over_unrecorded_writes(unrecorded_sessions);
+  // Sessions an earlier run left "running" whose process is gone (reaped above, or killed with
+  // that run) become failed attempts, and their unanswered questions expire: status and the MCP
+  // tools must not show them as alive.
+  std::vector<std::string> dead_sessions;
+  if (auto rec = store::recover(*db); !rec)
+    emit(RunEventKind::note, "", -1, 0, "store: " + rec.error());
+  else
+    dead_sessions = std::move(rec->failed_sessions);
+  if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
+  refuse_stale_requests();
+  // Read once at start: where this run's reading begins, and which dead sessions reported failure.
+  const auto earlier_messages = db->messages_after(0, 1'000'000).value_or(std::vector<store::MessageRecord>{});
+  if (!earlier_messages.empty()) last_seq = earlier_messages.back().seq;
+  // Said by what their workers reported: a finished session's work is taken, not lost.
+  if (auto note = ended_sessions_note(dead_sessions, earlier_messages); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  // One walk of the history now; afterwards only the commits each finished execute added.
+  trailers.emplace(spec.layout.project_root);
+  trailers->refresh();
+  verifier.set_trailer_index(&*trailers);
+  verifier.set_cancel(&cancel_verification);
+  discount_reported_failures(dead_sessions, earlier_messages); // before the SUMMARYs are read as executed
+  commit_orphan_summaries();
+  recover_commits_log();
+  return {};
+}
+
+void Orchestrator::Impl::stop_unrecorded_workers() {
+  auto recorded = db->list_sessions();
+  if (!recorded) return;
+  const auto lost = unrecorded_workers(*recorded, state_dir);
+  if (lost.empty()) return;
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("stopping {} worker{} an earlier run started but never recorded (up to 5 s)", lost.size(),
+                   lost.size() == 1 ? "" : "s"));
+  stop_stale_workers(lost);
+  for (const auto& w : lost) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
+  clear_orphaned_index_lock(std::chrono::milliseconds(0));
+}
+
+void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after) {
+  auto clear = [this] {
+    for (const auto& removed : worker::remove_orphaned_git_locks(spec.layout.project_root)) {
+      std::error_code ec;
+      emit(RunEventKind::note, "", -1, 0,
+           fmt::format("removed {}: a stopped worker's git left it, and no git process works in this repository",
+                       fs::relative(removed, spec.layout.project_root, ec).generic_string()));
+    }
+    if (const auto paths = worker::restore_killed_commit_entries(spec.layout.project_root); !paths.empty())
+      emit(RunEventKind::note, "", -1, 0,
+           fmt::format("set the index entr{} of {} back to HEAD's: a stopped worker's commit moved the branch but "
+                       "did not finish the index, and a plain `git commit` would have committed {} deletion",
+                       paths.size() == 1 ? "y" : "ies", fmt::join(paths, ", "), paths.size() == 1 ? "its" : "their"));
+  };
+  if (after.count() == 0) return clear();
+  // The stopped group's processes are still dying for a moment: a git among them would keep it.
+  auto timer = std::make_shared<asio::steady_timer>(ctx, after);
+  timer->async_wait([timer, clear](boost::system::error_code e) {
+    if (!e) clear();
+  });
+}
+
+} // namespace harness::orchestrator
