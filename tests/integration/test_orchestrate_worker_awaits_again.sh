@@ -15,7 +15,6 @@ src=${HARNESS_SOURCE_DIR:?}
 source "$src/tests/integration/lib/project.sh"
 project_tmp
 orch=""
-trap '[[ -n $orch ]] && kill -KILL "$orch" 2>/dev/null; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 spec=docs/specs/SPC-012-awaits-again
 p=$tmp/project
 file_plans_project "$p" "$spec" "Awaits again" 01-01 01-02 01-03

@@ -12,7 +12,6 @@ export HARNESS_TEST_LIB=$src/tests/integration/lib # mcp_worker.py, for the test
 source "$src/tests/integration/lib/project.sh"
 project_tmp
 orch=""
-trap '[[ -n $orch ]] && kill -KILL "$orch" 2>/dev/null; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 spec=docs/specs/SPC-010-questions
 p=$tmp/project
 file_plans_project "$p" "$spec" "Questions" 01-01 01-02

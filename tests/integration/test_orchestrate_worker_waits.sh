@@ -13,7 +13,6 @@ src=${HARNESS_SOURCE_DIR:?}
 source "$src/tests/integration/lib/project.sh"
 project_tmp
 orch=""
-trap '[[ -n $orch ]] && kill -KILL "$orch" 2>/dev/null; pkill -KILL -f "$tmp" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 spec=docs/specs/SPC-011-waits
 p=$tmp/project
 file_plans_project "$p" "$spec" "Waits" 01-01 01-02 01-03
