@@ -311,3 +311,62 @@ TEST_CASE("the probe signs a test commit only when commit.gpgsign is on, and kee
   test::sh(dir.path, "git config commit.gpgsign false");
   CHECK(orchestrator::probe_start_facts(layout).signing_error.empty());
 }
+
+namespace {
+
+/// A spec of plans that write `files` each (plan id -> files_modified), none of them run yet.
+spec::Spec plans_writing(const std::vector<std::pair<std::string, std::vector<std::string>>>& files) {
+  spec::Spec s;
+  s.layout = layout_at("/p");
+  for (const auto& [id, modified] : files) {
+    spec::Plan p;
+    p.id = id;
+    p.files_modified = modified;
+    s.plans.push_back(std::move(p));
+  }
+  return s;
+}
+
+} // namespace
+
+TEST_CASE("plans that write outside a cone-mode sparse checkout are refused, with the directories to add",
+          "[orchestrator][preflight]") {
+  auto s = plans_writing({{"01-01", {"out/01-01/**", "README.md"}},
+                          {"01-02", {"out/01-02/a.txt", "docs/guide.md"}},
+                          {"01-03", {"**/*.ts", "src/app/main.cpp", "src/top.cpp", "lib/x/y.c"}}});
+  StartFacts facts;
+  CHECK(orchestrator::declared_path_problems(s, facts).empty()); // not sparse
+  facts.sparse_cone = std::vector<std::string>{"docs", "src/app"};
+  auto problems = orchestrator::declared_path_problems(s, facts);
+  REQUIRE(problems.size() == 1);
+  const auto text = all_text(problems);
+  INFO(text);
+  // Root files, files below a cone directory and files directly above one are checked out.
+  CHECK(problems[0].problem.find("01-01 (out/01-01/**), 01-02 (out/01-02/a.txt), 01-03 (lib/x/y.c)") != std::string::npos);
+  CHECK(problems[0].problem.find("README") == std::string::npos);
+  CHECK(problems[0].problem.find("src/top.cpp") == std::string::npos);
+  CHECK(problems[0].problem.find("main.cpp") == std::string::npos);
+  CHECK(problems[0].problem.find("*.ts") == std::string::npos);
+  CHECK(problems[0].fix.find("git sparse-checkout add lib/x out/01-01 out/01-02") != std::string::npos);
+  CHECK(problems[0].fix.find("git sparse-checkout disable") != std::string::npos);
+  // A plan that has run is not asked about again.
+  s.summaries["01-01"] = {};
+  s.summaries["01-02"] = {};
+  s.summaries["01-03"] = {};
+  CHECK(orchestrator::declared_path_problems(s, facts).empty());
+}
+
+TEST_CASE("the probe reads the cone of a sparse checkout, and nothing of a full one", "[orchestrator][preflight]") {
+  test::TempDir dir;
+  test::sh(dir.path, "git init -q -b main origin && cd origin && mkdir -p docs out && echo d > docs/d && echo o > out/o"
+                     " && git add -A && git -c user.name=t -c user.email=t@example.com commit -qm init");
+  test::sh(dir.path, "git clone -q origin clone");
+  CHECK_FALSE(orchestrator::sparse_cone_directories(dir.path / "clone").has_value());
+  test::sh(dir.path / "clone", "git sparse-checkout set docs");
+  CHECK(orchestrator::sparse_cone_directories(dir.path / "clone") == std::vector<std::string>{"docs"});
+  // Non-cone patterns are gitignore rules git 2.39 cannot match a path against for us: not checked.
+  test::sh(dir.path / "clone", "git sparse-checkout set --no-cone '/docs/'");
+  CHECK_FALSE(orchestrator::sparse_cone_directories(dir.path / "clone").has_value());
+  test::sh(dir.path / "clone", "git sparse-checkout disable");
+  CHECK_FALSE(orchestrator::sparse_cone_directories(dir.path / "clone").has_value());
+}

@@ -10,7 +10,9 @@
 
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <iterator>
 
 namespace harness::orchestrator {
 
@@ -679,8 +681,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   // What would fail part-way (commits without git or an identity, a worker that cannot start)
   // is reported now, all of it, before the lock or any file is written.
   const auto facts = probe_start_facts(spec.layout);
-  if (auto problems = start_problems(opt, spec.layout, facts); !problems.empty())
-    return std::unexpected(RunError{render_start_problems(problems), 2});
+  auto problems = start_problems(opt, spec.layout, facts);
+  std::ranges::move(declared_path_problems(spec, facts), std::back_inserter(problems));
+  if (!problems.empty()) return std::unexpected(RunError{render_start_problems(problems), 2});
   state_dir = spec.layout.project_root / ".orchestration";
   std::error_code rel_ec;
   lock_taken_at = protocol::now_iso8601(); // requests older than this were for an earlier run

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ struct StartFacts {
   /// Files of the run's state (.orchestration/ and its database) that exist and cannot be
   /// written: the run would go on without its store and resume would not work.
   std::vector<std::string> unwritable_state;
+  /// The directories of a cone-mode sparse checkout (`git sparse-checkout list`; none: only the
+  /// root's files), project-relative; nullopt when the checkout is not sparse, or sparse with
+  /// non-cone patterns, which git 2.39 offers no way to match a path against.
+  std::optional<std::vector<std::string>> sparse_cone;
   /// The executable a worker's program name resolves to, or empty when it does not resolve to one
   /// (unset: none resolves).
   std::function<std::filesystem::path(const std::string& program)> resolve_program;
@@ -77,6 +82,15 @@ std::vector<std::string> ignored_documents(const spec::Layout& layout);
 /// fix; empty when the run can start. The worker programs checked are those of the launches the
 /// run would build (worker::build_launch) for each task kind that starts a worker process.
 std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts);
+
+/// The problems of plans that have not run yet (no SUMMARY) whose `files_modified` reach where
+/// git cannot stage a file: outside a cone-mode sparse checkout (facts.sparse_cone). A literal entry is checked as a path, a glob by its fixed leading
+/// directory (one without any, `**/*.ts`, is not checked). Every attempt of such a plan would do
+/// its work and then commit nothing, or fail at `git add`.
+std::vector<StartProblem> declared_path_problems(const spec::Spec& spec, const StartFacts& facts);
+
+/// The cone of the sparse checkout of the repository at `root`, as StartFacts::sparse_cone.
+std::optional<std::vector<std::string>> sparse_cone_directories(const std::filesystem::path& root);
 
 /// The problems as the text of an error: a first line, then "  - problem" and "    fix: ..." per
 /// problem.
