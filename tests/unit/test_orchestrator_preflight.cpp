@@ -370,3 +370,35 @@ TEST_CASE("the probe reads the cone of a sparse checkout, and nothing of a full 
   test::sh(dir.path / "clone", "git sparse-checkout disable");
   CHECK_FALSE(orchestrator::sparse_cone_directories(dir.path / "clone").has_value());
 }
+
+TEST_CASE("plans that write inside a submodule are refused, naming the submodule", "[orchestrator][preflight]") {
+  auto s = plans_writing({{"01-01", {"vendor/lib/src/a.c", "src/main.c"}},
+                          {"01-02", {"vendor/lib/**", "vendor/libx/b.c"}},
+                          {"01-03", {"vendor/lib", "**/*.c"}}}); // the gitlink itself is this repository's
+  StartFacts facts;
+  CHECK(orchestrator::declared_path_problems(s, facts).empty());
+  facts.submodules = {"vendor/lib"};
+  const auto problems = orchestrator::declared_path_problems(s, facts);
+  REQUIRE(problems.size() == 1);
+  INFO(all_text(problems));
+  CHECK(problems[0].problem.starts_with("vendor/lib is a git submodule"));
+  CHECK(problems[0].problem.ends_with("commit nothing: 01-01 (vendor/lib/src/a.c), 01-02 (vendor/lib/**)"));
+  CHECK(problems[0].fix.find("submodule's own project") != std::string::npos);
+  s.summaries["01-01"] = {};
+  s.summaries["01-02"] = {};
+  CHECK(orchestrator::declared_path_problems(s, facts).empty());
+}
+
+TEST_CASE("the probe finds the submodules of a repository", "[orchestrator][preflight]") {
+  test::TempDir dir;
+  test::sh(dir.path, "git init -q -b main lib && cd lib && echo x > x && git add x"
+                     " && git -c user.name=t -c user.email=t@example.com commit -qm x");
+  test::sh(dir.path, "git init -q -b main project");
+  const auto project = dir.path / "project";
+  CHECK(orchestrator::submodule_paths(project).empty());
+  test::sh(project, "git -c protocol.file.allow=always submodule add -q ../lib 'vendor/the lib'");
+  CHECK(orchestrator::submodule_paths(project) == std::vector<std::string>{"vendor/the lib"});
+  // Removed from the index, the path is no submodule any more, whatever .gitmodules still says.
+  test::sh(project, "git rm -q --cached 'vendor/the lib'");
+  CHECK(orchestrator::submodule_paths(project).empty());
+}

@@ -381,6 +381,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
     f.signing_error = signing_error(project_root);
     f.orphaned_git_locks = orphaned_locks(project_root);
     f.sparse_cone = sparse_cone_directories(project_root);
+    f.submodules = submodule_paths(project_root);
   }
   // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
   // an address guessed from the host name is acceptable), in the environment commits run in.

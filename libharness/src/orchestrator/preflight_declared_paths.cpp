@@ -92,6 +92,30 @@ void sparse_problem(const spec::Spec& spec, const std::vector<std::string>& cone
                              joined({dirs.begin(), dirs.end()}, " "))});
 }
 
+/// Whether `place` lies inside the submodule at `sub` (the submodule itself is a path of this
+/// repository: a plan may move its commit).
+bool in_submodule(const DeclaredPlace& place, const std::string& sub) {
+  if (place.literal) return *place.literal != sub && inside(*place.literal, sub);
+  return !place.dir.empty() && inside(place.dir, sub);
+}
+
+void submodule_problem(const spec::Spec& spec, const std::string& sub, std::vector<StartProblem>& out) {
+  std::vector<std::string> named;
+  for (const auto& p : spec.plans) {
+    if (spec.summaries.contains(p.id)) continue;
+    for (const auto& entry : p.files_modified)
+      if (in_submodule(place_of(entry), sub)) named.push_back(fmt::format("{} ({})", p.id, entry));
+  }
+  if (named.empty()) return;
+  out.push_back({fmt::format("{} is a git submodule, another repository whose files no commit of this one can hold, "
+                             "and plans write inside it: every task would do its work and commit nothing: {}",
+                             sub, joined(named, ", ")),
+                 fmt::format("harness commits in this repository only: declare these plans in a spec of the "
+                             "submodule's own project (in {}), or make {} a directory of this repository instead "
+                             "of a submodule",
+                             sub, sub)});
+}
+
 /// The lines of git's output that are not empty.
 std::vector<std::string> output_lines(const std::string& out) {
   std::vector<std::string> lines;
@@ -108,6 +132,7 @@ std::vector<std::string> output_lines(const std::string& out) {
 
 std::vector<StartProblem> declared_path_problems(const spec::Spec& spec, const StartFacts& facts) {
   std::vector<StartProblem> out;
+  for (const auto& sub : facts.submodules) submodule_problem(spec, sub, out);
   if (facts.sparse_cone) sparse_problem(spec, *facts.sparse_cone, out);
   return out;
 }
@@ -121,6 +146,24 @@ std::optional<std::vector<std::string>> sparse_cone_directories(const fs::path& 
   const auto list = worker::run_git(root, {"sparse-checkout", "list"});
   if (list.exit_code != 0) return std::nullopt; // git cannot say: the commits will, as without this check
   return output_lines(list.out);
+}
+
+std::vector<std::string> submodule_paths(const fs::path& root) {
+  // .gitmodules names them (`--null`: "key\nvalue" records, for paths with any character); the
+  // index says which still are gitlinks (mode 160000), for a .gitmodules left behind.
+  const auto listed = worker::run_git(root, {"config", "--file", ".gitmodules", "--null", "--get-regexp",
+                                             "^submodule\\..*\\.path$"});
+  if (listed.exit_code != 0) return {};
+  std::vector<std::string> args = {"ls-files", "--stage", "-z", "--"};
+  for (const auto& record : worker::nul_separated(listed.out))
+    if (const auto nl = record.find('\n'); nl != std::string::npos) args.push_back(":(literal)" + record.substr(nl + 1));
+  if (args.size() == 4) return {};
+  const auto staged = worker::run_git(root, args);
+  std::vector<std::string> out;
+  for (const auto& entry : worker::nul_separated(staged.out))
+    if (const auto tab = entry.find('\t'); entry.starts_with("160000 ") && tab != std::string::npos)
+      out.push_back(entry.substr(tab + 1));
+  return out;
 }
 
 } // namespace harness::orchestrator

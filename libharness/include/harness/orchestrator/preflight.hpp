@@ -61,6 +61,9 @@ struct StartFacts {
   /// root's files), project-relative; nullopt when the checkout is not sparse, or sparse with
   /// non-cone patterns, which git 2.39 offers no way to match a path against.
   std::optional<std::vector<std::string>> sparse_cone;
+  /// The project's submodules (gitlinks in the index that .gitmodules names), project-relative:
+  /// another repository's files, which no commit of this one can hold.
+  std::vector<std::string> submodules;
   /// The executable a worker's program name resolves to, or empty when it does not resolve to one
   /// (unset: none resolves).
   std::function<std::filesystem::path(const std::string& program)> resolve_program;
@@ -84,13 +87,17 @@ std::vector<std::string> ignored_documents(const spec::Layout& layout);
 std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts);
 
 /// The problems of plans that have not run yet (no SUMMARY) whose `files_modified` reach where
-/// git cannot stage a file: outside a cone-mode sparse checkout (facts.sparse_cone). A literal entry is checked as a path, a glob by its fixed leading
+/// git cannot stage a file: into a submodule (facts.submodules), or outside a cone-mode sparse
+/// checkout (facts.sparse_cone). A literal entry is checked as a path, a glob by its fixed leading
 /// directory (one without any, `**/*.ts`, is not checked). Every attempt of such a plan would do
 /// its work and then commit nothing, or fail at `git add`.
 std::vector<StartProblem> declared_path_problems(const spec::Spec& spec, const StartFacts& facts);
 
 /// The cone of the sparse checkout of the repository at `root`, as StartFacts::sparse_cone.
 std::optional<std::vector<std::string>> sparse_cone_directories(const std::filesystem::path& root);
+
+/// The submodules of the repository at `root`, as StartFacts::submodules.
+std::vector<std::string> submodule_paths(const std::filesystem::path& root);
 
 /// The problems as the text of an error: a first line, then "  - problem" and "    fix: ..." per
 /// problem.
