@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 
 #include "harness/worker/file_lock.hpp"
+#include "harness/worker/commit_hooks.hpp"
 #include "harness/worker/index_sync.hpp"
 #include "harness/worker/merged_pipe.hpp"
 #include "harness/worker/spawn.hpp"
@@ -270,7 +271,7 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
                                        said));
   }
   auto hash = committed_hash(root, r.out);
-  align_index_with_commit(root, hash, paths); // a hook's fixes would be staged as their revert
+  if (commit_hooks_installed(root)) align_index_with_commit(root, hash, paths); // a hook's fixes would be staged as their revert
   return hash;
 }
 
@@ -333,7 +334,7 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
     return std::unexpected(fmt::format("git commit failed (exit {}), nothing changed: {}", r.exit_code, r.messages()));
   }
   auto hash = committed_hash(root, r.out);
-  align_index_with_commit(root, hash, {tracked.begin(), tracked.end()}); // see commit_paths
+  if (commit_hooks_installed(root)) align_index_with_commit(root, hash, {tracked.begin(), tracked.end()}); // see commit_paths
   return hash;
 }
 

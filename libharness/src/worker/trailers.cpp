@@ -1,5 +1,7 @@
 #include "harness/worker/trailers.hpp"
 
+#include "harness/worker/commit_hooks.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -100,6 +102,7 @@ std::string plan_trailers(const std::string& plan_id, int task, int task_count, 
 
 std::string lost_trailers(const std::filesystem::path& root, const std::string& hash, const std::string& plan_id, int task,
                           const std::string& spec) {
+  if (!commit_hooks_installed(root)) return {}; // nothing but a hook rewrites the message harness gave
   auto args = trailer_log_args(false);
   args.insert(args.end(), {"-n", "1", hash});
   const auto log = run_git(root, std::move(args));
