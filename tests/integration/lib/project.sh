@@ -10,7 +10,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 project_tmp() {
   tmp=$(mktemp -d)
   # $orch: a run a test started in the background, stopped first (it would start workers again).
-  trap '[[ -n "${orch:-}" ]] && kill -KILL "$orch" 2>/dev/null; pkill -KILL -f "$tmp" 2>/dev/null || true; [[ -n "${KEEP:-}" ]] || rm -rf "$tmp"' EXIT
+  # Every step may fail (the run ended long ago) without failing the test: errexit holds in traps.
+  trap '[[ -z "${orch:-}" ]] || kill -KILL "$orch" 2>/dev/null || true; pkill -KILL -f "$tmp" 2>/dev/null || true; [[ -n "${KEEP:-}" ]] || rm -rf "$tmp"' EXIT
   export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 }
 
