@@ -76,17 +76,15 @@ void add_verify(CLI::App& app, ExitCode& exit) {
         }
       }
       report = phase ? verify::verify_phase(*spec, *phase, checks) : verify::verify_final(*spec, checks);
-      if (!verify::history_cut(report)) { // a shallow clone's missing commits are no gaps to record
-        auto file = verify::write_report(*spec, phase, report, verify::KeepApproval::when_unchanged);
-        if (!file) {
-          print_error(file.error(), output);
-          exit.value = 1;
-          return;
-        }
-        written = spec->layout.relative(file->file);
-        kept = file->kept_approval;
-        dropped = file->dropped_approval;
+      auto file = verify::write_report(*spec, phase, report, verify::KeepApproval::when_unchanged);
+      if (!file) {
+        print_error(file.error(), output);
+        exit.value = 1;
+        return;
       }
+      if (!file->file.empty()) written = spec->layout.relative(file->file); // empty: a shallow clone's, not written
+      kept = file->kept_approval;
+      dropped = file->dropped_approval;
     }
     const bool cut = verify::history_cut(report);
     if (opt->json) std::cout << verify::report_json(report, kept, dropped);

@@ -140,3 +140,25 @@ TEST_CASE("the orchestrator's phase gate counts a plan whose SUMMARY is gone as 
   // `harness-cli verify` does not ask.
   CHECK(verify::verify_phase(*spec, {1, 0}).status == spec::VerificationStatus::passed);
 }
+
+TEST_CASE("a report on a shallow clone's cut history is not written", "[verify][commits]") {
+  Project p;
+  auto spec = spec::load_spec(p.dir.path / "docs/specs/SPC-003-commits");
+  REQUIRE(spec);
+  verify::Report r;
+  r.level = "final";
+  verify::CheckResult cut;
+  cut.id = "commits";
+  cut.status = verify::CheckStatus::error;
+  cut.history_cut = true;
+  r.results.push_back(cut);
+  r.status = spec::VerificationStatus::gaps_found;
+  auto written = verify::write_report(*spec, std::nullopt, r, verify::KeepApproval::when_unchanged);
+  REQUIRE(written);
+  CHECK(written->file.empty());
+  CHECK_FALSE(fs::exists(spec->layout.final_verification));
+  r.results.front().history_cut = false; // the same report on a whole history is written
+  written = verify::write_report(*spec, std::nullopt, r);
+  REQUIRE(written);
+  CHECK(fs::exists(written->file));
+}

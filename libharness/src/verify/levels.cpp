@@ -347,6 +347,9 @@ Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
 
 std::expected<WrittenReport, std::string> write_report(const spec::Spec& spec, std::optional<spec::PhaseNumber> phase,
                                                        const Report& report, KeepApproval keep) {
+  // Plans' commits beyond a shallow clone's boundary are unread, not missing: a report on them
+  // would record gaps in plans that are fine (and drop a person's approval). Nothing is written.
+  if (history_cut(report)) return WrittenReport{};
   WrittenReport out{spec.layout.final_verification, std::nullopt, std::nullopt};
   if (phase) {
     const auto* dir = spec.layout.find_phase(*phase);

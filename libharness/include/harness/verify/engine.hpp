@@ -63,7 +63,7 @@ Report verify_final(const spec::Spec& spec, const VerifyOptions& opt = {});
 
 /// A VERIFICATION file write_report wrote.
 struct WrittenReport {
-  std::filesystem::path file;
+  std::filesystem::path file; ///< empty: nothing written (the report's history is cut, history_cut)
   /// The approval a person gave the previous version of the file, carried over because the
   /// checks found the same thing again (approval_still_holding): the file says `passed`.
   std::optional<spec::HumanAnswer> kept_approval;
