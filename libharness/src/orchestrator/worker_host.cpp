@@ -4,7 +4,7 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/proc_stat.hpp"
-#include "harness/worker/merged_pipe.hpp"
+#include "harness/worker/child_pipe.hpp"
 #include "harness/worker/proc_scan.hpp"
 #include "harness/worker/spawn.hpp"
 
@@ -25,7 +25,7 @@ namespace bp = boost::process::v2;
 
 struct WorkerHost::Proc {
   std::string session;
-  std::unique_ptr<worker::MergedPipe> out;
+  std::unique_ptr<worker::ChildPipe> out;
   std::unique_ptr<worker::ChildWatch> watch;
   asio::steady_timer deadline;
   asio::steady_timer idle_timer;
@@ -72,7 +72,7 @@ std::expected<int, std::string> WorkerHost::start(const std::string& session, co
   const auto exe = worker::find_program(spec.argv[0]);
   if (exe.empty()) return std::unexpected(fmt::format("{}: not found on PATH", spec.argv[0]));
   auto p = std::make_shared<Proc>(m_ctx, session, log_path);
-  auto pipe = worker::make_merged_pipe(m_ctx);
+  auto pipe = worker::make_child_pipe(m_ctx);
   if (!pipe) return std::unexpected(pipe.error());
   p->out = std::move(*pipe);
   // A process group of its own, so a stop reaches everything the worker started.

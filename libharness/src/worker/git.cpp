@@ -5,7 +5,7 @@
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/commit_hooks.hpp"
 #include "harness/worker/index_sync.hpp"
-#include "harness/worker/merged_pipe.hpp"
+#include "harness/worker/child_pipe.hpp"
 #include "harness/worker/spawn.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -99,9 +99,9 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
     return r;
   }
   asio::io_context ctx;
-  // Two pipes (make_merged_pipe makes a plain one; it is merged only when passed as both streams).
-  auto out_pipe = make_merged_pipe(ctx);
-  auto err_pipe = make_merged_pipe(ctx);
+  // Two pipes: stdout is parsed, stderr is only for messages.
+  auto out_pipe = make_child_pipe(ctx);
+  auto err_pipe = make_child_pipe(ctx);
   if (!out_pipe || !err_pipe) {
     r.err = !out_pipe ? out_pipe.error() : err_pipe.error();
     return r;

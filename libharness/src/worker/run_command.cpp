@@ -2,7 +2,7 @@
 
 #include "harness/worker/child_watch.hpp"
 
-#include "harness/worker/merged_pipe.hpp"
+#include "harness/worker/child_pipe.hpp"
 #include "harness/worker/spawn.hpp"
 
 #include <boost/asio/io_context.hpp>
@@ -49,7 +49,7 @@ CommandResult run_command(const CommandRequest& req) {
     return r;
   }
   asio::io_context ctx;
-  auto pipe = make_merged_pipe(ctx);
+  auto pipe = make_child_pipe(ctx);
   if (!pipe) {
     r.error = pipe.error();
     return r;

@@ -1,4 +1,4 @@
-#include "harness/worker/merged_pipe.hpp"
+#include "harness/worker/child_pipe.hpp"
 
 #include <cerrno>
 #include <cstring>
@@ -7,15 +7,15 @@
 
 namespace harness::worker {
 
-void MergedPipe::close_write_end() {
+void ChildPipe::close_write_end() {
   if (write_end >= 0) ::close(write_end);
   write_end = -1;
 }
 
-std::expected<std::unique_ptr<MergedPipe>, std::string> make_merged_pipe(boost::asio::io_context& ctx) {
+std::expected<std::unique_ptr<ChildPipe>, std::string> make_child_pipe(boost::asio::io_context& ctx) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return std::unexpected(std::string("pipe: ") + std::strerror(errno));
-  auto p = std::unique_ptr<MergedPipe>(new MergedPipe{boost::asio::readable_pipe(ctx, fds[0]), fds[1]});
+  auto p = std::unique_ptr<ChildPipe>(new ChildPipe{boost::asio::readable_pipe(ctx, fds[0]), fds[1]});
   return p;
 }
 
