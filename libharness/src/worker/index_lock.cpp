@@ -39,7 +39,11 @@ std::vector<int> git_processes_in(const fs::path& root) {
     if (auto stat = util::read_proc_stat(std::stoll(name)); stat && stat->exited()) continue;
     std::error_code cwd_ec;
     const std::string cwd = fs::read_symlink(e.path() / "cwd", cwd_ec).string();
-    // Unreadable: not ours to see, and maybe in this repository.
+    // No cwd (ENOENT): gone, or in the kernel's part of exiting, past the point where git removes
+    // its own locks: it holds nothing any more. Any git on the machine passes through that state,
+    // and counting it kept a dead git's lock whenever another git elsewhere happened to be ending.
+    if (cwd_ec == std::errc::no_such_file_or_directory) continue;
+    // Unreadable otherwise: not ours to see, and maybe in this repository.
     if (cwd_ec || cwd == prefix || (cwd.starts_with(prefix) && cwd.size() > prefix.size() && cwd[prefix.size()] == '/'))
       out.push_back(std::stoi(name));
   }
