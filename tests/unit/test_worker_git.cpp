@@ -1,6 +1,7 @@
 // git helpers against a real repository: trailer parsing, the incremental trailer index,
 // path-limited status, and commits that report their full hash.
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/proc_stat.hpp"
 #include "harness/worker/branch_rewind.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
@@ -749,6 +750,68 @@ TEST_CASE("A linked worktree's branch ref lock a killed commit left is found in 
   INFO((after ? *after : after.error()));
   CHECK(after);
   CHECK(worker::common_dir(repo.dir.path / ".git") == repo.dir.path / ".git"); // the main repository's own
+}
+
+namespace {
+
+/// A process named git (a copy of sleep) working in `dir`, killed when the object goes.
+struct FakeGit {
+  test::TempDir bin;
+  int pid = 0;
+  explicit FakeGit(const fs::path& dir) {
+    fs::copy_file("/bin/sleep", bin.path / "git");
+    test::sh(dir, "'" + (bin.path / "git").string() + "' 30 >/dev/null 2>&1 & echo $! > '" + (bin.path / "pid").string() + "'");
+    pid = std::stoi(*util::read_file(bin.path / "pid"));
+    for (int i = 0; i < 100 && util::read_file(fs::path("/proc") / std::to_string(pid) / "comm") != "git\n"; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ~FakeGit() { stop(); }
+  FakeGit(const FakeGit&) = delete;
+  FakeGit& operator=(const FakeGit&) = delete;
+  void stop() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGKILL);
+    // Its shell is gone, so init reaps it; a zombie until then, which holds nothing.
+    for (int i = 0; i < 100; ++i) {
+      if (auto stat = util::read_proc_stat(pid); !stat || stat->exited()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    pid = 0;
+  }
+};
+
+} // namespace
+
+TEST_CASE("A linked worktree's branch lock is kept while a git works in the main checkout or another worktree",
+          "[worker][git][lock]") {
+  GitRepo repo;
+  repo.commit("a.txt", "a");
+  test::TempDir elsewhere;
+  const fs::path other = elsewhere.path / "other";
+  test::sh(repo.dir.path, "git worktree add -q wt -b side && git worktree add -q '" + other.string() + "' -b third");
+  const fs::path wt = repo.dir.path / "wt";
+  const fs::path lock = repo.dir.path / ".git/refs/heads/side.lock";
+  repo.dir.write(".git/refs/heads/side.lock", "");
+  fs::create_directories(repo.dir.path / "sub");
+  {
+    // `git branch -f side` or `git update-ref refs/heads/side` run in the main checkout holds it.
+    FakeGit main_checkout(repo.dir.path / "sub");
+    CHECK(worker::git_processes_in(wt).empty()); // not in the worktree's own directory
+    CHECK(worker::git_processes_in_repository(wt) == std::vector<int>{main_checkout.pid});
+    CHECK(worker::remove_orphaned_git_locks(wt).empty());
+    CHECK(fs::exists(lock));
+  }
+  {
+    FakeGit other_worktree(other);
+    CHECK(worker::git_processes_in_repository(wt) == std::vector<int>{other_worktree.pid});
+    CHECK(worker::remove_orphaned_git_locks(wt).empty());
+    CHECK(fs::exists(lock));
+  }
+  CHECK(worker::git_processes_in_repository(wt).empty());
+  const auto removed = worker::remove_orphaned_git_locks(wt);
+  REQUIRE(removed.size() == 1);
+  CHECK(fs::equivalent(removed[0].parent_path(), repo.dir.path / ".git/refs/heads"));
+  CHECK_FALSE(fs::exists(lock));
 }
 
 TEST_CASE("HEAD names a branch or, detached, a commit; anything else is no HEAD", "[worker][git]") {

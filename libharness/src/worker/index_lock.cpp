@@ -11,7 +11,10 @@
 namespace harness::worker {
 namespace fs = std::filesystem;
 
-fs::path index_lock_path(const fs::path& root) {
+namespace {
+
+/// `<root>/.git`, or the directory a linked worktree's `.git` file names (`gitdir: ...`).
+fs::path git_dir_of(const fs::path& root) {
   const fs::path dot_git = root / ".git";
   std::error_code ec;
   if (fs::is_regular_file(dot_git, ec))
@@ -19,16 +22,27 @@ fs::path index_lock_path(const fs::path& root) {
       std::string dir = text->substr(7);
       while (!dir.empty() && (dir.front() == ' ' || dir.front() == '\t')) dir.erase(dir.begin());
       while (!dir.empty() && (dir.back() == '\n' || dir.back() == '\r' || dir.back() == ' ')) dir.pop_back();
-      const fs::path git_dir = fs::path(dir).is_absolute() ? fs::path(dir) : root / dir;
-      return git_dir / "index.lock";
+      return fs::path(dir).is_absolute() ? fs::path(dir) : root / dir;
     }
-  return dot_git / "index.lock";
+  return dot_git;
 }
 
-std::vector<int> git_processes_in(const fs::path& root) {
+std::string canonical_or_as_is(const fs::path& p) {
   std::error_code ec;
-  const fs::path base = fs::weakly_canonical(root, ec);
-  const std::string prefix = (ec ? root : base).string();
+  const fs::path c = fs::weakly_canonical(p, ec);
+  return (ec ? p : c).string();
+}
+
+/// The live gits whose working directory is one of `dirs` or below one.
+std::vector<int> git_processes_under(const std::vector<fs::path>& dirs) {
+  std::vector<std::string> prefixes;
+  for (const auto& d : dirs) prefixes.push_back(canonical_or_as_is(d));
+  auto inside = [&](const std::string& cwd) {
+    return std::ranges::any_of(prefixes, [&](const std::string& prefix) {
+      return cwd == prefix || (cwd.starts_with(prefix) && cwd.size() > prefix.size() && cwd[prefix.size()] == '/');
+    });
+  };
+  std::error_code ec;
   std::vector<int> out;
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
     const std::string name = e.path().filename().string();
@@ -44,10 +58,38 @@ std::vector<int> git_processes_in(const fs::path& root) {
     // and counting it kept a dead git's lock whenever another git elsewhere happened to be ending.
     if (cwd_ec == std::errc::no_such_file_or_directory) continue;
     // Unreadable otherwise: not ours to see, and maybe in this repository.
-    if (cwd_ec || cwd == prefix || (cwd.starts_with(prefix) && cwd.size() > prefix.size() && cwd[prefix.size()] == '/'))
-      out.push_back(std::stoi(name));
+    if (cwd_ec || inside(cwd)) out.push_back(std::stoi(name));
   }
   return out;
+}
+
+} // namespace
+
+fs::path index_lock_path(const fs::path& root) { return git_dir_of(root) / "index.lock"; }
+
+std::vector<fs::path> repository_work_trees(const fs::path& root) {
+  fs::path common = common_dir(git_dir_of(root));
+  if (common.filename().empty()) common = common.parent_path(); // ".../.git/", from commondir's "../.."
+  // The common directory itself: a bare repository's, and the gits run from inside .git.
+  std::vector<fs::path> out = {root, common};
+  if (common.filename() == ".git") out.push_back(common.parent_path());
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(common / "worktrees", ec)) {
+    auto text = util::read_file(e.path() / "gitdir");
+    if (!text) continue;
+    while (!text->empty() && (text->back() == '\n' || text->back() == '\r')) text->pop_back();
+    if (text->empty()) continue;
+    // "<worktree>/.git"; relative to this directory when git writes relative paths.
+    const fs::path dot_git = fs::path(*text).is_absolute() ? fs::path(*text) : e.path() / *text;
+    out.push_back(dot_git.lexically_normal().parent_path());
+  }
+  return out;
+}
+
+std::vector<int> git_processes_in(const fs::path& root) { return git_processes_under({root}); }
+
+std::vector<int> git_processes_in_repository(const fs::path& root) {
+  return git_processes_under(repository_work_trees(root));
 }
 
 std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
@@ -63,7 +105,9 @@ std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
   std::vector<fs::file_time_type> written;
   std::erase_if(locks, [&](const fs::path& l) { return !fs::exists(fs::symlink_status(l, ec)); });
   for (const auto& l : locks) written.push_back(fs::last_write_time(l, ec));
-  if (locks.empty() || !git_processes_in(root).empty()) return {};
+  // The branch is shared by every worktree: a git in the main checkout (or in
+  // another worktree) may hold their locks, so it counts as much as one working here.
+  if (locks.empty() || !git_processes_in_repository(root).empty()) return {};
   // Gone or rewritten meanwhile: a git held it, and ended (or began) while /proc was read.
   for (std::size_t i = 0; i < locks.size(); ++i)
     if (!fs::exists(fs::symlink_status(locks[i], ec)) || fs::last_write_time(locks[i], ec) != written[i]) return {};
