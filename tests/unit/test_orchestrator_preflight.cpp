@@ -264,8 +264,9 @@ TEST_CASE("the probe finds git's lock files no git process holds", "[orchestrato
   CHECK(orchestrator::probe_start_facts(layout).orphaned_git_locks.empty());
   dir.write(".git/index.lock", ""); // a crashed editor's commit
   dir.write(".git/refs/heads/main.lock", "");
+  dir.write(".git/packed-refs.lock", ""); // a killed `git pack-refs`
   CHECK(orchestrator::probe_start_facts(layout).orphaned_git_locks ==
-        std::vector<std::string>{".git/index.lock", ".git/refs/heads/main.lock"});
+        std::vector<std::string>{".git/index.lock", ".git/packed-refs.lock", ".git/refs/heads/main.lock"});
 }
 
 TEST_CASE("a git lock nobody holds is a problem whose fix removes it", "[orchestrator][preflight]") {

@@ -752,6 +752,22 @@ TEST_CASE("A linked worktree's branch ref lock a killed commit left is found in 
   CHECK(worker::common_dir(repo.dir.path / ".git") == repo.dir.path / ".git"); // the main repository's own
 }
 
+TEST_CASE("A packed-refs.lock a killed git left is removed once no git runs, a linked worktree's from the common "
+          "directory",
+          "[worker][git][lock]") {
+  GitRepo repo;
+  repo.commit("a.txt", "a");
+  test::sh(repo.dir.path, "git branch gone && git pack-refs --all && git worktree add -q wt -b side");
+  // What a git killed while it rewrote packed-refs (pack-refs, a branch or tag deletion) leaves.
+  repo.dir.write(".git/packed-refs.lock", "");
+  CHECK_THAT(test::sh(repo.dir.path, "git branch -D gone 2>&1 || true"), Catch::Contains("packed-refs.lock': File exists"));
+  const auto removed = worker::remove_orphaned_git_locks(repo.dir.path / "wt");
+  REQUIRE(removed.size() == 1);
+  CHECK(fs::equivalent(removed[0].parent_path(), repo.dir.path / ".git"));
+  CHECK(removed[0].filename() == "packed-refs.lock");
+  CHECK_THAT(test::sh(repo.dir.path, "git branch -D gone 2>&1"), Catch::Contains("Deleted branch gone"));
+}
+
 namespace {
 
 /// A process named git (a copy of sleep) working in `dir`, killed when the object goes.

@@ -97,15 +97,18 @@ std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
   const fs::path git_dir = index.parent_path();
   // A git killed while it moved the branch leaves HEAD.lock or the branch's own ref lock, and
   // then every commit fails with "cannot lock ref 'HEAD'" as surely as with index.lock. HEAD is
-  // the worktree's own; the branch is in the common directory (a linked worktree's main .git).
-  std::vector<fs::path> locks = {index, git_dir / "HEAD.lock"};
+  // the worktree's own; the branch is in the common directory (a linked worktree's main .git), and
+  // so is packed-refs, whose lock a killed commit, pack-refs or branch deletion leaves: every later
+  // ref update that rewrites packed-refs then fails on it.
+  const fs::path common = common_dir(git_dir);
+  std::vector<fs::path> locks = {index, git_dir / "HEAD.lock", common / "packed-refs.lock"};
   if (auto head = read_head(git_dir); head && !head->branch.empty())
-    locks.push_back(common_dir(git_dir) / "refs/heads" / (head->branch + ".lock"));
+    locks.push_back(common / "refs/heads" / (head->branch + ".lock"));
   std::error_code ec;
   std::vector<fs::file_time_type> written;
   std::erase_if(locks, [&](const fs::path& l) { return !fs::exists(fs::symlink_status(l, ec)); });
   for (const auto& l : locks) written.push_back(fs::last_write_time(l, ec));
-  // The branch is shared by every worktree: a git in the main checkout (or in
+  // The branch and packed-refs are shared by every worktree: a git in the main checkout (or in
   // another worktree) may hold their locks, so it counts as much as one working here.
   if (locks.empty() || !git_processes_in_repository(root).empty()) return {};
   // Gone or rewritten meanwhile: a git held it, and ended (or began) while /proc was read.

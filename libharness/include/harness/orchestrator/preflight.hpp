@@ -46,7 +46,7 @@ struct StartFacts {
   /// "revert"), empty when none: commits of single paths fail then, and the harness's own
   /// files would be staged into the user's operation.
   std::string git_operation;
-  /// git's lock files (`.git/index.lock`, HEAD.lock, the branch's ref lock; project-relative when
+  /// git's lock files (`.git/index.lock`, HEAD.lock, packed-refs.lock, the branch's ref lock; project-relative when
   /// inside it) that no git process holds and no worker of an earlier run can have left (that run's
   /// workers are stopped and their locks removed at the start): a crashed editor's or terminal's
   /// git left them, and every commit would fail on them until they are removed.

@@ -23,18 +23,18 @@ std::vector<int> git_processes_in(const std::filesystem::path& root);
 
 /// Every directory a git of the repository whose work tree is `root` may work in: `root`, the
 /// common git directory, the main work tree, and each linked worktree (from `worktrees/*/gitdir`).
-/// The branches are shared by all of them, and so are their locks.
+/// The branches and packed-refs are shared by all of them, and so are their locks.
 std::vector<std::filesystem::path> repository_work_trees(const std::filesystem::path& root);
 
 /// git_processes_in over every repository_work_trees directory: a git in the main checkout holds
 /// a linked worktree's branch lock as surely as one in the worktree.
 std::vector<int> git_processes_in_repository(const std::filesystem::path& root);
 
-/// The repository's index.lock, HEAD.lock and current branch's ref lock (a linked worktree's is
-/// in the common directory, with the branches) that exist while no git process works in any work
-/// tree of the repository (git_processes_in_repository), and are still the same files after /proc
-/// was looked at (a git that just ended took its lock with it): each makes every commit fail.
-/// Empty when there are none or a git runs there.
+/// The repository's index.lock, HEAD.lock, packed-refs.lock and current branch's ref lock (a
+/// linked worktree's branch and packed-refs are in the common directory) that exist while no git
+/// process works in any work tree of the repository (git_processes_in_repository), and are still
+/// the same files after /proc was looked at (a git that just ended took its lock with it): each
+/// makes commits fail. Empty when there are none or a git runs there.
 std::vector<std::filesystem::path> orphaned_git_locks(const std::filesystem::path& root);
 
 /// Removes the orphaned_git_locks (a stopped worker's git left them). Returns the paths removed:
