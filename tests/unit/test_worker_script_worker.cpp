@@ -7,11 +7,15 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <thread>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace harness;
 namespace fs = std::filesystem;
@@ -183,6 +187,32 @@ TEST_CASE("a first attempt keeps a user's uncommitted edit to a declared file; a
       CHECK(read(repo.dir.path / copies.substr(0, copies.size() - 1)) == "base\nuser\n");
     }
   }
+}
+
+TEST_CASE("a retry counts a path git lists twice (deletion staged, the file untracked) as one declared file") {
+  Repo repo;
+  repo.dir.write("out/a.txt", "base\n");
+  sh(repo.dir.path, "git add out/a.txt && git commit -qm base");
+  sh(repo.dir.path, "git rm -q --cached out/a.txt");
+  REQUIRE(sh(repo.dir.path, "git status --porcelain=v1 -uall -- out") == "D  out/a.txt\n?? out/a.txt\n");
+  // The reset's line goes to this process's stdout (a worker's session log): read it from a file.
+  test::TempDir out;
+  const fs::path log = out.path / "stdout";
+  std::fflush(stdout);
+  const int saved = ::dup(1);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ::dup2(fd, 1);
+  ::close(fd);
+  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  INFO(r.error);
+  REQUIRE(r.ok);
+  const std::string printed = read(log);
+  INFO(printed);
+  CHECK(printed.find("reset 1 declared file an earlier attempt (or you) left changed") != std::string::npos);
+  CHECK(read(repo.dir.path / "out/a.txt") == "base\none\n");
 }
 
 TEST_CASE("a retry keeps a copy of an untracked declared file before removing it, and resets nothing it cannot copy") {

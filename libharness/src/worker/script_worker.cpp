@@ -112,7 +112,8 @@ std::expected<std::string, std::string> reset_declared_files(const fs::path& roo
   std::vector<std::string> discarded;
   for (const auto& c : changed_paths(root, plan.files_modified)) {
     if (!declared(c.path)) continue;
-    discarded.push_back(c.path);
+    // A path git lists twice (below) is one file to the user: counted and copied once.
+    if (std::ranges::find(discarded, c.path) == discarded.end()) discarded.push_back(c.path);
     if (c.added) unstage.push_back(literal_pathspec(c.path)); // a killed attempt got as far as `git add`
     if (c.untracked || c.added) remove.push_back(c.path);
     else if (restored.insert(c.path).second) checkout.push_back(literal_pathspec(c.path));
