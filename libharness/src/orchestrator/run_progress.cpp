@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 namespace harness::orchestrator {
 
 void Orchestrator::Impl::reload_spec() {
@@ -107,12 +109,26 @@ void Orchestrator::Impl::warn_about_dirty_files() {
     roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
   roadmap_minutes_before = roadmap_minutes(spec);
   const auto dirty = dirty_declared_files(spec, *changes_at_start);
+  // A plan an earlier run already tried (a killed run's worker stopped before its commit): its
+  // files hold that attempt's unfinished work, which the plan's next attempt resets.
+  std::map<std::string, bool> tried;
+  auto attempted = [&](const std::string& plan_id) {
+    auto [it, added] = tried.try_emplace(plan_id, false);
+    if (added && db)
+      it->second = db->has_session_for_task("execute:" + plan_id, spec.layout.spec_name).value_or(false);
+    return it->second;
+  };
   for (std::size_t i = 0; i < dirty.size() && i < 10; ++i)
     emit(RunEventKind::note, "execute:" + dirty[i].plan_id, -1, 0,
-         fmt::format("{} has uncommitted changes and plan {} writes it: its commit will include them, and a "
-                     "retry resets the file (a copy goes to .orchestration/discarded/); commit or stash them first "
-                     "to keep them apart",
-                     dirty[i].path, dirty[i].plan_id));
+         attempted(dirty[i].plan_id)
+             ? fmt::format("{} has uncommitted changes an earlier attempt of plan {} left (it ended before its "
+                           "commit): not finished work, so do not commit them as they are; the plan's next attempt "
+                           "resets the file (a copy goes to .orchestration/discarded/)",
+                           dirty[i].path, dirty[i].plan_id)
+             : fmt::format("{} has uncommitted changes and plan {} writes it: its commit will include them, and a "
+                           "retry resets the file (a copy goes to .orchestration/discarded/); commit or stash them "
+                           "first to keep them apart",
+                           dirty[i].path, dirty[i].plan_id));
   if (dirty.size() > 10)
     emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more files with uncommitted changes that plans write", dirty.size() - 10));
 }
