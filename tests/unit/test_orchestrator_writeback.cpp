@@ -44,6 +44,19 @@ TEST_CASE("commits.log gets each commit once, whoever reports it", "[orchestrato
   CHECK(orchestrator::missing_commit_lines("", {}, "s").empty());
 }
 
+TEST_CASE("commits.log that lost what the run wrote is written whole again, with the lines added since", "[orchestrator][writeback]") {
+  const std::string known = "aaa 01-01 s1\nbbb 01-02 s2\n";
+  CHECK_FALSE(orchestrator::whole_commits_log(known, known)); // nothing lost
+  CHECK_FALSE(orchestrator::whole_commits_log(known, known + "ccc 01-03 s3\n")); // grown only
+  CHECK_FALSE(orchestrator::whole_commits_log("", "")); // no log yet, none now
+  // Removed (a `git clean -fd`), then re-created by a later append: the lost lines come first.
+  CHECK(orchestrator::whole_commits_log(known, "") == known);
+  CHECK(orchestrator::whole_commits_log(known, "ccc 01-03 s3\n") == known + "ccc 01-03 s3\n");
+  // Cut (half of it), and a line both hold is kept once.
+  CHECK(orchestrator::whole_commits_log(known, "bbb 01-02 s2\nccc 01-03 s3") == known + "ccc 01-03 s3\n");
+  CHECK(orchestrator::whole_commits_log("aaa 01-01 s1", "") == "aaa 01-01 s1\n");
+}
+
 TEST_CASE("the write-back takes the changed files the orchestrator wrote, never a live worker's", "[orchestrator][writeback]") {
   const std::vector<worker::GitChange> changed = {
       {false, false, "docs/specs/S/STATUS.md"},

@@ -182,6 +182,8 @@ struct Orchestrator::Impl {
   /// have the next one ask for that approval after all.
   std::set<std::string> executor_asked;
   std::set<std::string> own_writes; ///< files this orchestrator wrote and has not committed (relative)
+  /// commits.log as this run last read or appended to it (none before recover_commits_log).
+  std::optional<std::string> commits_log_known;
   /// The run's documents it could not write, and those it could not commit (relative path ->
   /// why): a later write or commit of the file that succeeds takes it off. What is left when the
   /// run ends is reported, and a run that would exit 0 exits 1 (finish_run).
@@ -290,6 +292,10 @@ struct Orchestrator::Impl {
   /// Appends "<hash> <plan> <label>" to commits.log for each trailer commit of this spec's `plans`
   /// the log does not hold yet (a failure to write is a note about `task`).
   void log_trailer_commits(const std::vector<std::string>& plans, std::string_view label, const std::string& task);
+  /// Writes commits.log whole again when it no longer holds what this run knows it holds (a
+  /// `git clean -fd` removed it while it was untracked, say), with a note: else the run's commit
+  /// would hold only the lines written after, and the next run would add the rest as recovered.
+  void keep_commits_log_whole();
   /// Which `Spec:` trailers are this spec's (its name, or its name before a rename).
   worker::SpecOwner ours() const {
     return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };

@@ -120,6 +120,7 @@ void Orchestrator::Impl::discount_reported_failures(const std::vector<std::strin
 
 /// commits.log lines a killed run never wrote: every trailer commit of this spec is logged.
 void Orchestrator::Impl::recover_commits_log() {
+  commits_log_known = util::read_file(spec.layout.commits_log).value_or("");
   std::vector<std::string> plans;
   for (const auto& p : spec.plans) plans.push_back(p.id);
   log_trailer_commits(plans, "recovered", "");
@@ -143,10 +144,33 @@ void Orchestrator::Impl::log_trailer_commits(const std::vector<std::string>& pla
     for (const auto& c : trailers->commits_for(id))
       if (spec.layout.owns_spec_trailer(c.spec)) commits.emplace_back(c.hash, id);
   if (commits.empty()) return;
+  keep_commits_log_whole(); // else the lines lost would count as missing, and get this label
   const auto log = util::read_file(spec.layout.commits_log).value_or("");
   const auto lines = missing_commit_lines(log, commits, label);
   if (!lines.empty()) wrote({spec.layout.commits_log}); // first: see run_verification
-  record_write(spec.layout.commits_log, append_commits_log(spec.layout.commits_log, lines), task);
+  const auto appended = append_commits_log(spec.layout.commits_log, lines);
+  if (appended && commits_log_known && log.starts_with(*commits_log_known)) {
+    commits_log_known = log;
+    for (const auto& l : lines) commits_log_known->append(l).append("\n");
+  }
+  record_write(spec.layout.commits_log, appended, task);
+}
+
+void Orchestrator::Impl::keep_commits_log_whole() {
+  if (!commits_log_known) return;
+  const auto& log = spec.layout.commits_log;
+  const auto now = util::read_file(log).value_or("");
+  auto whole = whole_commits_log(*commits_log_known, now);
+  if (!whole) return;
+  wrote({log});
+  const auto written = util::write_file_atomic(log, *whole);
+  record_write(log, written, "");
+  if (!written) return;
+  commits_log_known = std::move(*whole);
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("{} lost lines this run had written (removed while uncommitted, a `git clean` say): written whole "
+                   "again",
+                   spec.layout.relative(log)));
 }
 
 /// Whether a finished script execute ran any task, from its session's result.json (the script
@@ -193,6 +217,7 @@ void Orchestrator::Impl::note_ignored_outputs(const Session& s) {
 /// those: a user editing SPEC.md while the run goes on keeps that edit to commit.
 void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::path& only) {
   if (head_moved()) return; // the commit would go to a branch the run did not start on
+  if (only.empty()) keep_commits_log_whole();
   const auto root = spec.layout.project_root;
   std::error_code ec;
   // What a live worker is writing is its to commit (a SUMMARY with its trailers, a research

@@ -131,6 +131,25 @@ std::expected<void, std::string> append_commits_log(const std::filesystem::path&
   return {};
 }
 
+std::optional<std::string> whole_commits_log(std::string_view known, std::string_view now) {
+  if (now.starts_with(known)) return std::nullopt;
+  std::string out(known);
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  std::set<std::string_view> have;
+  for (std::string_view rest = known; !rest.empty();) {
+    const size_t nl = rest.find('\n');
+    have.insert(rest.substr(0, nl));
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+  }
+  for (std::string_view rest = now; !rest.empty();) {
+    const size_t nl = rest.find('\n');
+    const std::string_view line = rest.substr(0, nl);
+    if (!line.empty() && !have.contains(line)) out.append(line).append("\n");
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+  }
+  return out;
+}
+
 std::vector<std::string> missing_commit_lines(std::string_view existing_log,
                                               const std::vector<std::pair<std::string, std::string>>& commits,
                                               std::string_view session) {

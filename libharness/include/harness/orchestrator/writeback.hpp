@@ -10,8 +10,10 @@
 #include "harness/worker/git.hpp"
 
 #include <expected>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::orchestrator {
@@ -57,6 +59,11 @@ double roadmap_minutes(const spec::Spec& spec);
 
 /// Appends lines to execution/commits.log (created if absent).
 std::expected<void, std::string> append_commits_log(const std::filesystem::path& log, const std::vector<std::string>& lines);
+
+/// commits.log to write back when its text `now` no longer begins with `known`, what the run read
+/// and appended (someone removed or cut the file): `known`, then the lines of `now` it lacks.
+/// nullopt while nothing of `known` is lost.
+std::optional<std::string> whole_commits_log(std::string_view known, std::string_view now);
 
 /// The commits.log lines missing for `commits` (hash, plan): a run killed between a worker's
 /// exit and its log line leaves them out, and a retry reports its predecessor's commits again.
