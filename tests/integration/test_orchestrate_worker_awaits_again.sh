@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # A worker that went on without its answer and then waits for it again is not idle while it waits,
 # and a wait that ended does not shield it for good. Two MCP workers (harness-mcp --worker) under
-# timeouts of 2 s (idle) and 4 s (task), each asking a decision, waiting 1 s for it in vain and then
+# timeouts of 6 s (idle) and 10 s (task), each asking a decision, waiting 1 s for it in vain and then
 # reporting progress (which ends what the question held):
-# - execute:01-01 then waits again, once, for up to 30 s, and gets its answer 6 s later (past both
+# - execute:01-01 then waits again, once, for up to 60 s, and gets its answer 11 s later (past both
 #   timeouts): one attempt, not stopped by a timeout meanwhile;
 # - execute:01-02 then waits again 1 s in vain and hangs silently: its first attempt is stopped by a
 #   timeout soon after that wait ended; its second attempt does the work;
 # - execute:01-03 hangs silently right after its first wait (no progress report in between): the
 #   question's hold ends with that wait too, and a timeout stops the attempt.
+# The timeouts are no shorter than that: a worker's start-up (python, then harness-mcp, a sanitizer
+# build of it on a loaded machine) counts toward both, and took more than 2 s under load. Only the
+# hangs (40 s, 60 s) and the answer's delay depend on their length, and are set from them.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -18,7 +21,8 @@ orch=""
 spec=docs/specs/SPC-012-awaits-again
 p=$tmp/project
 file_plans_project "$p" "$spec" "Awaits again" 01-01 01-02 01-03
-printf 'timeouts: {idle: 2, task: 4}\n' >"$p/.orchestration/config.yaml"
+idle=6 task=10
+printf 'timeouts: {idle: %s, task: %s}\n' "$idle" "$task" >"$p/.orchestration/config.yaml"
 
 cat >"$tmp/waiter.py" <<'PY'
 import json, os, subprocess, sys, time
@@ -35,7 +39,7 @@ assert not got["answered"], got
 if task == "execute:01-03":
     open(hung + task, "w").close()
     print("hanging with the question open", flush=True)
-    time.sleep(20)
+    time.sleep(40)
     sys.exit(1)
 w.tool("harness_worker_report", {"type": "progress_update", "payload": {"message": "going on without the answer for now"}})
 if task == "execute:01-02":
@@ -44,7 +48,7 @@ if task == "execute:01-02":
     print("hanging", flush=True)
     time.sleep(60)
     sys.exit(1)
-got = w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 30})
+got = w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 60})
 print("answered:", json.dumps(got.get("response")), flush=True)
 w.close()
 sys.exit(subprocess.run([cli, "script-worker"]).returncode)
@@ -56,7 +60,7 @@ orch=$!
 # 01-01's question, once its worker went on and waits again (its progress report is in the store).
 id=$(checkpoint_of "$p" execute:01-01 "$orch" "$tmp/events.jsonl" 'going on without the answer')
 [[ -n $id ]] || { cat "$tmp/stderr.log" "$tmp/events.jsonl" >&2; fail "execute:01-01's question never became a checkpoint"; }
-sleep 6 # past both timeouts
+sleep $((task + 1)) # past both timeouts
 kill -0 "$orch" 2>/dev/null || { cat "$tmp/events.jsonl" "$tmp/stderr.log" >&2; fail "the run ended before the answer"; }
 (cd "$p" && "$cli" respond "$id" hi >/dev/null) || fail "respond exited $?"
 
