@@ -4,6 +4,8 @@
 #include "harness/util/atomic_file.hpp"
 #include "test_store_support.hpp"
 
+#include <fmt/format.h>
+
 using namespace harness;
 using namespace harness::store;
 using store_test::TempDir;
@@ -218,6 +220,36 @@ TEST_CASE("A file-transport worker is heard like an MCP worker, exactly once", "
   CHECK(s.messages_after(0)->back().session_id == "s2");
   CHECK(sd.ingest_session(s, "s2").duplicates == 1);
   CHECK(sd.ingest_session(s, "nobody").inserted == 0);
+}
+
+TEST_CASE("A failed result.json may forbid a retry, as task_failed does", "[store][state_dir]") {
+  // The script worker's task commit lost its trailers to a hook: another attempt would do the
+  // task again and lose them again.
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  auto sd = StateDir::for_project(dir.path);
+  auto failed = [&](const std::string& sid, const std::string& retry) {
+    REQUIRE(s.create_session(store_test::session(sid)));
+    REQUIRE(util::write_file_atomic(sd.session_dir(sid) / "result.json",
+                                    fmt::format(R"({{"sessionId":"{0}","token":"tok-{0}","timestamp":"t","status":"failed",)"
+                                                R"("error":"x"{1}}})",
+                                                sid, retry)));
+    return sd.ingest_session(s, sid);
+  };
+  auto retry_of = [&] {
+    const auto m = s.messages_after(0)->back();
+    auto p = protocol::payload_from_json(m.type, json::parse(m.payload));
+    REQUIRE(p);
+    return std::get<protocol::TaskFailed>(*p).retry;
+  };
+  CHECK(failed("s1", "").inserted == 1);
+  CHECK(retry_of() == protocol::Retry::allowed);
+  CHECK(failed("s2", R"(,"retry":"forbidden")").inserted == 1);
+  CHECK(retry_of() == protocol::Retry::forbidden);
+  const auto bad = failed("s3", R"(,"retry":"never")");
+  CHECK(bad.inserted == 0);
+  REQUIRE(bad.errors.size() == 1);
+  CHECK_THAT(bad.errors[0], Catch::Contains("retry: unknown value \"never\" (expected allowed, forbidden)"));
 }
 
 TEST_CASE("Bad transport files are reported and skipped, not fatal", "[store][state_dir]") {

@@ -132,8 +132,10 @@ TEST_CASE("a worker's commit whose trailers a commit-msg hook dropped is an erro
   p.dir.write("app/__init__.py", "");
   auto c = worker::commit_worker_files(p.request({"app/__init__.py"}, 1));
   REQUIRE_FALSE(c);
-  CHECK_THAT(c.error(), Catch::Contains("a commit-msg hook of this repository removed or changed the Plan:/Spec: trailers"));
+  CHECK_THAT(c.error(), Catch::Contains("the commit message hook .git/hooks/commit-msg removed or changed the Plan:/Spec: trailers"));
   CHECK_THAT(c.error(), Catch::Contains("(plan 01-01, task 1, spec SPC-001-task-tracker)"));
+  // The agent learns that no retry helps, as the script worker's result says.
+  CHECK_THAT(c.error(), Catch::Contains("Report task_failed with retry \"forbidden\""));
 }
 
 TEST_CASE("a worker's commit a formatting hook changed leaves the index as the commit, not as its revert",

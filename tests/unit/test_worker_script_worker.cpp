@@ -379,9 +379,15 @@ TEST_CASE("a commit-msg hook that drops the trailers fails the task at once, nam
   // Keeps the subject only, as some ticket-number hooks do.
   repo.dir.write(".git/hooks/commit-msg", "#!/bin/sh\nhead -1 \"$1\" > \"$1.t\" && mv \"$1.t\" \"$1\"\n");
   fs::permissions(repo.dir.path / ".git/hooks/commit-msg", fs::perms(0755));
-  auto r = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  const fs::path session = repo.dir.path / ".orchestration" / "sessions" / "s1";
+  auto r = worker::run_script_worker({repo.spec, "01-01", session, "s1", std::nullopt});
   REQUIRE_FALSE(r.ok);
-  CHECK_THAT(r.error, Catch::Contains("Task 1/2: first: a commit-msg hook"));
+  CHECK_THAT(r.error, Catch::Contains("Task 1/2: first: the commit message hook .git/hooks/commit-msg removed"));
   CHECK_THAT(r.error, Catch::Contains("keep the lines starting with 'Plan:' and 'Spec:'"));
   CHECK(r.tasks_run == 1); // task 2 is not done on top of a task harness cannot count as done
+  // A retry would run task 1 again (its commit counts as not done) and lose the trailers again.
+  CHECK(r.retry == protocol::Retry::forbidden);
+  auto result = boost::json::parse(read(session / "result.json")).as_object();
+  CHECK(result.at("status").as_string() == "failed");
+  CHECK(result.at("retry").as_string() == "forbidden");
 }

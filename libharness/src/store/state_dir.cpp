@@ -179,7 +179,16 @@ std::expected<protocol::Envelope, std::string> result_message(const json::value&
   } else if (*status == "failed") {
     auto error = field_string(o, "error");
     if (!error) return std::unexpected(error.error());
-    e.payload = protocol::TaskFailed{*error, protocol::Retry::allowed, std::nullopt};
+    // Optional, as in task_failed: a worker that knows another attempt cannot help says so.
+    auto retry = protocol::Retry::allowed;
+    if (o.contains("retry")) {
+      auto r = field_string(o, "retry");
+      if (!r) return std::unexpected(r.error());
+      if (*r != "allowed" && *r != "forbidden")
+        return std::unexpected(fmt::format("retry: unknown value \"{}\" (expected allowed, forbidden)", *r));
+      if (*r == "forbidden") retry = protocol::Retry::forbidden;
+    }
+    e.payload = protocol::TaskFailed{*error, retry, std::nullopt};
   } else {
     return std::unexpected(fmt::format("status: unknown value \"{}\" (expected completed, failed)", *status));
   }

@@ -7,6 +7,8 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace harness::worker {
 namespace fs = std::filesystem;
@@ -38,6 +40,20 @@ bool commit_hooks_installed(const fs::path& root) {
   for (const char* name : {"pre-commit", "prepare-commit-msg", "commit-msg"})
     if (::access((*dir / name).c_str(), X_OK) == 0) return true;
   return false;
+}
+
+std::vector<std::string> message_hooks(const fs::path& root) {
+  const auto dir = hooks_dir(root);
+  if (!dir) return {};
+  std::vector<std::string> out;
+  for (const char* name : {"prepare-commit-msg", "commit-msg"}) {
+    const fs::path hook = *dir / name;
+    if (::access(hook.c_str(), X_OK) != 0) continue;
+    const fs::path rel = hook.lexically_normal().lexically_relative(root.lexically_normal());
+    const bool inside = !rel.empty() && *rel.begin() != "..";
+    out.push_back((inside ? rel : hook.lexically_normal()).generic_string());
+  }
+  return out;
 }
 
 } // namespace harness::worker

@@ -204,10 +204,12 @@ std::optional<std::vector<std::pair<int, std::string>>> parse_done_tasks(std::st
 ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   ScriptWorkerResult result;
   const auto started = std::chrono::steady_clock::now();
-  auto fail = [&](std::string why) {
+  auto fail = [&](std::string why, protocol::Retry retry = protocol::Retry::allowed) {
     result.error = std::move(why);
-    write_json(req, "result.json",
-               {{"sessionId", req.session_id}, {"timestamp", now_iso()}, {"status", "failed"}, {"error", result.error}});
+    result.retry = retry;
+    boost::json::object o{{"sessionId", req.session_id}, {"timestamp", now_iso()}, {"status", "failed"}, {"error", result.error}};
+    if (retry == protocol::Retry::forbidden) o["retry"] = "forbidden";
+    write_json(req, "result.json", std::move(o));
     return result;
   };
   // Only this plan's file is read: a worker of a 2,000-plan spec must not parse all of them.
@@ -286,7 +288,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
     result.commits.push_back(*hash);
     // Said now, not found by the retry: it would run the task again and lose the trailers again.
     if (auto lost = lost_trailers(root, *hash, plan->id, task.index, lay->spec_name); !lost.empty())
-      return fail(fmt::format("{}: {}", label, lost));
+      return fail(fmt::format("{}: {}", label, lost), protocol::Retry::forbidden);
   }
 
   ScriptRunRecord record;
@@ -316,7 +318,8 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   if (!hash) return fail("summary: " + hash.error());
   if (!hash->empty()) result.commits.push_back(*hash);
   if (!hash->empty()) // hooks are skipped, but prepare-commit-msg runs all the same
-    if (auto lost = lost_trailers(root, *hash, plan->id, 0, lay->spec_name); !lost.empty()) return fail("summary: " + lost);
+    if (auto lost = lost_trailers(root, *hash, plan->id, 0, lay->spec_name); !lost.empty())
+      return fail("summary: " + lost, protocol::Retry::forbidden);
   result.files_touched.assign(touched.begin(), touched.end());
   result.ok = true;
   boost::json::array commits, files;

@@ -110,11 +110,19 @@ std::string lost_trailers(const std::filesystem::path& root, const std::string& 
   if (log.exit_code != 0 || read.size() != 1) return {};
   const auto& c = read.front();
   if (c.plan == plan_id && c.task == task && c.spec == spec) return {};
-  return fmt::format("a commit-msg hook of this repository removed or changed the Plan:/Spec: trailers harness wrote "
-                     "into commit {} (plan {}{}, spec {}): harness reads them to know which tasks are done, and without "
-                     "them this work counts as not done; make the hook keep the lines starting with 'Plan:' and 'Spec:' "
-                     "(as git interpret-trailers does), then run again",
-                     hash.substr(0, 12), plan_id, task ? fmt::format(", task {}", task) : std::string(), spec);
+  // Named by file: "a hook" sends the user looking, and core.hooksPath hides where hooks live.
+  const auto hooks = message_hooks(root);
+  std::string which = "a commit-msg hook of this repository";
+  if (!hooks.empty()) {
+    std::string names;
+    for (const auto& h : hooks) names += (names.empty() ? "" : ", ") + h;
+    which = fmt::format("the commit message hook{} {}", hooks.size() == 1 ? "" : "s", names);
+  }
+  // The fix before the explanation: the run's one-line reasons are clipped.
+  return fmt::format("{} removed or changed the Plan:/Spec: trailers of commit {}: make it keep the lines starting with "
+                     "'Plan:' and 'Spec:' (as git interpret-trailers does), then run again; harness reads them to know "
+                     "which tasks are done (plan {}{}, spec {}), and without them this work counts as not done",
+                     which, hash.substr(0, 12), plan_id, task ? fmt::format(", task {}", task) : std::string(), spec);
 }
 
 std::string redo_trailer(const std::string& plan_id, int task) {

@@ -112,8 +112,10 @@ std::expected<WorkerCommit, std::string> commit_worker_files(const WorkerCommitR
                            summary_only ? CommitHooks::skip : CommitHooks::run);
   if (!hash) return std::unexpected(hash.error());
   if (hash->empty()) return std::unexpected(fmt::format("nothing to commit: {} as in HEAD", joined(paths)));
+  // Told to the agent too: trying another commit, or another attempt, loses them the same way.
   if (auto lost = lost_trailers(root, *hash, plan_id, req.task, layout->spec_name); !lost.empty())
-    return std::unexpected(lost);
+    return std::unexpected(lost + ". Report task_failed with retry \"forbidden\" and this message: the hook removes "
+                                  "them from any commit, and the person must fix it first");
   WorkerCommit out{*hash, files_of_commits(root, {*hash}), {}};
   for (const auto& f : out.files)
     if (f != *summary && std::ranges::none_of(plan->files_modified, [&](const auto& g) { return util::glob_match(g, f); }))

@@ -8,6 +8,7 @@
 // skipped, and before a task runs, the plan's declared files are reset to HEAD, so a retry after
 // a crash neither repeats nor half-applies a task.
 
+#include "harness/protocol/message.hpp"
 #include "harness/spec/spec.hpp"
 
 #include "harness/worker/git.hpp"
@@ -41,6 +42,9 @@ struct ScriptWorkerResult {
   /// The failure is the request's: no such spec directory, no such plan, or a plan that does not
   /// validate (the CLI exits 2 for these, 1 for a task that failed).
   bool bad_input = false;
+  /// `forbidden`: another attempt would fail the same way and do the work again (a hook removed
+  /// the trailers of a task commit); result.json carries it as `"retry": "forbidden"`.
+  protocol::Retry retry = protocol::Retry::allowed;
   std::vector<std::string> commits;
   std::vector<std::string> files_touched;
   std::filesystem::path summary;

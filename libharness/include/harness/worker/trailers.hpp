@@ -59,7 +59,8 @@ std::string plan_trailers(const std::string& plan_id, int task, int task_count, 
 /// Why the commit `hash`, made with plan_trailers(plan_id, task, ..., spec), no longer carries
 /// them as harness reads them, or empty when it does (or git cannot say). A commit-msg hook that
 /// rewrites messages can drop them, and a task commit without them is no done task: a retry would
-/// do the task again, and verification would find no commit of the plan.
+/// do the task again, and verification would find no commit of the plan. The message names the
+/// hook files (message_hooks) and says the fix first.
 std::string lost_trailers(const std::filesystem::path& root, const std::string& hash, const std::string& plan_id, int task,
                           const std::string& spec);
 
