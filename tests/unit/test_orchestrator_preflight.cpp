@@ -390,16 +390,3 @@ TEST_CASE("plans that write inside a submodule are refused, naming the submodule
   CHECK(orchestrator::declared_path_problems(s, facts).empty());
 }
 
-TEST_CASE("the probe finds the submodules of a repository", "[orchestrator][preflight]") {
-  test::TempDir dir;
-  test::sh(dir.path, "git init -q -b main lib && cd lib && echo x > x && git add x"
-                     " && git -c user.name=t -c user.email=t@example.com commit -qm x");
-  test::sh(dir.path, "git init -q -b main project");
-  const auto project = dir.path / "project";
-  CHECK(orchestrator::submodule_paths(project).empty());
-  test::sh(project, "git -c protocol.file.allow=always submodule add -q ../lib 'vendor/the lib'");
-  CHECK(orchestrator::submodule_paths(project) == std::vector<std::string>{"vendor/the lib"});
-  // Removed from the index, the path is no submodule any more, whatever .gitmodules still says.
-  test::sh(project, "git rm -q --cached 'vendor/the lib'");
-  CHECK(orchestrator::submodule_paths(project).empty());
-}

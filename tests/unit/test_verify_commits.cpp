@@ -68,6 +68,28 @@ TEST_CASE("the commits check fails when the plan's files are in the work tree bu
   }
 }
 
+TEST_CASE("a declared file inside a git submodule, committed in neither repository, fails the check", "[verify][commits]") {
+  // J2: git status of this repository cannot see a file inside a submodule, and none of its
+  // commits can hold it: the plan passed although its work was nowhere but in the work tree.
+  Project p;
+  test::TempDir lib;
+  test::sh(lib.path, "git init -q -b main && echo x > x && git add x && git commit -qm x");
+  test::sh(p.dir.path, "git -c protocol.file.allow=always submodule add -q '" + lib.path.string() +
+                           "' out && git commit -qm 'out is a submodule'");
+  p.dir.write("out/a.txt", "a\n");
+  p.dir.write("out/b.txt", "b\n");
+  auto c = p.commits_check();
+  CHECK(c.status == verify::CheckStatus::failed);
+  CHECK_THAT(c.message, Catch::StartsWith("out/a.txt, out/b.txt are inside the git submodule out and committed in neither "
+                                          "repository (harness commits only this repository's files"));
+  SECTION("committed in the submodule, the work is somewhere: not this check's question") {
+    test::sh(p.dir.path / "out", "git add a.txt b.txt && git commit -qm work");
+    c = p.commits_check();
+    CHECK(c.status == verify::CheckStatus::passed);
+    CHECK_THAT(c.message, Catch::StartsWith("1 commit, 1 of 1 tasks covered"));
+  }
+}
+
 TEST_CASE("a declared file that is only the new path of a staged rename is not committed", "[verify][commits]") {
   Project p;
   // out/b.txt (the check's) was committed; out/a.txt (declared) exists only as a rename staged

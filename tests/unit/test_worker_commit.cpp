@@ -150,3 +150,18 @@ TEST_CASE("a worker's commit a formatting hook changed leaves the index as the c
   CHECK(p.git("show HEAD:app/__init__.py") == "x = 1\n# formatted\n");
   CHECK(p.git("status --porcelain").empty());
 }
+
+TEST_CASE("a file inside a git submodule is refused naming the submodule, not as a path git does not know",
+          "[worker][commit]") {
+  Project p;
+  test::TempDir lib;
+  test::sh(lib.path, "git init -q -b main && echo x > x && git add x && git -c user.name=t -c user.email=t@example.com "
+                     "commit -qm x");
+  p.git("-c protocol.file.allow=always submodule add -q '" + lib.path.string() + "' app/vendor");
+  p.dir.write("app/vendor/new.py", "");
+  auto c = worker::commit_worker_files(p.request({"app/vendor/new.py"}, 1));
+  REQUIRE_FALSE(c);
+  CHECK_THAT(c.error(), Catch::Contains("app/vendor/new.py is inside the git submodule app/vendor, another repository: "
+                                        "harness commits only this repository's files"));
+  CHECK(p.git("log -1 --format=%s").find("feat(01-01)") == std::string::npos); // nothing committed
+}

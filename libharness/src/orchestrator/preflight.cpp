@@ -6,6 +6,7 @@
 #include "harness/util/shell_words.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/spawn.hpp"
+#include "harness/worker/submodules.hpp"
 
 #include <fmt/format.h>
 
@@ -381,7 +382,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
     f.signing_error = signing_error(project_root);
     f.orphaned_git_locks = orphaned_locks(project_root);
     f.sparse_cone = sparse_cone_directories(project_root);
-    f.submodules = submodule_paths(project_root);
+    f.submodules = worker::submodule_paths(project_root);
   }
   // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
   // an address guessed from the host name is acceptable), in the environment commits run in.

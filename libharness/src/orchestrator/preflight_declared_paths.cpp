@@ -148,22 +148,4 @@ std::optional<std::vector<std::string>> sparse_cone_directories(const fs::path& 
   return output_lines(list.out);
 }
 
-std::vector<std::string> submodule_paths(const fs::path& root) {
-  // .gitmodules names them (`--null`: "key\nvalue" records, for paths with any character); the
-  // index says which still are gitlinks (mode 160000), for a .gitmodules left behind.
-  const auto listed = worker::run_git(root, {"config", "--file", ".gitmodules", "--null", "--get-regexp",
-                                             "^submodule\\..*\\.path$"});
-  if (listed.exit_code != 0) return {};
-  std::vector<std::string> args = {"ls-files", "--stage", "-z", "--"};
-  for (const auto& record : worker::nul_separated(listed.out))
-    if (const auto nl = record.find('\n'); nl != std::string::npos) args.push_back(":(literal)" + record.substr(nl + 1));
-  if (args.size() == 4) return {};
-  const auto staged = worker::run_git(root, args);
-  std::vector<std::string> out;
-  for (const auto& entry : worker::nul_separated(staged.out))
-    if (const auto tab = entry.find('\t'); entry.starts_with("160000 ") && tab != std::string::npos)
-      out.push_back(entry.substr(tab + 1));
-  return out;
-}
-
 } // namespace harness::orchestrator

@@ -6,6 +6,7 @@
 #include "harness/verify/human_answer.hpp"
 #include "harness/verify/work_hash.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/submodules.hpp"
 #include "harness/worker/trailers.hpp"
 #include "line_search.hpp"
 
@@ -125,8 +126,11 @@ std::vector<std::string> outside_names(const spec::Spec& spec, const spec::Plan&
 /// checks pass on the work tree, so without this a task that committed nothing passed, and a
 /// fresh checkout of the branch would not have the work. Patterns and directories are left out:
 /// they may cover a file another plan (a later phase's, running beside this verification) is
-/// writing right now.
-std::vector<std::string> uncommitted_files(const spec::Plan& plan, const fs::path& root) {
+/// writing right now. `in_submodules`: those of them inside a git submodule that are in no commit
+/// of the submodule either (this repository's status cannot see them, and none of its commits can
+/// hold them: the work is nowhere but in the work tree).
+std::vector<std::string> uncommitted_files(const spec::Plan& plan, const fs::path& root,
+                                           std::map<std::string, std::vector<std::string>>& in_submodules) {
   std::set<std::string> paths;
   auto add = [&](const std::string& p) {
     if (p.empty() || p.find_first_of("*?[") != std::string::npos) return;
@@ -140,12 +144,34 @@ std::vector<std::string> uncommitted_files(const spec::Plan& plan, const fs::pat
     if (c.type == spec::CheckType::file_exists || c.type == spec::CheckType::file_contains) add(c.path);
   for (const auto& a : plan.must_haves.artifacts) add(a.path);
   if (paths.empty()) return {};
+  const auto submodules = worker::submodule_paths(root); // no git process without a .gitmodules
   std::vector<std::string> specs;
-  for (const auto& p : paths) specs.push_back(worker::literal_pathspec(p));
+  std::map<std::string, std::vector<std::string>> inside; // submodule -> pathspecs relative to it
+  for (const auto& p : paths)
+    if (auto sub = worker::submodule_holding(submodules, p)) inside[*sub].push_back(worker::literal_pathspec(p.substr(sub->size() + 1)));
+    else specs.push_back(worker::literal_pathspec(p));
   std::vector<std::string> out;
-  for (const auto& c : worker::changed_paths(root, specs))
-    if (c.untracked || c.added) out.push_back(c.path);
+  if (!specs.empty())
+    for (const auto& c : worker::changed_paths(root, specs))
+      if (c.untracked || c.added) out.push_back(c.path);
+  for (const auto& [sub, sub_specs] : inside)
+    for (const auto& c : worker::changed_paths(root / sub, sub_specs))
+      if (c.untracked || c.added) in_submodules[sub].push_back(sub + "/" + c.path);
   return out;
+}
+
+/// "out/a.txt is inside the git submodule out and committed in neither repository", with why.
+std::string submodule_files_message(const std::map<std::string, std::vector<std::string>>& in_submodules) {
+  std::vector<std::string> files, submodules;
+  for (const auto& [sub, names] : in_submodules) {
+    submodules.push_back(sub);
+    files.insert(files.end(), names.begin(), names.end());
+  }
+  const bool one = files.size() == 1;
+  return fmt::format("{} {} inside the git submodule{} {} and committed in neither repository (harness commits only this "
+                     "repository's files: declare the plan in a spec of the submodule's own project, or make the "
+                     "directory part of this repository)",
+                     names_list(files), one ? "is" : "are", submodules.size() == 1 ? "" : "s", fmt::join(submodules, ", "));
 }
 
 /// "out/a.txt is not committed", "a, b and 3 more are not committed", with what to do.
@@ -212,9 +238,12 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   for (int i = 1; i <= total; ++i)
     if (!tasks.contains(i))
       uncovered += fmt::format("{}task {} '{}'", uncovered.empty() ? "" : ", ", i, plan.tasks[static_cast<std::size_t>(i - 1)].name);
-  const auto uncommitted = uncommitted_files(plan, spec.layout.project_root);
-  const CheckStatus st = found.empty() || !uncommitted.empty() || taken > 0 ? CheckStatus::failed : CheckStatus::passed;
+  std::map<std::string, std::vector<std::string>> in_submodules;
+  const auto uncommitted = uncommitted_files(plan, spec.layout.project_root, in_submodules);
+  const CheckStatus st = found.empty() || !uncommitted.empty() || !in_submodules.empty() || taken > 0 ? CheckStatus::failed
+                                                                                                       : CheckStatus::passed;
   std::string msg = uncommitted.empty() ? std::string() : not_committed_message(uncommitted) + "; ";
+  if (!in_submodules.empty()) msg += submodule_files_message(in_submodules) + "; ";
   msg += !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
       : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}': they carry 'Spec: {}' (another spec's, or this spec's "
                                      "before its directory was renamed)",

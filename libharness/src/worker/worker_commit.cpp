@@ -3,6 +3,7 @@
 #include "harness/spec/spec.hpp"
 #include "harness/util/glob.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/submodules.hpp"
 #include "harness/worker/trailers.hpp"
 
 #include <fmt/format.h>
@@ -98,10 +99,17 @@ std::expected<WorkerCommit, std::string> commit_worker_files(const WorkerCommitR
   const auto summary = project_path(root, layout->summary_file(*phase, plan_id).string());
   if (!summary) return std::unexpected(summary.error());
   std::vector<std::string> paths;
+  const auto submodules = submodule_paths(root);
   for (const auto& f : req.files) {
     auto rel = project_path(root, f);
     if (!rel) return std::unexpected(rel.error());
     if (auto why = refusal(*rel, layout->spec_dir_in_project(), *summary); !why.empty()) return std::unexpected(why);
+    // git itself would say "pathspec did not match any file(s) known to git", of a path that is there.
+    if (auto sub = submodule_holding(submodules, *rel))
+      return std::unexpected(fmt::format("{} is inside the git submodule {}, another repository: harness commits only "
+                                         "this repository's files (a commit here can hold the submodule's commit, {}, "
+                                         "never a file inside it)",
+                                         *rel, *sub, *sub));
     if (std::ranges::find(paths, *rel) == paths.end()) paths.push_back(*rel);
   }
   const bool summary_only = paths == std::vector<std::string>{*summary};

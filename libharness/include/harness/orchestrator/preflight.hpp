@@ -61,8 +61,8 @@ struct StartFacts {
   /// root's files), project-relative; nullopt when the checkout is not sparse, or sparse with
   /// non-cone patterns, which git 2.39 offers no way to match a path against.
   std::optional<std::vector<std::string>> sparse_cone;
-  /// The project's submodules (gitlinks in the index that .gitmodules names), project-relative:
-  /// another repository's files, which no commit of this one can hold.
+  /// The project's submodules (worker::submodule_paths), project-relative: another repository's
+  /// files, which no commit of this one can hold.
   std::vector<std::string> submodules;
   /// The executable a worker's program name resolves to, or empty when it does not resolve to one
   /// (unset: none resolves).
@@ -95,9 +95,6 @@ std::vector<StartProblem> declared_path_problems(const spec::Spec& spec, const S
 
 /// The cone of the sparse checkout of the repository at `root`, as StartFacts::sparse_cone.
 std::optional<std::vector<std::string>> sparse_cone_directories(const std::filesystem::path& root);
-
-/// The submodules of the repository at `root`, as StartFacts::submodules.
-std::vector<std::string> submodule_paths(const std::filesystem::path& root);
 
 /// The problems as the text of an error: a first line, then "  - problem" and "    fix: ..." per
 /// problem.
