@@ -3,7 +3,8 @@
 # repository format this git does not know) or only partly (a shallow clone): every git command
 # fails, or the plans' commits lie beyond the clone's boundary. verify must not record that as
 # gaps: it says git's reason (exit 1) and writes no VERIFICATION file; orchestrate's preflight
-# names the refusal and git's own fix instead of advising `git init`.
+# names the refusal and git's own fix instead of advising `git init`, and refuses a run in a
+# shallow clone whose verifications would need commits beyond its boundary.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -64,6 +65,25 @@ set -e
 [[ "$out" == *"not readable here: the clone is shallow"* && "$out" == *"git fetch --unshallow"* ]] || fail "shallow: $out"
 [[ "$out" != *"no commit carries"* && "$out" != *"gaps_found"* ]] || fail "shallow: read as gaps: $out"
 [[ -z "$(git -C "$tmp/ci" status --porcelain)" ]] || fail "shallow: verify wrote $(git -C "$tmp/ci" status --porcelain)"
+
+# orchestrate in a shallow clone: with nothing left to do it says complete; with a new plan its
+# verifications would read the earlier plans' commits as missing, so it refuses to start.
+git clone -q --depth 2 "file://$p" "$tmp/ci2"
+(cd "$tmp/ci2" && "$cli" orchestrate "$spec" --worker script --yes >"$tmp/ci2.out" 2>&1) ||
+  fail "shallow, nothing to do: orchestrate failed: $(cat "$tmp/ci2.out")"
+core_plan "$tmp/ci2/$spec" 01-03
+(cd "$tmp/ci2" && git add -A && git commit -qm "plan 01-03")
+set +e
+out=$(cd "$tmp/ci2" && "$cli" orchestrate "$spec" --worker script --yes 2>&1); rc=$?
+set -e
+[[ $rc -eq 2 ]] || fail "shallow, a new plan: orchestrate exited $rc: $out"
+[[ "$out" == *"the clone is shallow and holds no commit of 2 executed plans (01-01, 01-02)"* &&
+   "$out" == *"fix: git fetch --unshallow"* ]] || fail "shallow, a new plan: preflight said: $out"
+[[ ! -e "$tmp/ci2/out/01-03.txt" && -z "$(git -C "$tmp/ci2" status --porcelain)" ]] ||
+  fail "shallow, a new plan: the run started: $(git -C "$tmp/ci2" status --porcelain)"
+git -C "$tmp/ci2" fetch -q --unshallow
+(cd "$tmp/ci2" && "$cli" orchestrate "$spec" --worker script --yes >"$tmp/ci2.out" 2>&1) ||
+  fail "orchestrate after git fetch --unshallow: $(cat "$tmp/ci2.out")"
 git -C "$tmp/ci" fetch -q --unshallow
 (cd "$tmp/ci" && "$cli" verify "$spec" --phase 1 >/dev/null) || fail "verify after git fetch --unshallow"
 echo "verify history: all checks passed"

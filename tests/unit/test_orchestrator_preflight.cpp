@@ -390,3 +390,21 @@ TEST_CASE("plans that write inside a submodule are refused, naming the submodule
   CHECK(orchestrator::declared_path_problems(s, facts).empty());
 }
 
+
+TEST_CASE("a shallow clone without the commits of executed plans is refused, with git fetch --unshallow",
+          "[orchestrator][preflight]") {
+  auto s = plans_writing({{"01-01", {"out/a"}}, {"01-02", {"out/b"}}, {"02-01", {"out/c"}}});
+  s.summaries["01-01"] = {};
+  s.summaries["01-02"] = {};
+  StartFacts facts;
+  CHECK(orchestrator::shallow_history_problems(s, facts).empty()); // the whole history
+  facts.shallow_plans_with_commits = std::set<std::string>{"01-02"};
+  const auto problems = orchestrator::shallow_history_problems(s, facts);
+  REQUIRE(problems.size() == 1);
+  INFO(all_text(problems));
+  // 02-01 has not run: its commits are this run's. 01-02's are in the clone.
+  CHECK(problems[0].problem.starts_with("the clone is shallow and holds no commit of 1 executed plan (01-01): "));
+  CHECK(problems[0].fix == "git fetch --unshallow, or fetch-depth: 0 in CI, then run again");
+  facts.shallow_plans_with_commits = std::set<std::string>{"01-01", "01-02"};
+  CHECK(orchestrator::shallow_history_problems(s, facts).empty()); // deep enough
+}

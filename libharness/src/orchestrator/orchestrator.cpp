@@ -683,6 +683,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   const auto facts = probe_start_facts(spec.layout);
   auto problems = start_problems(opt, spec.layout, facts);
   std::ranges::move(declared_path_problems(spec, facts), std::back_inserter(problems));
+  std::ranges::move(shallow_history_problems(spec, facts), std::back_inserter(problems));
   if (!problems.empty()) return std::unexpected(RunError{render_start_problems(problems), 2});
   state_dir = spec.layout.project_root / ".orchestration";
   std::error_code rel_ec;

@@ -4,6 +4,7 @@
 
 #include "harness/util/glob.hpp"
 #include "harness/util/shell_words.hpp"
+#include "harness/worker/git_history.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/spawn.hpp"
 #include "harness/worker/submodules.hpp"
@@ -383,6 +384,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
     f.orphaned_git_locks = orphaned_locks(project_root);
     f.sparse_cone = sparse_cone_directories(project_root);
     f.submodules = worker::submodule_paths(project_root);
+    if (worker::history_depth(project_root) == worker::HistoryDepth::shallow) f.shallow_plans_with_commits = plans_with_commits(layout);
   }
   // `git var` applies the rules `git commit` applies (config, GIT_* variables, EMAIL, and whether
   // an address guessed from the host name is acceptable), in the environment commits run in.

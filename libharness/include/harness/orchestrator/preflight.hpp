@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,10 @@ struct StartFacts {
   /// The project's submodules (worker::submodule_paths), project-relative: another repository's
   /// files, which no commit of this one can hold.
   std::vector<std::string> submodules;
+  /// In a shallow clone (`git rev-parse --is-shallow-repository`), the plans with a commit of this
+  /// spec's (a `Plan:` and this spec's `Spec:` trailer) in the history the clone holds; nullopt
+  /// when the history is whole.
+  std::optional<std::set<std::string>> shallow_plans_with_commits;
   /// The executable a worker's program name resolves to, or empty when it does not resolve to one
   /// (unset: none resolves).
   std::function<std::filesystem::path(const std::string& program)> resolve_program;
@@ -92,6 +97,17 @@ std::vector<StartProblem> start_problems(const RunOptions& options, const spec::
 /// directory (one without any, `**/*.ts`, is not checked). Every attempt of such a plan would do
 /// its work and then commit nothing, or fail at `git add`.
 std::vector<StartProblem> declared_path_problems(const spec::Spec& spec, const StartFacts& facts);
+
+/// The problem of a run in a shallow clone that lacks the commits of plans executed before it (a
+/// SUMMARY, and none of their commits in the clone: facts.shallow_plans_with_commits) while the
+/// spec is not done: the run's verifications, the final one at the latest, check every plan's
+/// commits, and would find theirs missing. None when the history is whole or the spec is done.
+std::vector<StartProblem> shallow_history_problems(const spec::Spec& spec, const StartFacts& facts);
+
+/// The plans of the spec at `layout` that have a trailer commit of its own in the history of the
+/// repository, as StartFacts::shallow_plans_with_commits (asked only in a shallow clone, whose
+/// history is short).
+std::set<std::string> plans_with_commits(const spec::Layout& layout);
 
 /// The cone of the sparse checkout of the repository at `root`, as StartFacts::sparse_cone.
 std::optional<std::vector<std::string>> sparse_cone_directories(const std::filesystem::path& root);
