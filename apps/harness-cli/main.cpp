@@ -1,6 +1,8 @@
 // harness-cli: parses the command line and hands each subcommand to libharness.
 #include "commands.hpp"
 
+#include "harness/util/open_file_limit.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -29,6 +31,10 @@ int check_stdout(int code, int seen_errno) {
 
 int main(int argc, char** argv) {
   using namespace harness::cli;
+  // A run's workers, git calls and checks each hold descriptors: a soft limit of 1024 (or less)
+  // below a higher hard one is no reason to fail (what `orchestrate --slots` needs is checked
+  // before a run starts).
+  harness::util::raise_open_file_limit();
   CLI::App app{"harness-cli: spec-driven orchestration of AI coding-agent sessions"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("harness-cli 0.1.0"));

@@ -2,7 +2,7 @@
 # `harness-cli orchestrate` refuses to start what would fail part-way: a project that is not a git
 # repository, a git without an identity to commit with, commits git cannot sign, a merge waiting to be finished, spec
 # documents a .gitignore rule hides, a worker program that is not there, a command worker without
-# a template. Each is reported before anything is written (no
+# a template, a limit on open files too low for --slots. Each is reported before anything is written (no
 # .orchestration/ state, STATUS.md unchanged, nothing staged), all of them at once, each with a
 # fix, and the exit code is 2.
 set -euo pipefail
@@ -138,5 +138,21 @@ orchestrate_in "$p" "$cli" orchestrate "$spec" --worker script --yes
   fail "signing: $err"
 [[ $err == *"git config commit.gpgsign false"* ]] || fail "signing fix: $err"
 untouched "$p" "signing"
+
+# 9. A limit on open files (`ulimit -n`, soft and hard) too low for --slots: the run used to die
+# part-way of "eventfd_select_interrupter: Too many open files", without run_finished.
+p=$tmp/nofile
+new_project "$p" git
+orchestrate_in "$p" bash -c 'ulimit -n 40 && exec "$@"' - "$cli" orchestrate "$spec" --worker script --yes --slots 8
+[[ $rc -eq 2 ]] || fail "too low a limit on open files should exit 2, got $rc: $err"
+[[ $err == *"--slots 8 needs about "*" open files at once, and this process may open 40 (ulimit -n)"* ]] || fail "nofile: $err"
+[[ $err == *'fix: raise the limit before harness-cli starts: `ulimit -n '* ]] || fail "nofile fix: $err"
+untouched "$p" "open files"
+# Only the soft limit that low: harness-cli raises it to the hard one and has nothing to report
+# about it (the template's absence stops the run before it starts).
+orchestrate_in "$p" bash -c 'ulimit -Sn 40 && exec "$@"' - "$cli" orchestrate "$spec" --worker command --yes --slots 8
+[[ $rc -eq 2 && $err == *"has no command template"* ]] || fail "soft nofile: expected only the template problem, got $rc: $err"
+[[ $err != *"open files"* ]] || fail "a soft limit below the hard one was not raised: $err"
+untouched "$p" "soft open files"
 
 echo "orchestrate preflight: all checks passed"

@@ -408,3 +408,30 @@ TEST_CASE("a shallow clone without the commits of executed plans is refused, wit
   facts.shallow_plans_with_commits = std::set<std::string>{"01-01", "01-02"};
   CHECK(orchestrator::shallow_history_problems(s, facts).empty()); // deep enough
 }
+
+TEST_CASE("a limit on open files too low for the slots is a start problem that names ulimit -n and the slots that fit",
+          "[orchestrator][preflight][descriptors]") {
+  FakeMachine m;
+  auto o = options(AdapterKind::script);
+  o.sched.slots = 8;
+  const auto needed = orchestrator::open_files_needed(8, o.verify_threads);
+  // Each slot holds descriptors of its own: more slots need more.
+  CHECK(orchestrator::open_files_needed(16, o.verify_threads) > needed);
+  m.facts.open_file_limit = needed;
+  CHECK(orchestrator::start_problems(o, layout_at("/p"), m.facts).empty());
+  m.facts.open_file_limit = std::nullopt; // unlimited
+  CHECK(orchestrator::start_problems(o, layout_at("/p"), m.facts).empty());
+
+  m.facts.open_file_limit = orchestrator::open_files_needed(3, o.verify_threads);
+  auto problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK_THAT(problems[0].problem, Catch::Contains("--slots 8 needs about " + std::to_string(needed) + " open files"));
+  CHECK_THAT(problems[0].fix, Catch::Contains("`ulimit -n " + std::to_string(needed) + "`"));
+  CHECK_THAT(problems[0].fix, Catch::Contains("--slots 3"));
+
+  m.facts.open_file_limit = 20; // not even one slot: raising the limit is the only fix
+  problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);
+  REQUIRE(problems.size() == 1);
+  CHECK_THAT(problems[0].problem, Catch::Contains("may open 20"));
+  CHECK_THAT(problems[0].fix, !Catch::Contains("--slots"));
+}

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+
 namespace harness::orchestrator {
 namespace {
 
@@ -14,6 +17,13 @@ std::string_view trim(std::string_view s) {
 }
 
 } // namespace
+
+bool out_of_resources(std::string_view reason) {
+  // Our start errors end in strerror's words (in the C locale this process keeps).
+  for (const int e : {EMFILE, ENFILE, EAGAIN, ENOMEM})
+    if (reason.ends_with(std::strerror(e))) return true;
+  return false;
+}
 
 std::string one_line(std::string_view text, std::size_t limit) {
   const std::string cleaned = util::printable(text, true);

@@ -285,6 +285,18 @@ std::string Orchestrator::Impl::render_prompt(const Session& s) {
   return r ? *r : "You are a harness worker. Task: " + task_json;
 }
 
+void Orchestrator::Impl::fail_start(const std::string& sid, const std::string& task, const std::string& why) {
+  // Out of descriptors or processes, a retry at once meets the same limit (both attempts went in
+  // 10 ms): the slot is held a little first, while other workers may end and free some.
+  auto failed = [this, sid, task, why] {
+    end_session(sid, why, false);
+    fail(task, sched::FailureClass::crashed, why);
+  };
+  if (!out_of_resources(why)) return asio::post(ctx, failed);
+  auto timer = std::make_shared<asio::steady_timer>(ctx, start_retry_pause);
+  timer->async_wait([timer, failed](boost::system::error_code) { failed(); });
+}
+
 void Orchestrator::Impl::launch_worker(Session& s) {
   // A reconcile is told which SUMMARYs deviated: written by workers of this run, after the spec
   // was last read.
@@ -317,13 +329,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
   }
   auto launch = worker::build_launch(s.adapter, req, opt.adapter_settings);
   const std::string sid = s.id, task = s.action.task;
-  if (!launch) {
-    asio::post(ctx, [this, sid, task, why = launch.error()] {
-      end_session(sid, why, false);
-      fail(task, sched::FailureClass::crashed, why);
-    });
-    return;
-  }
+  if (!launch) return fail_start(sid, task, launch.error());
   if (db) {
     store::SessionRecord pre;
     pre.id = s.id;
@@ -337,13 +343,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     if (auto r = db->create_session(pre); !r) emit(RunEventKind::note, task, -1, 0, "store: " + r.error());
   }
   auto pid = host->start(s.id, *launch, s.dir / "output.log", opt.task_timeout, opt.idle_timeout);
-  if (!pid) {
-    asio::post(ctx, [this, sid, task, why = pid.error()] {
-      end_session(sid, why, false);
-      fail(task, sched::FailureClass::crashed, why);
-    });
-    return;
-  }
+  if (!pid) return fail_start(sid, task, pid.error());
   write_worker_record(s.dir, {*pid, process_start_ticks(*pid), task, s.id, spec.layout.spec_name});
   if (db) {
     // harness-mcp --worker accepts the worker's calls only for a session with this token.

@@ -3,6 +3,7 @@
 #include "session_files.hpp"
 
 #include "harness/util/glob.hpp"
+#include "harness/util/open_file_limit.hpp"
 #include "harness/util/shell_words.hpp"
 #include "harness/worker/git_history.hpp"
 #include "harness/worker/index_lock.hpp"
@@ -354,6 +355,29 @@ std::vector<std::string> ignored_documents(const spec::Layout& layout) {
   return out;
 }
 
+namespace {
+
+/// A limit on open files that the run's workers would exceed part-way (a run died of it).
+/// harness-cli has raised the soft limit to the hard one already: only the hard limit is left to
+/// raise, in the shell (or by root) before harness-cli starts.
+void open_file_problem(const RunOptions& o, const StartFacts& facts, std::vector<StartProblem>& out) {
+  const int slots = o.sched.slots;
+  const auto needed = open_files_needed(slots, o.verify_threads);
+  if (!facts.open_file_limit || *facts.open_file_limit >= needed) return;
+  const auto limit = *facts.open_file_limit;
+  std::string fix = fmt::format("raise the limit before harness-cli starts: `ulimit -n {}` (above the hard limit "
+                                "`ulimit -Hn` only as root, or in /etc/security/limits.conf)",
+                                needed);
+  int fits = 0;
+  while (fits < slots && open_files_needed(fits + 1, o.verify_threads) <= limit) ++fits;
+  if (fits > 0) fix += fmt::format(", or run fewer workers at once: --slots {}", fits);
+  out.push_back({fmt::format("--slots {} needs about {} open files at once, and this process may open {} (ulimit -n)",
+                             slots, needed, limit),
+                 std::move(fix)});
+}
+
+} // namespace
+
 StartFacts probe_start_facts(const spec::Layout& layout) {
   const fs::path& project_root = layout.project_root;
   StartFacts f;
@@ -364,6 +388,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
     if (p.empty() || fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0) return {};
     return p;
   };
+  f.open_file_limit = util::open_file_limit();
   f.git_found = !f.resolve_program("git").empty();
   if (!f.git_found) return f;
   f.unwritable_state = unwritable_state_files(project_root);
@@ -395,8 +420,13 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
   return f;
 }
 
+std::uint64_t open_files_needed(int slots, int verify_threads) {
+  return 25 + 3 * static_cast<std::uint64_t>(std::max(slots, 1)) + 6 * static_cast<std::uint64_t>(std::max(verify_threads, 1));
+}
+
 std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts) {
   std::vector<StartProblem> out;
+  open_file_problem(options, facts, out);
   git_problems(layout.project_root, facts, out);
   document_problems(layout, facts, out);
   bool agents = false;

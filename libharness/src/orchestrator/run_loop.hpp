@@ -255,6 +255,9 @@ struct Orchestrator::Impl {
 
   std::string render_prompt(const Session& s);
   void launch_worker(Session& s);
+  /// A worker that could not be started: its session ends and its task fails with `why`, on the
+  /// loop (never inside the scheduler's action), after start_retry_pause when out_of_resources.
+  void fail_start(const std::string& sid, const std::string& task, const std::string& why);
   void on_line(const std::string& sid, std::string_view line);
   void on_exit(const std::string& sid, const WorkerExit& x);
   /// The store's word on a worker's end: `ended` with its reason when the run ended it on purpose

@@ -1,5 +1,7 @@
 #include "harness/worker/child_pipe.hpp"
 
+#include <boost/system/system_error.hpp>
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -15,8 +17,15 @@ void ChildPipe::close_write_end() {
 std::expected<std::unique_ptr<ChildPipe>, std::string> make_child_pipe(boost::asio::io_context& ctx) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return std::unexpected(std::string("pipe: ") + std::strerror(errno));
-  auto p = std::unique_ptr<ChildPipe>(new ChildPipe{boost::asio::readable_pipe(ctx, fds[0]), fds[1]});
-  return p;
+  try {
+    return std::unique_ptr<ChildPipe>(new ChildPipe{boost::asio::readable_pipe(ctx, fds[0]), fds[1]});
+  } catch (const boost::system::system_error& e) {
+    // The first descriptor of a fresh io_context opens its epoll instance, eventfd and timerfd:
+    // out of descriptors (EMFILE) that throws, and an exception out of a git call ended the run.
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::unexpected("pipe: " + e.code().message());
+  }
 }
 
 } // namespace harness::worker

@@ -1,5 +1,7 @@
 #include "harness/worker/child_watch.hpp"
 
+#include <boost/system/system_error.hpp>
+
 #include <cerrno>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -10,7 +12,12 @@ namespace asio = boost::asio;
 
 ChildWatch::ChildWatch(const asio::any_io_executor& executor, int pid) : m_pid(pid), m_poll(executor) {
   const long fd = ::syscall(SYS_pidfd_open, pid, 0); // close-on-exec by definition
-  if (fd >= 0) m_pidfd = std::make_unique<asio::posix::stream_descriptor>(executor, static_cast<int>(fd));
+  if (fd < 0) return; // out of descriptors (EMFILE), or an old kernel: polled instead
+  try {
+    m_pidfd = std::make_unique<asio::posix::stream_descriptor>(executor, static_cast<int>(fd));
+  } catch (const boost::system::system_error&) {
+    ::close(static_cast<int>(fd)); // epoll would not take it: polled instead, never an exception
+  }
 }
 
 ChildWatch::~ChildWatch() {

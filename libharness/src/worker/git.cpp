@@ -6,22 +6,21 @@
 #include "harness/worker/commit_hooks.hpp"
 #include "harness/worker/index_sync.hpp"
 #include "harness/worker/child_pipe.hpp"
+#include "harness/worker/child_watch.hpp"
 #include "harness/worker/spawn.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/read.hpp>
 #include <boost/asio/readable_pipe.hpp>
-#include <boost/process/v2/environment.hpp>
-#include <boost/process/v2/process.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <set>
+#include <sys/wait.h>
 #include <thread>
 
 namespace harness::worker {
 namespace asio = boost::asio;
-namespace bp = boost::process::v2;
 namespace fs = std::filesystem;
 
 namespace {
@@ -115,13 +114,19 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
     r.err = "git: " + pid.error();
     return r;
   }
-  bp::process proc(ctx.get_executor(), *pid);
+  // Not bp::process: out of descriptors its pidfd_open fails and it throws, and an exception out
+  // of a git call ended the whole run; ChildWatch polls then.
+  ChildWatch child(ctx.get_executor(), *pid);
+  int status = -1;
+  child.async_wait([&](int st) { status = st; });
   // Both at once: a git that fills one pipe while we wait on the other would never finish.
   auto ignore = [](boost::system::error_code, std::size_t) {};
   asio::async_read((*out_pipe)->read_end, asio::dynamic_buffer(r.out), ignore);
   asio::async_read((*err_pipe)->read_end, asio::dynamic_buffer(r.err), ignore);
   ctx.run();
-  r.exit_code = proc.wait();
+  if (status == -1) return r; // not reaped by us: no exit code (-1)
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status)) r.exit_code = WTERMSIG(status); // what bp::process::wait() said
   return r;
 }
 

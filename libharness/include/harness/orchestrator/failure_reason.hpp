@@ -3,6 +3,7 @@
 // `harness-cli status`: the worker's own words first (its task_failed report), then what its
 // process and its agent CLI showed, and where its whole output is.
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -30,6 +31,16 @@ inline constexpr std::size_t worker_text_limit = 240;
 /// the last line of output that is not a JSON event says what the process said last. One line,
 /// bounded: each worker-supplied part is cut to worker_text_limit.
 std::string failure_reason(const AttemptEnd& end);
+
+/// True when a worker could not be started for want of something the machine lends (descriptors:
+/// EMFILE, ENFILE; processes or memory: EAGAIN, ENOMEM), as `reason` (a start error of ours, which
+/// ends in strerror's text) says. Others' ending may free it: the retry waits a little
+/// (start_retry_pause) instead of meeting the same limit at once.
+bool out_of_resources(std::string_view reason);
+
+/// How long a worker start that failed out_of_resources holds its slot before its failure (and
+/// so its retry) comes.
+inline constexpr std::chrono::seconds start_retry_pause{2};
 
 /// `text` as one line of valid UTF-8: lines trimmed and joined with "; ", control characters
 /// and invalid bytes dropped, cut at a character boundary to at most `limit` bytes ("..." ends a

@@ -7,6 +7,7 @@
 #include "harness/spec/spec.hpp"
 #include "harness/worker/git.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -69,10 +70,19 @@ struct StartFacts {
   /// spec's (a `Plan:` and this spec's `Spec:` trailer) in the history the clone holds; nullopt
   /// when the history is whole.
   std::optional<std::set<std::string>> shallow_plans_with_commits;
+  /// How many descriptors the run may have open at once (the soft RLIMIT_NOFILE, which harness-cli
+  /// raised toward the hard limit as it started); nullopt when unlimited or unknown.
+  std::optional<std::uint64_t> open_file_limit;
   /// The executable a worker's program name resolves to, or empty when it does not resolve to one
   /// (unset: none resolves).
   std::function<std::filesystem::path(const std::string& program)> resolve_program;
 };
+
+/// About how many descriptors a run with `slots` workers and `verify_threads` verification
+/// threads has open at its busiest, measured: about 25 of its own (standard streams, the store's
+/// connections, the watches, the loop, one git call), 3 per running worker (output pipe, pidfd,
+/// log file) and 6 per check running a command (its own loop, pipe and pidfd).
+std::uint64_t open_files_needed(int slots, int verify_threads);
 
 /// The facts for a run of the spec at `layout`: git processes run in its project root with the
 /// orchestrator's own environment (as its commits do), and program names resolve as the worker

@@ -19,6 +19,8 @@ struct ChildPipe {
 };
 
 /// Creates the pipe (both ends close-on-exec in this process; the child's dup2'd copies are not).
+/// Out of descriptors (EMFILE, ENFILE), whether for the pipe or for `ctx`'s first I/O object, it
+/// returns the reason ("pipe: Too many open files"); it never throws.
 std::expected<std::unique_ptr<ChildPipe>, std::string> make_child_pipe(boost::asio::io_context& ctx);
 
 } // namespace harness::worker
