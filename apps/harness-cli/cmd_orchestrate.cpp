@@ -11,6 +11,7 @@
 #include "harness/protocol/answer.hpp"
 #include "harness/verify/engine.hpp"
 #include "harness/spec/diagnostic.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 
@@ -72,7 +73,7 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     auto refuse = [&](const std::string& message, int code) {
       std::cerr << "harness-cli: error: " << message << "\n";
       if (opt->json)
-        std::cout << boost::json::serialize(
+        std::cout << harness::util::json_text(
                          boost::json::object{{"event", "run_refused"}, {"error", message}, {"exit_code", code}})
                   << "\n";
       exit.value = code;

@@ -5,6 +5,7 @@
 #include "project_dir.hpp"
 
 #include "harness/orchestrator/orchestrator.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 
@@ -53,7 +54,7 @@ void add_respond(CLI::App& app, ExitCode& exit) {
       exit.value = r.error().exit_code;
       return;
     }
-    if (opt->json) std::cout << boost::json::serialize(boost::json::object{{"id", opt->id}, {"answer", *r}}) << "\n";
+    if (opt->json) std::cout << harness::util::json_text(boost::json::object{{"id", opt->id}, {"answer", *r}}) << "\n";
     else std::cout << "answered " << opt->id << ": " << *r << "\n";
     exit.value = 0;
   });

@@ -10,6 +10,7 @@
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 
@@ -67,7 +68,7 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
       if (!parsed) {
         for (const auto& d : parsed.error()) std::cerr << spec::render(d);
         if (output == Output::json)
-          std::cout << boost::json::serialize(boost::json::object{
+          std::cout << harness::util::json_text(boost::json::object{
                            {"error", opt->durations + ": durations do not validate"},
                            {"diagnostics", spec::diagnostics_json(parsed.error())}})
                     << "\n";
@@ -83,7 +84,7 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
       j["model_minutes"] = {{"research", m.research}, {"plan", m.plan}, {"check-plans", m.check_plans},
                             {"reconcile", m.reconcile}, {"execute", m.execute}, {"verify-plan", m.verify_plan},
                             {"verify-phase", m.verify_phase}, {"plan-gaps", m.plan_gaps}, {"final", m.verify_final}};
-      std::cout << boost::json::serialize(j) << "\n";
+      std::cout << harness::util::json_text(j) << "\n";
     } else {
       const auto& m = o.model;
       std::cout << "model (minutes): execute = estimate or " << m.execute << ", verify-plan " << m.verify_plan

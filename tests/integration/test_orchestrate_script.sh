@@ -49,6 +49,13 @@ grep -q "^completed_plans: 12" "$spec/ROADMAP.md" || fail "roadmap progress: $(h
 grep -q "12/12 plans verified" "$spec/STATUS.md" || fail "STATUS.md"
 [[ $(wc -l <"$spec/execution/commits.log") -ge 14 ]] || fail "commits.log"
 "$cli" status "$spec" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["complete"], j'
+# Numbers as jq and people read them: `"elapsed":0.205`, not Boost's `2.04731535E-1`.
+"$cli" status "$spec" --json >"$tmp/status.json"
+"$cli" simulate "$spec" --json >"$tmp/simulate.json"
+for f in events.jsonl status.json simulate.json; do
+  ! grep -Eq '[:,[]-?[0-9.]+[eE][-+]?[0-9]+[],}]' "$tmp/$f" || fail "$f has a number in exponent form: $(grep -Eo '"[a-z_]+":-?[0-9.]+[eE][-+]?[0-9]+' "$tmp/$f" | head -3)"
+done
+grep -Eq '"elapsed":[0-9]+\.[0-9]+[,}]' "$tmp/events.jsonl" || fail "no plain elapsed in the events: $(head -c 300 "$tmp/events.jsonl")"
 cd - >/dev/null
 
 # 2. Without --yes and without a terminal the checkpoint waits for `harness-cli respond`, answered

@@ -2,6 +2,7 @@
 
 #include "harness/spec/done_state.hpp"
 #include "harness/util/text.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -328,7 +329,7 @@ std::string progress_json(const Progress& p) {
   o["running_orchestrate"] = nullptr;
   if (const auto& r = p.running_orchestrate)
     o["running_orchestrate"] = json::object{{"pid", r->pid}, {"spec", r->spec}, {"started_at", r->started_at}};
-  return json::serialize(o) + "\n";
+  return util::json_text(o) + "\n";
 }
 
 } // namespace harness::graph

@@ -1,4 +1,5 @@
 #include "harness/graph/render.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -77,7 +78,7 @@ std::string render_json(const PlanGraph& g) {
                  {"critical_path", std::move(critical)}, {"critical_length", g.critical_length},
                  {"total_work", g.total_work},       {"conflicts", std::move(conflicts)},
                  {"cycles", std::move(cycles)}};
-  return json::serialize(o) + "\n";
+  return util::json_text(o) + "\n";
 }
 
 std::string render_dot(const PlanGraph& g) {

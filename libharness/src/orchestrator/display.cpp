@@ -1,6 +1,7 @@
 #include "harness/orchestrator/display.hpp"
 
 #include "harness/util/text.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -165,7 +166,7 @@ std::string format_event_json(const RunEvent& e) {
     for (const auto& u : e.unwritten) unwritten.push_back({{"file", u.file}, {"step", to_string(u.step)}, {"error", u.error}});
     o["unwritten"] = std::move(unwritten);
   }
-  return boost::json::serialize(o);
+  return harness::util::json_text(o);
 }
 
 std::string format_table(const RunView& view, int width) {

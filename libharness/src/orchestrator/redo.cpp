@@ -13,6 +13,7 @@
 #include "harness/worker/trailers.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -288,7 +289,7 @@ std::string redo_json(const RedoResult& result) {
                         {"expired_checkpoints", strings(result.expired)},
                         {"documents_updated", strings(result.documents)},
                         {"documents_uncommitted", strings(result.documents_uncommitted)}};
-  return boost::json::serialize(o);
+  return harness::util::json_text(o);
 }
 
 } // namespace harness::orchestrator

@@ -1,4 +1,5 @@
 #include "harness/spec/report.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -50,7 +51,7 @@ boost::json::array diagnostics_json(const std::vector<Diagnostic>& diagnostics) 
 
 std::string validation_json(const Spec& spec) {
   boost::json::object o{{"valid", spec.valid()}, {"diagnostics", diagnostics_json(spec.diagnostics)}, {"plans", spec.plans.size()}};
-  return boost::json::serialize(o) + "\n";
+  return harness::util::json_text(o) + "\n";
 }
 
 } // namespace harness::spec

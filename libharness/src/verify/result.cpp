@@ -1,5 +1,6 @@
 #include "harness/verify/result.hpp"
 #include "harness/util/text.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -133,7 +134,7 @@ std::string report_json(const Report& r, const std::optional<spec::HumanAnswer>&
     o["dropped_approval"] = {{"by", dropped->answer.by},         {"at", dropped->answer.at},
                              {"note", dropped->answer.note},     {"reason", dropped->reason},
                              {"approved_work_hash", dropped->approved_work_hash}, {"work_hash", r.work_hash}};
-  return boost::json::serialize(o) + "\n";
+  return harness::util::json_text(o) + "\n";
 }
 
 } // namespace harness::verify
