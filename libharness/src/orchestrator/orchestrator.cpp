@@ -340,7 +340,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     pre.attempt = s.action.attempt;
     pre.token = req.token;
     pre.adapter = std::string(worker::to_string(s.adapter));
-    if (auto r = db->create_session(pre); !r) emit(RunEventKind::note, task, -1, 0, "store: " + r.error());
+    if (auto r = db->create_session(pre); !r) store_failed(task, "store: " + r.error());
   }
   auto pid = host->start(s.id, *launch, s.dir / "output.log", opt.task_timeout, opt.idle_timeout);
   if (!pid) return fail_start(sid, task, pid.error());
@@ -361,7 +361,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     rec.token = req.token;
     rec.adapter = std::string(worker::to_string(s.adapter));
     rec.log_path = (s.dir / "output.log").string();
-    if (auto r = db->update_session(rec); !r) emit(RunEventKind::note, task, -1, 0, "store: " + r.error());
+    if (auto r = db->update_session(rec); !r) store_failed(task, "store: " + r.error());
   }
 }
 
@@ -405,7 +405,7 @@ void Orchestrator::Impl::record_session_end(const std::string& sid, const Worker
   if (reason) status = "ended";
   // Not said, the session would stay `running` and an end-session caller would wait for it.
   if (auto r = db->set_session_status(sid, status, x.exit_code, reason); !r)
-    emit(RunEventKind::note, sessions.contains(sid) ? sessions.at(sid).action.task : "", -1, 0, "store: " + r.error());
+    store_failed(sessions.contains(sid) ? sessions.at(sid).action.task : "", "store: " + r.error());
 }
 
 void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
@@ -413,8 +413,12 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (it == sessions.end()) return;
   Session& s = it->second;
   const std::string task = s.action.task;
-  if (db) // a worker without MCP reports through files in its session directory
-    for (const auto& e : store::StateDir(state_dir).ingest_session(*db, sid).errors) emit(RunEventKind::note, task, -1, 0, e);
+  if (db) { // a worker without MCP reports through files in its session directory
+    const auto ingested = store::StateDir(state_dir).ingest_session(*db, sid);
+    for (const auto& e : ingested.errors)
+      if (std::ranges::find(ingested.store_errors, e) != ingested.store_errors.end()) store_failed(task, "store: " + e);
+      else emit(RunEventKind::note, task, -1, 0, e);
+  }
   pump_messages(); // reports written just before the exit count
   if (!x.escaped.empty()) emit(RunEventKind::note, task, -1, 0, escaped_note(x.escaped));
   // Stopped by the run itself (an interrupt, --max-cost): its question is still the task's, and
@@ -423,7 +427,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   const bool kept = shutdown && keep_questions(task);
   const bool left_question = !shutdown && withdraw_questions(task, s.reported_completed);
   if (db) // its asker can no longer read it: the checkpoint file is the question now
-    if (auto r = db->expire_pending(sid); !r) emit(RunEventKind::note, task, -1, 0, "store: " + r.error());
+    if (auto r = db->expire_pending(sid); !r) store_failed(task, "store: " + r.error());
   if (db) record_session_end(sid, x, kept);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;

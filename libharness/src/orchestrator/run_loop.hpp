@@ -254,6 +254,12 @@ struct Orchestrator::Impl {
   }
 
   std::string render_prompt(const Session& s);
+  /// What the store could not record (a session's end, the files to commit, an answer: "store:
+  /// commit: database or disk is full"): said as a note now, and the first one makes the run's
+  /// end exit 1 with .orchestration/harness.db among its unwritten documents, since the next run
+  /// would misread what this one did.
+  void store_failed(const std::string& task, std::string message);
+  std::string store_error; ///< the first store_failed message of the run; empty when none
   void launch_worker(Session& s);
   /// A worker that could not be started: its session ends and its task fails with `why`, on the
   /// loop (never inside the scheduler's action), after start_retry_pause when out_of_resources.

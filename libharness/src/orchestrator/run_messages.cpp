@@ -59,7 +59,7 @@ void Orchestrator::Impl::pump_requests() {
          fmt::format("harness_{} {}: {}", r.kind, r.target, boost::json::serialize(result)));
     // Not recorded, the request stays `handling` and its asker waits until its own timeout.
     if (auto f = db->finish_request(r.id, status, boost::json::serialize(result)); !f)
-      emit(RunEventKind::note, "", -1, 0, "store: " + f.error());
+      store_failed("", "store: " + f.error());
   }
 }
 
@@ -182,7 +182,7 @@ void Orchestrator::Impl::answer_worker(const std::string& message_id, const stor
   auto msg = db->message(message_id);
   const std::string type = msg && *msg ? (*msg)->type : "";
   if (auto r = db->respond(message_id, boost::json::serialize(store::worker_response(type, answer))); !r)
-    emit(RunEventKind::note, "", -1, 0, "store: " + r.error());
+    store_failed("", "store: " + r.error());
 }
 
 } // namespace harness::orchestrator

@@ -291,9 +291,15 @@ void Orchestrator::Impl::record_write(const fs::path& file, const std::expected<
   emit(RunEventKind::note, task, -1, 0, fmt::format("could not write {}: {}", rel, why));
 }
 
+void Orchestrator::Impl::store_failed(const std::string& task, std::string message) {
+  if (store_error.empty()) store_error = message;
+  emit(RunEventKind::note, task, -1, 0, std::move(message));
+}
+
 std::vector<UnwrittenDocument> Orchestrator::Impl::unwritten_documents() {
   std::vector<UnwrittenDocument> out;
   for (const auto& [file, why] : failed_writes) out.push_back({file, UnwrittenDocument::Step::write, why});
+  if (!store_error.empty()) out.push_back({".orchestration/harness.db", UnwrittenDocument::Step::write, store_error});
   if (failed_commits.empty()) return out;
   std::vector<std::string> files;
   for (const auto& [file, why] : failed_commits) files.push_back(file);
@@ -348,7 +354,7 @@ void Orchestrator::Impl::take_over_unrecorded_writes(std::size_t unrecorded_sess
   if (own_writes.size() != before) save_own_writes(); // listed before the mark below: a kill in between loses nothing
   taken.insert(spec.layout.spec_name);
   if (auto r = db->set_value(unrecorded_writes_taken_key(), encode_paths(taken)); !r)
-    emit(RunEventKind::note, "", -1, 0, "could not record the files to commit: " + r.error());
+    store_failed("", "could not record the files to commit: " + r.error());
   if (found.empty()) return;
   emit(RunEventKind::note, "", -1, 0,
        fmt::format("{} document{} an older harness's run wrote and never committed ({}{}) {} committed by this run",
@@ -360,10 +366,7 @@ void Orchestrator::Impl::save_own_writes() {
   if (!db) return;
   const auto key = uncommitted_writes_key(spec.layout.spec_name);
   auto r = own_writes.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(own_writes));
-  if (!r) {
-    const std::string msg = "could not record the files to commit: " + r.error();
-    emit(RunEventKind::note, "", -1, 0, msg);
-  }
+  if (!r) store_failed("", "could not record the files to commit: " + r.error());
 }
 
 /// A planner is done when its plans are on disk and parse; a checker's verdict comes from its

@@ -38,7 +38,9 @@ std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
   // Reports workers left in files while no orchestrator was listening are not lost.
   std::size_t unrecorded_sessions = 0;
   if (auto r = store::StateDir(state_dir).ingest(*db); r) {
-    for (const auto& e : r->errors) emit(RunEventKind::note, "", -1, 0, "ingest: " + e);
+    for (const auto& e : r->errors)
+      if (std::ranges::find(r->store_errors, e) != r->store_errors.end()) store_failed("", "store: " + e);
+      else emit(RunEventKind::note, "", -1, 0, "ingest: " + e);
     unrecorded_sessions = r->unrecorded_sessions;
   }
   take_over_unrecorded_writes(unrecorded_sessions);
@@ -47,7 +49,7 @@ std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
   // tools must not show them as alive.
   std::vector<std::string> dead_sessions;
   if (auto rec = store::recover(*db); !rec)
-    emit(RunEventKind::note, "", -1, 0, "store: " + rec.error());
+    store_failed("", "store: " + rec.error());
   else
     dead_sessions = std::move(rec->failed_sessions);
   if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));

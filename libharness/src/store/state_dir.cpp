@@ -265,7 +265,10 @@ void ingest_dir(Store& store, const fs::path& dir, IngestReport& report) {
     if (message->session_id != file.parent_path().filename().string())
       return report.errors.push_back(file.string() + ": session id does not match its directory");
     auto r = store.insert_message(*message);
-    if (!r) return report.errors.push_back(file.string() + ": " + r.error());
+    if (!r) {
+      report.store_errors.push_back(file.string() + ": " + r.error());
+      return report.errors.push_back(report.store_errors.back());
+    }
     ++(*r == InsertOutcome::inserted ? report.inserted : report.duplicates);
   };
   // Order matters for readers of arrival order: progress, then a checkpoint, then the result.

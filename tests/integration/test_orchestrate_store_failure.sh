@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# A store that cannot record what the run must remember (here: a plan's block holds the
+# database's write lock past the store's 10 s wait, "database is locked"; a full disk says
+# "database or disk is full") makes the run exit 1 with the reason at its end, as a document it
+# could not write does: it used to say `complete`, exit 0, and the next run misreported the
+# sessions whose end went unrecorded as "ended while no orchestrator watched".
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
+spec=docs/specs/SPC-001-store
+p=$tmp/run
+file_plans_project "$p" "$spec" "Store" 01-01 01-02
+# 01-01 takes the store's write lock for 13 s; 01-02 ends meanwhile, and its end must be recorded.
+plan_runs "$p/$spec" 01-01 "python3 -c 'import sqlite3, time; c = sqlite3.connect(\".orchestration/harness.db\", isolation_level=None); c.execute(\"BEGIN EXCLUSIVE\"); time.sleep(13)'; mkdir -p out && echo 01-01 > out/01-01.txt"
+plan_runs "$p/$spec" 01-02 "sleep 1; mkdir -p out && echo 01-02 > out/01-02.txt"
+(cd "$p" && git add -A && git commit -qm plans)
+set +e
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes --slots 2 --json >"$tmp/events.jsonl" 2>"$tmp/err")
+rc=$?
+set -e
+python3 - "$tmp/events.jsonl" "$rc" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+rc = int(sys.argv[2])
+end = ev[-1]
+assert end["event"] == "run_finished", end
+notes = [e.get("message", "") for e in ev if e["event"] == "note"]
+assert any(n.startswith("store: ") and "locked" in n for n in notes), notes
+assert end["exit_code"] == 1 and rc == 1, (rc, end)
+db = [u for u in end.get("unwritten", []) if u["file"] == ".orchestration/harness.db"]
+assert db and "locked" in db[0]["error"], end
+assert "harness.db" in end["message"], end["message"]
+PY
+echo "orchestrate store failure: all checks passed"
