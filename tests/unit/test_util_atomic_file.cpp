@@ -64,6 +64,20 @@ TEST_CASE("read_file reports a missing file with its path") {
   CHECK(r.error().find("/nonexistent/harness/file") != std::string::npos);
 }
 
+TEST_CASE("read_file reports a read that fails after the open, instead of throwing", "[util]") {
+  // A directory opens and then fails to read (EISDIR), as a /proc file of a process that just
+  // ended fails with ESRCH: the stream-based version threw basic_filebuf::underflow.
+  TempDir dir;
+  auto r = read_file(dir.path);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().find(dir.path.string()) != std::string::npos);
+  CHECK(r.error().find("directory") != std::string::npos);
+  // A whole file, larger than one read.
+  const std::string big(200000, 'x');
+  REQUIRE(write_file_atomic(dir.path / "big", big));
+  CHECK(read_file(dir.path / "big").value_or("") == big);
+}
+
 TEST_CASE("stale temporary files of killed writers are removed, nothing else", "[util]") {
   TempDir dir;
   fs::create_directories(dir.path / "a/b");

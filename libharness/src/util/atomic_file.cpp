@@ -3,8 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,11 +80,28 @@ std::expected<void, std::string> write_file_atomic(const std::filesystem::path& 
 }
 
 std::expected<std::string, std::string> read_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // read(2), not a stream: a read that fails part-way (EIO, or ESRCH from a /proc file whose
+  // process just ended) made libstdc++'s filebuf throw out of `ss << rdbuf()`.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::unexpected(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return std::unexpected(fmt::format("cannot read {}: {}", path.string(), std::strerror(err)));
+    }
+    break;
+  }
+  ::close(fd);
+  return out;
 }
 
 int remove_stale_temp_files(const std::filesystem::path& dir) {
