@@ -10,6 +10,12 @@ agent_test() {
   printf -v "$1" '%s' "$bin"
   offline "$0"
   project_tmp
+  # A HOME of its own: the agent's Bash tool runs login shells, which read the tester's
+  # ~/.profile and ~/.bashrc. There, `pyenv init` starts a `pyenv rehash` that the test's end
+  # (stopping the workers) killed half-way, leaving pyenv's lock: every later python on the
+  # machine then waited 60 s for it. The agents' own config directories are set apart already.
+  export HOME=$tmp/home
+  mkdir -p "$HOME"
 }
 
 # agent_cli NAME: path of the pinned CLI in tests/node (installing the npm packages if needed).
