@@ -911,6 +911,81 @@ TEST_CASE("find_rewind: a fast forward is none; a reset or an amend lists what l
   CHECK(amend->added[0].subject == "amended by a worker");
 }
 
+TEST_CASE("proven_descent: a path of parents to the ancestor proves it; a missing link or a cut proves nothing", "[worker][git]") {
+  // k <- a <- b <- m (a merge of b and s) ; s <- r (a side line); c is cut (a shallow clone's graft)
+  const std::map<std::string, std::vector<std::string>> parents = {
+      {"a", {"k"}}, {"b", {"a"}}, {"m", {"b", "s"}}, {"s", {"r"}}, {"c", {}}, {"d", {"c"}}, {"x", {"y"}}, {"y", {"x"}}};
+  CHECK(worker::proven_descent(parents, "b", "b"));  // no move at all
+  CHECK(worker::proven_descent(parents, "a", "k"));  // one commit on top: k, outside the map, is its parent
+  CHECK(worker::proven_descent(parents, "m", "k"));  // through the merge's first parent
+  CHECK(worker::proven_descent(parents, "m", "r"));  // and through its second
+  CHECK_FALSE(worker::proven_descent(parents, "k", "b")); // backwards: a reset
+  CHECK_FALSE(worker::proven_descent(parents, "b", "s")); // another line
+  CHECK_FALSE(worker::proven_descent(parents, "d", "k")); // the cut lists no parents: git must tell
+  CHECK_FALSE(worker::proven_descent(parents, "z", "k")); // a commit the map does not hold
+  CHECK_FALSE(worker::proven_descent(parents, "x", "k")); // a cycle ends (replace refs can make one)
+}
+
+TEST_CASE("The trailer index proves a fast forward from the parents it reads, and leaves a rewind to git", "[worker][git]") {
+  GitRepo repo;
+  const auto start = repo.commit("s.txt", "before the run");
+  worker::TrailerIndex index(repo.dir.path);
+  CHECK_FALSE(index.descends(start, std::string(40, 'f'))); // nothing read yet: no proof
+  index.refresh();
+  const auto a = repo.commit("a.txt", "feat(01-01): task 1\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-x");
+  const auto b = repo.commit("b.txt", "docs(01-01): summary\n\nPlan: 01-01\nSpec: SPC-001-x");
+  CHECK(index.commits_for("01-01").empty());
+  CHECK(index.descends(b, start)); // reads start..b: two commits on top of the start
+  CHECK(index.commits_for("01-01").size() == 2); // read for good: the next refresh does not read them again
+  CHECK(index.descends(b, a));
+  CHECK(index.descends(a, start));
+  CHECK_FALSE(index.descends(start, b)); // `git reset --hard HEAD~2`
+  CHECK_FALSE(worker::find_rewind(repo.dir.path, start, b)); // what git says, agreed
+  CHECK(worker::find_rewind(repo.dir.path, b, start));
+  test::sh(repo.dir.path, "git reset -q --hard " + a + " && git commit -q --allow-empty -m amended");
+  const auto amended = test::sh(repo.dir.path, "git rev-parse HEAD").substr(0, 40);
+  CHECK_FALSE(index.descends(amended, b)); // b left the branch
+  CHECK(index.descends(amended, a));
+  CHECK(worker::find_rewind(repo.dir.path, b, amended));
+}
+
+TEST_CASE("A refresh starts no git when HEAD stands on the newest commit the trailer index read", "[worker][git]") {
+  GitRepo repo;
+  const auto start = repo.commit("s.txt", "before the run");
+  worker::TrailerIndex index(repo.dir.path, repo.dir.path / ".git");
+  index.refresh();
+  const auto a = repo.commit("a.txt", "feat(01-01): task 1\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-x");
+  REQUIRE(index.descends(a, start)); // a head check read it
+  const fs::path trace = repo.dir.path / "trace.log";
+  ::setenv("GIT_TRACE", trace.c_str(), 1);
+  index.refresh();
+  const std::string quiet = util::read_file(trace).value_or("");
+  repo.commit("b.txt", "docs(01-01): summary\n\nPlan: 01-01\nSpec: SPC-001-x");
+  index.refresh();
+  const std::string read = util::read_file(trace).value_or("");
+  ::unsetenv("GIT_TRACE");
+  CHECK(quiet.find(" log ") == std::string::npos);
+  CHECK(read.find(" log ") != std::string::npos);
+  CHECK(index.commits_for("01-01").size() == 2);
+}
+
+TEST_CASE("In a shallow clone the trailer index proves what the run commits on top of the cut", "[worker][git]") {
+  GitRepo origin;
+  const auto old = origin.commit("a.txt", "old");
+  const auto cut = origin.commit("b.txt", "newest before the clone");
+  test::TempDir clone_dir;
+  test::sh(clone_dir.path, "git clone -q --depth 1 file://" + origin.dir.path.string() + " c");
+  const fs::path clone = clone_dir.path / "c";
+  worker::TrailerIndex index(clone);
+  index.refresh();
+  clone_dir.write("c/x.txt", "x\n");
+  const auto x = worker::commit_paths(clone, clone / ".orchestration/git.lock", {"x.txt"}, "on top");
+  REQUIRE(x);
+  CHECK(index.descends(*x, cut));
+  CHECK_FALSE(index.descends(*x, old)); // beyond the cut: the clone does not hold it; git is asked, as before
+  CHECK_FALSE(worker::find_rewind(clone, old, *x)); // and git cannot tell either: no rewind is claimed
+}
+
 TEST_CASE("ignored_paths lists each ignored file a glob matches, and ignore_rule names the rule", "[worker][git]") {
   GitRepo repo;
   repo.commit("keep.md", "k");

@@ -704,6 +704,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                      "commits into the repository of {}, and its git commands, workers and checks run without {}",
                      names, spec.layout.project_root.string(), vars.size() == 1 ? "it" : "them"));
   }
+  git_dir = facts.git_dir; // the trailer index reads HEAD there (recover_earlier_run makes it)
   if (auto r = recover_earlier_run(); !r) return std::unexpected(r.error());
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
   host = std::make_unique<WorkerHost>(

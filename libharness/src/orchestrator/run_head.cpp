@@ -64,7 +64,10 @@ bool Orchestrator::Impl::head_moved() {
 bool Orchestrator::Impl::branch_rewound(const worker::GitHead& now) {
   const auto tip = worker::read_head_commit(git_dir, now);
   if (!tip || *tip == known_tip) return false;
-  auto rewind = known_tip.empty() ? std::nullopt : worker::find_rewind(spec.layout.project_root, known_tip, *tip);
+  // Most moves are the run's own commits: the trailer index reads them anyway, with their parents,
+  // which prove a fast forward without a `git merge-base`. What they cannot prove, git decides.
+  const bool grew = known_tip.empty() || (trailers && trailers->descends(*tip, known_tip));
+  auto rewind = grew ? std::nullopt : worker::find_rewind(spec.layout.project_root, known_tip, *tip);
   if (!rewind) { // the branch grew (or its first commit appeared): what it held, it holds
     known_tip = *tip;
     return false;

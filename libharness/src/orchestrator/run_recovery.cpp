@@ -60,7 +60,7 @@ std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
   // Said by what their workers reported: a finished session's work is taken, not lost.
   if (auto note = ended_sessions_note(dead_sessions, earlier_messages); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   // One walk of the history now; afterwards only the commits each finished execute added.
-  trailers.emplace(spec.layout.project_root);
+  trailers.emplace(spec.layout.project_root, git_dir);
   trailers->refresh();
   verifier.set_trailer_index(&*trailers);
   verifier.set_cancel(&cancel_verification);

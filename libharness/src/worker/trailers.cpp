@@ -1,6 +1,7 @@
 #include "harness/worker/trailers.hpp"
 
 #include "harness/worker/commit_hooks.hpp"
+#include "harness/worker/git_head.hpp"
 
 #include <fmt/format.h>
 
@@ -11,9 +12,10 @@
 namespace harness::worker {
 
 std::vector<std::string> trailer_log_args(bool with_files) {
-  // Each commit: RS, hash, US, message, GS, then (-z) a NUL and, with --name-only, a newline and
-  // the paths each ended by a NUL. Control characters never occur in hashes or sane messages.
-  std::vector<std::string> args = {"log", "-z", "--format=%x1e%H%x1f%B%x1d"};
+  // Each commit: RS, hash, a space and its parents (space-separated), US, message, GS, then (-z) a
+  // NUL and, with --name-only, a newline and the paths each ended by a NUL. Control characters
+  // never occur in hashes or sane messages.
+  std::vector<std::string> args = {"log", "-z", "--format=%x1e%H %P%x1f%B%x1d"};
   if (with_files) args.push_back("--name-only");
   return args;
 }
@@ -30,7 +32,12 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
     const size_t stop = rec.find('\x1d', sep == std::string_view::npos ? 0 : sep);
     if (sep == std::string_view::npos || stop == std::string_view::npos) continue;
     TrailerCommit c;
-    c.hash = std::string(rec.substr(0, sep));
+    std::string_view names = rec.substr(0, sep); // "hash parent parent"
+    for (size_t at = 0; at < names.size();) {
+      const size_t blank = std::min(names.find(' ', at), names.size());
+      if (blank > at) (c.hash.empty() ? c.hash : c.parents.emplace_back()) = std::string(names.substr(at, blank - at));
+      at = blank + 1;
+    }
     std::string_view body = rec.substr(sep + 1, stop - sep - 1);
     c.subject = std::string(body.substr(0, body.find('\n')));
     while (!body.empty()) {
@@ -64,11 +71,11 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
       }
     }
     c.files_known = with_files;
-    std::string_view names = rec.substr(stop + 1);
-    while (with_files && !names.empty()) {
-      const size_t nul = names.find('\0');
-      std::string_view name = names.substr(0, nul);
-      names = nul == std::string_view::npos ? std::string_view() : names.substr(nul + 1);
+    std::string_view paths = rec.substr(stop + 1);
+    while (with_files && !paths.empty()) {
+      const size_t nul = paths.find('\0');
+      std::string_view name = paths.substr(0, nul);
+      paths = nul == std::string_view::npos ? std::string_view() : paths.substr(nul + 1);
       while (!name.empty() && name.front() == '\n') name.remove_prefix(1); // after the message's NUL
       if (!name.empty()) c.files.emplace_back(name);
     }
@@ -143,17 +150,54 @@ void TrailerIndex::add(std::vector<TrailerCommit> newest_first) {
   }
 }
 
+bool proven_descent(const std::map<std::string, std::vector<std::string>>& parents, const std::string& tip,
+                    const std::string& ancestor) {
+  // The commits reachable from tip through `parents`, each once (merges join paths again).
+  std::vector<std::string> todo = {tip};
+  std::set<std::string> seen;
+  while (!todo.empty()) {
+    std::string at = std::move(todo.back());
+    todo.pop_back();
+    if (at == ancestor) return true;
+    const auto it = parents.find(at);
+    if (it == parents.end() || !seen.insert(std::move(at)).second) continue;
+    todo.insert(todo.end(), it->second.begin(), it->second.end());
+  }
+  return false;
+}
+
 void TrailerIndex::refresh() {
   std::lock_guard lock(m_mutex);
-  auto newest = [](const std::string& out) { return out.substr(out.find('\x1e') + 1, 40); };
+  // The run's head checks read most new commits already (descends): then there is nothing to read.
+  const auto head = m_git_dir.empty() || m_head.empty() ? std::nullopt : read_head(m_git_dir);
+  const auto tip = head ? read_head_commit(m_git_dir, *head) : std::nullopt;
+  if (tip && *tip == m_head) return;
+  read_up_to(tip.value_or("HEAD"));
+}
+
+bool TrailerIndex::descends(const std::string& tip, const std::string& ancestor) {
+  std::lock_guard lock(m_mutex);
+  if (tip == ancestor) return true;
+  if (m_head.empty()) return false; // the first read lists no parents: nothing to prove from
+  if (!m_parents.contains(tip)) read_up_to(tip);
+  return proven_descent(m_parents, tip, ancestor);
+}
+
+void TrailerIndex::read_up_to(const std::string& rev) {
+  // The first record's hash: the newest commit of the range.
+  auto newest = [](const std::string& out) {
+    const size_t at = out.find('\x1e') + 1;
+    return out.substr(at, out.find_first_of(" \x1f", at) - at);
+  };
   if (!m_head.empty()) {
     // New commits come with their paths: few, and the ones a verification asks about.
     auto args = trailer_log_args(true);
-    args.push_back(m_head + "..HEAD");
+    args.push_back(m_head + ".." + rev);
     auto r = run_git(m_root, args);
     if (r.exit_code == 0) {
       if (r.out.find('\x1e') == std::string::npos) return;
       auto commits = parse_trailer_log(r.out, true, true);
+      for (const auto& c : commits) m_parents[c.hash] = c.parents;
       for (auto it = commits.rbegin(); it != commits.rend(); ++it)
         if (it->plan.empty() && it->spec.empty()) m_untrailed.push_back(*it);
       std::erase_if(commits, [](const TrailerCommit& c) { return c.plan.empty() && c.redo.empty(); });
@@ -166,7 +210,7 @@ void TrailerIndex::refresh() {
   }
   // The whole history without paths: a diff of every commit of a large repository is slow.
   auto args = trailer_log_args(false);
-  args.push_back("HEAD");
+  args.push_back(rev);
   auto r = run_git(m_root, args);
   m_by_plan.clear();
   m_redo.clear();

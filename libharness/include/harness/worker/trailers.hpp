@@ -27,13 +27,16 @@ struct TrailerCommit {
   int task = 0;      ///< 1-based task index; 0 when the trailer names no task (a SUMMARY commit)
   std::string spec;  ///< "SPC-001-x", empty when absent
   std::string subject; ///< the message's first line
+  /// The commits it was made on, as git lists them: none for a root commit, and none for a commit
+  /// a shallow clone cut its history at (git grafts it parentless).
+  std::vector<std::string> parents;
   std::vector<std::string> files; ///< paths the commit changed, when files_known
   bool files_known = false;
   /// A redo marker's (plan, task) pairs; task 0 = every task of the plan.
   std::vector<std::pair<std::string, int>> redo;
 };
 
-/// `git log` arguments whose output parse_trailer_log reads: hash, message and, with
+/// `git log` arguments whose output parse_trailer_log reads: hash, parents, message and, with
 /// `with_files`, the changed paths (NUL-separated, so any file name survives). Revisions and
 /// filters go after them.
 std::vector<std::string> trailer_log_args(bool with_files);
@@ -41,6 +44,13 @@ std::vector<std::string> trailer_log_args(bool with_files);
 /// Parses the output of `git log` (or `git show`) run with trailer_log_args(with_files);
 /// commits with neither a `Plan:` trailer nor a `Redo:` one are left out unless `keep_all`.
 std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all = false);
+
+/// Whether `tip` is `ancestor` or descends from it, proven by `parents` (hash -> the commits it
+/// was made on): some commit reachable from `tip` through them is `ancestor`. false means not
+/// proven: `tip` does not descend from it, or `parents` lacks a link on the way (a commit it does
+/// not hold, a shallow clone's cut); only git can then tell.
+bool proven_descent(const std::map<std::string, std::vector<std::string>>& parents, const std::string& tip,
+                    const std::string& ancestor);
 
 /// Whether a commit's `Spec:` trailer names the spec asked about (spec::Layout::owns_spec_trailer).
 using SpecOwner = std::function<bool(std::string_view spec_trailer)>;
@@ -72,7 +82,10 @@ std::string redo_trailer(const std::string& plan_id, int task);
 /// costs one small `git log`, not a walk of the whole history. Thread-safe.
 class TrailerIndex {
 public:
-  explicit TrailerIndex(std::filesystem::path root) : m_root(std::move(root)) {}
+  /// With `git_dir` (the repository's git directory), a refresh first reads which commit HEAD
+  /// stands on from its files, and starts no git when that is the newest commit read already.
+  explicit TrailerIndex(std::filesystem::path root, std::filesystem::path git_dir = {})
+      : m_root(std::move(root)), m_git_dir(std::move(git_dir)) {}
   /// Reads commits new since the last refresh (everything on the first call, or after the
   /// history was rewritten under us).
   void refresh();
@@ -87,10 +100,17 @@ public:
   /// (with their paths), oldest first: made while a run went on by someone, or by a worker that
   /// committed on its own, and owned by no plan.
   std::vector<TrailerCommit> untrailed() const;
+  /// Whether the commit `tip` is `ancestor` or descends from it, as proven_descent tells from the
+  /// parents of the commits read after the first refresh; when `tip` is not among them, they are
+  /// read up to it first (one `git log`, which a later refresh then need not repeat). false when
+  /// not proven, or before the first refresh: the caller asks git (`merge-base --is-ancestor`).
+  bool descends(const std::string& tip, const std::string& ancestor);
 
 private:
   void add(std::vector<TrailerCommit> newest_first);
-  std::filesystem::path m_root;
+  /// refresh() up to `rev` ("HEAD", or a commit), with m_mutex held.
+  void read_up_to(const std::string& rev);
+  std::filesystem::path m_root, m_git_dir;
   mutable std::mutex m_mutex;
   std::string m_head; ///< newest commit read so far
   std::map<std::string, std::vector<TrailerCommit>> m_by_plan;
@@ -99,6 +119,8 @@ private:
   std::map<std::string, std::vector<std::pair<std::size_t, TrailerCommit>>> m_redo;
   mutable std::map<std::string, std::vector<std::string>> m_files; ///< by hash, for files_of
   std::vector<TrailerCommit> m_untrailed;
+  /// The parents of every commit read after the first refresh: what descends() proves from.
+  std::map<std::string, std::vector<std::string>> m_parents;
 };
 
 } // namespace harness::worker
