@@ -139,6 +139,30 @@ TEST_CASE("commit_paths commits only its paths, deletions and new files too, and
   CHECK(ignored.error().find("one .gitignore ignores") != std::string::npos);
 }
 
+TEST_CASE("commit_paths told which paths a status found untracked asks git no second time", "[worker][git]") {
+  GitRepo repo;
+  repo.commit("old.txt", "old");
+  repo.dir.write("old.txt", "changed\n");
+  repo.dir.write("out/new.txt", "new\n");
+  std::vector<std::string> names, untracked;
+  for (const auto& c : worker::changed_paths(repo.dir.path, {"old.txt", "out/**"})) {
+    names.push_back(c.path);
+    if (c.untracked) untracked.push_back(c.path);
+  }
+  REQUIRE(untracked == std::vector<std::string>{"out/new.txt"});
+  const fs::path trace = repo.dir.path / "trace.log";
+  ::setenv("GIT_TRACE", trace.c_str(), 1);
+  auto hash = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", names, "both",
+                                   worker::CommitHooks::skip, untracked);
+  const std::string said = util::read_file(trace).value_or("");
+  ::unsetenv("GIT_TRACE");
+  REQUIRE(hash);
+  CHECK(said.find("ls-files") == std::string::npos);
+  CHECK(said.find("--intent-to-add") != std::string::npos); // the new file still gets its entry
+  CHECK(worker::files_of_commits(repo.dir.path, {*hash}) == std::vector<std::string>{"old.txt", "out/new.txt"});
+  CHECK(test::sh(repo.dir.path, "git status --porcelain -- old.txt out").empty()); // nothing left over
+}
+
 TEST_CASE("commit_paths stages nothing in the shared index: a bare commit made meanwhile takes none of its files",
           "[worker][git]") {
   GitRepo repo;

@@ -59,12 +59,18 @@ std::string committed_hash(const fs::path& root, const std::string& out) {
 /// in the index without content, so that a pathspec commit sees them. Returns them, or git's
 /// complaint.
 std::expected<std::vector<std::string>, std::string> intend_to_add_new_files(const fs::path& root,
-                                                                             const std::vector<std::string>& pathspecs) {
-  std::vector<std::string> ls = {"ls-files", "-z", "--others", "--exclude-standard", "--"};
-  ls.insert(ls.end(), pathspecs.begin(), pathspecs.end());
-  auto r = run_git(root, ls);
-  if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.messages()));
-  auto files = nul_separated(r.out);
+                                                                             const std::vector<std::string>& pathspecs,
+                                                                             const std::optional<std::vector<std::string>>& known) {
+  std::vector<std::string> files;
+  if (known) {
+    files = *known; // `git status` just listed them untracked: ls-files would say the same
+  } else {
+    std::vector<std::string> ls = {"ls-files", "-z", "--others", "--exclude-standard", "--"};
+    ls.insert(ls.end(), pathspecs.begin(), pathspecs.end());
+    auto r = run_git(root, ls);
+    if (r.exit_code != 0) return std::unexpected(fmt::format("git ls-files failed (exit {}): {}", r.exit_code, r.messages()));
+    files = nul_separated(r.out);
+  }
   if (files.empty()) return files;
   std::vector<std::string> add = {"add", "--intent-to-add", "--"};
   for (const auto& f : files) add.push_back(literal_pathspec(f));
@@ -225,7 +231,7 @@ std::string ignore_rule(const fs::path& root, const std::string& path) {
 
 std::expected<std::string, std::string> commit_paths(const fs::path& root, const fs::path& lock_file,
                                                      const std::vector<std::string>& paths, const std::string& message,
-                                                     CommitHooks hooks) {
+                                                     CommitHooks hooks, const std::optional<std::vector<std::string>>& untracked) {
   if (paths.empty()) return std::string();
   // A directory holding its own .git (a `git clone`, `cargo new`, `create-*-app` inside the plan's
   // files) would be committed as a bare submodule entry: its files would never reach the history.
@@ -246,7 +252,7 @@ std::expected<std::string, std::string> commit_paths(const fs::path& root, const
   // told: whatever we stage there before our commit could land in theirs. So nothing is staged:
   // new files get intent-to-add entries (which a bare commit skips) only so that the pathspec
   // commit below knows them, and `commit --only` takes the named paths from the work tree.
-  auto added = intend_to_add_new_files(root, literal);
+  auto added = intend_to_add_new_files(root, literal, untracked);
   if (!added) return std::unexpected(added.error());
   auto commit = commit_args(message);
   if (hooks == CommitHooks::skip) commit.push_back("--no-verify");

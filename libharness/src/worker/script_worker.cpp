@@ -158,10 +158,15 @@ std::expected<std::string, std::string> commit_task(const fs::path& root, const 
                                                     const std::vector<std::string>& extra, const std::string& message,
                                                     std::set<std::string>& touched, CommitHooks hooks) {
   std::vector<std::string> names = extra; // known paths: no need to ask git what changed
+  std::vector<std::string> untracked;     // of the changed ones: what commit_paths need not ask again
   if (!declared.plan.files_modified.empty())
     for (const auto& c : changed_paths(root, declared.plan.files_modified))
-      if (declared(c.path) && std::find(names.begin(), names.end(), c.path) == names.end()) names.push_back(c.path);
-  auto hash = commit_paths(root, lock, names, message, hooks);
+      if (declared(c.path) && std::find(names.begin(), names.end(), c.path) == names.end()) {
+        names.push_back(c.path);
+        if (c.untracked) untracked.push_back(c.path);
+      }
+  // Only when status looked at every path: an extra one (the SUMMARY) may be new too.
+  auto hash = commit_paths(root, lock, names, message, hooks, extra.empty() ? std::optional(untracked) : std::nullopt);
   if (hash && !hash->empty())
     for (const auto& n : names) touched.insert(n);
   return hash;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -96,11 +97,14 @@ enum class CommitHooks { run, skip };
 /// --only`; new files become intent-to-add entries, which a bare `git commit` skips): what others
 /// staged stays out of this commit, and a bare commit someone runs meanwhile takes nothing of it.
 /// Returns the new commit hash, empty when nothing changed, or git's complaint (a hook's refusal
-/// included; the new files are then untracked again).
+/// included; the new files are then untracked again). `untracked`: which of `paths` are new files,
+/// when the caller has just read every one of them from changed_paths (its `untracked` ones);
+/// nullopt: git is asked (`ls-files --others`), as it must be for a path nobody looked at.
 std::expected<std::string, std::string> commit_paths(const std::filesystem::path& root,
                                                      const std::filesystem::path& lock_file,
                                                      const std::vector<std::string>& paths, const std::string& message,
-                                                     CommitHooks hooks = CommitHooks::skip);
+                                                     CommitHooks hooks = CommitHooks::skip,
+                                                     const std::optional<std::vector<std::string>>& untracked = std::nullopt);
 
 /// A file `commit_marker` writes before it commits: `path` relative to the repository root.
 struct FileWrite {
