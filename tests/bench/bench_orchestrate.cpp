@@ -52,6 +52,19 @@ fs::path make_project(const fs::path& root, int plans) {
   return spec;
 }
 
+/// git's own auto maintenance (a background gc after about 2,000 commits' loose objects) may
+/// still be writing into .git/objects when the run ends: retry instead of dying before the next
+/// figure (remove_all threw "cannot remove all").
+void remove_project(const fs::path& root) {
+  std::error_code ec;
+  for (int i = 0; i < 50; ++i) {
+    fs::remove_all(root, ec);
+    if (!ec) return;
+    ::usleep(200000);
+  }
+  fmt::print(stderr, "could not remove {}: {}\n", root.string(), ec.message());
+}
+
 void run(int plans, int slots, const fs::path& cli_arg) {
   const fs::path cli = fs::absolute(cli_arg);
   const fs::path root = fs::temp_directory_path() / fmt::format("harness-bench-orch-{}-{}", ::getpid(), slots);
@@ -84,7 +97,7 @@ void run(int plans, int slots, const fs::path& cli_arg) {
   fmt::print("{} plans, {} slots: {} in {:.1f} s = {:.1f} plans/s (execute + verify-plan each), peak busy slots {}, "
              "orchestrator peak RSS {:.1f} MB, orchestrator CPU {:.1f} ms per plan\n",
              plans, slots, r->outcome, s, plans / s, quiet.peak, self.ru_maxrss / 1024.0, 1000 * cpu / plans);
-  fs::remove_all(root);
+  remove_project(root);
 }
 
 } // namespace
