@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "print_error.hpp"
 
+#include "harness/util/json_text.hpp"
 #include "harness/store/ask_orchestrator.hpp"
 #include "harness/store/run_lock.hpp"
 
@@ -53,10 +54,10 @@ inline void ask_and_print(const std::filesystem::path& project, const std::strin
     const auto* why = o.if_contains("error");
     const std::string message = why && why->is_string() ? std::string(why->as_string()) : answer->result_json;
     std::cerr << "harness-cli: error: " << message << "\n";
-    if (json) std::cout << (why ? boost::json::serialize(o) : boost::json::serialize(boost::json::object{{"error", message}})) << "\n";
+    if (json) std::cout << (why ? harness::util::json_text(o) : harness::util::json_text(boost::json::object{{"error", message}})) << "\n";
     return;
   }
-  std::cout << (json ? boost::json::serialize(o) : describe(o)) << "\n";
+  std::cout << (json ? harness::util::json_text(o) : describe(o)) << "\n";
   exit.value = 0;
 }
 

@@ -2,6 +2,8 @@
 // How a command reports that it failed: a line on stderr, and with --json also a JSON object on
 // stdout, so a script that parses stdout gets an object whatever happened.
 
+#include "harness/util/json_text.hpp"
+
 #include <boost/json.hpp>
 
 #include <iostream>
@@ -14,7 +16,7 @@ enum class Output { text, json };
 /// `harness-cli: error: <message>` on stderr; with Output::json also `{"error": "<message>"}` on stdout.
 inline void print_error(const std::string& message, Output output) {
   std::cerr << "harness-cli: error: " << message << "\n";
-  if (output == Output::json) std::cout << boost::json::serialize(boost::json::object{{"error", message}}) << "\n";
+  if (output == Output::json) std::cout << harness::util::json_text(boost::json::object{{"error", message}}) << "\n";
 }
 
 } // namespace harness::cli
