@@ -1,6 +1,7 @@
 # gen30 DIR: a 30-plan spec (3 phases x 10; 02-k after 01-k, 03-k after 02-k), two tasks each,
-# each task appending one line, so a task applied twice shows. The first task sleeps 0.2 s so
-# that a run lasts long enough to be killed 30 times.
+# each task appending one line, so a task applied twice shows. The first task sleeps 0.5 s so
+# that a run lasts long enough to be killed 30 times (with 0.2 s a quiet machine once finished
+# the run after 25 kills).
 gen30() {
   local s=$1/docs/specs/SPC-030-crash
   mkdir -p "$s"
@@ -28,7 +29,7 @@ must_pass:
 ### Task 1: first line
 
 \`\`\`bash
-mkdir -p out && sleep 0.2 && echo "$id first" >> out/$id.txt
+mkdir -p out && sleep 0.5 && echo "$id first" >> out/$id.txt
 \`\`\`
 
 ### Task 2: second line
