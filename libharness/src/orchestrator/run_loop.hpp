@@ -305,6 +305,8 @@ struct Orchestrator::Impl {
   /// `git clean -fd` removed it while it was untracked, say), with a note: else the run's commit
   /// would hold only the lines written after, and the next run would add the rest as recovered.
   void keep_commits_log_whole();
+  /// The same for `now`, the log's text just read; `now` becomes the text written, if any.
+  void keep_commits_log_whole(std::string& now);
   /// Which `Spec:` trailers are this spec's (its name, or its name before a rename).
   worker::SpecOwner ours() const {
     return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };

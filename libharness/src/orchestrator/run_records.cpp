@@ -144,29 +144,35 @@ void Orchestrator::Impl::log_trailer_commits(const std::vector<std::string>& pla
     for (const auto& c : trailers->commits_for(id))
       if (spec.layout.owns_spec_trailer(c.spec)) commits.emplace_back(c.hash, id);
   if (commits.empty()) return;
-  keep_commits_log_whole(); // else the lines lost would count as missing, and get this label
-  const auto log = util::read_file(spec.layout.commits_log).value_or("");
+  // One read per call (this runs at every task's end, and the log grows with the run).
+  auto log = util::read_file(spec.layout.commits_log).value_or("");
+  keep_commits_log_whole(log); // else the lines lost would count as missing, and get this label
   const auto lines = missing_commit_lines(log, commits, label);
   if (!lines.empty()) wrote({spec.layout.commits_log}); // first: see run_verification
   const auto appended = append_commits_log(spec.layout.commits_log, lines);
-  if (appended && commits_log_known && log.starts_with(*commits_log_known)) {
-    commits_log_known = log;
+  if (appended && !lines.empty() && commits_log_known && log.starts_with(*commits_log_known)) {
+    if (log.size() != commits_log_known->size()) commits_log_known = std::move(log); // lines someone else added
     for (const auto& l : lines) commits_log_known->append(l).append("\n");
   }
   record_write(spec.layout.commits_log, appended, task);
 }
 
 void Orchestrator::Impl::keep_commits_log_whole() {
+  auto now = util::read_file(spec.layout.commits_log).value_or("");
+  keep_commits_log_whole(now);
+}
+
+void Orchestrator::Impl::keep_commits_log_whole(std::string& now) {
   if (!commits_log_known) return;
   const auto& log = spec.layout.commits_log;
-  const auto now = util::read_file(log).value_or("");
   auto whole = whole_commits_log(*commits_log_known, now);
   if (!whole) return;
   wrote({log});
   const auto written = util::write_file_atomic(log, *whole);
   record_write(log, written, "");
   if (!written) return;
-  commits_log_known = std::move(*whole);
+  commits_log_known = *whole;
+  now = std::move(*whole);
   emit(RunEventKind::note, "", -1, 0,
        fmt::format("{} lost lines this run had written (removed while uncommitted, a `git clean` say): written whole "
                    "again",
