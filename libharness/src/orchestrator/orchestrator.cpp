@@ -415,9 +415,8 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   const std::string task = s.action.task;
   if (db) { // a worker without MCP reports through files in its session directory
     const auto ingested = store::StateDir(state_dir).ingest_session(*db, sid);
-    for (const auto& e : ingested.errors)
-      if (std::ranges::find(ingested.store_errors, e) != ingested.store_errors.end()) store_failed(task, "store: " + e);
-      else emit(RunEventKind::note, task, -1, 0, e);
+    for (const auto& e : ingested.errors) emit(RunEventKind::note, task, -1, 0, e);
+    for (const auto& e : ingested.store_errors) store_failed(task, "store: " + e);
   }
   pump_messages(); // reports written just before the exit count
   if (!x.escaped.empty()) emit(RunEventKind::note, task, -1, 0, escaped_note(x.escaped));

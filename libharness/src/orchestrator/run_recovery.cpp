@@ -38,9 +38,8 @@ std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
   // Reports workers left in files while no orchestrator was listening are not lost.
   std::size_t unrecorded_sessions = 0;
   if (auto r = store::StateDir(state_dir).ingest(*db); r) {
-    for (const auto& e : r->errors)
-      if (std::ranges::find(r->store_errors, e) != r->store_errors.end()) store_failed("", "store: " + e);
-      else emit(RunEventKind::note, "", -1, 0, "ingest: " + e);
+    for (const auto& e : r->errors) emit(RunEventKind::note, "", -1, 0, "ingest: " + e);
+    for (const auto& e : r->store_errors) store_failed("", "store: " + e);
     unrecorded_sessions = r->unrecorded_sessions;
   }
   take_over_unrecorded_writes(unrecorded_sessions);

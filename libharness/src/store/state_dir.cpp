@@ -265,10 +265,7 @@ void ingest_dir(Store& store, const fs::path& dir, IngestReport& report) {
     if (message->session_id != file.parent_path().filename().string())
       return report.errors.push_back(file.string() + ": session id does not match its directory");
     auto r = store.insert_message(*message);
-    if (!r) {
-      report.store_errors.push_back(file.string() + ": " + r.error());
-      return report.errors.push_back(report.store_errors.back());
-    }
+    if (!r) return report.store_errors.push_back(file.string() + ": " + r.error());
     ++(*r == InsertOutcome::inserted ? report.inserted : report.duplicates);
   };
   // Order matters for readers of arrival order: progress, then a checkpoint, then the result.

@@ -39,8 +39,9 @@ struct IngestReport {
   std::size_t inserted = 0;
   std::size_t duplicates = 0;
   std::vector<std::string> errors;  ///< `path: reason` for unreadable files (left in place)
-  /// Those of `errors` that the store could not record ("database is locked", "database or disk
-  /// is full"): the file was fine; what the run must remember is lost unless it is read again.
+  /// `path: reason` for files that were fine but the store could not record ("database is
+  /// locked", "database or disk is full"): what the run must remember is lost unless it is read
+  /// again. Not among `errors`.
   std::vector<std::string> store_errors;
   /// Session directories with a worker's report (status.json, result.json) that no session row
   /// names, skipped: an older harness did not record every worker in the store, and a report of a
