@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -52,6 +53,20 @@ fs::path make_project(const fs::path& root, int plans) {
   return spec;
 }
 
+/// Peak RSS of this process since the last reset_peak_rss(). getrusage's ru_maxrss is the peak of
+/// the process's whole life: the 64-slot run reported the 1,000-plan run's peak before it.
+void reset_peak_rss() {
+  // "5" resets VmHWM to the current RSS (Linux >= 4.0, proc(5) clear_refs).
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
+
+double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::atof(line.c_str() + 6) / 1024.0; // "VmHWM:   12345 kB"
+  return 0;
+}
+
 /// git's own auto maintenance (a background gc after about 2,000 commits' loose objects) may
 /// still be writing into .git/objects when the run ends: retry instead of dying before the next
 /// figure (remove_all threw "cannot remove all").
@@ -80,6 +95,7 @@ void run(int plans, int slots, const fs::path& cli_arg) {
   Quiet quiet;
   auto verifier = harness::orchestrator::make_engine_verifier();
   harness::orchestrator::Orchestrator orch(o, *verifier, quiet);
+  reset_peak_rss();
   rusage before{};
   getrusage(RUSAGE_SELF, &before);
   const auto t0 = std::chrono::steady_clock::now();
@@ -96,7 +112,7 @@ void run(int plans, int slots, const fs::path& cli_arg) {
   }
   fmt::print("{} plans, {} slots: {} in {:.1f} s = {:.1f} plans/s (execute + verify-plan each), peak busy slots {}, "
              "orchestrator peak RSS {:.1f} MB, orchestrator CPU {:.1f} ms per plan\n",
-             plans, slots, r->outcome, s, plans / s, quiet.peak, self.ru_maxrss / 1024.0, 1000 * cpu / plans);
+             plans, slots, r->outcome, s, plans / s, quiet.peak, peak_rss_mb(), 1000 * cpu / plans);
   remove_project(root);
 }
 
