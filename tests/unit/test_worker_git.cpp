@@ -370,6 +370,33 @@ TEST_CASE("The trailer index reads the history once, then only what is new, and 
   CHECK(index.commits_for("01-03").size() == 1);
 }
 
+TEST_CASE("A history git could not read is an error of the trailer index, not a history without commits", "[worker][git]") {
+  GitRepo repo;
+  worker::TrailerIndex index(repo.dir.path);
+  index.refresh();
+  CHECK(index.error().empty()); // no commits yet is no error
+  const auto h1 = repo.commit("a.txt", "a\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a");
+  index.refresh();
+  REQUIRE(index.commits_for("01-01").size() == 1);
+  // git fails (here: no repository any more; in a run: out of descriptors).
+  fs::rename(repo.dir.path / ".git", repo.dir.path / "git.away");
+  index.refresh();
+  CHECK(index.error().find("git log exited 128: fatal: not a git repository") != std::string::npos);
+  CHECK(index.commits_for("01-01").size() == 1); // what was read stays
+  fs::rename(repo.dir.path / "git.away", repo.dir.path / ".git");
+  repo.commit("b.txt", "b\n\nPlan: 01-02, Task: 1/1\nSpec: SPC-001-a");
+  index.refresh();
+  CHECK(index.error().empty());
+  CHECK(index.commits_for("01-02").size() == 1);
+  CHECK(index.commits_for("01-01").at(0).hash == h1);
+
+  test::TempDir plain; // never a repository
+  worker::TrailerIndex none(plain.path);
+  none.refresh();
+  CHECK_FALSE(none.error().empty());
+  CHECK(none.commits_for("01-01").empty());
+}
+
 TEST_CASE("the trailer index lists commits without trailers made after its first look", "[worker][git]") {
   GitRepo repo;
   repo.commit("before.txt", "made before the run");

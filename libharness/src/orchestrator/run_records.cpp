@@ -46,6 +46,9 @@ std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviatio
   // The index holds this worker's commits: on_exit's log_attempt_commits read them just now, and
   // only this plan's worker, gone, commits for it.
   const auto commits = trailers->commits_for(plan->id);
+  // Unread is not absent: a git that failed (out of descriptors) says so, and the retry reads again.
+  if (commits.empty() && !trailers->error().empty())
+    return "task reported done but its commits could not be read: " + trailers->error();
   if (commits.empty()) return "task reported done but no commit carries 'Plan: " + plan->id + "'";
   // Plan ids repeat across specs: the Spec trailer says the commit is this spec's work.
   if (std::none_of(commits.begin(), commits.end(), [&](const auto& c) { return spec.layout.owns_spec_trailer(c.spec); }))

@@ -150,6 +150,25 @@ void TrailerIndex::add(std::vector<TrailerCommit> newest_first) {
   }
 }
 
+namespace {
+
+/// Whether the repository at `root` has no commit yet: HEAD resolves to none (`rev-parse` exits 1;
+/// 128 is not a repository, -1 no git at all).
+bool has_no_commits(const std::filesystem::path& root) {
+  return run_git(root, {"rev-parse", "--verify", "--quiet", "HEAD^{commit}"}).exit_code == 1;
+}
+
+/// `git <what>` failed as `r` says, on one line: git's own words, or why it did not start.
+std::string git_failure(std::string_view what, const GitResult& r) {
+  std::string said;
+  for (char ch : r.messages()) said += ch == '\n' ? ' ' : ch;
+  while (!said.empty() && said.back() == ' ') said.pop_back();
+  if (r.exit_code < 0) return said.empty() ? fmt::format("git {} did not run", what) : said;
+  return fmt::format("git {} exited {}{}{}", what, r.exit_code, said.empty() ? "" : ": ", said);
+}
+
+} // namespace
+
 bool proven_descent(const std::map<std::string, std::vector<std::string>>& parents, const std::string& tip,
                     const std::string& ancestor) {
   // The commits reachable from tip through `parents`, each once (merges join paths again).
@@ -171,7 +190,7 @@ void TrailerIndex::refresh() {
   // The run's head checks read most new commits already (descends): then there is nothing to read.
   const auto head = m_git_dir.empty() || m_head.empty() ? std::nullopt : read_head(m_git_dir);
   const auto tip = head ? read_head_commit(m_git_dir, *head) : std::nullopt;
-  if (tip && *tip == m_head) return;
+  if (tip && *tip == m_head) return m_error.clear(); // complete: whatever an earlier read missed came since
   read_up_to(tip.value_or("HEAD"));
 }
 
@@ -195,7 +214,7 @@ void TrailerIndex::read_up_to(const std::string& rev) {
     args.push_back(m_head + ".." + rev);
     auto r = run_git(m_root, args);
     if (r.exit_code == 0) {
-      if (r.out.find('\x1e') == std::string::npos) return;
+      if (r.out.find('\x1e') == std::string::npos) return m_error.clear();
       auto commits = parse_trailer_log(r.out, true, true);
       for (const auto& c : commits) m_parents[c.hash] = c.parents;
       for (auto it = commits.rbegin(); it != commits.rend(); ++it)
@@ -203,20 +222,32 @@ void TrailerIndex::read_up_to(const std::string& rev) {
       std::erase_if(commits, [](const TrailerCommit& c) { return c.plan.empty() && c.redo.empty(); });
       add(std::move(commits));
       m_head = newest(r.out);
+      m_error.clear();
       return;
     }
-    m_by_plan.clear(); // the history was rewritten: read it all again
-    m_redo.clear();
+    // The history was rewritten (m_head is gone), or git failed: the whole read tells which.
   }
   // The whole history without paths: a diff of every commit of a large repository is slow.
   auto args = trailer_log_args(false);
   args.push_back(rev);
   auto r = run_git(m_root, args);
+  // A git that failed (out of descriptors, say) is no empty history: read so, a task's commit
+  // would be reported missing. What earlier reads found stays; error() says why nothing new came.
+  if (r.exit_code != 0 && !has_no_commits(m_root)) {
+    m_error = git_failure("log", r);
+    return;
+  }
+  m_error.clear();
   m_by_plan.clear();
   m_redo.clear();
   if (r.exit_code != 0 || r.out.find('\x1e') == std::string::npos) return m_head.clear(); // no commits yet
   m_head = newest(r.out);
   add(parse_trailer_log(r.out, false));
+}
+
+std::string TrailerIndex::error() const {
+  std::lock_guard lock(m_mutex);
+  return m_error;
 }
 
 std::vector<TrailerCommit> TrailerIndex::commits_for(const std::string& plan_id) const {

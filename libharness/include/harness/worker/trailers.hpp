@@ -89,6 +89,10 @@ public:
   /// Reads commits new since the last refresh (everything on the first call, or after the
   /// history was rewritten under us).
   void refresh();
+  /// Why the last read of the history failed (git could not start, or said an error), empty when
+  /// it succeeded or the repository has no commits yet. After a failure the index keeps what
+  /// earlier reads found: a commit missing from it may just be unread, not absent.
+  std::string error() const;
   /// Commits carrying `Plan: <plan_id>`, oldest first.
   std::vector<TrailerCommit> commits_for(const std::string& plan_id) const;
   /// standing_tasks of the history read so far: which tasks of the plan a worker may skip.
@@ -113,6 +117,7 @@ private:
   std::filesystem::path m_root, m_git_dir;
   mutable std::mutex m_mutex;
   std::string m_head; ///< newest commit read so far
+  std::string m_error; ///< see error()
   std::map<std::string, std::vector<TrailerCommit>> m_by_plan;
   /// Redo markers by plan, oldest first, each with how many of m_by_plan's commits of that plan
   /// are older than it (the history's order, which standing_tasks needs).
