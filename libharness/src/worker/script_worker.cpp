@@ -10,24 +10,22 @@
 #include "harness/worker/script_plan.hpp"
 #include "harness/worker/spawn.hpp"
 
-#include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
-#include <boost/process/v2/environment.hpp>
-#include <boost/process/v2/process.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <expected>
 #include <chrono>
 #include <ctime>
 #include <set>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace harness::worker {
 namespace {
 
-namespace asio = boost::asio;
-namespace bp = boost::process::v2;
 namespace fs = std::filesystem;
 
 /// A file-transport report of the request's session, with its token: the orchestrator reads none
@@ -61,16 +59,22 @@ struct Declared {
   }
 };
 
-/// Runs a shell block in `root` with this process's stdout/stderr (the session log).
-int run_block(const fs::path& root, const std::string& script) {
-  asio::io_context ctx;
+/// Runs a shell block in `root` with this process's stdout/stderr (the session log): its exit code
+/// (a signal's number when one ended it), or why bash could not start.
+std::expected<int, std::string> run_block(const fs::path& root, const std::string& script) {
   static const auto bash = find_program("bash");
-  if (bash.empty()) return 127;
+  if (bash.empty()) return std::unexpected("bash: not found on PATH");
   // Same group as this worker: a stop of the worker reaches the block it runs.
   auto pid = spawn_process({bash, {"bash", "-e", "-o", "pipefail", "-c", script}, std::nullopt, root, -1, -1, false});
-  if (!pid) return 127;
-  bp::process proc(ctx.get_executor(), *pid);
-  return proc.wait();
+  if (!pid) return std::unexpected("cannot start bash: " + pid.error());
+  // A blocking wait, not bp::process on an io_context: out of descriptors their epoll instance and
+  // pidfd_open throw, and the exception ended the worker without its report. This thread has
+  // nothing else to do while the block runs; a stop reaches the block through the group.
+  int status = 0;
+  while (::waitpid(*pid, &status, 0) < 0)
+    if (errno != EINTR) return std::unexpected(std::string("waiting for bash: ") + std::strerror(errno));
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
 }
 
 /// Copies the files a reset is about to throw away into a new directory under
@@ -279,8 +283,9 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
       if (!reset->empty()) fmt::print("{}\n", *reset); // the session log; copies are never lost silently
     }
     for (const auto& script : task.scripts) {
-      if (int code = run_block(root, script); code != 0)
-        return fail(fmt::format("{} failed: a shell block exited {}", label, code));
+      const auto code = run_block(root, script);
+      if (!code) return fail(fmt::format("{} failed: {}", label, code.error()));
+      if (*code != 0) return fail(fmt::format("{} failed: a shell block exited {}", label, *code));
     }
     ++result.tasks_run;
     const std::string before = plan_lock.content();
