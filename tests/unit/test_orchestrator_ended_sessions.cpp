@@ -30,4 +30,8 @@ TEST_CASE("ended sessions are counted by what their workers reported", "[orchest
   CHECK(mixed.starts_with("4 sessions of an earlier run ended while no orchestrator watched: 1 reported its task done, 1 "
                           "reported failure, 2 ended without a report;"));
   CHECK(ended_sessions_note({"s1"}, {}).find(": it ended without a report;") != std::string::npos);
+  // The earlier run watched them end and could not record it: said so, not "no orchestrator watched".
+  CHECK(ended_sessions_note({"s1"}, {report("s1", "task_completed")}, "store: database is locked")
+            .starts_with("1 session of an earlier run ended unrecorded: the earlier run's store failed (store: database is "
+                         "locked): it reported its task done;"));
 }

@@ -7,7 +7,8 @@
 
 namespace harness::orchestrator {
 
-std::string ended_sessions_note(const std::vector<std::string>& ended, const std::vector<store::MessageRecord>& messages) {
+std::string ended_sessions_note(const std::vector<std::string>& ended, const std::vector<store::MessageRecord>& messages,
+                                const std::string& unrecorded_because) {
   if (ended.empty()) return {};
   const std::set<std::string> gone(ended.begin(), ended.end());
   std::map<std::string, std::string> last_report; // session -> task_completed or task_failed, the later one
@@ -28,9 +29,13 @@ std::string ended_sessions_note(const std::vector<std::string>& ended, const std
   part(failed, "reported failure", "reported failure");
   part(silent, "ended without a report", "ended without a report");
   const bool one = gone.size() == 1;
-  return fmt::format("{} session{} of an earlier run ended while no orchestrator watched: {}; {} commits stand, and "
+  // Watched but not recorded is no "while no orchestrator watched": that run said why at its end.
+  const std::string how = unrecorded_because.empty()
+                              ? std::string("while no orchestrator watched")
+                              : fmt::format("unrecorded: the earlier run's store failed ({})", unrecorded_because);
+  return fmt::format("{} session{} of an earlier run ended {}: {}; {} commits stand, and "
                      "this run checks what {} left (a task without its commit runs again)",
-                     gone.size(), one ? "" : "s", parts, one ? "its" : "their", one ? "it" : "they");
+                     gone.size(), one ? "" : "s", how, parts, one ? "its" : "their", one ? "it" : "they");
 }
 
 } // namespace harness::orchestrator

@@ -615,6 +615,9 @@ void Orchestrator::Impl::finish_run() {
     if (!summary.unwritten.empty() && summary.exit_code == 0) summary.exit_code = 1;
     warn_about_undeclared_changes();
   }
+  // Sessions whose end the store missed read as "running" to the next run: it says why (a full
+  // disk, a lock held too long), not that nobody watched them.
+  if (!store_error.empty()) (void)util::write_file_atomic(state_dir / store_failed_file, store_error);
   // The commits of this run skipped git's per-commit auto maintenance; one check for all.
   (void)worker::run_auto_maintenance(spec.layout.project_root, state_dir / "git.lock");
   summary.elapsed_seconds = elapsed();

@@ -57,7 +57,10 @@ std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
   const auto earlier_messages = db->messages_after(0, 1'000'000).value_or(std::vector<store::MessageRecord>{});
   if (!earlier_messages.empty()) last_seq = earlier_messages.back().seq;
   // Said by what their workers reported: a finished session's work is taken, not lost.
-  if (auto note = ended_sessions_note(dead_sessions, earlier_messages); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  const auto earlier_store_error = util::read_file(state_dir / store_failed_file).value_or("");
+  if (auto note = ended_sessions_note(dead_sessions, earlier_messages, earlier_store_error); !note.empty())
+    emit(RunEventKind::note, "", -1, 0, std::move(note));
+  fs::remove(state_dir / store_failed_file, ec); // said; a later run's sessions are its own
   // One walk of the history now; afterwards only the commits each finished execute added.
   trailers.emplace(spec.layout.project_root, git_dir);
   trailers->refresh();
