@@ -48,8 +48,12 @@ public:
     ++phases;
     return {sched::Verdict::passed, false, "phase ok"};
   }
-  orchestrator::VerifyOutcome verify_final(const spec::Spec&) override { return {sched::Verdict::passed, false, "final ok"}; }
+  orchestrator::VerifyOutcome verify_final(const spec::Spec& s) override {
+    final_summaries = s.summaries.size();
+    return {sched::Verdict::passed, false, "final ok"};
+  }
   std::atomic<int> plans{0}, phases{0};
+  std::atomic<std::size_t> final_summaries{0}; ///< the SUMMARYs the spec given to verify_final holds
 };
 
 class Recorder final : public orchestrator::Observer {
@@ -107,6 +111,9 @@ TEST_CASE("orchestrate runs the example spec to completion with script workers i
   CHECK(r->exit_code == 0);
   CHECK(v.plans == 12);
   CHECK(v.phases == 4);
+  // The final verification reads the spec as the loop reloaded it after the last phase gate, not
+  // the copy an earlier verification read (verifications share one until the loop changes it).
+  CHECK(v.final_summaries == 12);
   CHECK(rec.max_busy >= 2); // independent plans ran side by side
   // every plan executed once: one SUMMARY commit per plan, tasks committed with trailers
   CHECK(std::stoi(sh(proj.dir.path, "git log --oneline --grep '^docs(0' | wc -l")) == 12);

@@ -676,6 +676,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
     return std::unexpected(RunError{"the spec does not validate:\n" + why, 2});
   }
   spec = std::move(*loaded);
+  pool_spec.reset();
   // Watched from now on: an edit after this reading is noticed (plans_seen is this reading).
   if (auto w = PlanWatch::open(spec.layout)) plan_watch.emplace(std::move(*w));
   else plan_watch_error = w.error();

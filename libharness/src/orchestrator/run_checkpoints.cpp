@@ -78,22 +78,27 @@ fs::path Orchestrator::Impl::report_file(const sched::Action& a) const {
   return {};
 }
 
+std::shared_ptr<const spec::Spec> Orchestrator::Impl::spec_for_pool() {
+  if (!pool_spec) pool_spec = std::make_shared<const spec::Spec>(spec);
+  return pool_spec;
+}
+
 void Orchestrator::Impl::run_verification(Session& s) {
   const auto a = s.action;
   const std::string sid = s.id;
   // Recorded before the verifier writes it: a kill in between must not leave a write that no
   // run commits.
   if (const auto report = report_file(a); !report.empty()) wrote({report});
-  spec::Spec snapshot = spec; // the pool reads its own copy; the loop may reload meanwhile
-  asio::post(*verify_pool, [this, a, sid, snapshot = std::move(snapshot)] {
+  // The pool reads a copy the loop never changes: the loop may reload `spec` meanwhile.
+  asio::post(*verify_pool, [this, a, sid, snapshot = spec_for_pool()] {
     VerifyOutcome out;
     if (a.kind == TaskKind::verify_plan) {
-      if (const auto* p = snapshot.find_plan(a.subject)) out = verifier.verify_plan(snapshot, *p);
+      if (const auto* p = snapshot->find_plan(a.subject)) out = verifier.verify_plan(*snapshot, *p);
       else out = {sched::Verdict::passed, true, "unknown plan " + a.subject};
     } else if (a.kind == TaskKind::verify_phase) {
-      out = verifier.verify_phase(snapshot, *spec::parse_phase_number(a.subject));
+      out = verifier.verify_phase(*snapshot, *spec::parse_phase_number(a.subject));
     } else {
-      out = verifier.verify_final(snapshot);
+      out = verifier.verify_final(*snapshot);
     }
     asio::post(ctx, [this, a, sid, out] { on_verified(a, sid, out); });
   });

@@ -14,6 +14,7 @@ namespace harness::orchestrator {
 void Orchestrator::Impl::reload_spec() {
   if (auto s = spec::load_spec(opt.spec_dir)) {
     spec = std::move(*s);
+    pool_spec.reset();
     summaries_written.clear();
   }
 }
@@ -21,6 +22,7 @@ void Orchestrator::Impl::reload_spec() {
 void Orchestrator::Impl::write_progress(bool running) {
   // This run's blocked tasks replace what the previous run left in STATUS.md.
   spec.status = spec::StatusDocument{spec.layout.relative(spec.layout.status_md), blocked_tasks};
+  pool_spec.reset();
   auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
   std::vector<spec::PhaseNumber> unchecked; // as `status` reads them from the store
   for (const auto& phase : planning_marked)
@@ -55,6 +57,7 @@ void Orchestrator::Impl::refresh_status_soon(const std::string& task) {
     // reports, failure marks) or notices (PLAN edits) reads the whole spec again where it
     // happens, and a whole read costs about 1 ms per plan of a large spec at every refresh.
     spec::reload_summaries(spec, summaries_written);
+    pool_spec.reset();
     summaries_written.clear();
     write_progress(true);
   });
