@@ -101,6 +101,27 @@ json::value to_json(const WorkPlan& p) {
   return o;
 }
 
+// Beside to_json: the two lists of WorkPlan's fields are read together (test_sched_json_sim's
+// round trip of every field fails when one of them misses a field).
+std::expected<WorkPlan, std::string> work_plan_from_json(const json::value& v) {
+  auto r = reader(v, "plan");
+  if (!r) return std::unexpected(r.error());
+  WorkPlan p;
+  p.id = r->str("id", true);
+  p.phase = r->phase("phase");
+  p.depends_on = r->list("depends_on");
+  p.files_modified = r->list("files_modified");
+  p.files_read = r->list("files_read");
+  p.estimate = r->number("estimate");
+  p.checkpoints = r->list("checkpoints");
+  p.autonomous = r->boolean("autonomous", true);
+  p.executed = r->boolean("executed", false);
+  p.has_deviations = r->boolean("has_deviations", false);
+  p.verified = r->boolean("verified", false);
+  if (!r->error.empty()) return std::unexpected("plan: " + r->error);
+  return p;
+}
+
 json::value to_json(const WorkPhase& p) {
   json::object o{{"phase", spec::to_string(p.number)}, {"research_exists", p.research_exists},
                  {"plans_exist", p.plans_exist}, {"planning_unfinished", p.planning_unfinished},
@@ -170,25 +191,6 @@ json::value to_json(const Action& a) {
   if (a.continuation) o["continuation"] = true;
   if (!a.reason.empty()) o["reason"] = a.reason;
   return o;
-}
-
-std::expected<WorkPlan, std::string> work_plan_from_json(const json::value& v) {
-  auto r = reader(v, "plan");
-  if (!r) return std::unexpected(r.error());
-  WorkPlan p;
-  p.id = r->str("id", true);
-  p.phase = r->phase("phase");
-  p.depends_on = r->list("depends_on");
-  p.files_modified = r->list("files_modified");
-  p.files_read = r->list("files_read");
-  p.estimate = r->number("estimate");
-  p.checkpoints = r->list("checkpoints");
-  p.autonomous = r->boolean("autonomous", true);
-  p.executed = r->boolean("executed", false);
-  p.has_deviations = r->boolean("has_deviations", false);
-  p.verified = r->boolean("verified", false);
-  if (!r->error.empty()) return std::unexpected("plan: " + r->error);
-  return p;
 }
 
 std::expected<WorkPhase, std::string> work_phase_from_json(const json::value& v) {
