@@ -2,6 +2,7 @@
 // exactly the files it names, with its plan's trailers, beside what other workers staged.
 #include "harness/worker/git.hpp"
 #include "harness/worker/worker_commit.hpp"
+#include "git_hook_util.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -68,8 +69,7 @@ TEST_CASE("a worker's commit records a deleted file, and the SUMMARY commit carr
 TEST_CASE("a hook's refusal reaches the worker; the SUMMARY alone skips the hooks as harness's documents do",
           "[worker][commit]") {
   Project p;
-  p.dir.write(".git/hooks/pre-commit", "#!/bin/sh\necho 'pre-commit: secret found in app/__init__.py' >&2\nexit 1\n");
-  fs::permissions(p.root / ".git/hooks/pre-commit", fs::perms(0755));
+  test::write_hook(p.dir, ".git/hooks/pre-commit", "#!/bin/sh\necho 'pre-commit: secret found in app/__init__.py' >&2\nexit 1\n");
   p.dir.write("app/__init__.py", "KEY=AKIA\n");
   auto refused = worker::commit_worker_files(p.request({"app/__init__.py"}, 1));
   REQUIRE_FALSE(refused);
@@ -127,8 +127,7 @@ TEST_CASE("a worker's message keeps its own lines and gets the plan's trailers",
 
 TEST_CASE("a worker's commit whose trailers a commit-msg hook dropped is an error naming the hook", "[worker][commit]") {
   Project p;
-  p.dir.write(".git/hooks/commit-msg", "#!/bin/sh\nhead -1 \"$1\" > \"$1.t\" && mv \"$1.t\" \"$1\"\n");
-  fs::permissions(p.root / ".git/hooks/commit-msg", fs::perms(0755));
+  test::write_hook(p.dir, ".git/hooks/commit-msg", "#!/bin/sh\nhead -1 \"$1\" > \"$1.t\" && mv \"$1.t\" \"$1\"\n");
   p.dir.write("app/__init__.py", "");
   auto c = worker::commit_worker_files(p.request({"app/__init__.py"}, 1));
   REQUIRE_FALSE(c);
@@ -141,10 +140,9 @@ TEST_CASE("a worker's commit whose trailers a commit-msg hook dropped is an erro
 TEST_CASE("a worker's commit a formatting hook changed leaves the index as the commit, not as its revert",
           "[worker][commit]") {
   Project p;
-  p.dir.write(".git/hooks/pre-commit",
-              "#!/bin/sh\nfor f in $(git diff --cached --name-only --diff-filter=AM -- '*.py'); do\n"
-              "  echo '# formatted' >> \"$f\"; git add \"$f\"\ndone\n");
-  fs::permissions(p.root / ".git/hooks/pre-commit", fs::perms(0755));
+  test::write_hook(p.dir, ".git/hooks/pre-commit",
+                   "#!/bin/sh\nfor f in $(git diff --cached --name-only --diff-filter=AM -- '*.py'); do\n"
+                   "  echo '# formatted' >> \"$f\"; git add \"$f\"\ndone\n");
   p.dir.write("app/__init__.py", "x = 1\n");
   REQUIRE(worker::commit_worker_files(p.request({"app"}, 1)));
   CHECK(p.git("show HEAD:app/__init__.py") == "x = 1\n# formatted\n");

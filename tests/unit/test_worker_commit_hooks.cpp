@@ -1,6 +1,7 @@
 // commit_hooks_installed decides whether harness reads a commit back (its index entries, its
 // trailers): real repositories, hooks in .git/hooks and under core.hooksPath.
 #include "harness/worker/commit_hooks.hpp"
+#include "git_hook_util.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -10,7 +11,7 @@ namespace fs = std::filesystem;
 
 namespace {
 void hook(const test::TempDir& dir, const std::string& rel, fs::perms mode = fs::perms(0755)) {
-  fs::permissions(dir.write(rel, "#!/bin/sh\nexit 0\n"), mode);
+  test::write_hook(dir, rel, "#!/bin/sh\nexit 0\n", mode);
 }
 } // namespace
 

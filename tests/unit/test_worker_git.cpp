@@ -11,6 +11,7 @@
 #include "harness/worker/script_worker.hpp"
 #include "harness/worker/run_command.hpp"
 #include "harness/worker/spawn.hpp"
+#include "git_hook_util.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -80,9 +81,8 @@ TEST_CASE("Trailer log read by git itself carries the changed paths, any name in
 TEST_CASE("commit_paths runs the repository's hooks when asked, and skips them otherwise", "[worker][git]") {
   GitRepo repo;
   repo.commit("a.txt", "first");
-  repo.dir.write(".git/hooks/pre-commit",
-                 "#!/bin/sh\nif git diff --cached | grep -q AKIA; then echo 'pre-commit: secret found' >&2; exit 1; fi\n");
-  fs::permissions(repo.dir.path / ".git/hooks/pre-commit", fs::perms(0755));
+  test::write_hook(repo.dir, ".git/hooks/pre-commit",
+                   "#!/bin/sh\nif git diff --cached | grep -q AKIA; then echo 'pre-commit: secret found' >&2; exit 1; fi\n");
   repo.dir.write("config.env", "KEY=AKIAABCDEFGHIJKLMNOP\n");
   const auto lock = repo.dir.path / ".orchestration/git.lock";
   auto refused = worker::commit_paths(repo.dir.path, lock, {"config.env"}, "task", worker::CommitHooks::run);
@@ -169,8 +169,7 @@ TEST_CASE("commit_paths stages nothing in the shared index: a bare commit made m
   repo.commit("a.txt", "first");
   // The hook sees the shared index as it is just before the commit: what a bare `git commit` an
   // agent ran at that moment would have committed.
-  repo.dir.write(".git/hooks/pre-commit", "#!/bin/sh\nunset GIT_INDEX_FILE\ngit --no-optional-locks diff --cached --name-only > .git/seen\n");
-  fs::permissions(repo.dir.path / ".git/hooks/pre-commit", fs::perms(0755));
+  test::write_hook(repo.dir, ".git/hooks/pre-commit", "#!/bin/sh\nunset GIT_INDEX_FILE\ngit --no-optional-locks diff --cached --name-only > .git/seen\n");
   repo.dir.write("STATUS.md", "status\n");
   repo.dir.write("a.txt", "changed\n");
   auto h = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"STATUS.md", "a.txt"}, "docs",
@@ -185,8 +184,7 @@ TEST_CASE("commit_paths stages nothing in the shared index: a bare commit made m
 TEST_CASE("a commit_paths a hook refuses leaves its new files untracked, as they were", "[worker][git]") {
   GitRepo repo;
   repo.commit("a.txt", "first");
-  repo.dir.write(".git/hooks/pre-commit", "#!/bin/sh\necho 'lint: no' >&2\nexit 1\n");
-  fs::permissions(repo.dir.path / ".git/hooks/pre-commit", fs::perms(0755));
+  test::write_hook(repo.dir, ".git/hooks/pre-commit", "#!/bin/sh\necho 'lint: no' >&2\nexit 1\n");
   repo.dir.write("new.txt", "n\n");
   auto r = worker::commit_paths(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"new.txt"}, "task",
                                 worker::CommitHooks::run);

@@ -2,6 +2,7 @@
 // the commit holds, as after a commit no hook changed, and what the user staged stays staged.
 #include "harness/worker/git.hpp"
 #include "harness/worker/index_sync.hpp"
+#include "git_hook_util.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -18,13 +19,12 @@ struct HookedRepo {
   HookedRepo() {
     test::set_git_identity();
     test::sh(dir.path, "git init -q && echo base > base.md && git add base.md && git commit -qm base");
-    dir.write(".git/hooks/pre-commit",
-              "#!/bin/sh\n"
-              "for f in $(git diff --cached --name-only --diff-filter=AM -- '*.txt'); do\n"
-              "  grep -q '^# formatted$' \"$f\" || echo '# formatted' >> \"$f\"; git add \"$f\"\n"
-              "done\n"
-              "echo stamp > BUILD-STAMP; git add BUILD-STAMP\n");
-    fs::permissions(dir.path / ".git/hooks/pre-commit", fs::perms(0755));
+    test::write_hook(dir, ".git/hooks/pre-commit",
+                     "#!/bin/sh\n"
+                     "for f in $(git diff --cached --name-only --diff-filter=AM -- '*.txt'); do\n"
+                     "  grep -q '^# formatted$' \"$f\" || echo '# formatted' >> \"$f\"; git add \"$f\"\n"
+                     "done\n"
+                     "echo stamp > BUILD-STAMP; git add BUILD-STAMP\n");
   }
   std::string status() const { return test::sh(dir.path, "git status --porcelain"); }
 };

@@ -1,6 +1,7 @@
 // The script worker against a real git repository in a temporary directory.
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/script_worker.hpp"
+#include "git_hook_util.hpp"
 #include "spec_test_util.hpp"
 
 #include <boost/json.hpp>
@@ -377,8 +378,7 @@ TEST_CASE("a retry whose reset git refuses fails saying so, and runs no task on 
 TEST_CASE("a commit-msg hook that drops the trailers fails the task at once, naming the hook") {
   Repo repo;
   // Keeps the subject only, as some ticket-number hooks do.
-  repo.dir.write(".git/hooks/commit-msg", "#!/bin/sh\nhead -1 \"$1\" > \"$1.t\" && mv \"$1.t\" \"$1\"\n");
-  fs::permissions(repo.dir.path / ".git/hooks/commit-msg", fs::perms(0755));
+  test::write_hook(repo.dir, ".git/hooks/commit-msg", "#!/bin/sh\nhead -1 \"$1\" > \"$1.t\" && mv \"$1.t\" \"$1\"\n");
   const fs::path session = repo.dir.path / ".orchestration" / "sessions" / "s1";
   auto r = worker::run_script_worker({repo.spec, "01-01", session, "s1", std::nullopt});
   REQUIRE_FALSE(r.ok);
