@@ -6,6 +6,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
+#include <cstdlib>
+
 using namespace harness;
 namespace fs = std::filesystem;
 
@@ -183,4 +187,83 @@ TEST_CASE("a report on a shallow clone's cut history is not written", "[verify][
   written = verify::write_report(*spec, std::nullopt, r);
   REQUIRE(written);
   CHECK(fs::exists(written->file));
+}
+
+namespace {
+
+/// How many git commands ran while `f` did, as git's own GIT_TRACE counts them.
+template <class F> int git_commands_during(const fs::path& trace, F&& f) {
+  fs::remove(trace);
+  ::setenv("GIT_TRACE", trace.c_str(), 1);
+  f();
+  ::unsetenv("GIT_TRACE");
+  const auto log = test::sh(trace.parent_path(), "cat '" + trace.string() + "'");
+  int n = 0;
+  for (std::size_t at = 0; (at = log.find("trace: built-in: git ", at)) != std::string::npos; ++at) ++n;
+  return n;
+}
+
+} // namespace
+
+TEST_CASE("a phase's and the final verification ask git about all their plans at once", "[verify][commits]") {
+  // L1: asked plan by plan, each plan cost a `git log --grep` over the whole history and a `git
+  // status`: `verify --final` of 1,000 plans took 23 s, and a run's final verification 4-7 s.
+  test::set_git_identity();
+  test::TempDir dir;
+  constexpr int plans = 8;
+  dir.write("docs/specs/SPC-004-many/SPEC.md", "# Many\n");
+  for (int i = 1; i <= plans; ++i) {
+    const std::string id = fmt::format("01-{:02}", i);
+    dir.write(fmt::format("docs/specs/SPC-004-many/planning/plans/01-core/{}-PLAN.md", id),
+              fmt::format("---\nplan_id: '{0}'\ndepends_on: []\nfiles_modified: ['out/{0}.txt']\nmust_pass:\n"
+                          "  - {{id: written, type: file_exists, path: out/{0}.txt}}\n---\n# {0}\n\n### Task 1: write\n",
+                          id));
+  }
+  test::sh(dir.path, "git init -q && git add -A && git commit -qm init");
+  for (int i = 1; i <= plans; ++i) {
+    const std::string id = fmt::format("01-{:02}", i);
+    dir.write("out/" + id + ".txt", id + "\n");
+    if (i == 3) continue; // 01-03's work is in the work tree only
+    test::sh(dir.path, fmt::format("git add out/{0}.txt && git commit -qm 'feat({0}): write' -m 'Plan: {0}, Task: 1/1' "
+                                   "-m 'Spec: SPC-004-many'",
+                                   id));
+  }
+  auto spec = spec::load_spec(dir.path / "docs/specs/SPC-004-many");
+  REQUIRE(spec);
+  REQUIRE(spec->valid());
+  const fs::path trace = dir.path / "git-trace.log";
+  auto check = [&](const verify::Report& r) {
+    int commits_checks = 0;
+    for (const auto& c : r.results) {
+      if (c.id != "commits") continue;
+      ++commits_checks;
+      if (c.plan == "01-03") {
+        CHECK(c.status == verify::CheckStatus::failed);
+        CHECK_THAT(c.message, Catch::StartsWith("out/01-03.txt is not committed"));
+      } else {
+        CHECK(c.status == verify::CheckStatus::passed);
+        CHECK(c.message == "1 commit, 1 of 1 tasks covered");
+      }
+    }
+    CHECK(commits_checks == plans);
+  };
+
+  // Two for every plan's commits and files, two for the report's work_hash: none per plan.
+  constexpr int expected = 4;
+  SECTION("harness-cli verify: the history is read once, not walked once per plan") {
+    verify::Report phase, final;
+    CHECK(git_commands_during(trace, [&] { phase = verify::verify_phase(*spec, {1, 0}); }) <= expected);
+    CHECK(git_commands_during(trace, [&] { final = verify::verify_final(*spec); }) <= expected);
+    check(phase);
+    check(final);
+  }
+  SECTION("a run's trailer index: the paths its first read left out are asked once") {
+    worker::TrailerIndex index(dir.path);
+    index.refresh(); // as a run reads the history at its start: without paths
+    verify::VerifyOptions opt;
+    opt.trailers = &index;
+    verify::Report final;
+    CHECK(git_commands_during(trace, [&] { final = verify::verify_final(*spec, opt); }) <= expected);
+    check(final);
+  }
 }

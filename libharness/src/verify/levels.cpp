@@ -9,12 +9,14 @@
 #include "harness/worker/submodules.hpp"
 #include "harness/worker/trailers.hpp"
 #include "line_search.hpp"
+#include "plan_git_facts.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -129,28 +131,17 @@ std::vector<std::string> outside_names(const spec::Spec& spec, const spec::Plan&
 /// writing right now. `in_submodules`: those of them inside a git submodule that are in no commit
 /// of the submodule either (this repository's status cannot see them, and none of its commits can
 /// hold them: the work is nowhere but in the work tree).
-std::vector<std::string> uncommitted_files(const spec::Plan& plan, const fs::path& root,
+std::vector<std::string> uncommitted_files(const spec::Plan& plan, const fs::path& root, const detail::PlanGitFacts& facts,
                                            std::map<std::string, std::vector<std::string>>& in_submodules) {
-  std::set<std::string> paths;
-  auto add = [&](const std::string& p) {
-    if (p.empty() || p.find_first_of("*?[") != std::string::npos) return;
-    const fs::path rel = fs::path(p).lexically_normal();
-    std::error_code ec;
-    if (rel.is_absolute() || rel.empty() || *rel.begin() == ".." || fs::is_directory(root / rel, ec)) return;
-    paths.insert(rel.generic_string());
-  };
-  for (const auto& f : plan.files_modified) add(f);
-  for (const auto& c : plan.must_pass)
-    if (c.type == spec::CheckType::file_exists || c.type == spec::CheckType::file_contains) add(c.path);
-  for (const auto& a : plan.must_haves.artifacts) add(a.path);
+  const auto paths = detail::literal_files(plan, root);
   if (paths.empty()) return {};
   const auto submodules = worker::submodule_paths(root); // no git process without a .gitmodules
-  std::vector<std::string> specs;
+  std::vector<std::string> specs, out;
   std::map<std::string, std::vector<std::string>> inside; // submodule -> pathspecs relative to it
   for (const auto& p : paths)
     if (auto sub = worker::submodule_holding(submodules, p)) inside[*sub].push_back(worker::literal_pathspec(p.substr(sub->size() + 1)));
-    else specs.push_back(worker::literal_pathspec(p));
-  std::vector<std::string> out;
+    else if (!facts.uncommitted) specs.push_back(worker::literal_pathspec(p));
+    else if (facts.uncommitted->contains(p)) out.push_back(p); // git was asked for every plan at once
   if (!specs.empty())
     for (const auto& c : worker::changed_paths(root, specs))
       if (c.untracked || c.added) out.push_back(c.path);
@@ -188,10 +179,17 @@ std::string not_committed_message(const std::vector<std::string>& files) {
 }
 
 /// Seed 000's atomic commits: the plan's work is in commits carrying `Plan: <id>` and `Spec:`.
-void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {
+void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, const detail::PlanGitFacts& facts,
+             std::vector<CheckResult>& out) {
   std::vector<worker::TrailerCommit> found;
+  if (!facts.history_error.empty()) {
+    out.push_back(item(plan, "commits", "commits", CheckStatus::error, facts.history_error, 0));
+    return;
+  }
   if (opt.trailers) {
     found = opt.trailers->commits_for(plan.id);
+  } else if (facts.commits) {
+    if (const auto it = facts.commits->find(plan.id); it != facts.commits->end()) found = it->second;
   } else {
     auto args = worker::trailer_log_args(true);
     args.insert(args.end(), {"--fixed-strings", "--grep", "Plan: " + plan.id});
@@ -239,7 +237,7 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
     if (!tasks.contains(i))
       uncovered += fmt::format("{}task {} '{}'", uncovered.empty() ? "" : ", ", i, plan.tasks[static_cast<std::size_t>(i - 1)].name);
   std::map<std::string, std::vector<std::string>> in_submodules;
-  const auto uncommitted = uncommitted_files(plan, spec.layout.project_root, in_submodules);
+  const auto uncommitted = uncommitted_files(plan, spec.layout.project_root, facts, in_submodules);
   const CheckStatus st = found.empty() || !uncommitted.empty() || !in_submodules.empty() || taken > 0 ? CheckStatus::failed
                                                                                                        : CheckStatus::passed;
   std::string msg = uncommitted.empty() ? std::string() : not_committed_message(uncommitted) + "; ";
@@ -261,7 +259,8 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   out.back().outside_files = std::move(outside);
 }
 
-void plan_checks(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {
+/// A plan's must_pass checks and must_haves: everything but its commits.
+void own_checks(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {
   for (const auto& c : plan.must_pass) {
     auto r = run_check(c, spec.layout.project_root, opt);
     r.plan = plan.id;
@@ -269,7 +268,18 @@ void plan_checks(const spec::Spec& spec, const spec::Plan& plan, const VerifyOpt
     out.push_back(std::move(r));
   }
   must_haves(plan, spec.layout.project_root, out);
-  if (opt.check_commits) commits(spec, plan, opt, out);
+}
+
+/// The checks of each of `plans`, in their order. git is asked about their commits once for all
+/// of them, after every plan's own checks ran (a check may write a plan's file: a build).
+std::vector<std::vector<CheckResult>> plans_checks(const spec::Spec& spec, const std::vector<const spec::Plan*>& plans,
+                                                   const VerifyOptions& opt) {
+  std::vector<std::vector<CheckResult>> out(plans.size());
+  for (std::size_t i = 0; i < plans.size(); ++i) own_checks(spec, *plans[i], opt, out[i]);
+  if (!opt.check_commits) return out;
+  const auto facts = detail::read_plan_git_facts(spec, plans, opt);
+  for (std::size_t i = 0; i < plans.size(); ++i) commits(spec, *plans[i], opt, facts, out[i]);
+  return out;
 }
 
 /// check_summaries' item: only when the plan's SUMMARY is gone from the work tree, so a phase whose
@@ -311,19 +321,23 @@ std::string now_iso() {
 
 Report verify_plan(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt) {
   Report r{"plan " + plan.id, spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}, {}};
-  plan_checks(spec, plan, opt, r.results);
+  own_checks(spec, plan, opt, r.results);
+  if (opt.check_commits) commits(spec, plan, opt, {}, r.results); // one plan: git asked for it alone
   r.status = overall_status(r.results);
   return r;
 }
 
 Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const VerifyOptions& opt) {
   Report r{"phase " + spec::to_string(phase), spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}, {}};
+  std::vector<const spec::Plan*> plans;
   for (const auto& plan : spec.plans)
-    if (plan.phase == phase) {
-      r.plans.push_back(plan.id);
-      plan_checks(spec, plan, opt, r.results);
-      missing_summary(spec, plan, opt, r.results);
-    }
+    if (plan.phase == phase) plans.push_back(&plan);
+  auto results = plans_checks(spec, plans, opt);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    r.plans.push_back(plans[i]->id);
+    std::ranges::move(results[i], std::back_inserter(r.results));
+    missing_summary(spec, *plans[i], opt, r.results);
+  }
   if (spec.roadmap)
     for (const auto& p : spec.roadmap->phases)
       if (p.number == phase)
@@ -346,10 +360,14 @@ Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
   std::map<spec::PhaseNumber, std::vector<std::string>> phase_plans;
   for (const auto& plan : spec.plans) phase_plans[plan.phase].push_back(plan.id);
   std::map<spec::PhaseNumber, std::set<std::pair<std::string, std::string>>> accepted; // by phase, read once
-  for (const auto& plan : spec.plans) {
+  std::vector<const spec::Plan*> plans;
+  for (const auto& plan : spec.plans) plans.push_back(&plan);
+  auto results = plans_checks(spec, plans, opt);
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    const auto& plan = *plans[p];
     r.plans.push_back(plan.id);
     const size_t first = r.results.size();
-    plan_checks(spec, plan, opt, r.results);
+    std::ranges::move(results[p], std::back_inserter(r.results));
     missing_summary(spec, plan, opt, r.results);
     // What a person judged at the phase, and that phase's verification still holds: asking again,
     // word for word, for the whole spec would only repeat the question. That is its items for a

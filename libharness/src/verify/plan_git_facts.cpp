@@ -1,0 +1,91 @@
+#include "plan_git_facts.hpp"
+
+#include "harness/worker/git.hpp"
+#include "harness/worker/submodules.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace harness::verify::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Paths (or hashes) per git command line: thousands of plans would pass the kernel's limit on
+/// one command's arguments; a few hundred kilobytes is far below it.
+constexpr std::size_t k_args_per_command = 1000;
+
+std::set<std::string> untracked_or_added(const fs::path& root, const std::vector<std::string>& paths) {
+  std::set<std::string> out;
+  for (std::size_t at = 0; at < paths.size(); at += k_args_per_command) {
+    std::vector<std::string> specs;
+    for (std::size_t i = at; i < std::min(paths.size(), at + k_args_per_command); ++i)
+      specs.push_back(worker::literal_pathspec(paths[i]));
+    for (auto& c : worker::changed_paths(root, specs))
+      if (c.untracked || c.added) out.insert(std::move(c.path));
+  }
+  return out;
+}
+
+/// The paths of the plans' commits that the index's first read of the history left out, asked
+/// once for all of them; files_of keeps them, so each plan's own call then starts no git.
+void fill_commit_files(const worker::TrailerIndex& trailers, const std::vector<const spec::Plan*>& plans) {
+  std::vector<worker::TrailerCommit> commits;
+  for (const auto* plan : plans)
+    for (auto& c : trailers.commits_for(plan->id))
+      if (!c.files_known) commits.push_back(std::move(c));
+  for (std::size_t at = 0; at < commits.size(); at += k_args_per_command) {
+    const auto end = commits.begin() + static_cast<std::ptrdiff_t>(std::min(commits.size(), at + k_args_per_command));
+    (void)trailers.files_of({commits.begin() + static_cast<std::ptrdiff_t>(at), end});
+  }
+}
+
+} // namespace
+
+std::set<std::string> literal_files(const spec::Plan& plan, const fs::path& root) {
+  std::set<std::string> paths;
+  auto add = [&](const std::string& p) {
+    if (p.empty() || p.find_first_of("*?[") != std::string::npos) return;
+    const fs::path rel = fs::path(p).lexically_normal();
+    std::error_code ec;
+    if (rel.is_absolute() || rel.empty() || *rel.begin() == ".." || fs::is_directory(root / rel, ec)) return;
+    paths.insert(rel.generic_string());
+  };
+  for (const auto& f : plan.files_modified) add(f);
+  for (const auto& c : plan.must_pass)
+    if (c.type == spec::CheckType::file_exists || c.type == spec::CheckType::file_contains) add(c.path);
+  for (const auto& a : plan.must_haves.artifacts) add(a.path);
+  return paths;
+}
+
+PlanGitFacts read_plan_git_facts(const spec::Spec& spec, const std::vector<const spec::Plan*>& plans, const VerifyOptions& opt) {
+  PlanGitFacts facts;
+  if (!opt.check_commits || plans.empty()) return facts;
+  const fs::path& root = spec.layout.project_root;
+  if (opt.trailers) fill_commit_files(*opt.trailers, plans);
+  else {
+    // Every trailer commit once, instead of one walk of the whole history per plan.
+    auto args = worker::trailer_log_args(true);
+    args.insert(args.end(), {"--fixed-strings", "--grep", "Plan: "});
+    const auto log = worker::run_git(root, args);
+    if (log.exit_code != 0)
+      facts.history_error = fmt::format("git could not read the history (exit {}): {}", log.exit_code, log.messages());
+    else {
+      std::set<std::string> ids;
+      for (const auto* plan : plans) ids.insert(plan->id);
+      auto& by_plan = facts.commits.emplace();
+      for (auto& c : worker::parse_trailer_log(log.out, true))
+        if (ids.contains(c.plan)) by_plan[c.plan].push_back(std::move(c));
+    }
+  }
+  const auto submodules = worker::submodule_paths(root); // no git process without a .gitmodules
+  std::set<std::string> paths;
+  for (const auto* plan : plans)
+    for (const auto& p : literal_files(*plan, root))
+      if (!worker::submodule_holding(submodules, p)) paths.insert(p);
+  facts.uncommitted = untracked_or_added(root, {paths.begin(), paths.end()});
+  return facts;
+}
+
+} // namespace harness::verify::detail
