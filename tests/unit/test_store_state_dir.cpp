@@ -325,3 +325,31 @@ TEST_CASE("A session directory no session row names is skipped quietly, at every
                                   R"({"question":"approve?","task":"final"})"));
   CHECK(sd.ingest(s)->unrecorded_sessions == 1);
 }
+
+TEST_CASE("A run's start does not read again the directories of sessions that ended", "[store][state_dir]") {
+  // L3: every start read every session directory a project ever had (9,900 of them: 2.2 s before
+  // the first task, even for a spec already complete). A session's row leaves `running` only
+  // after its directory was read: by the run that watched it end, or by this ingest when a
+  // killed run left it running.
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  auto sd = StateDir::for_project(dir.path);
+  for (const std::string sid : {"done", "failed", "ended", "killed"}) {
+    REQUIRE(s.create_session(store_test::session(sid)));
+    REQUIRE(util::write_file_atomic(sd.session_dir(sid) / "result.json",
+                                    fmt::format(R"({{"sessionId":"{0}","token":"tok-{0}","timestamp":"t","status":"failed",)"
+                                                R"("error":"x"}})",
+                                                sid)));
+  }
+  REQUIRE(s.set_session_status("done", "completed"));
+  REQUIRE(s.set_session_status("failed", "failed"));
+  REQUIRE(s.set_session_status("ended", "ended", std::nullopt, "stopped: the run was interrupted"));
+  auto r = sd.ingest(s);
+  REQUIRE(r);
+  CHECK(r->errors.empty());
+  CHECK(r->inserted == 1); // the session a killed run left running
+  REQUIRE(s.messages_after(0)->size() == 1);
+  CHECK(s.messages_after(0)->front().session_id == "killed");
+  // Its own directory is still read when asked for by name, as a run does when a worker exits.
+  CHECK(sd.ingest_session(s, "done").inserted == 1);
+}

@@ -79,7 +79,10 @@ class StateDir {
   /// (progress_update / task_completed / task_failed) with ids derived from the file content, so
   /// re-reading the same file never duplicates. A file without its session's token (`"token"`,
   /// the worker's HARNESS_TOKEN) is listed in the errors and not read: another session's worker
-  /// could otherwise report for it.
+  /// could otherwise report for it. A session whose row is no longer `running` is not read:
+  /// its directory was read when it ended (the run that watched it reads it before recording the
+  /// end; a killed run's sessions are read here before store::recover ends them), and reading
+  /// every session a project ever had made each run's start grow with the project's age.
   std::expected<IngestReport, std::string> ingest(Store& store) const;
   /// The same for one session's directory only (what a worker left when it exited).
   IngestReport ingest_session(Store& store, const std::string& session_id) const;
