@@ -121,6 +121,30 @@ TEST_CASE("Questions are pending in arrival order until answered; other reports 
   CHECK((*after)[0].id == m2.id);
 }
 
+TEST_CASE("A run's start reads the newest seq and the messages of the sessions it asks about", "[store]") {
+  TempDir dir;
+  auto s = store_test::open_store(dir.path);
+  CHECK(s.last_message_seq() == 0);
+  CHECK(s.messages_of_sessions({"a"})->empty());
+  const std::vector<std::string> ids = {"a", "b", "c'd"}; // a quote: the ids travel as data
+  for (const auto& id : ids) REQUIRE(s.create_session(store_test::session(id)));
+  std::vector<protocol::Envelope> batch;
+  for (int i = 0; i < 30; ++i)
+    batch.push_back(protocol::make_envelope(ids[static_cast<std::size_t>(i % 3)], protocol::ProgressUpdate{"step", i, 30}));
+  REQUIRE(s.insert_messages(batch) == 30u);
+  auto all = s.messages_after(0, 1000);
+  REQUIRE(all->size() == 30);
+  CHECK(s.last_message_seq() == all->back().seq);
+  auto mine = s.messages_of_sessions({"a", "c'd", "nobody"});
+  REQUIRE(mine);
+  REQUIRE(mine->size() == 20);
+  for (std::size_t i = 0; i < mine->size(); ++i) {
+    CHECK((*mine)[i].session_id != "b");
+    if (i > 0) CHECK((*mine)[i - 1].seq < (*mine)[i].seq); // arrival order
+  }
+  CHECK(s.messages_of_sessions({})->empty());
+}
+
 TEST_CASE("Execution state, values, tasks, attempts and events persist across reopen", "[store]") {
   TempDir dir;
   {

@@ -53,9 +53,12 @@ std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
     dead_sessions = std::move(rec->failed_sessions);
   if (auto w = store::ChangeWatcher::open(db->path()); w) watcher.emplace(std::move(*w));
   refuse_stale_requests();
-  // Read once at start: where this run's reading begins, and which dead sessions reported failure.
-  const auto earlier_messages = db->messages_after(0, 1'000'000).value_or(std::vector<store::MessageRecord>{});
-  if (!earlier_messages.empty()) last_seq = earlier_messages.back().seq;
+  // Where this run's reading begins, and what the dead sessions reported. Not every message the
+  // project ever stored: that grew each start with the project's age, and a cap on it (it was a
+  // million) would have begun this run's reading at an old message.
+  if (auto seq = db->last_message_seq()) last_seq = *seq;
+  else store_failed("", "store: " + seq.error());
+  const auto earlier_messages = db->messages_of_sessions(dead_sessions).value_or(std::vector<store::MessageRecord>{});
   // Said by what their workers reported: a finished session's work is taken, not lost.
   const auto earlier_store_error = util::read_file(state_dir / store_failed_file).value_or("");
   if (auto note = ended_sessions_note(dead_sessions, earlier_messages, earlier_store_error); !note.empty())

@@ -6,9 +6,12 @@
 #include "schema_internal.hpp"
 #include "store_impl.hpp"
 
+#include <boost/json/array.hpp>
+#include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
 namespace harness::store {
+namespace json = boost::json;
 using namespace detail;
 using Mode = detail::Txn::Mode;
 namespace {
@@ -306,6 +309,30 @@ std::expected<std::int64_t, std::string> Store::message_count() {
     auto r = first<std::int64_t>(**s, [](const Stmt& st) { return st.int64(0); }, "count messages");
     if (!r) return std::unexpected(r.error());
     return r->value_or(0);
+  });
+}
+
+std::expected<std::int64_t, std::string> Store::last_message_seq() {
+  return m_impl->transact(Mode::read, [&]() -> Result<std::int64_t> {
+    auto s = m_impl->stmt("SELECT COALESCE(MAX(seq), 0) FROM worker_messages");
+    if (!s) return std::unexpected(s.error());
+    auto r = first<std::int64_t>(**s, [](const Stmt& st) { return st.int64(0); }, "last message seq");
+    if (!r) return std::unexpected(r.error());
+    return r->value_or(0);
+  });
+}
+
+std::expected<std::vector<MessageRecord>, std::string> Store::messages_of_sessions(const std::vector<std::string>& session_ids) {
+  if (session_ids.empty()) return std::vector<MessageRecord>{};
+  json::array ids;
+  for (const auto& id : session_ids) ids.emplace_back(id);
+  return m_impl->transact(Mode::read, [&]() -> Result<std::vector<MessageRecord>> {
+    // One statement for any number of ids (no list of `?` to build): the ids as a JSON array.
+    static const std::string sql = fmt::format(
+        "SELECT {} FROM worker_messages WHERE session_id IN (SELECT value FROM json_each(?)) ORDER BY seq", message_cols);
+    auto s = m_impl->stmt(sql.c_str(), json::serialize(ids));
+    if (!s) return std::unexpected(s.error());
+    return collect<MessageRecord>(**s, read_message, "messages of sessions");
   });
 }
 

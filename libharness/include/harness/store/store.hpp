@@ -190,6 +190,11 @@ class Store {
   std::expected<std::size_t, std::string> expire_pending(const std::string& session_id);
   /// Number of stored messages.
   std::expected<std::int64_t, std::string> message_count();
+  /// The newest message's seq (0 without messages): where a consumer that starts now begins.
+  std::expected<std::int64_t, std::string> last_message_seq();
+  /// The messages of the sessions `session_ids`, arrival order (what a run's start reads about
+  /// the sessions an earlier run left, instead of every message the project ever stored).
+  std::expected<std::vector<MessageRecord>, std::string> messages_of_sessions(const std::vector<std::string>& session_ids);
 
   // ---- execution state ----
   /// The row for `project_path` or nullopt.
