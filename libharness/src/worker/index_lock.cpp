@@ -6,7 +6,9 @@
 #include "harness/worker/git_head.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 
 namespace harness::worker {
 namespace fs = std::filesystem;
@@ -108,12 +110,20 @@ std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
   std::vector<fs::file_time_type> written;
   std::erase_if(locks, [&](const fs::path& l) { return !fs::exists(fs::symlink_status(l, ec)); });
   for (const auto& l : locks) written.push_back(fs::last_write_time(l, ec));
-  // The branch and packed-refs are shared by every worktree: a git in the main checkout (or in
-  // another worktree) may hold their locks, so it counts as much as one working here.
-  if (locks.empty() || !git_processes_in_repository(root).empty()) return {};
-  // Gone or rewritten meanwhile: a git held it, and ended (or began) while /proc was read.
-  for (std::size_t i = 0; i < locks.size(); ++i)
-    if (!fs::exists(fs::symlink_status(locks[i], ec)) || fs::last_write_time(locks[i], ec) != written[i]) return {};
+  if (locks.empty()) return {};
+  // Twice, 100 ms apart, before a lock counts as nobody's: one git can end and the next begin
+  // while /proc is read (a worker's `add -N` then its `commit`), and the next one's lock can
+  // carry the same timestamp (file times advance by the kernel's tick, several milliseconds).
+  // Missing a live git here means telling someone to remove the lock under it.
+  for (int look = 0; look < 2; ++look) {
+    if (look > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // The branch and packed-refs are shared by every worktree: a git in the main checkout (or in
+    // another worktree) may hold their locks, so it counts as much as one working here.
+    if (!git_processes_in_repository(root).empty()) return {};
+    // Gone or rewritten meanwhile: a git held it, and ended (or began) while /proc was read.
+    for (std::size_t i = 0; i < locks.size(); ++i)
+      if (!fs::exists(fs::symlink_status(locks[i], ec)) || fs::last_write_time(locks[i], ec) != written[i]) return {};
+  }
   return locks;
 }
 
