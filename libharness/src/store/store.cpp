@@ -302,23 +302,26 @@ std::expected<std::size_t, std::string> Store::expire_pending(const std::string&
   });
 }
 
+namespace {
+
+/// The one integer a `SELECT` of one aggregate returns (0 without a row).
+Result<std::int64_t> single_integer(Store::Impl& impl, const char* sql, std::string_view what) {
+  auto s = impl.stmt(sql);
+  if (!s) return std::unexpected(s.error());
+  auto r = first<std::int64_t>(**s, [](const Stmt& st) { return st.int64(0); }, what);
+  if (!r) return std::unexpected(r.error());
+  return r->value_or(0);
+}
+
+} // namespace
+
 std::expected<std::int64_t, std::string> Store::message_count() {
-  return m_impl->transact(Mode::read, [&]() -> Result<std::int64_t> {
-    auto s = m_impl->stmt("SELECT COUNT(*) FROM worker_messages");
-    if (!s) return std::unexpected(s.error());
-    auto r = first<std::int64_t>(**s, [](const Stmt& st) { return st.int64(0); }, "count messages");
-    if (!r) return std::unexpected(r.error());
-    return r->value_or(0);
-  });
+  return m_impl->transact(Mode::read, [&] { return single_integer(*m_impl, "SELECT COUNT(*) FROM worker_messages", "count messages"); });
 }
 
 std::expected<std::int64_t, std::string> Store::last_message_seq() {
-  return m_impl->transact(Mode::read, [&]() -> Result<std::int64_t> {
-    auto s = m_impl->stmt("SELECT COALESCE(MAX(seq), 0) FROM worker_messages");
-    if (!s) return std::unexpected(s.error());
-    auto r = first<std::int64_t>(**s, [](const Stmt& st) { return st.int64(0); }, "last message seq");
-    if (!r) return std::unexpected(r.error());
-    return r->value_or(0);
+  return m_impl->transact(Mode::read, [&] {
+    return single_integer(*m_impl, "SELECT COALESCE(MAX(seq), 0) FROM worker_messages", "last message seq");
   });
 }
 
