@@ -1,10 +1,12 @@
 #pragma once
 // Shared by start-session and end-session: ask the orchestrator running in the project, print its
-// answer (a line, or the JSON object with --json), and set the exit code (0 done, 1 otherwise).
+// answer (a line, or the JSON object with --json), and set the exit code (0 done, 2 inside a
+// worker of the project, 1 otherwise).
 // With --json a failure is a JSON object too: the orchestrator's refusal as it sent it, or
 // {"error": "..."}.
 
 #include "commands.hpp"
+#include "inside_worker.hpp"
 #include "print_error.hpp"
 
 #include "harness/util/json_text.hpp"
@@ -26,6 +28,11 @@ inline void ask_and_print(const std::filesystem::path& project, const std::strin
                           const boost::json::object& args, bool json, ExitCode& exit,
                           const std::function<std::string(const boost::json::object&)>& describe) {
   const Output output = json ? Output::json : Output::text;
+  if (auto why = refused_inside_worker(project / ".orchestration", store::PersonsPart::steer_sessions)) {
+    print_error(*why, output);
+    exit.value = 2;
+    return;
+  }
   exit.value = 1;
   // Asked before the store is opened: opening it would create .orchestration/ in any directory.
   if (!store::running_orchestrator(project / ".orchestration")) {

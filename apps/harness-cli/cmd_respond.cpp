@@ -1,6 +1,7 @@
 // harness-cli respond ID ANSWER [--note TEXT] | respond --list: answer a checkpoint a running
 // orchestrate waits on: approve|refuse, a worker's option (or its number), done for an action.
 #include "commands.hpp"
+#include "inside_worker.hpp"
 #include "print_error.hpp"
 #include "project_dir.hpp"
 
@@ -45,6 +46,11 @@ void add_respond(CLI::App& app, ExitCode& exit) {
     }
     if (opt->answer.empty()) {
       print_error("respond needs ID and ANSWER (approve | refuse, or the option --list shows)", output);
+      exit.value = 2;
+      return;
+    }
+    if (auto why = refused_inside_worker(state, store::PersonsPart::answer_checkpoint)) {
+      print_error("respond " + opt->id + ": " + *why, output);
       exit.value = 2;
       return;
     }

@@ -28,5 +28,6 @@ void add_end_session(CLI::App& app, ExitCode& exit);
 void add_install_skills(CLI::App& app, ExitCode& exit);
 void add_init(CLI::App& app, ExitCode& exit);
 void add_redo(CLI::App& app, ExitCode& exit);
+void add_prune(CLI::App& app, ExitCode& exit);
 
 } // namespace harness::cli

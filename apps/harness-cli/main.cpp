@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
   add_orchestrate(app, exit);
   add_respond(app, exit);
   add_redo(app, exit);
+  add_prune(app, exit);
   add_start_session(app, exit);
   add_end_session(app, exit);
   add_install_skills(app, exit);

@@ -10,6 +10,8 @@
 #     errors included, is one JSON object on stdout, with the exit code unchanged.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh" # hold_run_lock (this test keeps its own tmp and cleanup)
 tmp=$(mktemp -d)
 orch=""
 holder=""
@@ -106,15 +108,7 @@ out=$(cd "$p/src/deep" && "$cli" end-session --list) || fail "end-session --list
 #    holder's pid is named, the stale spec is not.
 mkdir -p "$p/.orchestration"
 printf '{"pid":999999999,"spec":"docs/specs/SPC-009-old","started_at":"x"}\n' >"$p/.orchestration/orchestrator.json"
-python3 -c '
-import fcntl, sys, time
-f = open(sys.argv[1], "a")
-fcntl.flock(f, fcntl.LOCK_EX)
-open(sys.argv[2], "w").close()
-time.sleep(120)' "$p/.orchestration/orchestrator.lock" "$tmp/locked" &
-holder=$!
-for _ in $(seq 100); do [[ -f $tmp/locked ]] && break; sleep 0.1; done
-[[ -f $tmp/locked ]] || fail "the lock holder never took the lock"
+hold_run_lock "$p"
 rc=0; (cd "$p" && "$cli" orchestrate "$spec" --worker script) >/dev/null 2>"$tmp/lock.err" || rc=$?
 [[ $rc -eq 1 ]] || fail "orchestrate beside a held lock exited $rc"
 grep -q "another harness-cli orchestrate is running in this project (pid $holder, which has not recorded its spec yet)" "$tmp/lock.err" ||

@@ -7,7 +7,10 @@
 #   - start_session of a plan that cannot start yet answers "queued" and puts it first;
 #   - end_session stops a hanging worker (its process group is gone) and blocks its task as
 #     refused by a human, and the store lists its session as ended with that reason (not failed);
-#     start_session of that blocked plan runs it again and the spec completes.
+#     start_session of that blocked plan runs it again and the spec completes;
+#   - inside a worker of the run (its HARNESS_SESSION_ID and HARNESS_STATE_DIR) start-session,
+#     end-session and the two tools are refused: the worker 01-02 tries them itself, and a
+#     harness-mcp with a worker's variables; with another project's variables they work.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 mcp=${HARNESS_MCP:?}
@@ -49,7 +52,11 @@ mkdir -p out && echo $1 > out/$1.txt
 PLAN
 }
 plan 01-01 "while [ ! -f go1 ]; do sleep $HANG & wait \$!; done"
-plan 01-02 ""
+# A worker that tries to steer its own run: refused, and it goes on (end-session --list reads only).
+plan 01-02 "out=$tmp/inside.out
+rc=0; harness-cli end-session --list >>\$out 2>&1 || rc=\$?; echo \"list rc \$rc\" >>\$out
+rc=0; harness-cli end-session \"\$HARNESS_SESSION_ID\" --reason mine >>\$out 2>&1 || rc=\$?; echo \"end rc \$rc\" >>\$out
+rc=0; harness-cli start-session 01-03 >>\$out 2>&1 || rc=\$?; echo \"start rc \$rc\" >>\$out"
 plan 01-03 ""
 plan 01-04 ""
 plan 01-05 ": $HANG; while [ ! -f go5 ]; do sleep 0.1; done"
@@ -111,8 +118,11 @@ rc=0
 [[ $rc -eq 1 ]] || fail "a second orchestrate in the same project exited $rc: $(cat "$tmp/second.out")"
 grep -q "another harness-cli orchestrate is running" "$tmp/second.out" || fail "second run: $(cat "$tmp/second.out")"
 
-# 3. 01-04 cannot start (the slot is taken): queued, and first in line.
-out=$(call harness_start_session '{"plan_id":"01-04"}')
+# 3. 01-04 cannot start (the slot is taken): queued, and first in line. Asked from a worker of
+# another project (a test run inside a worker's task): that is not this run's worker.
+mkdir -p "$tmp/other/.orchestration"
+out=$(HARNESS_SESSION_ID=execute-01-01-a1-other HARNESS_STATE_DIR=$tmp/other/.orchestration \
+  call harness_start_session '{"plan_id":"01-04"}')
 [[ $out == *'"status":"queued"'* && $out == *'"waiting_for":"ready'* ]] || fail "start 01-04: $out"
 out=$(call harness_start_session '{"plan_id":"09-09"}')
 [[ $out == *'"isError":true'* && $out == *'no plan 09-09'* ]] || fail "unknown plan: $out"
@@ -124,6 +134,12 @@ out=$(call harness_start_session '{"plan_id":"01-01"}')
 [[ $out == *'"status":"running"'* ]] || fail "start of a running plan: $out"
 sid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["result"]["structuredContent"]["session_id"])' "$out")
 pgrep -f "sleep $HANG" >/dev/null || fail "the hanging worker is not running"
+# A harness-mcp a worker of this run starts (it inherits the worker's variables) steers nothing.
+for req in "harness_end_session {\"session_id\":\"$sid\"}" 'harness_start_session {"plan_id":"01-03"}'; do
+  out=$(HARNESS_SESSION_ID=execute-01-05-a1-mine HARNESS_STATE_DIR=$p/./.orchestration call ${req%% *} "${req#* }")
+  [[ $out == *'"isError":true'* && $out == *'this runs inside worker session execute-01-05-a1-mine of this project (HARNESS_SESSION_ID): starting and ending'* ]] \
+    || fail "${req%% *} from inside a worker: $out"
+done
 out=$(call harness_end_session "{\"session_id\":\"$sid\",\"reason\":\"testing\"}")
 [[ $out == *'"ended":true'* ]] || fail "end_session: $out"
 wait_for "any(e['event'] == 'task_blocked' and e.get('task') == 'execute:01-01' for e in ev)"
@@ -150,6 +166,11 @@ assert order.index("execute:01-04") < order.index("execute:01-02") < order.index
 b = [e for e in ev if e["event"] == "task_blocked" and e["task"] == "execute:01-01"]
 assert "refused by a human: ended by harness_end_session: testing" in b[0]["message"], b
 PY
+# 01-02's own end-session and start-session were refused (exit 2); its --list was answered.
+grep -q '^list rc 0$' "$tmp/inside.out" && grep -q "execute:01-02" "$tmp/inside.out" || fail "end-session --list in a worker: $(cat "$tmp/inside.out")"
+grep -q '^end rc 2$' "$tmp/inside.out" && grep -q '^start rc 2$' "$tmp/inside.out" || fail "steering from a worker: $(cat "$tmp/inside.out")"
+grep -q "harness-cli: error: this runs inside worker session execute-01-02-a1-.* of this project (HARNESS_SESSION_ID): starting and ending the run's sessions is a person's to do" "$tmp/inside.out" \
+  || fail "the refusal: $(cat "$tmp/inside.out")"
 
 # 6. Ask again for the blocked plan (it will now find go1), then let 01-05 finish: complete.
 touch "$p/go1"

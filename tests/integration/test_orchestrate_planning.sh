@@ -51,10 +51,14 @@ result = {"sessionId": os.environ["HARNESS_SESSION_ID"], "token": os.environ["HA
           "status": "completed", "summaryPath": "", "commits": [], "filesTouched": []}
 
 def plan(path, pid, deps, files, title, code, checks=""):
+    # Whole or not at all: section 2 kills every agent at once, and a phase-02 planner running
+    # beside the hanging one must not leave half a PLAN (which the next run rightly refuses).
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
+    tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+    with open(tmp, "w") as f:
         f.write(f"---\nplan_id: '{pid}'\ndepends_on: {json.dumps(deps)}\nfiles_modified: {json.dumps(files)}\n"
                 f"{checks}---\n# {pid}: {title}\n\n### Task 1: {title}\n\n```sh\n{code}\n```\n")
+    os.rename(tmp, path)
 
 if kind == "research" and os.environ.get("SKIP_RESEARCH"):  # says done, writes nothing
     pass

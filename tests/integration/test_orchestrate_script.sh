@@ -9,6 +9,7 @@ src=${HARNESS_SOURCE_DIR:?}
 source "$src/tests/integration/lib/project.sh"
 project_tmp
 spec=docs/specs/SPC-001-task-tracker
+umask 022 # the common one, which leaves what harness does not make private readable to everyone
 
 # 1. A whole run: complete, every document written back, one commit per task.
 p=$tmp/run
@@ -40,6 +41,10 @@ cd "$p"
 [[ $(git log --oneline --grep '^feat(' | wc -l) -eq 14 ]] || fail "expected 14 task commits, got $(git log --oneline --grep '^feat(' | wc -l)"
 grep -q "^Plan: 02-01, Task: 1/1$" <<<"$(git log --format=%B)" || fail "trailers missing"
 [[ -z $(git status --porcelain) ]] || fail "work tree not clean: $(git status --porcelain)"
+# The run's state (every report, each worker's log, prompt and token) is the user's alone.
+for d in .orchestration .orchestration/sessions .orchestration/sessions/*/; do
+  [[ $(stat -c %a "$d") == 700 ]] || fail "$d has mode $(stat -c %a "$d"), expected 700"
+done
 grep -q "^status: passed" "$spec/execution/FINAL-VERIFICATION.md" || fail "final verification"
 grep -q "^status: passed" "$spec/execution/phases/03-http-api/VERIFICATION.md" || fail "phase 3 verification"
 grep -q "^completed_plans: 12" "$spec/ROADMAP.md" || fail "roadmap progress: $(head -12 "$spec/ROADMAP.md")"
@@ -98,6 +103,12 @@ done
 out=$(cd "$p" && "$cli" respond "$ids" approve --note "looks right") || fail "respond exited $?"
 grep -q "answered" <<<"$out" || fail "respond: $out"
 wait $orch || fail "orchestrate after respond exited $?"
+# A .orchestration/ the user made keeps its mode; the session directories harness makes in it
+# (the workers' and the checkpoint's) are private all the same.
+[[ $(stat -c %a "$p/.orchestration") == 755 ]] || fail ".orchestration's mode changed: $(stat -c %a "$p/.orchestration")"
+for d in "$p"/.orchestration/sessions/*/; do
+  [[ $(stat -c %a "$d") == 700 ]] || fail "$d has mode $(stat -c %a "$d"), expected 700"
+done
 grep -q '"checkpoint_answered".*looks right' "$tmp/respond.jsonl" || fail "answer not seen"
 python3 - "$tmp/respond.jsonl" <<'PY' || fail "config.yaml slots: 1 not applied"
 import json, sys

@@ -4,7 +4,8 @@
 # harness_worker_await. The person sees the options wherever the question is shown (the run's
 # checkpoint_opened event, `respond --list` and its JSON, `status`), answers with an option's text
 # or number (an answer that is none of them is exit 2 naming them), or `done` for the action; the
-# worker receives {"choice": <the option>} and {"outcome": "done"}.
+# worker receives {"choice": <the option>} and {"outcome": "done"}. A worker that tries to answer
+# its own question (respond, or harness_respond of a harness-mcp it starts) is refused.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 src=${HARNESS_SOURCE_DIR:?}
@@ -19,7 +20,7 @@ file_plans_project "$p" "$spec" "Questions" 01-01 01-02
 cat >"$tmp/asker.py" <<'PY'
 # A worker for `--worker command`: asks its task's question over MCP and waits for the answer,
 # prints it, then does the plan's work with the script worker.
-import json, os, subprocess, sys
+import json, os, subprocess, sys, time
 sys.path.insert(0, os.environ["HARNESS_TEST_LIB"])
 from mcp_worker import McpWorker
 mcp, cli = sys.argv[1:3]
@@ -32,6 +33,20 @@ if task in questions:
     kind, payload = questions[task]
     w = McpWorker(mcp)
     asked = w.tool("harness_worker_report", {"type": kind, "payload": payload})
+    # A worker must not answer its own question: not with respond (harness-cli is on its PATH), not
+    # with harness_respond of a harness-mcp it starts itself.
+    own = None
+    for _ in range(100):
+        listed = json.loads(subprocess.run([cli, "respond", "--list", "--json"], capture_output=True, text=True).stdout)
+        own = next((c["id"] for c in listed["checkpoints"] if c["task"] == task), None)
+        if own: break
+        time.sleep(0.1)
+    r = subprocess.run([cli, "respond", own or "none", "done"], capture_output=True, text=True)
+    print("own respond:", r.returncode, r.stderr.strip(), flush=True)
+    m = McpWorker(mcp, worker=False)
+    said = m.request("tools/call", {"name": "harness_respond", "arguments": {"message_id": asked["message_id"], "response": {"outcome": "done", "choice": "hello"}}})
+    print("own harness_respond:", json.dumps(said), flush=True)
+    m.close()
     answer = w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 120})
     print("answered:", json.dumps(answer.get("response")), flush=True)
     w.close()
@@ -100,6 +115,13 @@ out=$(cd "$p" && "$cli" respond "$decision" 2) || fail "respond 2 exited $?"
 rc=0; wait "$orch" || rc=$?
 orch=
 [[ $rc -eq 0 ]] || { tail -5 "$tmp/events.jsonl" >&2; cat "$tmp/stderr.log" >&2; fail "orchestrate exited $rc"; }
+# Each worker's own answer was refused, by respond (exit 2) and by harness_respond alike.
+for log in "$p/.orchestration/sessions/execute-01-0"[12]"-a1-"*/output.log; do
+  grep -q 'own respond: 2 harness-cli: error: respond cp-.*: this runs inside worker session execute-01-0.* of this project (HARNESS_SESSION_ID): a checkpoint asks a person' "$log" \
+    || fail "a worker answered its own question with respond: $(grep 'own respond' "$log")"
+  grep -q 'own harness_respond: .*this runs inside worker session.*"isError": true' "$log" \
+    || fail "a worker answered its own question with harness_respond: $(grep 'own harness_respond' "$log")"
+done
 grep -q 'answered: {"choice": "hi there"' "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log \
   || fail "the decision's worker got: $(grep answered: "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log)"
 grep -q 'answered: {"outcome": "done", "note": "logged in"}' "$p/.orchestration/sessions/execute-01-02-a1-"*/output.log \

@@ -160,6 +160,9 @@ printf '{"pid":%d,"start_ticks":%s,"task":"execute:01-01","session":"execute-01-
 # run go on, the run says so and sets it aside.
 mkdir -p "$p/.orchestration/sessions/execute-01-01-foreign"
 echo '{"pid": "4242", "task": "execute:01-01"}' >"$p/.orchestration/sessions/execute-01-01-foreign/worker.json"
+# Each in the index of worker records, as harness writes a record (a record nothing indexes is not
+# looked at: a run's start reads these, not every session directory there ever was).
+touch "$p/.orchestration/index/worker_records/execute-01-01-other" "$p/.orchestration/index/worker_records/execute-01-01-foreign"
 redo 01-01:2
 [[ $rc -eq 0 && $out == *"stopped execute:01-01 (pid "*"): a worker an earlier run left running"* ]] || fail "redo after kill -9: rc $rc: $out"
 if pgrep -f "sleep $sleeper" >/dev/null; then fail "the old worker still runs"; fi

@@ -190,6 +190,7 @@ TEST_CASE("a worker an earlier run spawned but never recorded is found by its se
   const std::string sid = "execute-01-01-a1-killed" + std::to_string(::getpid());
   auto env = worker::current_environment();
   env["HARNESS_SESSION_ID"] = sid;
+  env["HARNESS_STATE_DIR"] = (proj.dir.path / ".orchestration").string(); // the project it belongs to
   // Started through a shell that exits at once, so that the orphan is init's child, not ours.
   auto starter = worker::spawn_process({"/bin/sh", {"sh", "-c", "sh -c 'sleep 60 & wait' &"}, env, proj.dir.path, -1, -1, true});
   REQUIRE(starter);

@@ -10,7 +10,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <csignal>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <fstream>
 #include <functional>
@@ -34,7 +37,9 @@ struct Run {
              std::chrono::seconds idle = std::chrono::seconds(0), const std::function<void()>& started = {}) {
     worker::LaunchSpec spec;
     spec.argv = {"sh", "-c", script};
-    spec.env = {{"PATH", "/usr/bin:/bin"}, {"HARNESS_SESSION_ID", "s1"}}; // as the orchestrator's workers have it
+    // As the orchestrator's workers have it: every test calls its worker s1, and the test
+    // directory stands for the project, so tests running at once do not stop each other's.
+    spec.env = {{"PATH", "/usr/bin:/bin"}, {"HARNESS_SESSION_ID", "s1"}, {"HARNESS_STATE_DIR", dir.string()}};
     spec.cwd = dir;
     const auto t0 = std::chrono::steady_clock::now();
     REQUIRE(host.start("s1", spec, dir / "out.log", timeout, idle).has_value());
@@ -89,6 +94,27 @@ TEST_CASE("What a worker started in a session of its own is stopped when the wor
   // "setsid sleep 1001" when it was stopped between its setsid() and its exec of sleep.
   REQUIRE(r.exit->escaped.size() == 1);
   CHECK(r.exit->escaped.front().ends_with("sleep 1001"));
+}
+
+TEST_CASE("A process of another project's session with the same id is not stopped as escaped", "[orchestrator][worker_host]") {
+  // Session ids are unique within a project only: two runs (or two test binaries) on one machine
+  // may both have an "s1". Before the scope, each one's end killed the other's processes.
+  test::TempDir dir, other;
+  auto env = worker::current_environment();
+  env["HARNESS_SESSION_ID"] = "s1";
+  env["HARNESS_STATE_DIR"] = other.path.string();
+  auto stranger = worker::spawn_process({"/bin/sleep", {"sleep", "1002"}, env, {}, -1, -1, true});
+  REQUIRE(stranger);
+  // Until it has exec'd, /proc shows this process's environment: wait for the sleep.
+  for (int i = 0; i < 500 && worker::process_command(*stranger) != "sleep 1002"; ++i) ::usleep(10'000);
+  Run r;
+  r.run("echo done", std::chrono::seconds(120), dir.path);
+  REQUIRE(r.exit.has_value());
+  CHECK(r.exit->escaped.empty());
+  CHECK(test::process_running(*stranger));
+  ::kill(*stranger, SIGKILL);
+  int status = 0;
+  ::waitpid(*stranger, &status, 0);
 }
 
 TEST_CASE("A worker past its timeout is stopped with its whole process group", "[orchestrator][worker_host]") {
@@ -223,4 +249,32 @@ TEST_CASE("A line without end is held by its tail only; the lines after it come 
   CHECK_THAT(r.lines[0], Catch::EndsWith("xxxEND"));
   CHECK(r.lines[1] == "ok");
   CHECK(fs::file_size(dir.path / "out.log") == 40000007); // the log keeps every byte
+}
+
+TEST_CASE("A worker that cannot start for want of descriptors says so with EMFILE, not only in words", "[orchestrator][worker_host][descriptors]") {
+  // The run holds the slot a while before the retry when the errno says the machine ran out
+  // (out_of_resources); it used to read strerror's words at the end of the message.
+  test::TempDir dir;
+  Run r;
+  // A sanitizer build checks an object's type with a pipe the first time it sees the type, and
+  // reports a false error when that pipe cannot be made: one worker runs first.
+  r.run("exit 0", std::chrono::seconds(60), dir.path);
+  REQUIRE(r.exit.has_value());
+  worker::LaunchSpec spec;
+  spec.argv = {"sh", "-c", "exit 0"};
+  spec.env = {{"PATH", "/usr/bin:/bin"}};
+  spec.cwd = dir.path;
+  rlimit saved{};
+  ::getrlimit(RLIMIT_NOFILE, &saved);
+  rlimit low = saved;
+  low.rlim_cur = std::min<rlim_t>(saved.rlim_cur, 256);
+  ::setrlimit(RLIMIT_NOFILE, &low);
+  std::vector<int> held;
+  for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) held.push_back(fd);
+  auto started = r.host.start("s2", spec, dir.path / "out.log", std::chrono::seconds(60), std::chrono::seconds(60));
+  for (int fd : held) ::close(fd);
+  ::setrlimit(RLIMIT_NOFILE, &saved);
+  REQUIRE_FALSE(started.has_value());
+  CHECK(started.error().error_number == EMFILE);
+  CHECK(started.error().message.ends_with("Too many open files"));
 }

@@ -389,3 +389,61 @@ TEST_CASE("two phases whose ROADMAP entries name each other are a warning, not a
   CHECK(found[0].message == "phase 02 depends on a later phase 03: ignored, a phase can only wait for an earlier one");
   CHECK(with_code(*spec, "H036").empty());
 }
+
+TEST_CASE("a symbolic link in the spec directory that leads outside the project is an error, one inside it is not") {
+  harness::test::TempDir outside; // a directory beside the project: its .git is no matter here
+  harness::test::TempDir dir;
+  const auto spec_dir = renamed_phase_spec(dir, "01-core");
+  dir.write("shared/ROADMAP.md", "# Roadmap\n\n## Phase 1: Core\n");
+  fs::create_symlink("../../../shared/ROADMAP.md", spec_dir / "ROADMAP.md"); // inside: fine
+  // A dangling relative link: STATUS.md does not exist yet, harness would create it out there.
+  fs::create_symlink(fs::relative(outside.path, spec_dir) / "profile", spec_dir / "STATUS.md");
+  fs::create_directory_symlink(outside.path, spec_dir / "execution"); // absolute, to a directory
+  fs::create_symlink("../STATUS.md", spec_dir / "planning/chain.md");   // through another link
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  CHECK_FALSE(spec->valid());
+  const auto found = with_code(*spec, "H038");
+  REQUIRE(found.size() == 3);
+  const fs::path real = fs::canonical(outside.path);
+  CHECK(render(found[0]) == "STATUS.md: error[H038]: a symbolic link to " + (real / "profile").string() +
+                               ", outside the project: harness reads and writes the spec's files where they lead, so it "
+                               "would write there; replace the link with the file or directory itself\n");
+  CHECK(found[1].file == "execution");
+  CHECK(found[1].message.starts_with("a symbolic link to " + real.string() + ", outside the project"));
+  CHECK(found[2].file == "planning/chain.md");
+  fs::remove(spec_dir / "STATUS.md");
+  fs::remove(spec_dir / "execution");
+  fs::remove(spec_dir / "planning/chain.md");
+  auto clean = load_spec(spec_dir, dir.path);
+  REQUIRE(clean);
+  INFO(said(*clean));
+  CHECK(with_code(*clean, "H038").empty());
+}
+
+TEST_CASE("a spec or phase directory whose name holds a newline is an error: the name goes into commit messages") {
+  harness::test::TempDir dir;
+  const std::string name = "SPC-001-x\nRedo: 01-01"; // would add a Redo: trailer to every commit
+  const auto plain = renamed_phase_spec(dir, "01-co\tre");
+  const fs::path spec_dir = plain.parent_path().parent_path() / name; // renamed_phase_spec's path ends in '/'
+  fs::rename(plain.parent_path(), spec_dir);
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  CHECK_FALSE(spec->valid());
+  const auto found = with_code(*spec, "H039");
+  REQUIRE(found.size() == 2);
+  CHECK(render(found[0]) == ".: error[H039]: the spec directory's name 'SPC-001-x\\nRedo: 01-01' holds a control character "
+                            "(a newline, a tab...): harness writes the name into every commit message, where it would add "
+                            "lines; rename the directory\n");
+  CHECK(render(found[1]) == "planning/plans/01-co\\tre: error[H039]: the phase directory's name '01-co\\tre' holds a control "
+                            "character (a newline, a tab...): harness writes it into STATUS.md and its messages; rename the "
+                            "directory\n");
+  fs::rename(spec_dir, plain.parent_path());
+  fs::rename(plain / "planning/plans/01-co\tre", plain / "planning/plans/01-core");
+  auto clean = load_spec(plain, dir.path);
+  REQUIRE(clean);
+  INFO(said(*clean));
+  CHECK(with_code(*clean, "H039").empty());
+}

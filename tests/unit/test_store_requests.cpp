@@ -110,7 +110,7 @@ TEST_CASE("A killed orchestrator leaves no lock behind, and its workers never he
   const pid_t pid = ::fork();
   if (pid == 0) {
     auto lock = RunLock::acquire(state, {0, "spec", "", ""});
-    // A worker started by the orchestrator (posix_spawn, as worker::spawn_process does; it
+    // A worker started by the orchestrator (started here with posix_spawn; worker::spawn_process, too,
     // returns once the child has exec'd) outlives it: it must not carry the lock.
     pid_t worker = 0;
     char arg0[] = "sleep", arg1[] = "3";

@@ -125,6 +125,20 @@ TEST_CASE("a worker's message keeps its own lines and gets the plan's trailers",
   CHECK(worker::message_with_trailers("Plan: 01-01, Task: 1/2\n", "Plan: 01-01\n", "fallback") == "fallback\n\nPlan: 01-01\n");
 }
 
+TEST_CASE("a worker's message cannot carry a redo marker for another plan", "[worker][commit]") {
+  // The trailer index reads `Redo:` lines anywhere in a message: 01-02's worker would undo 01-01.
+  CHECK(worker::message_with_trailers("feat(01-02): b\n\nRedo: 01-01\n", "Plan: 01-02, Task: 1/1\n", "f") ==
+        "feat(01-02): b\n\nPlan: 01-02, Task: 1/1\n");
+  Project p;
+  p.dir.write("app/__init__.py", "x\n");
+  auto req = p.request({"app/__init__.py"}, 1);
+  req.message = "feat(01-01): init\n\nRedo: 01-02, Task: 1";
+  auto c = worker::commit_worker_files(req);
+  REQUIRE(c);
+  const auto log = p.git("log -1 --format=%B");
+  CHECK(log.find("Redo:") == std::string::npos);
+}
+
 TEST_CASE("a worker's commit whose trailers a commit-msg hook dropped is an error naming the hook", "[worker][commit]") {
   Project p;
   test::write_hook(p.dir, ".git/hooks/commit-msg", "#!/bin/sh\nhead -1 \"$1\" > \"$1.t\" && mv \"$1.t\" \"$1\"\n");

@@ -1,4 +1,5 @@
-// processes_with_env finds a live process by one variable of its starting environment.
+// processes_with_env finds a live process by one variable of its starting environment (and a
+// second one naming a path, when asked).
 #include "harness/worker/proc_scan.hpp"
 #include "harness/worker/spawn.hpp"
 
@@ -16,6 +17,7 @@ TEST_CASE("processes_with_env finds a process by its variable's value, and only 
   const std::string value = "env-scan-" + std::to_string(::getpid());
   auto env = worker::current_environment();
   env["HARNESS_TEST_SCAN"] = value;
+  env["HARNESS_TEST_SCOPE"] = "/tmp/harness-scope-" + std::to_string(::getpid());
   auto pid = worker::spawn_process({"/bin/sleep", {"sleep", "30"}, env, {}, -1, -1, true});
   REQUIRE(pid);
   // Until the child has exec'd, /proc shows the parent's environment: wait for the sleep.
@@ -28,6 +30,12 @@ TEST_CASE("processes_with_env finds a process by its variable's value, and only 
   CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value + "x"}).empty()); // a prefix is no match
   CHECK(worker::processes_with_env("HARNESS_TEST_SCA", {value}).empty());
   CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {}).empty());
+  // Scoped to a path variable: the same path however it is written, and no other path.
+  const std::string scope = "/tmp/harness-scope-" + std::to_string(::getpid());
+  CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value}, worker::EnvPath{"HARNESS_TEST_SCOPE", scope}).size() == 1);
+  CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value}, worker::EnvPath{"HARNESS_TEST_SCOPE", "/tmp/./harness-scope-" + std::to_string(::getpid())}).size() == 1);
+  CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value}, worker::EnvPath{"HARNESS_TEST_SCOPE", scope + "-other"}).empty());
+  CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value}, worker::EnvPath{"HARNESS_TEST_UNSET", scope}).empty());
   ::kill(*pid, SIGKILL);
   for (int i = 0; i < 100 && !worker::processes_with_env("HARNESS_TEST_SCAN", {value}).empty(); ++i) ::usleep(10'000);
   CHECK(worker::processes_with_env("HARNESS_TEST_SCAN", {value}).empty()); // a zombie is not listed

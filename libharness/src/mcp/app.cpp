@@ -33,6 +33,7 @@ WorkerIdentity identity_from_environment() {
   if (const char* s = std::getenv("HARNESS_SESSION_ID")) id.session_id = s;
   if (const char* t = std::getenv("HARNESS_TOKEN")) id.token = t;
   if (const char* d = std::getenv("HARNESS_SPEC_DIR")) id.spec_dir = d;
+  if (const char* d = std::getenv("HARNESS_STATE_DIR")) id.state_dir = d;
   return id;
 }
 

@@ -4,7 +4,9 @@
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/store/ask_orchestrator.hpp"
 #include "harness/store/run_lock.hpp"
+#include "harness/store/worker_refusal.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/private_directory.hpp"
 #include "harness/worker/output_log.hpp"
 #include "tool_support.hpp"
 
@@ -29,9 +31,11 @@ using StorePtr = std::shared_ptr<ToolStore>;
 
 /// Hands a request to the running orchestrator on a connection of its own (the call waits without
 /// holding the shared store) and turns the answer into the tool's result.
-ToolResult ask_orchestrator(const fs::path& project, const std::string& kind, const std::string& target,
-                            const json::object& args, CallContext& ctx) {
+ToolResult ask_orchestrator(const fs::path& project, const WorkerIdentity& caller, const std::string& kind,
+                            const std::string& target, const json::object& args, CallContext& ctx) {
   const fs::path state_dir = project / ".orchestration";
+  if (auto why = store::refuse_inside_worker(state_dir, caller.state_dir, caller.session_id, store::PersonsPart::steer_sessions))
+    return error_result(*why);
   if (!store::running_orchestrator(state_dir)) return error_result(store::orchestrator_not_running(state_dir));
   auto db = store::Store::open_project(project);
   if (!db) return store_failure(db.error());
@@ -45,7 +49,7 @@ ToolResult ask_orchestrator(const fs::path& project, const std::string& kind, co
   return error_result(why && why->is_string() ? std::string(why->as_string()) : answer->result_json);
 }
 
-void add_session_control(Server& s, const fs::path& project) {
+void add_session_control(Server& s, const fs::path& project, const WorkerIdentity& caller) {
   add_tool(s, "harness_start_session",
            "Ask the running orchestrator to start a plan next (a blocked plan is retried).",
            object_schema({{"plan_id", typed("string", "plan id, e.g. 03-02")}}, {"plan_id"}),
@@ -54,10 +58,10 @@ void add_session_control(Server& s, const fs::path& project) {
                           {"session_id", typed("string", "the worker session, when started or running")},
                           {"waiting_for", typed("string", "why a queued plan does not start yet")}},
                          {"plan_id", "status"}),
-           [project](const json::object& args, CallContext& ctx) {
+           [project, caller](const json::object& args, CallContext& ctx) {
              const std::string plan = string_arg(args, "plan_id");
              if (plan.empty()) return error_result("plan_id must not be empty");
-             return ask_orchestrator(project, "start_session", plan, args, ctx);
+             return ask_orchestrator(project, caller, "start_session", plan, args, ctx);
            },
            Execution::own_thread);
   add_tool(s, "harness_end_session",
@@ -65,10 +69,10 @@ void add_session_control(Server& s, const fs::path& project) {
            object_schema({{"session_id", typed("string")}, {"reason", typed("string", "recorded with the task")}},
                          {"session_id"}),
            object_schema({{"session_id", typed("string")}, {"ended", typed("boolean")}}, {"session_id", "ended"}),
-           [project](const json::object& args, CallContext& ctx) {
+           [project, caller](const json::object& args, CallContext& ctx) {
              const std::string id = string_arg(args, "session_id");
              if (id.empty()) return error_result("session_id must not be empty");
-             return ask_orchestrator(project, "end_session", id, args, ctx);
+             return ask_orchestrator(project, caller, "end_session", id, args, ctx);
            },
            Execution::own_thread);
 }
@@ -216,7 +220,7 @@ std::expected<json::array, std::string> pending_questions(ToolStore& store, cons
   return messages;
 }
 
-void add_messaging(Server& s, const StorePtr& store, const fs::path& project) {
+void add_messaging(Server& s, const StorePtr& store, const fs::path& project, const WorkerIdentity& caller) {
   add_tool(s, "harness_wait_for_state", "Wait until a session's status changes (long-poll, cancellable).",
            object_schema({{"session_id", typed("string")},
                           {"from_status", typed("string", "status to wait away from (default: current)")},
@@ -240,9 +244,12 @@ void add_messaging(Server& s, const StorePtr& store, const fs::path& project) {
                           {"response", typed("object", "a decision: {\"choice\":\"B\"}; an action: {\"outcome\":\"done\"}; a verification: {\"verdict\":\"approved\"}")}},
                          {"message_id", "response"}),
            object_schema({{"message_id", typed("string")}, {"responded", typed("boolean")}}, {"message_id", "responded"}),
-           [store, project](const json::object& args, CallContext&) {
+           [store, project, caller](const json::object& args, CallContext&) {
              const std::string id = string_arg(args, "message_id");
              const fs::path state_dir = project / ".orchestration";
+             if (auto why = store::refuse_inside_worker(state_dir, caller.state_dir, caller.session_id,
+                                                        store::PersonsPart::answer_checkpoint))
+               return error_result(*why);
              if (store::read_checkpoint(state_dir, id)) return answer_checkpoint(state_dir, id, id, args.at("response"));
              // A worker's question the running orchestrate shows as a checkpoint takes the same
              // answer by either id: through the checkpoint, checked as respond checks it.
@@ -345,8 +352,7 @@ void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) 
              json::object out = project_state(*store, project, error);
              if (!error.empty()) return store_failure(error);
              const fs::path file = store->state_dir() / "state.json";
-             std::error_code ec;
-             fs::create_directories(store->state_dir(), ec);
+             (void)util::create_private_directories(store->state_dir()); // the write says what failed
              if (auto written = util::write_file_atomic(file, json::serialize(out) + "\n"); !written) {
                return error_result("cannot write " + written.error()); // it names the file
              }
@@ -397,9 +403,9 @@ void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) 
 
 void add_orchestrator_tools(Server& server, const ToolEnvironment& env) {
   auto store = std::make_shared<ToolStore>(env.project);
-  add_session_control(server, env.project);
+  add_session_control(server, env.project, env.identity);
   add_session_reads(server, store, env.project);
-  add_messaging(server, store, env.project);
+  add_messaging(server, store, env.project, env.identity);
   add_state_tools(server, store, env.project);
 }
 

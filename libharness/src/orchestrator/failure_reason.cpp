@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstring>
 
 namespace harness::orchestrator {
 namespace {
@@ -18,11 +17,8 @@ std::string_view trim(std::string_view s) {
 
 } // namespace
 
-bool out_of_resources(std::string_view reason) {
-  // Our start errors end in strerror's words (in the C locale this process keeps).
-  for (const int e : {EMFILE, ENFILE, EAGAIN, ENOMEM})
-    if (reason.ends_with(std::strerror(e))) return true;
-  return false;
+bool out_of_resources(int error_number) {
+  return error_number == EMFILE || error_number == ENFILE || error_number == EAGAIN || error_number == ENOMEM;
 }
 
 std::string one_line(std::string_view text, std::size_t limit) {

@@ -4,7 +4,10 @@
 
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/run_config.hpp"
+#include "harness/orchestrator/prune.hpp"
+#include "harness/orchestrator/session_id.hpp"
 #include "harness/util/text.hpp"
+#include "harness/util/private_directory.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/spawn.hpp"
 
@@ -190,10 +193,9 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
   ++summary.attempts;
   slot_task[a.slot] = a.task;
   Session s;
-  s.id = fmt::format("{}-a{}-{}", a.task, a.attempt, run_id);
-  std::replace(s.id.begin(), s.id.end(), ':', '-');
   // A task reopened by harness_start_session counts its attempts from 1 again.
-  if (const int n = ++session_id_uses[s.id]; n > 1) s.id += fmt::format("-r{}", n);
+  const int use = ++session_id_uses[session_id(a.task, a.attempt, run_id)];
+  s.id = session_id(a.task, a.attempt, run_id, use);
   s.action = a;
   s.started = std::chrono::steady_clock::now();
   s.dir = state_dir / "sessions" / s.id;
@@ -285,14 +287,14 @@ std::string Orchestrator::Impl::render_prompt(const Session& s) {
   return r ? *r : "You are a harness worker. Task: " + task_json;
 }
 
-void Orchestrator::Impl::fail_start(const std::string& sid, const std::string& task, const std::string& why) {
+void Orchestrator::Impl::fail_start(const std::string& sid, const std::string& task, const std::string& why, int error_number) {
   // Out of descriptors or processes, a retry at once meets the same limit (both attempts went in
   // 10 ms): the slot is held a little first, while other workers may end and free some.
   auto failed = [this, sid, task, why] {
     end_session(sid, why, false);
     fail(task, sched::FailureClass::crashed, why);
   };
-  if (!out_of_resources(why)) return asio::post(ctx, failed);
+  if (!out_of_resources(error_number)) return asio::post(ctx, failed);
   auto timer = std::make_shared<asio::steady_timer>(ctx, start_retry_pause);
   timer->async_wait([timer, failed](boost::system::error_code) { failed(); });
 }
@@ -329,7 +331,11 @@ void Orchestrator::Impl::launch_worker(Session& s) {
   }
   auto launch = worker::build_launch(s.adapter, req, opt.adapter_settings);
   const std::string sid = s.id, task = s.action.task;
-  if (!launch) return fail_start(sid, task, launch.error());
+  if (!launch) return fail_start(sid, task, launch.error(), 0);
+  // Made here, private: the prompt, the log, a transcript and the token are the user's alone, also
+  // in a `.orchestration/` that an older harness made with the umask's mode.
+  if (auto ec = util::create_private_directories(s.dir))
+    return fail_start(sid, task, fmt::format("cannot create {}: {}", s.dir.string(), ec.message()), ec.value());
   if (db) {
     store::SessionRecord pre;
     pre.id = s.id;
@@ -343,7 +349,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     if (auto r = db->create_session(pre); !r) store_failed(task, "store: " + r.error());
   }
   auto pid = host->start(s.id, *launch, s.dir / "output.log", opt.task_timeout, opt.idle_timeout);
-  if (!pid) return fail_start(sid, task, pid.error());
+  if (!pid) return fail_start(sid, task, pid.error().message, pid.error().error_number);
   write_worker_record(s.dir, {*pid, process_start_ticks(*pid), task, s.id, spec.layout.spec_name});
   if (db) {
     // harness-mcp --worker accepts the worker's calls only for a session with this token.
@@ -675,8 +681,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
     if (!why.empty() && why.back() == '\n') why.pop_back();
     return std::unexpected(RunError{"the spec does not validate:\n" + why, 2});
   }
-  spec = std::move(*loaded);
-  pool_spec.reset();
+  loop_spec.replace(std::move(*loaded));
   // Watched from now on: an edit after this reading is noticed (plans_seen is this reading).
   if (auto w = PlanWatch::open(spec.layout)) plan_watch.emplace(std::move(*w));
   else plan_watch_error = w.error();
@@ -726,6 +731,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   note_head_at_start(facts);
   warn_about_validation(); // after run_started: the notes belong to this run
   if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  if (auto note = prune_hint(state_dir); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (!plan_watch_error.empty())
     emit(RunEventKind::note, "", -1, 0, "PLAN files edited during the run are not noticed: " + plan_watch_error);
   warn_about_dirty_files();

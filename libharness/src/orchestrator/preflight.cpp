@@ -382,7 +382,7 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
   const fs::path& project_root = layout.project_root;
   StartFacts f;
   f.resolve_program = [](const std::string& name) -> fs::path {
-    // The worker host's own lookup; posix_spawn then needs an executable file there.
+    // The worker host's own lookup; exec then needs an executable file there.
     const auto p = worker::find_program(name);
     std::error_code ec;
     if (p.empty() || fs::is_directory(p, ec) || ::access(p.c_str(), X_OK) != 0) return {};

@@ -178,7 +178,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   // given to it must not approve what the plan does next time. Expired only once the marker
   // commit stands: a commit git refuses (a merge in progress) changes nothing, not even these.
   std::vector<std::pair<std::string, std::string>> to_expire; // checkpoint id, why
-  for (const auto& cp : store::read_checkpoints(state_dir)) {
+  for (const auto& cp : store::open_checkpoints(state_dir)) {
     if (cp.state != store::CheckpointState::open || !layout.owns_spec_trailer(cp.spec)) continue;
     const auto colon = cp.task.find(':');
     const std::string plan = colon == std::string::npos ? "" : cp.task.substr(colon + 1);

@@ -78,11 +78,6 @@ fs::path Orchestrator::Impl::report_file(const sched::Action& a) const {
   return {};
 }
 
-std::shared_ptr<const spec::Spec> Orchestrator::Impl::spec_for_pool() {
-  if (!pool_spec) pool_spec = std::make_shared<const spec::Spec>(spec);
-  return pool_spec;
-}
-
 void Orchestrator::Impl::run_verification(Session& s) {
   const auto a = s.action;
   const std::string sid = s.id;
@@ -90,7 +85,7 @@ void Orchestrator::Impl::run_verification(Session& s) {
   // run commits.
   if (const auto report = report_file(a); !report.empty()) wrote({report});
   // The pool reads a copy the loop never changes: the loop may reload `spec` meanwhile.
-  asio::post(*verify_pool, [this, a, sid, snapshot = spec_for_pool()] {
+  asio::post(*verify_pool, [this, a, sid, snapshot = loop_spec.shared()] {
     VerifyOutcome out;
     if (a.kind == TaskKind::verify_plan) {
       if (const auto* p = snapshot->find_plan(a.subject)) out = verifier.verify_plan(*snapshot, *p);
@@ -272,7 +267,7 @@ void Orchestrator::Impl::take_over_checkpoints() {
   // there. Either only if the checkpoint is this spec's and asked about work this checkout holds
   // (carry_decision).
   const std::optional<store::RunInfo> running = store::RunInfo{0, "", "", run_id}; // this run holds the lock
-  for (auto& r : store::read_checkpoints(state_dir)) {
+  for (auto& r : store::open_checkpoints(state_dir)) {
     const auto status = store::checkpoint_status(r, running);
     if (status == store::CheckpointStatus::stale) {
       store::expire_checkpoint(state_dir, r.id, store::stale_reason(r));
@@ -294,7 +289,7 @@ void Orchestrator::Impl::take_over_checkpoints() {
                          r.id, r.head.substr(0, 7)));
       continue;
     }
-    if (r.asker == store::CheckpointAsker::worker) { // read_checkpoints: in id order
+    if (r.asker == store::CheckpointAsker::worker) { // open_checkpoints: in id order
       emit(RunEventKind::note, r.task, -1, 0,
            fmt::format("checkpoint {} of an earlier run (its worker was stopped while it waited) {}: the next worker of "
                        "{} is told the question{}",

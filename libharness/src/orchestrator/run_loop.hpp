@@ -40,6 +40,7 @@
 #include "harness/worker/prompt.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "harness/worker/spawn.hpp"
+#include "loop_spec.hpp"
 #include "session_files.hpp"
 
 #include <boost/asio/posix/stream_descriptor.hpp>
@@ -103,13 +104,11 @@ struct Orchestrator::Impl {
   std::unique_ptr<asio::thread_pool> verify_pool;
   std::unique_ptr<WorkerHost> host;
   std::unique_ptr<sched::Scheduler> scheduler;
-  spec::Spec spec;
-  /// `spec` as the verifications on the pool read it: one read-only copy shared by every
-  /// verification started until the loop changes `spec`, instead of a copy each (about 2-4 ms
-  /// of the loop per plan of a 1,000-plan spec). Every change to `spec` resets it (run,
-  /// reload_spec, write_progress, the status refresh; made `const`, `spec` fails to compile at
-  /// exactly those), so a verification never reads an older spec than a copy would have given.
-  std::shared_ptr<const spec::Spec> pool_spec;
+  /// The spec and the copy the verifications share; changed only through its replace() and
+  /// edit(), which drop that copy.
+  LoopSpec loop_spec;
+  /// What the loop reads of it: `const`, so that a change elsewhere does not compile.
+  const spec::Spec& spec = loop_spec.get();
   fs::path state_dir;
   std::string run_id = random_hex(3);
   std::map<std::string, Session> sessions;          ///< by session id
@@ -269,7 +268,7 @@ struct Orchestrator::Impl {
   void launch_worker(Session& s);
   /// A worker that could not be started: its session ends and its task fails with `why`, on the
   /// loop (never inside the scheduler's action), after start_retry_pause when out_of_resources.
-  void fail_start(const std::string& sid, const std::string& task, const std::string& why);
+  void fail_start(const std::string& sid, const std::string& task, const std::string& why, int error_number);
   void on_line(const std::string& sid, std::string_view line);
   void on_exit(const std::string& sid, const WorkerExit& x);
   /// The store's word on a worker's end: `ended` with its reason when the run ended it on purpose
@@ -361,8 +360,6 @@ struct Orchestrator::Impl {
   // ---- verification (on the pool, results posted back) ---------------------------------------
 
   void run_verification(Session& s);
-  /// `pool_spec`, copied from `spec` first when the loop changed `spec` since it was made.
-  std::shared_ptr<const spec::Spec> spec_for_pool();
   /// The VERIFICATION file a phase or final verification writes; empty for other tasks.
   fs::path report_file(const sched::Action& a) const;
   void on_verified(const sched::Action& a, const std::string& sid, const VerifyOutcome& out);

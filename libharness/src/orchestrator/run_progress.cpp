@@ -13,16 +13,14 @@ namespace harness::orchestrator {
 
 void Orchestrator::Impl::reload_spec() {
   if (auto s = spec::load_spec(opt.spec_dir)) {
-    spec = std::move(*s);
-    pool_spec.reset();
+    loop_spec.replace(std::move(*s));
     summaries_written.clear();
   }
 }
 
 void Orchestrator::Impl::write_progress(bool running) {
   // This run's blocked tasks replace what the previous run left in STATUS.md.
-  spec.status = spec::StatusDocument{spec.layout.relative(spec.layout.status_md), blocked_tasks};
-  pool_spec.reset();
+  loop_spec.edit([&](spec::Spec& s) { s.status = spec::StatusDocument{s.layout.relative(s.layout.status_md), blocked_tasks}; });
   auto progress = graph::compute_progress(spec, graph::build_plan_graph(spec.plans), opt.sched.gate_lookahead);
   std::vector<spec::PhaseNumber> unchecked; // as `status` reads them from the store
   for (const auto& phase : planning_marked)
@@ -56,8 +54,7 @@ void Orchestrator::Impl::refresh_status_soon(const std::string& task) {
     // Only the SUMMARYs the ended tasks wrote: everything else the run writes (plans, phase
     // reports, failure marks) or notices (PLAN edits) reads the whole spec again where it
     // happens, and a whole read costs about 1 ms per plan of a large spec at every refresh.
-    spec::reload_summaries(spec, summaries_written);
-    pool_spec.reset();
+    loop_spec.edit([&](spec::Spec& s) { spec::reload_summaries(s, summaries_written); });
     summaries_written.clear();
     write_progress(true);
   });

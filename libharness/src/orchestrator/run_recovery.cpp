@@ -6,6 +6,7 @@
 #include "session_files.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/private_directory.hpp"
 #include "harness/worker/index_lock.hpp"
 
 #include <fmt/format.h>
@@ -15,7 +16,7 @@ namespace harness::orchestrator {
 std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
   util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
   std::error_code ec;
-  fs::create_directories(state_dir / "sessions", ec);
+  (void)util::create_private_directories(state_dir / "sessions");
   if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
   const auto stale = stale_workers(state_dir);
   const auto alive = std::ranges::count_if(stale, [](const StaleWorker& w) { return w.pid > 0; });

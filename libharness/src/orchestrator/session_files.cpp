@@ -8,6 +8,7 @@
 #include "harness/store/checkpoint_answers.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
+#include "harness/store/session_index.hpp"
 #include "harness/store/store.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/proc_scan.hpp"
@@ -26,31 +27,55 @@ namespace harness::orchestrator {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
+namespace {
+
+/// The session directories that hold a worker.json: a run's start reads these, not every session
+/// directory the project ever had. A record stays until the next run's start retires it.
+const store::SessionIndex& worker_index() {
+  static const store::SessionIndex index{"worker_records", [](const fs::path& dir) {
+                                           std::error_code ec;
+                                           return fs::exists(dir / "worker.json", ec);
+                                         }};
+  return index;
+}
+
+/// sessions/<id>/worker.json -> the state directory and <id>.
+std::pair<fs::path, std::string> record_place(const fs::path& record) {
+  const fs::path session_dir = record.parent_path();
+  return {session_dir.parent_path().parent_path(), session_dir.filename().string()};
+}
+
+} // namespace
+
 void write_worker_record(const fs::path& session_dir, const WorkerRecord& r) {
   json::object o{{"pid", r.pid}, {"start_ticks", r.start_ticks}, {"task", r.task}, {"session", r.session}, {"spec", r.spec}};
+  // The index entry first: a record without one would never be looked at again.
+  (void)store::add_to_index(session_dir.parent_path().parent_path(), worker_index(), session_dir.filename().string());
   (void)util::write_file_atomic(session_dir / "worker.json", json::serialize(o) + "\n");
+}
+
+std::optional<StaleWorker> read_worker_record(const fs::path& session_dir) {
+  auto rec = protocol::read_json_object(session_dir / "worker.json");
+  if (!rec) return std::nullopt;
+  // A record harness did not write (edited by hand, another tool's) must not stop every later
+  // run: it names no worker to stop, is said, and is set aside like an ended one.
+  boost::system::error_code pid_ec, ticks_ec;
+  const auto* pid_field = rec->if_contains("pid");
+  const auto* ticks_field = rec->if_contains("start_ticks");
+  const auto pid = pid_field ? pid_field->to_number<long long>(pid_ec) : 0;
+  const auto ticks = ticks_field ? ticks_field->to_number<unsigned long long>(ticks_ec) : 0;
+  StaleWorker w{0, protocol::string_field(*rec, "task"), protocol::string_field(*rec, "spec"), session_dir / "worker.json", {}};
+  if (!pid_field || !ticks_field || pid_ec || ticks_ec || pid <= 0 || pid > std::numeric_limits<int>::max())
+    w.unreadable = "pid and start_ticks are not both positive numbers";
+  else if (worker_group_alive(static_cast<int>(pid), ticks))
+    w.pid = static_cast<int>(pid);
+  return w;
 }
 
 std::vector<StaleWorker> stale_workers(const fs::path& state_dir) {
   std::vector<StaleWorker> out;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(state_dir / "sessions", ec)) {
-    auto rec = protocol::read_json_object(e.path() / "worker.json");
-    if (!rec) continue;
-    // A record harness did not write (edited by hand, another tool's) must not stop every later
-    // run: it names no worker to stop, is said, and is set aside like an ended one.
-    boost::system::error_code pid_ec, ticks_ec;
-    const auto* pid_field = rec->if_contains("pid");
-    const auto* ticks_field = rec->if_contains("start_ticks");
-    const auto pid = pid_field ? pid_field->to_number<long long>(pid_ec) : 0;
-    const auto ticks = ticks_field ? ticks_field->to_number<unsigned long long>(ticks_ec) : 0;
-    StaleWorker w{0, protocol::string_field(*rec, "task"), protocol::string_field(*rec, "spec"), e.path() / "worker.json", {}};
-    if (!pid_field || !ticks_field || pid_ec || ticks_ec || pid <= 0 || pid > std::numeric_limits<int>::max())
-      w.unreadable = "pid and start_ticks are not both positive numbers";
-    else if (worker_group_alive(static_cast<int>(pid), ticks))
-      w.pid = static_cast<int>(pid);
-    out.push_back(std::move(w));
-  }
+  for (const auto& id : store::indexed_sessions(state_dir, worker_index()))
+    if (auto w = read_worker_record(state_dir / "sessions" / id)) out.push_back(std::move(*w));
   return out;
 }
 
@@ -60,7 +85,12 @@ void stop_stale_workers(const std::vector<StaleWorker>& workers) {
     if (w.pid > 0) groups.push_back(w.pid);
   kill_process_groups(groups, std::chrono::seconds(5));
   std::error_code ec;
-  for (const auto& w : workers) fs::rename(w.record, fs::path(w.record).replace_filename("worker.ended.json"), ec);
+  for (const auto& w : workers) {
+    fs::rename(w.record, fs::path(w.record).replace_filename("worker.ended.json"), ec);
+    if (ec && ec != std::errc::no_such_file_or_directory) continue; // still a record: the next run looks again
+    const auto [state_dir, id] = record_place(w.record);
+    store::remove_from_index(state_dir, worker_index(), id);
+  }
 }
 
 std::vector<StaleWorker> unrecorded_workers(const std::vector<store::SessionRecord>& sessions, const fs::path& state_dir) {
@@ -71,7 +101,7 @@ std::vector<StaleWorker> unrecorded_workers(const std::vector<store::SessionReco
   std::vector<StaleWorker> out;
   std::set<int> groups;
   const int own_group = ::getpgrp();
-  for (const auto& m : worker::processes_with_env("HARNESS_SESSION_ID", ids)) {
+  for (const auto& m : worker::processes_with_env("HARNESS_SESSION_ID", ids, worker::EnvPath{"HARNESS_STATE_DIR", state_dir})) {
     // A worker leads its own process group; what it started is in that group too.
     if (m.pgid <= 1 || m.pgid == own_group || !groups.insert(m.pgid).second) continue;
     const auto* s = by_id.at(m.value);

@@ -1,7 +1,9 @@
 #pragma once
 // Internal: the orchestrator's own files under .orchestration/sessions/<id>/:
-// worker.json (pid + start time, to reap workers an earlier run left behind). The checkpoint files
-// beside it are store/checkpoint_files.hpp's.
+// worker.json (pid + start time, to reap workers an earlier run left behind), each listed in the
+// index .orchestration/index/worker_records/ (store/session_index.hpp) until it is retired, so that
+// a run's start reads the records an earlier run left, not every session directory there ever was.
+// The checkpoint files beside it are store/checkpoint_files.hpp's.
 
 #include "harness/store/store.hpp"
 
@@ -32,6 +34,9 @@ struct StaleWorker {
   std::string unreadable; ///< why the record names no worker (not one harness wrote); pid is 0 then
 };
 
+/// The worker record (worker.json) in `session_dir`, nullopt when there is none (never written,
+/// or renamed worker.ended.json once its worker was known to be gone).
+std::optional<StaleWorker> read_worker_record(const std::filesystem::path& session_dir);
 /// Every worker record an earlier run left (ended ones with pid 0, so that their records are
 /// retired too). Their tasks are retried by this run, so none that is alive may keep writing
 /// meanwhile: stop_stale_workers stops them.

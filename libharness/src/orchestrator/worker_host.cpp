@@ -25,6 +25,7 @@ namespace bp = boost::process::v2;
 
 struct WorkerHost::Proc {
   std::string session;
+  std::string state_dir;                       ///< its HARNESS_STATE_DIR: whose session `session` is
   std::unique_ptr<worker::ChildPipe> out;
   std::unique_ptr<worker::ChildWatch> watch;
   asio::steady_timer deadline;
@@ -55,7 +56,7 @@ WorkerHost::WorkerHost(asio::io_context& ctx, LineHandler on_line, ExitHandler o
 WorkerHost::~WorkerHost() {
   for (auto& [s, p] : m_procs) {
     if (p->pid > 0) ::kill(-p->pid, SIGKILL);
-    if (p->pid > 0) (void)stop_escaped_processes(s, p->pid); // the run is over: nobody to tell
+    if (p->pid > 0) (void)stop_escaped_processes(s, p->state_dir, p->pid); // the run is over: nobody to tell
     // The exit watch keeps its callback, which holds the Proc that owns the watch: a worker still
     // running when the run ends would keep both alive for good. The timers' and the read's
     // handlers wait in the loop and go with it.
@@ -63,22 +64,23 @@ WorkerHost::~WorkerHost() {
   }
 }
 
-std::expected<int, std::string> WorkerHost::start(const std::string& session, const worker::LaunchSpec& spec,
-                                                  const std::filesystem::path& log_path, std::chrono::seconds timeout,
-                                                  std::chrono::seconds idle) {
-  if (spec.argv.empty()) return std::unexpected("empty command");
+std::expected<int, util::SystemError> WorkerHost::start(const std::string& session, const worker::LaunchSpec& spec,
+                                                        const std::filesystem::path& log_path, std::chrono::seconds timeout,
+                                                        std::chrono::seconds idle) {
+  if (spec.argv.empty()) return std::unexpected(util::SystemError{"empty command", 0});
   for (const auto& f : spec.files)
-    if (auto w = util::write_file_atomic(f.path, f.content); !w) return std::unexpected(w.error());
+    if (auto w = util::write_file_atomic_or_errno(f.path, f.content); !w) return std::unexpected(w.error());
   const auto exe = worker::find_program(spec.argv[0]);
-  if (exe.empty()) return std::unexpected(fmt::format("{}: not found on PATH", spec.argv[0]));
+  if (exe.empty()) return std::unexpected(util::SystemError{fmt::format("{}: not found on PATH", spec.argv[0]), 0});
   auto p = std::make_shared<Proc>(m_ctx, session, log_path);
+  if (auto it = spec.env.find("HARNESS_STATE_DIR"); it != spec.env.end()) p->state_dir = it->second;
   auto pipe = worker::make_child_pipe(m_ctx);
   if (!pipe) return std::unexpected(pipe.error());
   p->out = std::move(*pipe);
   // A process group of its own, so a stop reaches everything the worker started.
   auto pid = worker::spawn_process({exe, spec.argv, spec.env, spec.cwd, p->out->write_end, p->out->write_end, true});
   p->out->close_write_end(); // the child has its copies; EOF comes when it and its children exit
-  if (!pid) return std::unexpected(fmt::format("cannot start {}: {}", spec.argv[0], pid.error()));
+  if (!pid) return std::unexpected(util::SystemError{fmt::format("cannot start {}: {}", spec.argv[0], pid.error().message), pid.error().error_number});
   p->watch = std::make_unique<worker::ChildWatch>(m_ctx.get_executor(), *pid);
   p->pid = *pid;
   p->idle = idle;
@@ -219,7 +221,7 @@ void WorkerHost::finish(const std::shared_ptr<Proc>& p, int status) {
   // Whatever the worker left running in its group goes with it, and what left the group too.
   ::kill(-p->pid, SIGKILL);
   WorkerExit x;
-  x.escaped = stop_escaped_processes(p->session, p->pid);
+  x.escaped = stop_escaped_processes(p->session, p->state_dir, p->pid);
   if (WIFEXITED(status)) x.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) x.signal = WTERMSIG(status);
   x.stopped = p->stopped;
@@ -254,9 +256,11 @@ std::string WorkerHost::tail(const std::string& session, size_t lines) const {
   return it == m_procs.end() ? std::string() : it->second->log.tail(lines);
 }
 
-std::vector<std::string> stop_escaped_processes(const std::string& session, int pgid) {
+std::vector<std::string> stop_escaped_processes(const std::string& session, const std::string& state_dir, int pgid) {
   std::vector<std::string> out;
-  for (const auto& m : worker::processes_with_env("HARNESS_SESSION_ID", {session})) {
+  std::optional<worker::EnvPath> scope;
+  if (!state_dir.empty()) scope = worker::EnvPath{"HARNESS_STATE_DIR", state_dir};
+  for (const auto& m : worker::processes_with_env("HARNESS_SESSION_ID", {session}, scope)) {
     // The group's own processes are being killed with it; this process is never the worker's.
     if (m.pgid == pgid || m.pid == ::getpid()) continue;
     std::string command = worker::process_command(m.pid);

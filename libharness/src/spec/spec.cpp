@@ -328,6 +328,8 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
                                          "no plans directory yet (plan the spec with /harness:plan-phase)"));
   if (auto text = util::read_file(spec.layout.roadmap_md))
     spec.roadmap = parse_roadmap(*text, spec.layout.relative(spec.layout.roadmap_md), spec.diagnostics);
+  detail::validate_links_outside(spec.layout, spec.diagnostics);
+  detail::validate_directory_names(spec.layout, spec.diagnostics);
   detail::SourceTexts texts;
   load_plans(spec, texts);
   detail::validate_plan_set(spec.plans, texts, spec.diagnostics);

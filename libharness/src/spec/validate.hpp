@@ -3,6 +3,7 @@
 
 #include "harness/spec/diagnostic.hpp"
 #include "harness/spec/documents.hpp"
+#include "harness/spec/layout.hpp"
 #include "harness/spec/plan.hpp"
 
 #include <map>
@@ -26,6 +27,17 @@ void validate_plan_set(const std::vector<Plan>& plans, const SourceTexts& texts,
 /// phases that have plans); each cycle is reported once, on the depends_on entry that closes it.
 void validate_roadmap_cycles(const std::vector<Plan>& plans, const Roadmap& roadmap, const SourceTexts& texts,
                              std::vector<Diagnostic>& out);
+
+/// H038: a symbolic link in the spec directory that leads outside the project root. harness
+/// follows links where it reads and writes the spec's documents (a ROADMAP.md shared inside the
+/// repository stays a link), so a link from someone else's spec (`STATUS.md -> ~/.profile`,
+/// `execution -> /elsewhere`) would have it overwrite files outside the project.
+void validate_links_outside(const Layout& layout, std::vector<Diagnostic>& out);
+
+/// H039: the spec directory's name, or a phase directory's, holds a control character. Those
+/// names go into commit messages and documents harness writes, where a newline adds lines (a
+/// `Spec:` or `Redo:` trailer of the namer's choosing).
+void validate_directory_names(const Layout& layout, std::vector<Diagnostic>& out);
 
 /// First line at or after `from`, up to the end of the frontmatter, that holds `needle` as an
 /// item of its own, else the first that contains it (for list items), else `from`.

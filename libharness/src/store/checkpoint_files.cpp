@@ -1,10 +1,12 @@
 #include "harness/store/checkpoint_files.hpp"
 
 #include "harness/store/checkpoint_answers.hpp"
+#include "harness/store/session_index.hpp"
 
 #include "harness/protocol/codec.hpp"
 #include "harness/protocol/message.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/private_directory.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -88,6 +90,16 @@ std::optional<CheckpointRecord> read_dir(const fs::path& dir) {
   return r;
 }
 
+/// The directories under sessions/ that hold an open checkpoint: what status and a run's start
+/// read, instead of every session directory the project ever had.
+const SessionIndex& open_index() {
+  static const SessionIndex index{"open_checkpoints", [](const fs::path& dir) {
+                                    const auto r = read_dir(dir);
+                                    return r && r->state == CheckpointState::open;
+                                  }};
+  return index;
+}
+
 json::object to_json(const CheckpointRecord& r) {
   // An approval's `type` and `options` as the file always had them: readers of older harness
   // versions. A worker's decision lists the worker's options, which its answer must be one of.
@@ -137,7 +149,7 @@ bool answerable(CheckpointStatus s) { return s == CheckpointStatus::waiting || s
 
 /// The checkpoint an answer about `task` (of the same spec) belongs to now, for a refusal's message.
 std::string where_to_answer(const fs::path& state_dir, const CheckpointRecord& refused, const std::optional<RunInfo>& running) {
-  for (const auto& r : read_checkpoints(state_dir))
+  for (const auto& r : open_checkpoints(state_dir))
     if (r.id != refused.id && r.task == refused.task && r.spec == refused.spec && answerable(checkpoint_status(r, running)))
       return fmt::format("; {} waits on checkpoint {} now: harness-cli respond {} {}", r.task, r.id, r.id,
                          answer_forms(r.asks, r.options));
@@ -215,6 +227,14 @@ std::vector<CheckpointRecord> read_checkpoints(const fs::path& state_dir) {
   return out;
 }
 
+std::vector<CheckpointRecord> open_checkpoints(const fs::path& state_dir) {
+  std::vector<CheckpointRecord> out;
+  for (const auto& id : indexed_sessions(state_dir, open_index()))
+    if (auto r = read_dir(state_dir / "sessions" / id); r && r->state == CheckpointState::open) out.push_back(std::move(*r));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
 std::optional<CheckpointRecord> read_checkpoint(const fs::path& state_dir, const std::string& id) {
   if (!plain_name(id)) return std::nullopt;
   return read_dir(state_dir / "sessions" / id);
@@ -222,6 +242,10 @@ std::optional<CheckpointRecord> read_checkpoint(const fs::path& state_dir, const
 
 std::expected<void, std::string> write_open_checkpoint(const fs::path& state_dir, const CheckpointRecord& r) {
   if (!plain_name(r.id)) return std::unexpected("invalid checkpoint id '" + r.id + "'");
+  // The index first: a crash in between leaves an entry without its checkpoint, never the reverse.
+  if (auto indexed = add_to_index(state_dir, open_index(), r.id); !indexed) return indexed;
+  if (auto ec = util::create_private_directories(state_dir / "sessions" / r.id))
+    return std::unexpected(fmt::format("{}: create directory: {}", (state_dir / "sessions" / r.id).string(), ec.message()));
   return util::write_file_atomic(state_dir / "sessions" / r.id / open_file, json::serialize(to_json(r)) + "\n");
 }
 
@@ -231,6 +255,7 @@ void close_answered_checkpoint(const fs::path& state_dir, const std::string& id)
   const fs::path dir = state_dir / "sessions" / id;
   fs::rename(dir / open_file, dir / answered_file, ec);
   fs::rename(dir / response_file, dir / answered_response_file, ec);
+  remove_from_index(state_dir, open_index(), id);
 }
 
 void expire_checkpoint(const fs::path& state_dir, const std::string& id, const std::string& why) {
@@ -243,6 +268,7 @@ void expire_checkpoint(const fs::path& state_dir, const std::string& id, const s
   std::error_code ec;
   fs::remove(dir / open_file, ec);
   fs::rename(dir / response_file, dir / expired_response_file, ec);
+  remove_from_index(state_dir, open_index(), id);
 }
 
 std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const fs::path& state_dir, const std::string& id) {
@@ -297,7 +323,7 @@ std::optional<CheckpointAnswer> read_checkpoint_answer(const fs::path& state_dir
 std::vector<PendingCheckpointView> pending_checkpoint_views(const fs::path& state_dir) {
   std::vector<PendingCheckpointView> out;
   const auto running = running_orchestrator(state_dir);
-  for (auto& r : read_checkpoints(state_dir)) {
+  for (auto& r : open_checkpoints(state_dir)) {
     const auto status = checkpoint_status(r, running);
     if (!answerable(status) || r.answer) continue;
     out.push_back({std::move(r), status, {}});

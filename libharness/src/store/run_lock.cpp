@@ -2,6 +2,7 @@
 
 #include "harness/protocol/message.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/private_directory.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -89,8 +90,7 @@ std::string describe_run(const RunInfo& info) {
 }
 
 std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, RunInfo info) {
-  std::error_code ec;
-  fs::create_directories(state_dir, ec);
+  (void)util::create_private_directories(state_dir); // open() below says what went wrong
   const fs::path file = state_dir / "orchestrator.lock";
   // O_CLOEXEC: a worker must not inherit the lock and keep it alive after we die.
   const int fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);

@@ -2,6 +2,7 @@
 #include "harness/store/store.hpp"
 
 #include "harness/protocol/codec.hpp"
+#include "harness/util/private_directory.hpp"
 #include "rows.hpp"
 #include "schema_internal.hpp"
 #include "store_impl.hpp"
@@ -122,8 +123,9 @@ Store::~Store() = default;
 
 std::expected<Store, std::string> Store::open(const StoreOptions& options) {
   if (options.db_path.empty()) return std::unexpected("store: no database path");
+  // harness.db holds every report; SQLite creates it 0644 & ~umask, private inside a 0700 directory.
   std::error_code ec;
-  if (options.db_path.has_parent_path()) std::filesystem::create_directories(options.db_path.parent_path(), ec);
+  if (options.db_path.has_parent_path()) ec = util::create_private_directories(options.db_path.parent_path());
   if (ec) return std::unexpected(fmt::format("store: create {}: {}", options.db_path.parent_path().string(), ec.message()));
   auto db = detail::Db::open(options.db_path, true);
   if (!db) return std::unexpected(db.error().message);

@@ -13,8 +13,9 @@ namespace {
 
 /// "<target>: <step>: <cause>". The temporary file is not named: it is gone when this is read,
 /// and its random name would set apart failures that are the same.
-std::string errno_text(const std::filesystem::path& target, std::string_view step) {
-  return fmt::format("{}: {}: {}", target.string(), step, std::strerror(errno));
+SystemError errno_text(const std::filesystem::path& target, std::string_view step) {
+  const int error = errno;
+  return {fmt::format("{}: {}: {}", target.string(), step, std::strerror(error)), error};
 }
 
 bool write_all(int fd, std::string_view data) {
@@ -31,8 +32,13 @@ bool write_all(int fd, std::string_view data) {
 
 } // namespace
 
-std::expected<void, std::string> write_file_atomic(const std::filesystem::path& link_or_path,
-                                                   std::string_view content) {
+std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path, std::string_view content) {
+  if (auto w = write_file_atomic_or_errno(path, content); !w) return std::unexpected(std::move(w.error().message));
+  return {};
+}
+
+std::expected<void, SystemError> write_file_atomic_or_errno(const std::filesystem::path& link_or_path,
+                                                            std::string_view content) {
   std::error_code ec;
   // A symbolic link stays one: the file it points to is replaced (a rename onto the link would
   // turn a shared ROADMAP.md into a copy, and git would record the type change).
@@ -44,7 +50,9 @@ std::expected<void, std::string> write_file_atomic(const std::filesystem::path& 
   const mode_t mode = ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : 0644;
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(dir, ec);
-  if (ec) return std::unexpected(fmt::format("{}: create directory {}: {}", link_or_path.string(), dir.string(), ec.message()));
+  if (ec)
+    return std::unexpected(SystemError{fmt::format("{}: create directory {}: {}", link_or_path.string(), dir.string(), ec.message()),
+                                       ec.category() == std::generic_category() || ec.category() == std::system_category() ? ec.value() : 0});
 
   std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
   int fd = ::mkstemp(tmpl.data());
@@ -52,7 +60,7 @@ std::expected<void, std::string> write_file_atomic(const std::filesystem::path& 
   const std::filesystem::path tmp = tmpl;
 
   auto fail = [&](std::string_view step) {
-    std::string msg = errno_text(link_or_path, step);
+    SystemError msg = errno_text(link_or_path, step);
     ::close(fd);
     ::unlink(tmp.c_str());
     return std::unexpected(msg);
@@ -61,12 +69,12 @@ std::expected<void, std::string> write_file_atomic(const std::filesystem::path& 
   if (!write_all(fd, content)) return fail("write");
   if (::fsync(fd) != 0) return fail("fsync");
   if (::close(fd) != 0) {
-    std::string msg = errno_text(link_or_path, "close");
+    SystemError msg = errno_text(link_or_path, "close");
     ::unlink(tmp.c_str());
     return std::unexpected(msg);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::string msg = errno_text(link_or_path, "rename");
+    SystemError msg = errno_text(link_or_path, "rename");
     ::unlink(tmp.c_str());
     return std::unexpected(msg);
   }

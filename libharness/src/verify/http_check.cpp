@@ -141,7 +141,7 @@ public:
     auto pid = worker::spawn_process({exe, cmd.argv, std::nullopt, root, devnull, devnull, true});
     if (devnull >= 0) ::close(devnull);
     if (!pid) {
-      error = pid.error();
+      error = pid.error().message;
       return;
     }
     m_pid = *pid;

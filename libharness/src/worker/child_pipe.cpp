@@ -14,9 +14,12 @@ void ChildPipe::close_write_end() {
   write_end = -1;
 }
 
-std::expected<std::unique_ptr<ChildPipe>, std::string> make_child_pipe(boost::asio::io_context& ctx) {
+std::expected<std::unique_ptr<ChildPipe>, util::SystemError> make_child_pipe(boost::asio::io_context& ctx) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return std::unexpected(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    const int error = errno;
+    return std::unexpected(util::SystemError{std::string("pipe: ") + std::strerror(error), error});
+  }
   try {
     return std::unique_ptr<ChildPipe>(new ChildPipe{boost::asio::readable_pipe(ctx, fds[0]), fds[1]});
   } catch (const boost::system::system_error& e) {
@@ -24,7 +27,8 @@ std::expected<std::unique_ptr<ChildPipe>, std::string> make_child_pipe(boost::as
     // out of descriptors (EMFILE) that throws, and an exception out of a git call ended the run.
     ::close(fds[0]);
     ::close(fds[1]);
-    return std::unexpected("pipe: " + e.code().message());
+    const bool system = e.code().category() == boost::system::system_category();
+    return std::unexpected(util::SystemError{"pipe: " + e.code().message(), system ? e.code().value() : 0});
   }
 }
 

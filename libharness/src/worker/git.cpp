@@ -108,7 +108,7 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   auto out_pipe = make_child_pipe(ctx);
   auto err_pipe = make_child_pipe(ctx);
   if (!out_pipe || !err_pipe) {
-    r.err = !out_pipe ? out_pipe.error() : err_pipe.error();
+    r.err = !out_pipe ? out_pipe.error().message : err_pipe.error().message;
     return r;
   }
   args.insert(args.begin(), "git");
@@ -117,7 +117,7 @@ GitResult run_git(const fs::path& root, std::vector<std::string> args) {
   (*out_pipe)->close_write_end();
   (*err_pipe)->close_write_end();
   if (!pid) {
-    r.err = "git: " + pid.error();
+    r.err = "git: " + pid.error().message;
     return r;
   }
   // Not bp::process: out of descriptors its pidfd_open fails and it throws, and an exception out

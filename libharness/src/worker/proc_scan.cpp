@@ -18,28 +18,41 @@ bool numeric(const std::string& name) { return !name.empty() && name.find_first_
 
 } // namespace
 
-std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<std::string, std::less<>>& values) {
+std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<std::string, std::less<>>& values,
+                                         const std::optional<EnvPath>& scope) {
   std::vector<EnvMatch> out;
   if (values.empty()) return out;
   const std::string key = std::string(name) + "=";
+  const std::string scope_key = scope ? std::string(scope->name) + "=" : std::string();
   std::error_code ec;
+  const fs::path scope_path = scope ? fs::weakly_canonical(scope->value, ec) : fs::path();
   for (const auto& e : fs::directory_iterator("/proc", ec)) {
     const std::string dir = e.path().filename().string();
     if (!numeric(dir)) continue;
     auto env = util::read_file(e.path() / "environ");
     if (!env) continue; // gone meanwhile, or another user's
+    const std::string* value = nullptr;
+    std::optional<std::string_view> scope_value;
     for (std::size_t at = 0; at < env->size();) {
       std::size_t end = env->find('\0', at);
       if (end == std::string::npos) end = env->size();
       const std::string_view entry = std::string_view(*env).substr(at, end - at);
-      if (entry.starts_with(key))
-        if (auto v = values.find(entry.substr(key.size())); v != values.end()) {
-          const int pid = std::stoi(dir);
-          if (const auto stat = util::read_proc_stat(pid); stat && !stat->exited()) out.push_back({pid, stat->pgrp, *v});
-          break;
-        }
+      if (entry.starts_with(key)) {
+        auto v = values.find(entry.substr(key.size()));
+        if (v == values.end()) break; // another session's
+        value = &*v;
+      } else if (scope && entry.starts_with(scope_key)) {
+        scope_value = entry.substr(scope_key.size());
+      }
       at = end + 1;
     }
+    if (!value) continue;
+    if (scope) {
+      std::error_code path_ec;
+      if (!scope_value || fs::weakly_canonical(fs::path(*scope_value), path_ec) != scope_path) continue;
+    }
+    const int pid = std::stoi(dir);
+    if (const auto stat = util::read_proc_stat(pid); stat && !stat->exited()) out.push_back({pid, stat->pgrp, *value});
   }
   return out;
 }

@@ -51,14 +51,14 @@ CommandResult run_command(const CommandRequest& req) {
   asio::io_context ctx;
   auto pipe = make_child_pipe(ctx);
   if (!pipe) {
-    r.error = pipe.error();
+    r.error = pipe.error().message;
     return r;
   }
   SpawnRequest spawn{exe, req.argv, req.env, req.cwd, (*pipe)->write_end, (*pipe)->write_end, true};
   auto pid = spawn_process(spawn);
   (*pipe)->close_write_end();
   if (!pid) {
-    r.error = fmt::format("cannot start {}: {}", req.argv[0], pid.error());
+    r.error = fmt::format("cannot start {}: {}", req.argv[0], pid.error().message);
     return r;
   }
   ChildWatch child(ctx.get_executor(), *pid);

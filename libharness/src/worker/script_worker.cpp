@@ -4,6 +4,7 @@
 #include "harness/spec/document_parsers.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/util/private_directory.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/trailers.hpp"
@@ -66,7 +67,7 @@ std::expected<int, std::string> run_block(const fs::path& root, const std::strin
   if (bash.empty()) return std::unexpected("bash: not found on PATH");
   // Same group as this worker: a stop of the worker reaches the block it runs.
   auto pid = spawn_process({bash, {"bash", "-e", "-o", "pipefail", "-c", script}, std::nullopt, root, -1, -1, false});
-  if (!pid) return std::unexpected("cannot start bash: " + pid.error());
+  if (!pid) return std::unexpected("cannot start bash: " + pid.error().message);
   // A blocking wait, not bp::process on an io_context: out of descriptors their epoll instance and
   // pidfd_open throw, and the exception ended the worker without its report. This thread has
   // nothing else to do while the block runs; a stop reaches the block through the group.
@@ -93,7 +94,7 @@ std::expected<std::string, std::string> keep_copies(const fs::path& root, const 
     const fs::path from = root / f;
     if (!fs::is_regular_file(from, ec) && !fs::is_symlink(from, ec)) continue; // deleted: HEAD has it
     const fs::path to = root / rel / f;
-    fs::create_directories(to.parent_path(), ec);
+    ec = util::create_private_directories(to.parent_path()); // in .orchestration/: private like the rest
     if (!ec) fs::copy(from, to, fs::copy_options::overwrite_existing | fs::copy_options::copy_symlinks, ec);
     if (ec) return std::unexpected(fmt::format("could not keep a copy of {} in {}: {}", f, rel, ec.message()));
   }

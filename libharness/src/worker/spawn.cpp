@@ -1,11 +1,17 @@
 #include "harness/worker/spawn.hpp"
 
+#include "harness/util/open_file_limit.hpp"
+
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
-#include <spawn.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -13,21 +19,98 @@ extern char** environ;
 namespace harness::worker {
 namespace {
 
-/// Frees posix_spawn's attribute objects on every path out.
-struct SpawnSetup {
-  posix_spawn_file_actions_t actions{};
-  posix_spawnattr_t attr{};
-  SpawnSetup() {
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-  }
-  ~SpawnSetup() {
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  SpawnSetup(const SpawnSetup&) = delete;
-  SpawnSetup& operator=(const SpawnSetup&) = delete;
+/// What the child does between vfork and exec, all prepared before: it shares our memory and
+/// runs only system calls (async-signal-safe), never the allocator, whose lock another thread of
+/// ours may hold at that moment.
+struct ChildSetup {
+  const char* exe = nullptr;
+  char** argv = nullptr;
+  char** envp = nullptr;
+  const char* cwd = nullptr; ///< nullptr: the caller's
+  int stdout_fd = -1, stderr_fd = -1;
+  bool own_process_group = true;
+  std::optional<rlimit> open_files; ///< RLIMIT_NOFILE to set (util::child_open_file_limit)
+  /// Close-on-exec write end of a pipe: the child writes its errno there when it cannot get to
+  /// its program; EOF tells the parent it exec'd. Not a variable of our memory: under
+  /// ThreadSanitizer vfork is a fork, and the parent would never see what the child wrote.
+  int error_fd = -1;
 };
+
+/// `fd` as the child's `target`; a descriptor that already is `target` loses its close-on-exec.
+bool move_fd(int fd, int target) {
+  if (fd != target) return ::dup2(fd, target) >= 0;
+  const int flags = ::fcntl(fd, F_GETFD);
+  return flags >= 0 && ::fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) == 0;
+}
+
+/// Tells the parent why the child could not get to its program (errno), and ends the child.
+[[noreturn]] void report_and_exit(const ChildSetup& c) {
+  const int error = errno;
+  while (::write(c.error_fd, &error, sizeof error) < 0 && errno == EINTR) {}
+  ::_exit(127);
+}
+
+/// The child's side of spawn_process: set up, then exec; never returns. Not inlined into
+/// spawn_process, whose frame the child shares.
+[[noreturn]] __attribute__((noinline)) void become_child(const ChildSetup& c) {
+  // Every signal at its default, as posix_spawn's POSIX_SPAWN_SETSIGDEF with a full set did:
+  // exec keeps an ignored one ignored, and no handler of ours may run in the child. Those that
+  // cannot be changed (SIGKILL, SIGSTOP, libc's own) refuse, harmlessly.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  for (int sig = 1; sig < NSIG; ++sig) ::sigaction(sig, &dfl, nullptr);
+  if (c.own_process_group && ::setpgid(0, 0) != 0) report_and_exit(c);
+  const int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd < 0) report_and_exit(c);
+  if (null_fd != STDIN_FILENO && (::dup2(null_fd, STDIN_FILENO) < 0 || ::close(null_fd) != 0)) report_and_exit(c);
+  if (c.stdout_fd >= 0 && !move_fd(c.stdout_fd, STDOUT_FILENO)) report_and_exit(c);
+  if (c.stderr_fd >= 0 && !move_fd(c.stderr_fd, STDERR_FILENO)) report_and_exit(c);
+  if (c.cwd && ::chdir(c.cwd) != 0) report_and_exit(c);
+  // Best effort, as raising it was: a child with our higher limit is better than no child.
+  if (c.open_files) (void)::setrlimit(RLIMIT_NOFILE, &*c.open_files);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr); // blocked across the vfork; the child starts with none
+  ::execve(c.exe, c.argv, c.envp);
+  report_and_exit(c);
+}
+
+/// A close-on-exec pipe for the child's errno, both ends above stderr: the child's dup2 onto 0,
+/// 1 and 2 must not replace its write end (in a process started with one of them closed).
+std::expected<std::array<int, 2>, int> error_pipe() {
+  std::array<int, 2> fds{-1, -1};
+  if (::pipe2(fds.data(), O_CLOEXEC) != 0) return std::unexpected(errno);
+  for (int& fd : fds) {
+    if (fd > STDERR_FILENO) continue;
+    const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+    const int error = errno;
+    ::close(fd);
+    fd = moved;
+    if (moved < 0) {
+      for (int other : fds)
+        if (other >= 0) ::close(other);
+      return std::unexpected(error);
+    }
+  }
+  return fds;
+}
+
+/// What the child wrote before it ended (its errno), or 0 once it has exec'd (EOF).
+int read_child_error(int fd) {
+  int error = 0;
+  ssize_t n;
+  while ((n = ::read(fd, &error, sizeof error)) < 0 && errno == EINTR) {}
+  return n == static_cast<ssize_t>(sizeof error) ? error : 0;
+}
+
+/// The child's RLIMIT_NOFILE: util::child_open_file_limit as its soft limit, when there is one.
+std::optional<rlimit> child_open_files() {
+  const auto soft = util::child_open_file_limit();
+  rlimit lim{};
+  if (!soft || ::getrlimit(RLIMIT_NOFILE, &lim) != 0) return std::nullopt;
+  lim.rlim_cur = std::min<rlim_t>(*soft, lim.rlim_max);
+  return lim;
+}
 
 } // namespace
 
@@ -74,25 +157,8 @@ std::filesystem::path find_program(const std::string& name) {
   return {};
 }
 
-std::expected<pid_t, std::string> spawn_process(const SpawnRequest& req) {
-  if (req.argv.empty()) return std::unexpected("empty command");
-  SpawnSetup s;
-  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
-  if (req.own_process_group) {
-    flags |= POSIX_SPAWN_SETPGROUP;
-    posix_spawnattr_setpgroup(&s.attr, 0);
-  }
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&s.attr, &none);
-  posix_spawnattr_setsigdefault(&s.attr, &all); // an ignored SIGINT or SIGPIPE must not be inherited
-  posix_spawnattr_setflags(&s.attr, flags);
-  posix_spawn_file_actions_addopen(&s.actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (req.stdout_fd >= 0) posix_spawn_file_actions_adddup2(&s.actions, req.stdout_fd, STDOUT_FILENO);
-  if (req.stderr_fd >= 0) posix_spawn_file_actions_adddup2(&s.actions, req.stderr_fd, STDERR_FILENO);
-  if (!req.cwd.empty()) posix_spawn_file_actions_addchdir_np(&s.actions, req.cwd.c_str());
-
+std::expected<pid_t, util::SystemError> spawn_process(const SpawnRequest& req) {
+  if (req.argv.empty()) return std::unexpected(util::SystemError{"empty command", 0});
   std::vector<char*> argv;
   for (const auto& a : req.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -105,10 +171,29 @@ std::expected<pid_t, std::string> spawn_process(const SpawnRequest& req) {
     envp.push_back(nullptr);
     env = envp.data();
   }
-  pid_t pid = -1;
-  if (int rc = ::posix_spawn(&pid, req.exe.c_str(), &s.actions, &s.attr, argv.data(), env); rc != 0)
-    return std::unexpected(std::string(std::strerror(rc)));
-  return pid;
+  const auto pipe = error_pipe();
+  if (!pipe) return std::unexpected(util::SystemError{std::strerror(pipe.error()), pipe.error()});
+  const auto [read_fd, write_fd] = *pipe;
+  const ChildSetup setup{req.exe.c_str(), argv.data(), env, req.cwd.empty() ? nullptr : req.cwd.c_str(),
+                         req.stdout_fd, req.stderr_fd, req.own_process_group, child_open_files(), write_fd};
+  // vfork, not fork: no copy of our page tables (a fork per git call was 20 times slower under
+  // ASan); the parent goes on once the child has exec'd or exited. Every signal stays blocked
+  // meanwhile so that no handler of ours runs in the child before it has set them to their
+  // defaults.
+  sigset_t all, old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  const pid_t pid = ::vfork();
+  if (pid == 0) become_child(setup);
+  const int vfork_error = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  ::close(write_fd);
+  const int child_error = pid < 0 ? 0 : read_child_error(read_fd);
+  ::close(read_fd);
+  if (pid < 0) return std::unexpected(util::SystemError{std::strerror(vfork_error), vfork_error});
+  if (child_error == 0) return pid;
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
+  return std::unexpected(util::SystemError{std::strerror(child_error), child_error});
 }
 
 } // namespace harness::worker

@@ -16,8 +16,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The lines the trailer index reads (trailers.cpp), wherever they stand: a worker's message that
+/// carried one would speak for another plan (`Redo: 01-01` undoes 01-01's task commits).
 bool is_plan_trailer(std::string_view line) {
-  return line.starts_with("Plan:") || line.starts_with("Task:") || line.starts_with("Spec:");
+  return line.starts_with("Plan:") || line.starts_with("Task:") || line.starts_with("Spec:") || line.starts_with("Redo:");
 }
 
 std::string joined(const std::vector<std::string>& items) {

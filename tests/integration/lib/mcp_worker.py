@@ -13,8 +13,10 @@ def task_input(prompt_file):
 
 
 class McpWorker:
-    def __init__(self, harness_mcp):
-        self.proc = subprocess.Popen([harness_mcp, "--worker", "--project", os.environ["HARNESS_PROJECT"]],
+    def __init__(self, harness_mcp, worker=True):
+        """worker=False: the orchestrator's tools (harness_respond, ...), as anyone may start them."""
+        role = ["--worker"] if worker else []
+        self.proc = subprocess.Popen([harness_mcp, *role, "--project", os.environ["HARNESS_PROJECT"]],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.next_id = 0
         self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},

@@ -182,3 +182,19 @@ checkpoint_of() {
   done
   echo "$id"
 }
+
+# hold_run_lock PROJECT: a process (pid in $holder) takes PROJECT's orchestrator.lock, as a
+# running orchestrate holds it, without writing orchestrator.json; returns once it holds it.
+hold_run_lock() {
+  mkdir -p "$1/.orchestration"
+  rm -f "$tmp/locked"
+  python3 -c '
+import fcntl, sys, time
+f = open(sys.argv[1], "a")
+fcntl.flock(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close()
+time.sleep(120)' "$1/.orchestration/orchestrator.lock" "$tmp/locked" &
+  holder=$!
+  for _ in $(seq 100); do [[ -f $tmp/locked ]] && break; sleep 0.1; done
+  [[ -f $tmp/locked ]] || fail "the lock holder never took the lock"
+}

@@ -14,6 +14,7 @@ struct WorkerIdentity {
   std::string session_id;
   std::string token;
   std::string spec_dir = {};
+  std::string state_dir = {}; ///< HARNESS_STATE_DIR: a worker's own project, whose checkpoints it may not answer
 };
 
 /// What the harness tools work on: the project root and (worker role) the caller's identity.

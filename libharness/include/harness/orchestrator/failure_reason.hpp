@@ -33,10 +33,10 @@ inline constexpr std::size_t worker_text_limit = 240;
 std::string failure_reason(const AttemptEnd& end);
 
 /// True when a worker could not be started for want of something the machine lends (descriptors:
-/// EMFILE, ENFILE; processes or memory: EAGAIN, ENOMEM), as `reason` (a start error of ours, which
-/// ends in strerror's text) says. Others' ending may free it: the retry waits a little
-/// (start_retry_pause) instead of meeting the same limit at once.
-bool out_of_resources(std::string_view reason);
+/// EMFILE, ENFILE; processes or memory: EAGAIN, ENOMEM), as the errno of its start error says
+/// (WorkerHost::start). Others' ending may free it: the retry waits a little (start_retry_pause)
+/// instead of meeting the same limit at once.
+bool out_of_resources(int error_number);
 
 /// How long a worker start that failed out_of_resources holds its slot before its failure (and
 /// so its retry) comes.

@@ -3,6 +3,7 @@
 // appended to the session's log (and a bounded in-memory tail), stop = TERM the group, a grace
 // period, then KILL. Everything runs on the io_context's thread.
 
+#include "harness/util/system_error.hpp"
 #include "harness/worker/adapter.hpp"
 #include "harness/worker/output_log.hpp"
 
@@ -40,7 +41,9 @@ struct WorkerExit {
 /// would outlive the run, holding ports and files. Found by the HARNESS_SESSION_ID=`session` it
 /// inherited (one scan of /proc); one that cleared its environment is not found. Returns their
 /// command lines. They are not this process's children, so no zombie is left here.
-std::vector<std::string> stop_escaped_processes(const std::string& session, int pgid);
+/// With `state_dir` (the HARNESS_STATE_DIR it was started with; empty: not known), only processes
+/// that inherited that too: another project's session of the same id is not this one's.
+std::vector<std::string> stop_escaped_processes(const std::string& session, const std::string& state_dir, int pgid);
 
 class WorkerHost {
 public:
@@ -54,8 +57,9 @@ public:
 
   /// Starts `spec` for `session` (whose environment sets HARNESS_SESSION_ID to `session`: what
   /// it leaves running outside its group is found by it); output goes to `log_path`. The task timeout stops it after
-  /// `timeout`, the idle timeout after `idle` without any output. Returns the pid.
-  std::expected<int, std::string> start(const std::string& session, const worker::LaunchSpec& spec,
+  /// `timeout`, the idle timeout after `idle` without any output. Returns the pid, or why it did
+  /// not start, with the errno behind it (util::SystemError).
+  std::expected<int, util::SystemError> start(const std::string& session, const worker::LaunchSpec& spec,
                                         const std::filesystem::path& log_path, std::chrono::seconds timeout,
                                         std::chrono::seconds idle);
   /// TERM the session's process group, KILL after `grace`. The exit handler still runs.

@@ -6,6 +6,7 @@
 //   .orchestration/sessions/<id>/checkpoint_response.json  the answer, until a run reads it
 //   .orchestration/sessions/<id>/checkpoint.answered.json  closed: a run took the answer
 //   .orchestration/sessions/<id>/checkpoint.expired.json   closed: nobody will read an answer
+//   .orchestration/index/open_checkpoints/<id>            empty: names an open one (session_index.hpp)
 // A checkpoint belongs to the run that opened it (`run`, the id that run writes beside its lock),
 // to its spec (every spec numbers its plans from 01-01, so a task id alone names nothing) and to
 // the commit HEAD was at when it asked (what the person is asked about). One the orchestrator
@@ -119,8 +120,14 @@ CarryDecision carry_decision(const CheckpointRecord& r, std::string_view spec_na
 /// through the file transport never is: StateDir::ingest skips it.
 bool is_checkpoint_record(const boost::json::value& v);
 
-/// Every checkpoint under `state_dir`/sessions, open or closed, in id order.
+/// Every checkpoint under `state_dir`/sessions, open or closed, in id order: a walk of every
+/// session directory the project ever had, for looking at its history.
 std::vector<CheckpointRecord> read_checkpoints(const std::filesystem::path& state_dir);
+/// The open checkpoints, in id order, found through the index of open checkpoints
+/// (session_index.hpp, `.orchestration/index/open_checkpoints/`) that the writers below keep: what
+/// status and a run's start cost grows with what is open, not with the project's history. A
+/// checkpoint.json a harness without the index wrote after this one built it is not seen.
+std::vector<CheckpointRecord> open_checkpoints(const std::filesystem::path& state_dir);
 /// One checkpoint by id; nullopt when there is none (or the id is not a plain name).
 std::optional<CheckpointRecord> read_checkpoint(const std::filesystem::path& state_dir, const std::string& id);
 

@@ -1,6 +1,8 @@
 #pragma once
 // Durable whole-file writes: a reader sees the old content or the new, never a torn mix.
 
+#include "harness/util/system_error.hpp"
+
 #include <expected>
 #include <filesystem>
 #include <string>
@@ -17,6 +19,10 @@ namespace harness::util {
 /// keeps its permission bits; a new one gets 0644.
 std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
                                                    std::string_view content);
+
+/// write_file_atomic, with the errno of the step that failed beside its words.
+std::expected<void, SystemError> write_file_atomic_or_errno(const std::filesystem::path& path,
+                                                            std::string_view content);
 
 /// Removes the temporary files (`.<name>.tmp-XXXXXX`) that a process killed inside
 /// write_file_atomic left under `dir`, recursively. Returns how many were removed.

@@ -15,8 +15,18 @@ namespace harness::util {
 inline constexpr std::uint64_t open_file_limit_cap = 65536;
 
 /// Raises the soft RLIMIT_NOFILE toward the hard limit (at most open_file_limit_cap; never
-/// lowers it). Best effort: a limit that cannot be changed stays as it is.
+/// lowers it). Best effort: a limit that cannot be changed stays as it is. The soft limit it
+/// found is what children get back (set_child_open_file_limit), as Go does for the processes it
+/// starts: a program that uses select() fails with a descriptor at 1024 or above.
 void raise_open_file_limit();
+
+/// The soft RLIMIT_NOFILE worker::spawn_process sets in every child before it execs: the one this
+/// process started with, when raise_open_file_limit raised it; nullopt: children inherit ours.
+/// The one process-wide setting of the library, set once at start before any thread runs.
+std::optional<std::uint64_t> child_open_file_limit();
+
+/// Sets what child_open_file_limit() returns (a test gives back what it changed).
+void set_child_open_file_limit(std::optional<std::uint64_t> limit);
 
 /// The soft RLIMIT_NOFILE now: how many descriptors this process may have open; nullopt when
 /// unlimited or unknown.

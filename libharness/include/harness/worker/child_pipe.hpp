@@ -3,6 +3,8 @@
 // both at once (a merged log). Raw, because Boost.Process 1.81 drops stderr when both streams are
 // bound to the same asio pipe object.
 
+#include "harness/util/system_error.hpp"
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/readable_pipe.hpp>
 
@@ -20,7 +22,7 @@ struct ChildPipe {
 
 /// Creates the pipe (both ends close-on-exec in this process; the child's dup2'd copies are not).
 /// Out of descriptors (EMFILE, ENFILE), whether for the pipe or for `ctx`'s first I/O object, it
-/// returns the reason ("pipe: Too many open files"); it never throws.
-std::expected<std::unique_ptr<ChildPipe>, std::string> make_child_pipe(boost::asio::io_context& ctx);
+/// returns the reason ("pipe: Too many open files") and its errno; it never throws.
+std::expected<std::unique_ptr<ChildPipe>, util::SystemError> make_child_pipe(boost::asio::io_context& ctx);
 
 } // namespace harness::worker

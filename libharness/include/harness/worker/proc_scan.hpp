@@ -4,6 +4,8 @@
 // orchestrator has written its pid anywhere: a run killed in that moment leaves a worker no
 // record names, and the next run finds it by that variable.
 
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -17,11 +19,21 @@ struct EnvMatch {
   std::string value; ///< the variable's value, one of those asked for
 };
 
+/// A variable a process's environment must also set, to a path: the project a session belongs
+/// to (HARNESS_STATE_DIR). Session ids are unique within a project only (and tests all call theirs
+/// "s1"): a run must not take another project's worker of the same id for its own.
+struct EnvPath {
+  std::string_view name;
+  std::filesystem::path value; ///< compared after weakly_canonical on both sides
+};
+
 /// The live processes (zombies left out) whose initial environment sets `name` to one of
-/// `values`, read from /proc/PID/environ. Processes of other users cannot be read and are not
-/// listed. Costs one small read per process of the machine (about 0.3-0.5 ms for 85 processes
-/// here): fine once per worker attempt, which lasts seconds to minutes; not for a per-event path.
-std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<std::string, std::less<>>& values);
+/// `values` and, with `scope`, sets scope's variable to the same path; read from
+/// /proc/PID/environ. Processes of other users cannot be read and are not listed. Costs one small
+/// read per process of the machine (about 0.3-0.5 ms for 85 processes here): fine once per worker
+/// attempt, which lasts seconds to minutes; not for a per-event path.
+std::vector<EnvMatch> processes_with_env(std::string_view name, const std::set<std::string, std::less<>>& values,
+                                         const std::optional<EnvPath>& scope = std::nullopt);
 
 /// The command line of `pid` (/proc/PID/cmdline, its arguments joined by blanks); empty when it
 /// is gone or cannot be read.

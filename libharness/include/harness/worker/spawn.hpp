@@ -1,10 +1,14 @@
 #pragma once
-// Starting a child process with posix_spawn(3). Boost.Process 1.81's launchers fork and then,
-// in the child, notify the io_context's services, which allocates memory: in a process whose
-// other threads may hold an allocator lock at that moment (the orchestrator's verification
-// pool), the child can deadlock before it ever reaches exec. It did, under ASan. posix_spawn runs
-// no code of ours in the child: process group, signal dispositions, working directory and
-// descriptors are set by libc, then exec. The pid is then handed to a bp::process for waiting.
+// Starting a child process: vfork, a few system calls, exec. Boost.Process 1.81's launchers fork
+// and then, in the child, notify the io_context's services, which allocates memory: in a process
+// whose other threads may hold an allocator lock at that moment (the orchestrator's verification
+// pool), the child can deadlock before it ever reaches exec. It did, under ASan. Here the child
+// runs only system calls prepared before the vfork (process group, signal dispositions,
+// descriptors, working directory, the open-file limit), then exec. posix_spawn did the same until
+// children needed the soft open-file limit this process started with (util::child_open_file_limit),
+// which it cannot set. The pid is then handed to a ChildWatch for waiting.
+
+#include "harness/util/system_error.hpp"
 
 #include <expected>
 #include <filesystem>
@@ -27,9 +31,10 @@ struct SpawnRequest {
   bool own_process_group = true;             ///< setpgid(0, 0): a stop reaches the whole tree
 };
 
-/// Spawns the child (stdin from /dev/null, signal mask cleared, every signal at its default).
-/// Returns its pid, or why it could not start (exec failures included).
-std::expected<pid_t, std::string> spawn_process(const SpawnRequest& req);
+/// Spawns the child (stdin from /dev/null, signal mask cleared, every signal at its default, the
+/// soft RLIMIT_NOFILE at util::child_open_file_limit when set). Returns its pid, or why it could
+/// not start (strerror's words and the errno: exec failures included).
+std::expected<pid_t, util::SystemError> spawn_process(const SpawnRequest& req);
 
 /// This process's environment as a map, to start a child with a few variables changed; without
 /// the variables that point git at a repository (repository_env_vars): harness finds the

@@ -34,7 +34,7 @@ struct WorkerCommit {
 /// `root` must be canonical.
 std::expected<std::string, std::string> project_path(const std::filesystem::path& root, const std::string& path);
 
-/// `message` without trailer lines of its own that name a plan, task or spec, then `trailers`
+/// `message` without lines of its own that name a plan, task, spec or redo marker, then `trailers`
 /// after a blank line. An empty message gets `fallback_subject`.
 std::string message_with_trailers(const std::string& message, const std::string& trailers,
                                   const std::string& fallback_subject);

@@ -1,0 +1,100 @@
+// What the entries of a spec directory could make harness do outside it: a symbolic link that
+// leads out of the project (H038), a directory name with a control character (H039). A spec may
+// come from someone else (a pull request), and harness writes into it.
+#include "validate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace harness::spec::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+Diagnostic whole_file(std::string file, std::string code, std::string message) {
+  Diagnostic d;
+  d.file = std::move(file);
+  d.severity = Severity::error;
+  d.code = std::move(code);
+  d.message = std::move(message);
+  return d;
+}
+
+/// Where `link` ends up once every link on the way is followed, the last component included even
+/// when it does not exist yet (harness would create it there). weakly_canonical alone stops at a
+/// dangling link and keeps its name, which would place `STATUS.md -> ~/.profile` inside.
+fs::path final_target(const fs::path& link) {
+  std::error_code ec;
+  fs::path at = link;
+  for (int hops = 0; hops < 40 && fs::is_symlink(at, ec); ++hops) {
+    const fs::path to = fs::read_symlink(at, ec);
+    if (ec) break;
+    at = to.is_absolute() ? to : at.parent_path() / to;
+    at = fs::weakly_canonical(at.parent_path(), ec) / at.filename();
+  }
+  return fs::weakly_canonical(at, ec);
+}
+
+bool inside(const fs::path& p, const fs::path& root) {
+  const auto rel = p.lexically_relative(root);
+  return !rel.empty() && *rel.begin() != "..";
+}
+
+bool has_control_character(std::string_view name) {
+  return std::ranges::any_of(name, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+/// "a\nb" as `a\nb`: a diagnostic on one line, its control characters visible.
+std::string shown(std::string_view name) {
+  std::string out;
+  for (char c : name) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (has_control_character(std::string_view(&c, 1))) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out;
+}
+
+} // namespace
+
+void validate_links_outside(const Layout& layout, std::vector<Diagnostic>& out) {
+  std::error_code ec;
+  const fs::path root = fs::weakly_canonical(layout.project_root, ec);
+  if (ec) return;
+  constexpr int max_entries = 100'000; // a spec directory, not a source tree: stop looking beyond this
+  int seen = 0;
+  // Links to directories are not entered: the link itself is what is judged.
+  for (auto it = fs::recursive_directory_iterator(layout.spec_dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator() && ++seen < max_entries; it.increment(ec)) {
+    std::error_code e2;
+    if (!it->is_symlink(e2)) continue;
+    const fs::path target = final_target(it->path());
+    if (target.empty() || inside(target, root)) continue;
+    out.push_back(whole_file(layout.relative(it->path()), "H038",
+                             fmt::format("a symbolic link to {}, outside the project: harness reads and writes the spec's "
+                                         "files where they lead, so it would write there; replace the link with the "
+                                         "file or directory itself",
+                                         target.string())));
+  }
+}
+
+void validate_directory_names(const Layout& layout, std::vector<Diagnostic>& out) {
+  // The spec's name goes into every commit message harness writes (its subject and the `Spec:`
+  // trailer): a newline there would add lines of the namer's choosing, a forged trailer among them.
+  if (has_control_character(layout.spec_name))
+    out.push_back(whole_file(".", "H039",
+                             fmt::format("the spec directory's name '{}' holds a control character (a newline, a tab...): "
+                                         "harness writes the name into every commit message, where it would add lines; "
+                                         "rename the directory",
+                                         shown(layout.spec_name))));
+  for (const auto& phase : layout.phases)
+    if (has_control_character(phase.slug))
+      out.push_back(whole_file(shown(layout.relative(phase.plans_dir)), "H039",
+                               fmt::format("the phase directory's name '{}' holds a control character (a newline, a "
+                                           "tab...): harness writes it into STATUS.md and its messages; rename the directory",
+                                           shown(phase.slug))));
+}
+
+} // namespace harness::spec::detail
