@@ -198,6 +198,28 @@ PY
 (cd "$p" && "$cli" orchestrate "$spec" --yes --json >"$tmp/killed3.jsonl" 2>&1) || fail "third run"
 ! grep -q '"task":"plan:01"' "$tmp/killed3.jsonl" || fail "the planning mark outlived the check"
 
+# 2f. Killed while the planner writes its second PLAN, cut short (an agent's file write is not
+# atomic): the resumed run sets the half-written file aside, says where, and plans the phase again.
+# Not with a planner that cannot plan again (the script worker): that run refuses the spec (exit 2)
+# and leaves the file where it is.
+p=$tmp/killed-half
+killed_while_planning "$p" kh
+half="$p/$spec/planning/plans/01-core/01-02-PLAN.md"
+printf -- "---\nplan_id: '01-02'\ndepends_on: [" >"$half"
+rc=0
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --json >"$tmp/kh-script.jsonl" 2>"$tmp/kh-script.err") || rc=$?
+[[ $rc -eq 2 && -f "$half" ]] || { cat "$tmp/kh-script.err" >&2; fail "2f: the script run exited $rc (expected 2) or moved the file"; }
+grep -q "01-02-PLAN.md:.*H002" "$tmp/kh-script.err" || { cat "$tmp/kh-script.err" >&2; fail "2f: the refusal does not name the file"; }
+rc=0
+(cd "$p" && AGENT_LOG=$tmp/kh-agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/kh2.jsonl" 2>"$tmp/kh2.err") || rc=$?
+[[ $rc -eq 0 ]] || { tail -30 "$tmp/kh2.jsonl" >&2; cat "$tmp/kh2.err" >&2; fail "2f: the resumed run exited $rc"; }
+grep -q "planning/plans/01-core/01-02-PLAN.md is what an interrupted planner left of it (H002: .*): moved to .orchestration/discarded/SPC-001-greet/planning-" \
+  "$tmp/kh2.jsonl" || { head -5 "$tmp/kh2.jsonl" >&2; fail "2f: no note of the file set aside"; }
+kept=("$p"/.orchestration/discarded/SPC-001-greet/planning-*/planning/plans/01-core/01-02-PLAN.md)
+[[ -f "${kept[0]}" && "$(cat "${kept[0]}")" == "---"$'\n'"plan_id: '01-02'"$'\n'"depends_on: [" ]] || fail "2f: the half-written file was not kept"
+grep -q '"run_finished".*"complete' "$tmp/kh2.jsonl" || { tail -5 "$tmp/kh2.jsonl" >&2; fail "2f: the resumed run did not complete"; }
+grep -q "^plan_id: '01-02'" "$half" || fail "2f: phase 01 was not planned again"
+
 # 2c. The same kill, resumed by a run whose planner is the script worker: it cannot plan, so it
 # runs the plans on disk as they are and says so. The planning mark goes with it: `status` must not
 # call a plan that ran "waiting on its plan check".

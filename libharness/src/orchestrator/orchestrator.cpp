@@ -677,9 +677,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   auto loaded = spec::load_spec(opt.spec_dir);
   if (!loaded) return std::unexpected(RunError{loaded.error(), 2});
   if (!loaded->valid()) {
-    std::string why = spec::validation_text(*loaded);
-    if (!why.empty() && why.back() == '\n') why.pop_back();
-    return std::unexpected(RunError{"the spec does not validate:\n" + why, 2});
+    auto cleaned = set_aside_planning_leftovers(std::move(*loaded));
+    if (!cleaned) return std::unexpected(cleaned.error());
+    loaded = std::move(*cleaned);
   }
   loop_spec.replace(std::move(*loaded));
   // Watched from now on: an edit after this reading is noticed (plans_seen is this reading).
@@ -697,13 +697,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   std::ranges::move(declared_path_problems(spec, facts), std::back_inserter(problems));
   std::ranges::move(shallow_history_problems(spec, facts), std::back_inserter(problems));
   if (!problems.empty()) return std::unexpected(RunError{render_start_problems(problems), 2});
-  state_dir = spec.layout.project_root / ".orchestration";
-  std::error_code rel_ec;
-  lock_taken_at = protocol::now_iso8601(); // requests older than this were for an earlier run
-  auto lock = store::RunLock::acquire(
-      state_dir, {0, fs::relative(spec.layout.spec_dir, spec.layout.project_root, rel_ec).string(), "", run_id});
-  if (!lock) return std::unexpected(RunError{lock.error(), 1});
-  run_lock.emplace(std::move(*lock));
+  if (auto r = take_run_lock(spec.layout); !r) return std::unexpected(r.error());
   if (const auto vars = worker::repository_env_vars_set(); !vars.empty()) { // worker::current_environment drops them
     std::string names;
     for (const auto& v : vars) names += (names.empty() ? "" : ", ") + v;

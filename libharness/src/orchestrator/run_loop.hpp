@@ -289,6 +289,15 @@ struct Orchestrator::Impl {
   /// sessions it never saw end, SUMMARYs and commits.log lines it never committed or wrote.
   /// Opens the store (db) and reads the history (trailers) on the way.
   std::expected<void, RunError> recover_earlier_run();
+  /// Takes the project's run lock (once) and sets state_dir: one orchestrator per project.
+  std::expected<void, RunError> take_run_lock(const spec::Layout& layout);
+  /// Stops the workers an earlier run left running (their worker.json records), saying so.
+  void stop_earlier_workers();
+  /// `loaded` does not validate. When its only errors are PLAN files that a planner of an
+  /// interrupted phase left cut short (planning_leftovers.hpp), they are set aside (with the run
+  /// lock taken and the earlier run's workers stopped first: one may still be writing) and the
+  /// spec read again; otherwise, or when it still does not validate, the run is refused (exit 2).
+  std::expected<spec::Spec, RunError> set_aside_planning_leftovers(spec::Spec loaded);
   /// Stops the workers of sessions an earlier run left running without a recorded pid
   /// (unrecorded_workers), before recovery marks those sessions failed and their tasks run again.
   void stop_unrecorded_workers();

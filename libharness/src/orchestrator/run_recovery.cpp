@@ -5,6 +5,7 @@
 
 #include "session_files.hpp"
 
+#include "harness/orchestrator/planning_leftovers.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/private_directory.hpp"
 #include "harness/worker/index_lock.hpp"
@@ -13,11 +14,19 @@
 
 namespace harness::orchestrator {
 
-std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
-  util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
-  std::error_code ec;
-  (void)util::create_private_directories(state_dir / "sessions");
-  if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
+std::expected<void, RunError> Orchestrator::Impl::take_run_lock(const spec::Layout& layout) {
+  if (run_lock) return {};
+  state_dir = layout.project_root / ".orchestration";
+  std::error_code rel_ec;
+  lock_taken_at = protocol::now_iso8601(); // requests older than this were for an earlier run
+  auto lock = store::RunLock::acquire(
+      state_dir, {0, fs::relative(layout.spec_dir, layout.project_root, rel_ec).string(), "", run_id});
+  if (!lock) return std::unexpected(RunError{lock.error(), 1});
+  run_lock.emplace(std::move(*lock));
+  return {};
+}
+
+void Orchestrator::Impl::stop_earlier_workers() {
   const auto stale = stale_workers(state_dir);
   const auto alive = std::ranges::count_if(stale, [](const StaleWorker& w) { return w.pid > 0; });
   if (alive > 0) // said first: stopping them may take a few seconds
@@ -30,6 +39,46 @@ std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
       emit(RunEventKind::note, w.task, -1, 0,
            fmt::format("{}: {}; set aside as worker.ended.json, no worker stopped", w.record.string(), w.unreadable));
   if (alive > 0) clear_orphaned_index_lock(std::chrono::milliseconds(0));
+}
+
+std::expected<spec::Spec, RunError> Orchestrator::Impl::set_aside_planning_leftovers(spec::Spec loaded) {
+  const auto refuse = [](const spec::Spec& s, std::string_view after = {}) {
+    std::string why = spec::validation_text(s);
+    if (!why.empty() && why.back() == '\n') why.pop_back();
+    return std::unexpected(RunError{fmt::format("{}the spec does not validate:\n{}", after, why), 2});
+  };
+  // The script worker cannot plan the phase again: the file is the user's to mend.
+  if (adapter_for(TaskKind::plan) == worker::AdapterKind::script) return refuse(loaded);
+  const auto phases = interrupted_planning_phases(loaded.layout.project_root, loaded.layout.spec_name);
+  if (phases.empty() || planning_leftovers(loaded, phases).empty()) return refuse(loaded);
+  // A planner of the killed run may still be writing: no other run from here on, its workers
+  // stopped, and the files read again.
+  if (auto r = take_run_lock(loaded.layout); !r) return std::unexpected(r.error());
+  stop_earlier_workers();
+  auto again = spec::load_spec(opt.spec_dir);
+  if (!again) return std::unexpected(RunError{again.error(), 2});
+  if (again->valid()) return std::move(*again);
+  const auto leftovers = planning_leftovers(*again, phases);
+  if (leftovers.empty()) return refuse(*again);
+  auto where = set_aside_leftovers(again->layout, leftovers);
+  if (!where) return std::unexpected(RunError{where.error(), 1});
+  for (const auto& l : leftovers)
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("{} is what an interrupted planner left of it ({}): moved to {}; its phase is planned again",
+                     l.shown, l.why, *where));
+  auto cleaned = spec::load_spec(opt.spec_dir);
+  if (!cleaned) return std::unexpected(RunError{cleaned.error(), 2});
+  if (!cleaned->valid())
+    return refuse(*cleaned, fmt::format("set aside what an interrupted planner left in {}, but ", *where));
+  return std::move(*cleaned);
+}
+
+std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
+  util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
+  std::error_code ec;
+  (void)util::create_private_directories(state_dir / "sessions");
+  if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
+  stop_earlier_workers();
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});
   db.emplace(std::move(*opened));

@@ -180,15 +180,19 @@ std::vector<std::string> running_tasks(const fs::path& project_root, const std::
   return out;
 }
 
+std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_root, std::string_view spec_name) {
+  std::error_code ec;
+  if (!fs::exists(store::default_db_path(project_root), ec)) return {}; // never run: no store made for asking
+  auto db = store::Store::open_project(project_root);
+  if (!db) return {};
+  auto entries = db->values();
+  if (!entries) return {};
+  return unfinished_planning(*entries, spec_name);
+}
+
 std::vector<spec::PhaseNumber> unchecked_plan_phases(const fs::path& project_root, const std::string& spec_name) {
   std::vector<spec::PhaseNumber> out;
-  std::error_code ec;
-  if (!fs::exists(store::default_db_path(project_root), ec)) return out;
-  auto db = store::Store::open_project(project_root);
-  if (!db) return out;
-  auto entries = db->values();
-  if (!entries) return out;
-  for (const auto& u : unfinished_planning(*entries, spec_name))
+  for (const auto& u : stored_planning_marks(project_root, spec_name))
     if (auto n = spec::parse_phase_number(u.phase)) out.push_back(*n);
   return out;
 }

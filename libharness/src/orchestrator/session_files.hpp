@@ -5,11 +5,13 @@
 // a run's start reads the records an earlier run left, not every session directory there ever was.
 // The checkpoint files beside it are store/checkpoint_files.hpp's.
 
+#include "harness/orchestrator/planning.hpp"
 #include "harness/store/store.hpp"
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -52,5 +54,10 @@ void stop_stale_workers(const std::vector<StaleWorker>& workers);
 /// the task's next attempt.
 std::vector<StaleWorker> unrecorded_workers(const std::vector<store::SessionRecord>& sessions,
                                             const std::filesystem::path& state_dir);
+
+/// The planning marks of `spec_name` in the project's store (empty when it has none: nothing ran
+/// there, and none is created by asking).
+std::vector<UnfinishedPlanning> stored_planning_marks(const std::filesystem::path& project_root,
+                                                      std::string_view spec_name);
 
 } // namespace harness::orchestrator

@@ -1,6 +1,7 @@
 #include "harness/worker/script_worker.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/discarded_dir.hpp"
 #include "harness/spec/document_parsers.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/util/glob.hpp"
@@ -83,12 +84,7 @@ std::expected<int, std::string> run_block(const fs::path& root, const std::strin
 /// uncommitted work in a declared file. Returns that directory (relative to `root`).
 std::expected<std::string, std::string> keep_copies(const fs::path& root, const std::string& spec_name,
                                                     const std::string& plan_id, const std::vector<std::string>& files) {
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  const std::string rel = fmt::format(".orchestration/discarded/{}/{}-{}-{}", spec_name, plan_id, stamp, ::getpid());
+  const std::string rel = util::new_discarded_dir(spec_name, plan_id);
   std::error_code ec;
   for (const auto& f : files) {
     const fs::path from = root / f;
