@@ -185,6 +185,14 @@ rc=0; out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --y
 [[ $rc -eq 2 && "$out" == *".git/index.lock exists and no git process works in this repository"*"rm .git/index.lock"* ]] ||
   fail "a stale lock was not refused up front (exit $rc): $out"
 [[ -e $p/.git/index.lock && ! -e $p/.orchestration/harness.db && ! -e $p/out ]] || fail "a stale lock: the run started anyway"
+#    d) the same lock after a run that stopped workers and was killed before it looked for their
+#       locks (its mark .orchestration/locks-unchecked says so; the crash test met it): the lock
+#       is taken for that worker's and removed, and the mark goes.
+mkdir -p "$p/.orchestration" && echo "workers stopped" >"$p/.orchestration/locks-unchecked"
+out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "a lock after a killed stop: the run failed: $out"
+[[ "$out" == *"removed .git/index.lock: a stopped worker's git left it"* ]] || fail "a lock after a killed stop was not removed: $out"
+[[ ! -e $p/.git/index.lock && ! -e $p/.orchestration/locks-unchecked && -f $p/out/01-01.txt ]] ||
+  fail "a lock after a killed stop: the lock or the mark is left, or the plan did not run"
 
 # 6. A worker that does the work and leaves its SUMMARY, then reports task_failed: a failed
 #    attempt's SUMMARY is no proof of execution. It is marked `status: failed`, `status` calls the

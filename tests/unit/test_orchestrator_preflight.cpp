@@ -267,6 +267,10 @@ TEST_CASE("the probe finds git's lock files no git process holds", "[orchestrato
   dir.write(".git/packed-refs.lock", ""); // a killed `git pack-refs`
   CHECK(orchestrator::probe_start_facts(layout).orphaned_git_locks ==
         std::vector<std::string>{".git/index.lock", ".git/packed-refs.lock", ".git/refs/heads/main.lock"});
+  // A run that stopped workers and was killed before it looked for their locks: the run's recovery
+  // removes them, the preflight does not refuse.
+  dir.write(".orchestration/locks-unchecked", "workers stopped\n");
+  CHECK(orchestrator::probe_start_facts(layout).orphaned_git_locks.empty());
 }
 
 TEST_CASE("a git lock nobody holds is a problem whose fix removes it", "[orchestrator][preflight]") {

@@ -445,7 +445,10 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     check_cost(); // before this attempt's outcome lets the scheduler start anything new
   }
   // A worker stopped in the middle of a commit may leave git's index lock behind.
-  if (x.stopped) clear_orphaned_index_lock(std::chrono::milliseconds(250));
+  if (x.stopped) {
+    begin_stopping_workers();
+    clear_orphaned_index_lock(std::chrono::milliseconds(250));
+  }
   // Judged on another branch, its commits would be missing and its files another branch's: the
   // next run, back on the run's branch, judges it (its commits decide what is done).
   if (head_moved()) return end_session(sid, "ended after HEAD moved or its branch was rewound: not checked here; the next run checks it", false);
@@ -734,6 +737,10 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   schedule_pump();
   asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });
   ctx.run();
+  if (lock_checks_pending > 0) { // a worker stopped just before the end: its look was still waiting
+    lock_checks_pending = 1;
+    clear_orphaned_index_lock(std::chrono::milliseconds(0));
+  }
   verify_pool->join();
   verifier.set_cancel(nullptr); // the flag and the index are this run's; the verifier may outlive it
   verifier.set_trailer_index(nullptr);

@@ -1,5 +1,6 @@
 #include "harness/orchestrator/preflight.hpp"
 
+#include "lock_check_mark.hpp"
 #include "session_files.hpp"
 
 #include "harness/util/glob.hpp"
@@ -315,10 +316,13 @@ std::string signing_error(const fs::path& root) {
 
 /// Git's locks that nobody holds, for the preflight. Not while a worker of an earlier run lives:
 /// its git's lock is that run's to clear, and the run clears it once it has stopped the worker.
+/// Nor when a run stopped workers and was killed before it looked for their locks (the mark of
+/// lock_check_mark.hpp): this run's recovery looks, and removes them.
 /// harness did not make any other lock, so it leaves it to the user: a git that works on this
 /// repository from elsewhere (GIT_DIR, another machine on a shared disk) is not seen in /proc,
 /// and removing the lock under it would let two gits write one index.
 std::vector<std::string> orphaned_locks(const fs::path& root) {
+  if (locks_unchecked(root / ".orchestration")) return {};
   if (std::ranges::any_of(stale_workers(root / ".orchestration"), [](const StaleWorker& w) { return w.pid > 0; })) return {};
   std::vector<std::string> out;
   for (const auto& l : worker::orphaned_git_locks(root)) {

@@ -330,6 +330,10 @@ struct Orchestrator::Impl {
   /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_git_locks),
   /// now or `after` this long, and says so.
   void clear_orphaned_index_lock(std::chrono::milliseconds after);
+  /// Before harness stops a worker (or right after it was stopped): the mark that locks are to be
+  /// looked for (lock_check_mark.hpp); each clear_orphaned_index_lock ends one such stop.
+  void begin_stopping_workers();
+  int lock_checks_pending = 0;
   /// What a script execute's result.json says beyond its commits: whether it ran any task.
   void record_result(const Session& s);
   /// After an execute that succeeded with tasks that committed nothing: a note when files its

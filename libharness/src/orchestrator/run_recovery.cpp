@@ -3,6 +3,7 @@
 // safe to repeat: a run killed during recovery recovers again.
 #include "run_loop.hpp"
 
+#include "lock_check_mark.hpp"
 #include "session_files.hpp"
 
 #include "harness/orchestrator/planning_leftovers.hpp"
@@ -29,9 +30,13 @@ std::expected<void, RunError> Orchestrator::Impl::take_run_lock(const spec::Layo
 void Orchestrator::Impl::stop_earlier_workers() {
   const auto stale = stale_workers(state_dir);
   const auto alive = std::ranges::count_if(stale, [](const StaleWorker& w) { return w.pid > 0; });
-  if (alive > 0) // said first: stopping them may take a few seconds
+  // A run killed after it stopped workers and before it looked for their gits' locks: look now.
+  const bool unchecked = locks_unchecked(state_dir);
+  if (alive > 0) { // said first: stopping them may take a few seconds
     emit(RunEventKind::note, "", -1, 0,
          fmt::format("stopping {} worker{} an earlier run left running (up to 5 s)", alive, alive == 1 ? "" : "s"));
+    begin_stopping_workers();
+  }
   stop_stale_workers(stale);
   for (const auto& w : stale)
     if (w.pid > 0) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
@@ -39,6 +44,14 @@ void Orchestrator::Impl::stop_earlier_workers() {
       emit(RunEventKind::note, w.task, -1, 0,
            fmt::format("{}: {}; set aside as worker.ended.json, no worker stopped", w.record.string(), w.unreadable));
   if (alive > 0) clear_orphaned_index_lock(std::chrono::milliseconds(0));
+  else if (unchecked) {
+    begin_stopping_workers();
+    clear_orphaned_index_lock(std::chrono::milliseconds(0));
+  }
+}
+
+void Orchestrator::Impl::begin_stopping_workers() {
+  if (lock_checks_pending++ == 0) mark_locks_unchecked(state_dir);
 }
 
 std::expected<spec::Spec, RunError> Orchestrator::Impl::set_aside_planning_leftovers(spec::Spec loaded) {
@@ -133,6 +146,7 @@ void Orchestrator::Impl::stop_unrecorded_workers() {
   emit(RunEventKind::note, "", -1, 0,
        fmt::format("stopping {} worker{} an earlier run started but never recorded (up to 5 s)", lost.size(),
                    lost.size() == 1 ? "" : "s"));
+  begin_stopping_workers();
   stop_stale_workers(lost);
   for (const auto& w : lost) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
   clear_orphaned_index_lock(std::chrono::milliseconds(0));
@@ -151,6 +165,9 @@ void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds aft
            fmt::format("set the index entr{} of {} back to HEAD's: a stopped worker's commit moved the branch but "
                        "did not finish the index, and a plain `git commit` would have committed {} deletion",
                        paths.size() == 1 ? "y" : "ies", fmt::join(paths, ", "), paths.size() == 1 ? "its" : "their"));
+    // Looked: the mark goes once no other stop waits for its look (a kill before here leaves it,
+    // and the next run looks again).
+    if (lock_checks_pending > 0 && --lock_checks_pending == 0) clear_locks_unchecked(state_dir);
   };
   if (after.count() == 0) return clear();
   // The stopped group's processes are still dying for a moment: a git among them would keep it.
