@@ -747,6 +747,32 @@ TEST_CASE("A commit killed after moving the branch leaves an intent-to-add entry
   CHECK(worker::restore_killed_commit_entries(repo.dir.path).empty()); // nothing left to set back
 }
 
+TEST_CASE("A commit stopped after moving the branch leaves a changed file's old entry: it is set back to HEAD's", "[worker][git][lock]") {
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  repo.commit("b.txt", "b");
+  // What `git commit --only -- a.txt` leaves when stopped between moving the branch and writing
+  // the index (git rolls its index.lock back on SIGTERM): HEAD and the work tree have the second
+  // line, the index still the first alone ("MM"). The crash test met it.
+  repo.dir.write("a.txt", "first\nsecond\n");
+  test::sh(repo.dir.path, "GIT_INDEX_FILE=.git/tmp-index git read-tree HEAD && GIT_INDEX_FILE=.git/tmp-index git update-index a.txt && "
+                          "git update-ref HEAD $(git commit-tree $(GIT_INDEX_FILE=.git/tmp-index git write-tree) -p HEAD -m stopped) && "
+                          "rm .git/tmp-index");
+  CHECK(test::sh(repo.dir.path, "git status --porcelain=v1 -- a.txt") == "MM a.txt\n");
+  // A person's staged change whose work tree differs from HEAD stays staged, and so does the
+  // work tree's further change of a staged file.
+  repo.dir.write("b.txt", "b staged\n");
+  test::sh(repo.dir.path, "git add b.txt");
+  repo.dir.write("b.txt", "b staged, then edited\n");
+  CHECK(worker::restore_killed_commit_entries(repo.dir.path) == std::vector<std::string>{"a.txt"});
+  CHECK(test::sh(repo.dir.path, "git status --porcelain=v1") == "MM b.txt\n");
+  CHECK(test::sh(repo.dir.path, "git show :b.txt") == "b staged\n");
+  // A plain commit now keeps the second line (before, it took it back out).
+  test::sh(repo.dir.path, "git commit -qm 'the user commits'");
+  CHECK(test::sh(repo.dir.path, "git show HEAD:a.txt") == "first\nsecond\n");
+  CHECK(worker::restore_killed_commit_entries(repo.dir.path).empty()); // nothing left to set back
+}
+
 TEST_CASE("An index.lock no git process holds is removed; one a git in the repository may hold is kept", "[worker][git][lock]") {
   GitRepo repo;
   const fs::path lock = repo.dir.path / ".git/index.lock";

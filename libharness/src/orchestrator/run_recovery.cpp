@@ -163,8 +163,8 @@ void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds aft
     if (const auto paths = worker::restore_killed_commit_entries(spec.layout.project_root); !paths.empty())
       emit(RunEventKind::note, "", -1, 0,
            fmt::format("set the index entr{} of {} back to HEAD's: a stopped worker's commit moved the branch but "
-                       "did not finish the index, and a plain `git commit` would have committed {} deletion",
-                       paths.size() == 1 ? "y" : "ies", fmt::join(paths, ", "), paths.size() == 1 ? "its" : "their"));
+                       "did not finish the index, and a plain `git commit` would have undone that commit's change",
+                       paths.size() == 1 ? "y" : "ies", fmt::join(paths, ", ")));
     // Looked: the mark goes once no other stop waits for its look (a kill before here leaves it,
     // and the next run looks again).
     if (lock_checks_pending > 0 && --lock_checks_pending == 0) clear_locks_unchecked(state_dir);

@@ -138,15 +138,31 @@ std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
 std::vector<std::string> restore_killed_commit_entries(const fs::path& root) {
   std::error_code ec;
   if (fs::exists(fs::symlink_status(index_lock_path(root), ec)) || !git_processes_in(root).empty()) return {};
+  std::vector<std::string> paths;
   // Deleted in the index against HEAD, yet still in the index: an intent-to-add entry of a file
   // HEAD has (a real staged deletion is no index entry at all). Without a HEAD, git fails: none.
   auto deleted = run_git(root, {"diff", "--cached", "--name-only", "--no-renames", "--diff-filter=D", "-z"});
-  if (deleted.exit_code != 0 || deleted.out.empty()) return {};
-  std::vector<std::string> ls = {"ls-files", "-z", "--"};
-  for (const auto& p : nul_separated(deleted.out)) ls.push_back(literal_pathspec(p));
-  auto listed = run_git(root, std::move(ls));
-  if (listed.exit_code != 0) return {};
-  const auto paths = nul_separated(listed.out);
+  if (deleted.exit_code == 0 && !deleted.out.empty()) {
+    std::vector<std::string> ls = {"ls-files", "-z", "--"};
+    for (const auto& p : nul_separated(deleted.out)) ls.push_back(literal_pathspec(p));
+    if (auto listed = run_git(root, std::move(ls)); listed.exit_code == 0) std::ranges::move(nul_separated(listed.out), std::back_inserter(paths));
+  }
+  // Changed in the index against HEAD while the work tree holds HEAD's content: the entry from
+  // before the commit, which a stopped commit (SIGTERM between moving the branch and writing the
+  // index: git rolls its index lock back) leaves. A plain commit would take the file back to it.
+  // A person gets there only by staging a change and then undoing it in the work tree alone (the
+  // staged blob then stays among git's objects until gc: `git fsck --lost-found` finds it).
+  auto modified = run_git(root, {"diff", "--cached", "--name-only", "--no-renames", "--diff-filter=M", "-z"});
+  if (modified.exit_code == 0 && !modified.out.empty()) {
+    const auto staged = nul_separated(modified.out);
+    std::vector<std::string> diff = {"diff", "--name-only", "--no-renames", "-z", "HEAD", "--"};
+    for (const auto& p : staged) diff.push_back(literal_pathspec(p));
+    if (auto in_work_tree = run_git(root, std::move(diff)); in_work_tree.exit_code == 0) {
+      const auto differ = nul_separated(in_work_tree.out);
+      for (const auto& p : staged)
+        if (std::ranges::find(differ, p) == differ.end()) paths.push_back(p);
+    }
+  }
   if (paths.empty()) return {};
   std::vector<std::string> reset = {"reset", "-q", "--"};
   for (const auto& p : paths) reset.push_back(literal_pathspec(p));

@@ -42,12 +42,13 @@ std::vector<std::filesystem::path> orphaned_git_locks(const std::filesystem::pat
 std::vector<std::filesystem::path> remove_orphaned_git_locks(const std::filesystem::path& root);
 
 /// A `git commit --only` killed after it moved the branch and before it wrote the index leaves
-/// the intent-to-add entry it made for a new file in the index, although HEAD now has the file
-/// (`git status`: "DA"). The next plain `git commit` of anyone (an agent's, the user's) would
-/// then commit that file's deletion, and what the index says of the file differs from a run
-/// that was not killed. When no git process works in `root` and the index is not locked, such
-/// entries are set back to HEAD's (`git reset -- PATHS`; the work tree is not touched). Returns
-/// the paths set back.
+/// the index as it was before the commit, although HEAD now has the commit: the intent-to-add
+/// entry it made for a new file (`git status`: "DA"), or a changed file's entry from before the
+/// change while the work tree holds what HEAD holds ("MM"). The next plain `git commit` of anyone
+/// (an agent's, the user's) would then undo that commit's change (a deletion, the old content),
+/// and what the index says of the file differs from a run that was not killed. When no git
+/// process works in `root` and the index is not locked, such entries are set back to HEAD's
+/// (`git reset -- PATHS`; the work tree is not touched). Returns the paths set back.
 std::vector<std::string> restore_killed_commit_entries(const std::filesystem::path& root);
 
 } // namespace harness::worker
