@@ -21,7 +21,7 @@ void add_prune(CLI::App& app, ExitCode& exit) {
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("prune", "Remove the session directories of old runs from .orchestration/sessions/");
   cmd->add_option("--keep-runs", opt->keep_runs, "keep every directory of the newest N runs (default 1)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 1000000));
   cmd->add_flag("--dry-run", opt->dry_run, "list what would be removed, remove nothing");
   cmd->add_flag("--json", opt->json, "print the outcome as JSON");
   cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");

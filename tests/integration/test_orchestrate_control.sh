@@ -143,6 +143,11 @@ done
 out=$(call harness_end_session "{\"session_id\":\"$sid\",\"reason\":\"testing\"}")
 [[ $out == *'"ended":true'* ]] || fail "end_session: $out"
 wait_for "any(e['event'] == 'task_blocked' and e.get('task') == 'execute:01-01' for e in ev)"
+# The run's log says who asked what, and what became of it.
+grep -q "\"start of plan 01-04 asked (harness_start_session): queued (ready" "$tmp/events.jsonl" ||
+  fail "no note of the start request: $(grep start_session "$tmp/events.jsonl" | head -3)"
+grep -q "\"end of session $sid asked (harness_end_session): ended\"" "$tmp/events.jsonl" ||
+  fail "no note of the end request: $(grep -i 'end of session\|end_session' "$tmp/events.jsonl" | head -3)"
 for _ in $(seq 50); do pgrep -f "sleep $HANG" >/dev/null || break; sleep 0.1; done
 if pgrep -f "sleep $HANG" >/dev/null; then fail "the ended worker's process group survived"; fi
 # The store says the session ended, and why: it did not fail.

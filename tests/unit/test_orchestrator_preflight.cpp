@@ -147,7 +147,7 @@ TEST_CASE("the command worker needs a template whose program is there and whose 
   auto problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].problem == "the command worker (for every task) has no command template");
-  CHECK(problems[0].fix.starts_with("pass --command 'my-agent {prompt_file}', or set `command:` in .orchestration/config.yaml"));
+  CHECK(problems[0].fix.starts_with("pass --command 'my-agent {prompt_file}', or set `workers: {command: ...}` in .orchestration/config.yaml"));
 
   o.adapter_settings.command_template = "my-agent --prompt {prompt}";
   problems = orchestrator::start_problems(o, layout_at("/p"), m.facts);

@@ -99,8 +99,8 @@ std::string missing_program_fix(AdapterKind a, const worker::AdapterSettings& s)
                        "`workers: {{codex: {{binary: /path/to/codex}}}}` in .orchestration/config.yaml, {}",
                        other);
   case AdapterKind::command:
-    return "install it, or give its full path as the first word of the command template (--command, or `command:` in "
-           ".orchestration/config.yaml)";
+    return "install it, or give its full path as the first word of the command template (--command, or `workers: {command: ...}` "
+           "in .orchestration/config.yaml)";
   case AdapterKind::script:
   case AdapterKind::sim: break;
   }
@@ -114,14 +114,14 @@ std::optional<StartProblem> worker_problem(const WorkerUse& w, const RunOptions&
   const auto& s = o.adapter_settings;
   if (w.adapter == AdapterKind::command && s.command_template.empty())
     return StartProblem{fmt::format("the command worker (for {}) has no command template", tasks_phrase(w)),
-                        fmt::format("pass --command 'my-agent {{prompt_file}}', or set `command:` in "
-                                    ".orchestration/config.yaml ({})",
+                        fmt::format("pass --command 'my-agent {{prompt_file}}', or set `workers: {{command: ...}}` "
+                                    "in .orchestration/config.yaml ({})",
                                     template_help)};
   auto launch = worker::build_launch(w.adapter, probe_request(o, layout), s);
   if (!launch) {
     const std::string fix = w.adapter == AdapterKind::command
-                                ? fmt::format("correct the command template (--command, or `command:` in "
-                                              ".orchestration/config.yaml; {})",
+                                ? fmt::format("correct the command template (--command, or `workers: {{command: ...}}` "
+                                              "in .orchestration/config.yaml; {})",
                                               template_help)
                                 : "choose the claude, codex, command or script worker";
     return StartProblem{fmt::format("the {} worker (for {}) cannot be launched: {}", name, tasks_phrase(w), launch.error()), fix};

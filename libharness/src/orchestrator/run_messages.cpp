@@ -44,6 +44,29 @@ void Orchestrator::Impl::pump_messages() {
   }
 }
 
+namespace {
+
+/// How a request is said in the run's log: who asked what, and what became of it ("start of plan
+/// 01-04 asked (harness_start_session): queued", "end of session X asked (harness-cli
+/// end-session): ended", "...: refused: no plan 09-09 in SPC-001-x").
+std::string request_note(const std::string& kind, const std::string& target, const std::string& body,
+                         const std::string& status, const boost::json::object& result) {
+  boost::system::error_code ec;
+  const auto args = boost::json::parse(body, ec);
+  std::string by = !ec && args.is_object() ? protocol::field_text(args.as_object(), "requested_by") : "";
+  if (by.empty()) by = "harness_" + kind; // over MCP: the tool
+  const std::string what = kind == "start_session" ? "start of plan " + target
+                           : kind == "end_session" ? "end of session " + target
+                                                   : kind + " " + target;
+  std::string outcome = status == "refused" ? "refused: " + protocol::field_text(result, "error")
+                        : kind == "end_session" ? std::string("ended")
+                                                : protocol::field_text(result, "status");
+  if (const auto waiting = protocol::field_text(result, "waiting_for"); !waiting.empty()) outcome += " (" + waiting + ")";
+  return fmt::format("{} asked ({}): {}", what, by, outcome);
+}
+
+} // namespace
+
 void Orchestrator::Impl::pump_requests() {
   if (!db) return;
   auto pending = db->pending_requests(last_request_seq);
@@ -56,7 +79,7 @@ void Orchestrator::Impl::pump_requests() {
                             : r.kind == "end_session" ? end_requested(r.target, r.body)
                                                       : refuse("unknown request " + r.kind);
     emit(RunEventKind::note, r.kind == "start_session" ? "execute:" + r.target : "", -1, 0,
-         fmt::format("harness_{} {}: {}", r.kind, r.target, boost::json::serialize(result)));
+         request_note(r.kind, r.target, r.body, status, result));
     // Not recorded, the request stays `handling` and its asker waits until its own timeout.
     if (auto f = db->finish_request(r.id, status, boost::json::serialize(result)); !f)
       store_failed("", "store: " + f.error());
