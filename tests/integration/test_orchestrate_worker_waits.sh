@@ -61,7 +61,7 @@ grep -q '"event":"task_succeeded",.*"task":"execute:01-02"' <<<"$events" || fail
 grep -q '"task":"execute:01-02".*withdrawn: the worker finished its task without the answer' <<<"$events" \
   || fail "01-02's question was not withdrawn with a note: $(grep 01-02 <<<"$events")"
 # 01-03: one attempt, blocked with the worker's reason.
-grep -q '"event":"task_blocked",.*"task":"execute:01-03".*the registry token is missing.*(not retried: the worker said a retry cannot help)' <<<"$events" \
+grep -q '"event":"task_blocked",.*"task":"execute:01-03".*the registry token is missing.*(not retried: a retry cannot help)' <<<"$events" \
   || fail "01-03's block: $(grep 01-03 <<<"$events")"
 ! grep -q '"task":"execute:01-03".*"attempt":2' <<<"$events" || fail "01-03 was retried: $(grep 01-03 <<<"$events")"
 echo "orchestrate worker waits: all checks passed"

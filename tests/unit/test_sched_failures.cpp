@@ -186,7 +186,7 @@ TEST_CASE("A worker's word that a retry cannot help blocks at once, with its rea
   e.detail = "the registry token is missing";
   d.send(e);
   CHECK(d.state("execute:01-01") == "blocked");
-  CHECK(d.s.find_task("execute:01-01")->reason == "the registry token is missing (not retried: the worker said a retry cannot help)");
+  CHECK(d.s.find_task("execute:01-01")->reason == "the registry token is missing (not retried: a retry cannot help)");
   CHECK(std::ranges::none_of(d.log, [](const Action& a) { return a.task == "execute:01-01" && a.attempt == 2; }));
   d.run_all();
   CHECK(d.state("verify-plan:01-02") == "done");

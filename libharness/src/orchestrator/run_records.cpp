@@ -393,7 +393,9 @@ void Orchestrator::Impl::finish_planning(const std::string& sid) {
     if (script) why += fmt::format("; the script worker does not plan: write them (/harness:plan-phase {} {}) and run again",
                        spec_arg(), a.subject);
     end_session(sid, why, false);
-    return fail(a.task, sched::FailureClass::crashed, why);
+    // The script worker does the same on a second attempt: the plans on disk decide, and they
+    // have not changed.
+    return fail(a.task, script ? sched::FailureClass::no_retry : sched::FailureClass::crashed, why);
   }
   std::string outcome;
   if (a.kind == TaskKind::check_plans) {

@@ -226,7 +226,7 @@ void Scheduler::on_failed(const Event& e, int t, std::vector<Action>& out) {
     // A verification has no worker: its detail is the orchestrator's whole reason.
     const bool verify = k.kind == TaskKind::verify_plan || k.kind == TaskKind::verify_phase || k.kind == TaskKind::verify_final;
     block(t, (e.detail.empty() ? std::string("failed") : e.detail) +
-                 (verify ? "" : " (not retried: the worker said a retry cannot help)"), out);
+                 (verify ? "" : " (not retried: a retry cannot help)"), out);
     return;
   }
   if (k.kind == TaskKind::verify_plan && e.failure == FailureClass::verification_failed) {
