@@ -10,6 +10,15 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 mode=${1:-demo}
 jobs=${HARNESS_JOBS:-$(nproc)}
 
+# A full disk shows up as a linker's "No space left on device" deep in a build: say it first.
+warn_low_disk() { # MB needed
+  local free_mb
+  free_mb=$(df -Pm "$root" 2>/dev/null | awk 'NR == 2 {print $4}')
+  if [[ -n "$free_mb" && "$free_mb" -lt "$1" ]]; then
+    echo "quick.sh: warning: $free_mb MB free under $root; this build and its tests need about $1 MB" >&2
+  fi
+}
+
 configure_build() { # dir, cmake args...
   local dir=$1; shift
   cmake -S "$root" -B "$root/$dir" -G Ninja "$@" >/dev/null
@@ -18,11 +27,13 @@ configure_build() { # dir, cmake args...
 
 case "$mode" in
   demo)
+    warn_low_disk 1000
     "$root/cmake/install-deps.sh"
     configure_build build/release -DCMAKE_BUILD_TYPE=Release -DHARNESS_BUILD_TESTS=OFF -DHARNESS_BUILD_BENCH=OFF
     exec "$root/cmake/demo.sh" "$root/build/release/bin"
     ;;
   test)
+    warn_low_disk 4000
     "$root/cmake/install-deps.sh" --test
     "$root/tests/setup.sh"
     configure_build build/asan -DCMAKE_BUILD_TYPE=Debug "-DHARNESS_SANITIZE=address;undefined" \
