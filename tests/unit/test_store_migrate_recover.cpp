@@ -88,6 +88,23 @@ TEST_CASE("Every earlier schema version migrates forward keeping its rows", "[st
   CHECK(s->values()->empty()); // a database this build made was never upgraded
 }
 
+TEST_CASE("A current schema opens while another connection holds the write lock", "[store][migrate]") {
+  TempDir dir;
+  { auto first = store_test::open_store(dir.path); } // created, migrated
+  // A running orchestrator in the middle of a write: `status` and harness-mcp open the store now.
+  sqlite3* writer = nullptr;
+  REQUIRE(sqlite3_open(default_db_path(dir.path).c_str(), &writer) == SQLITE_OK);
+  REQUIRE(sqlite3_exec(writer, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) == SQLITE_OK);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto s = Store::open({.db_path = default_db_path(dir.path), .busy_timeout = std::chrono::milliseconds(500)});
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(writer);
+  REQUIRE(s); // before: "database is locked" after the whole busy timeout
+  CHECK(waited < std::chrono::milliseconds(400));
+  CHECK(s->user_version() == schema_version);
+}
+
 TEST_CASE("Process start time distinguishes a live process from a reused pid", "[store][recovery]") {
   const auto self = static_cast<std::int64_t>(::getpid());
   auto start = process_start_time(self);

@@ -185,6 +185,10 @@ Result<int> read_user_version(const Db& db) {
 }
 
 Result<void> migrate(const Db& db, int target) {
+  // Nearly every open finds the schema current: that is read without the write lock a migration
+  // takes, for which `status` or a harness-mcp would wait while a running orchestrator writes.
+  if (auto current = read_user_version(db); current && *current == target)
+    return db.exec("PRAGMA foreign_keys=ON", "enable foreign keys");
   // Foreign keys off while tables are rebuilt (a no-op inside a transaction, so set before BEGIN).
   if (auto r = db.exec("PRAGMA foreign_keys=OFF", "disable foreign keys"); !r) return r;
   auto txn = Txn::begin(db, Txn::Mode::write);
