@@ -225,6 +225,7 @@ TEST_CASE("An executor is told which of its plan's tasks an earlier attempt comm
   CHECK_FALSE(first.contains("committed_tasks"));
   // Where its SUMMARY goes: the harness looks there, the agent should not have to guess.
   CHECK(first.at("summary_file").as_string() == (s.layout.spec_dir / "execution/phases/01-core/01-01-SUMMARY.md").string());
+  CHECK(first.at("template").as_string() == "/t/summary.md"); // its keys and the values the harness takes
   auto retry = orchestrator::task_brief(s, action(TaskKind::execute, "01-01"), "/t", {}, {{1, "abc123"}});
   REQUIRE(retry.at("committed_tasks").as_array().size() == 1);
   const auto& t = retry.at("committed_tasks").as_array()[0].as_object();

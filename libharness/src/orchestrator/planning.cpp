@@ -209,6 +209,7 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
       if (const auto* dir = spec.layout.find_phase(p->phase); dir && a.kind == TaskKind::execute)
         o["summary_file"] = spec.layout.summary_file(*dir, p->id).string();
       if (a.kind == TaskKind::execute) {
+        o["template"] = tmpl("summary.md"); // the SUMMARY's keys and the values the harness takes
         // Where its planner said a person is needed: the executor asks there (decision, action).
         json::array kinds;
         for (const auto k : spec::checkpoint_kinds(*p)) kinds.emplace_back(spec::to_string(k));
