@@ -127,6 +127,26 @@ TEST_CASE("SUMMARY deviations come from the frontmatter or a Deviations section"
   CHECK(diags.empty());
 }
 
+TEST_CASE("A Deviations section or value that says 'none' in other words is no deviation") {
+  std::vector<Diagnostic> diags;
+  auto section = [&](const std::string& text) {
+    return parse_summary("---\nplan_id: '01-01'\n---\n## Deviations\n" + text + "\n", "s.md", diags).has_deviations;
+  };
+  CHECK_FALSE(section("None. (Otherwise: what differs from the plan, why.)")); // the template's text kept
+  CHECK_FALSE(section("None - all files within files_modified"));
+  CHECK_FALSE(section("N/A"));
+  CHECK_FALSE(section("none"));
+  CHECK_FALSE(section("No deviations."));
+  CHECK(section("None of the tests could run: the database was down"));
+  CHECK(section("Nonexistent config key renamed"));
+  CHECK(section("- Used argparse instead of click"));
+  // skills/templates/summary.md's section, its instructions in a comment.
+  CHECK_FALSE(section("None.\n\n<!-- Replace \"None.\" with what differs from the plan.\nKeep \"None.\" when nothing differs. -->"));
+  CHECK_FALSE(parse_summary("---\nplan_id: '01-01'\ndeviations: 'None.'\n---\n", "s.md", diags).has_deviations);
+  CHECK(parse_summary("---\nplan_id: '01-01'\ndeviations: 'none of it as planned'\n---\n", "s.md", diags).has_deviations);
+  CHECK(diags.empty());
+}
+
 TEST_CASE("SUMMARY status and verification outside their sets are errors at the value") {
   std::vector<Diagnostic> diags;
   for (const char* ok : {"status: complete\nverification: gaps_found", "status: partial\nverification: human_needed",

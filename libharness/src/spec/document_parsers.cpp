@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace harness::spec {
 namespace {
@@ -264,6 +265,21 @@ void check_phase_dependencies(std::string_view text, const Roadmap& rm, YamlRead
   }
 }
 
+/// Whether a deviations entry says there were none: "None", "none.", "No deviations", "N/A",
+/// and "None" followed by punctuation ("None - all files within files_modified", the template's
+/// own "None. (Otherwise: ...)"). "None of the tests ran" is a deviation.
+bool says_no_deviation(std::string_view text) {
+  std::string t;
+  for (const char c : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  while (!t.empty() && (t.back() == '.' || t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  while (!t.empty() && (t.front() == ' ' || t.front() == '-' || t.front() == '*')) t.erase(0, 1);
+  if (t.empty() || t == "no deviations" || t == "n/a" || t == "false" || t == "nothing") return true;
+  if (!t.starts_with("none")) return false;
+  std::size_t i = 4;
+  while (i < t.size() && t[i] == ' ') ++i;
+  return i == t.size() || std::string_view(".,;:-(\xe2").find(t[i]) != std::string_view::npos; // \xe2: an en or em dash
+}
+
 } // namespace
 
 Roadmap parse_roadmap(std::string_view text, const std::string& display_path, std::vector<Diagnostic>& out) {
@@ -334,7 +350,7 @@ Summary parse_summary(std::string_view text, const std::string& display_path, st
     if (const YAML::Node d = fm["deviations"]) {
       if (d.IsScalar()) {
         std::string v = d.Scalar();
-        if (!v.empty() && v != "none" && v != "None" && v != "false") s.deviations.push_back(v);
+        if (!says_no_deviation(v)) s.deviations.push_back(v);
       } else {
         s.deviations = r.string_list(d, "deviations").value_or(std::vector<std::string>{});
       }
@@ -347,10 +363,8 @@ Summary parse_summary(std::string_view text, const std::string& display_path, st
       in_dev = b.text.starts_with("Deviations");
       continue;
     }
-    if (!in_dev) continue;
-    std::string t = b.text;
-    while (!t.empty() && (t.back() == '.' || t.back() == '\n' || t.back() == ' ')) t.pop_back();
-    if (!t.empty() && t != "None" && t != "none" && t != "No deviations")
+    if (!in_dev || b.kind == MdBlockKind::html) continue; // an HTML comment (the template's instructions) says nothing
+    if (!says_no_deviation(b.text))
       if (std::find(s.deviations.begin(), s.deviations.end(), b.text) == s.deviations.end()) s.deviations.push_back(b.text);
   }
   s.has_deviations = !s.deviations.empty();
