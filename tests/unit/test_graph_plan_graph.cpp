@@ -74,6 +74,21 @@ TEST_CASE("write/write conflicts are glob-aware and read sets never conflict") {
   CHECK(g.conflicts == std::vector<std::pair<int, int>>{{0, 1}, {2, 3}});
 }
 
+TEST_CASE("a directory a plan declares conflicts with what lies below it, as the scheduler holds them") {
+  const std::vector<spec::Plan> plans = {make("01-01", {}, {"app/api"}),       make("01-02", {}, {"app/api/routes.py"}),
+                                         make("01-03", {}, {"app/api/"}),      make("01-04", {}, {"app/apis/x.py"}),
+                                         make("01-05", {}, {"app/api/v2/*.py"}), make("01-06", {}, {"lib/*"}),
+                                         make("01-07", {}, {"lib"})};
+  const auto g = graph::build_plan_graph(plans);
+  // 01-04's app/apis is another directory; lib/* and lib name one place.
+  CHECK(g.conflicts == std::vector<std::pair<int, int>>{{0, 1}, {0, 2}, {0, 4}, {1, 2}, {2, 4}, {5, 6}});
+  // Exactly the pairs the scheduler keeps apart.
+  for (size_t i = 0; i < plans.size(); ++i)
+    for (size_t j = i + 1; j < plans.size(); ++j)
+      CHECK(graph::writes_overlap(plans[i], plans[j]) ==
+            (std::ranges::find(g.conflicts, std::pair<int, int>(static_cast<int>(i), static_cast<int>(j))) != g.conflicts.end()));
+}
+
 TEST_CASE("the example graph has the documented conflict and critical path; renderers agree") {
   auto spec = spec::load_spec(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker");
   REQUIRE(spec);

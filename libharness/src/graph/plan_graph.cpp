@@ -146,15 +146,19 @@ void critical_path(PlanGraph& g, const OrderGraph& o, const std::vector<int>& or
   g.rank.assign(rank.begin(), rank.begin() + static_cast<std::ptrdiff_t>(o.plans));
 }
 
-/// Write/write pairs. Literal paths are matched through a map (exact equality); only patterns
-/// are compared pairwise, so thousands of plans with literal paths stay cheap.
+/// Write/write pairs, as the scheduler sees them (util::globs_overlap: every entry also names what
+/// lies below it, so a directory `app/api` and `app/api/routes.py` conflict). Literal paths are
+/// matched through a map (equal, or one a directory above the other); only patterns are compared
+/// pairwise, so thousands of plans with literal paths stay cheap.
 std::vector<std::pair<int, int>> conflict_pairs(const std::vector<spec::Plan>& plans) {
   std::map<std::string_view, std::vector<int>> literal_writers;
   std::vector<std::pair<int, std::string_view>> patterns;
   for (size_t i = 0; i < plans.size(); ++i)
     for (const auto& f : plans[i].files_modified) {
       if (util::is_literal_glob(f)) {
-        auto& w = literal_writers[f];
+        std::string_view path = f;
+        while (path.size() > 1 && path.back() == '/') path.remove_suffix(1); // `app/api/` is `app/api`
+        auto& w = literal_writers[path];
         if (w.empty() || w.back() != static_cast<int>(i)) w.push_back(static_cast<int>(i));
       } else {
         patterns.emplace_back(static_cast<int>(i), f);
@@ -164,13 +168,19 @@ std::vector<std::pair<int, int>> conflict_pairs(const std::vector<spec::Plan>& p
   auto add = [&](int a, int b) {
     if (a != b) pairs.emplace(std::min(a, b), std::max(a, b));
   };
-  for (const auto& [path, writers] : literal_writers)
+  for (const auto& [path, writers] : literal_writers) {
     for (size_t a = 0; a < writers.size(); ++a)
       for (size_t b = a + 1; b < writers.size(); ++b) add(writers[a], writers[b]);
+    // The directories above it that a plan declares whole.
+    for (auto cut = path.rfind('/'); cut != std::string_view::npos && cut > 0; cut = path.rfind('/', cut - 1))
+      if (auto above = literal_writers.find(path.substr(0, cut)); above != literal_writers.end())
+        for (int a : above->second)
+          for (int b : writers) add(a, b);
+  }
   for (size_t k = 0; k < patterns.size(); ++k) {
     const auto& [i, pat] = patterns[k];
     for (const auto& [path, writers] : literal_writers)
-      if (util::glob_match(pat, path))
+      if (util::globs_overlap(pat, path))
         for (int w : writers) add(i, w);
     for (size_t m = k + 1; m < patterns.size(); ++m)
       if (patterns[m].first != i && util::globs_overlap(pat, patterns[m].second)) add(i, patterns[m].first);
