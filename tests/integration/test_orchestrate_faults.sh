@@ -96,6 +96,23 @@ for id in 01-01 01-02 01-03; do
   [[ $(cd "$p" && git log --oneline --grep "Plan: $id, Task: 1/1" | wc -l) -eq 1 ]] || fail "$id task committed more or less than once"
 done
 
+# 1b. A plan written for an agent (no shell block) given to the script worker: not "done" with
+#     nothing run, but blocked at once with why (one attempt: nothing changes for a second).
+p=$tmp/no-blocks
+new_project "$p" 01-01
+python3 - "$p/$spec/planning/plans/01-core/01-01-PLAN.md" <<'PY'
+import re, sys
+p = sys.argv[1]
+s = open(p).read()
+open(p, "w").write(re.sub(r"```(ba)?sh\n.*?```\n", "Write out/01-01.txt with the plan's id.\n", s, flags=re.S))
+PY
+(cd "$p" && git commit -qam 'a plan for an agent')
+rc=0; out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || rc=$?
+[[ $rc -eq 1 && "$out" == *"plan 01-01 has no \`\`\`sh or \`\`\`bash block: the script worker runs only those"*"(not retried: a retry cannot help)"* ]] ||
+  fail "a plan without shell blocks under the script worker (exit $rc): $out"
+[[ $(grep -c "task_started .*execute:01-01" <<<"$out") -eq 1 && ! -e "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md" ]] ||
+  fail "a plan without shell blocks: tried again, or a SUMMARY written: $out"
+
 # 2. A script worker whose shell block fails: its task_failed report (result.json) is the reason.
 p=$tmp/script
 new_project "$p" 01-01

@@ -232,6 +232,13 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   const fs::path lock = root / ".orchestration" / "git.lock";
   const auto tasks = script_tasks(*plan);
   const int total = static_cast<int>(tasks.size());
+  // A plan written for an agent: "done" here would be a SUMMARY saying its tasks ran while
+  // nothing did, and only verification would notice, without saying why.
+  if (std::ranges::all_of(tasks, [](const ScriptTask& t) { return t.scripts.empty(); }))
+    return fail(fmt::format("plan {} has no ```sh or ```bash block: the script worker runs only those; execute it "
+                            "with an agent (--worker claude or codex, or adapters.executor in .orchestration/config.yaml)",
+                            plan->id),
+                protocol::Retry::forbidden);
   auto status = [&](const char* state, int current, const std::string& message) {
     write_json(req, "status.json",
                {{"sessionId", req.session_id}, {"timestamp", now_iso()}, {"state", state},
