@@ -143,7 +143,7 @@ void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader&
   else if (key == "autonomous") p.autonomous = r.boolean(v, "autonomous").value_or(true);
   else if (key == "must_pass") parse_must_pass(v, p, r);
   else if (key == "estimate") {
-    p.estimate_minutes = r.number(v, "estimate");
+    p.estimate_minutes = r.number(v, "estimate (minutes)");
     if (p.estimate_minutes && *p.estimate_minutes < 0) r.error(v, "H017", "estimate must not be negative");
   } else if (key == "automation") parse_automation(v, p, r);
   else if (key == "type") p.type = r.string(v, "type").value_or("");
