@@ -177,6 +177,16 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), std::nullopt).ready ==
         std::vector<std::string>{"01-02", "02-01", "03-01"});
   CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 0).ready == std::vector<std::string>{"01-02"});
+  CHECK(p.verifications_due.empty());
+  // Executed by hand (a SUMMARY, no verification): 01-02 waits on its checks, and status says so.
+  dir.write("execution/phases/01-a/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\n---\n");
+  spec = spec::load_spec(dir.path);
+  p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(p.ready == std::vector<std::string>{"02-01"});
+  CHECK(p.verifications_due == std::vector<std::string>{"plan 01-01: executed, its checks not run"});
+  CHECK(graph::progress_text(p).find("Verifications to run (orchestrate runs them):\n  - plan 01-01: executed, its checks not run\n") !=
+        std::string::npos);
+  dir.write("execution/phases/01-a/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n");
   // A failed SUMMARY is no execution: its phase's verification would not hold (02-01's phase has
   // none); phase 01's, whose plans both have a SUMMARY, does.
   dir.write("execution/phases/01-a/01-02-SUMMARY.md", "---\nplan_id: '01-02'\nstatus: complete\n---\n");

@@ -151,6 +151,11 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     out.plans_executed += pp.state != PlanState::planned && pp.state != PlanState::failed;
     out.plans_verified += pp.state == PlanState::verified;
     if (pp.state == PlanState::failed) out.blockers.push_back(fmt::format("plan {} failed (see its SUMMARY)", pp.id));
+    // Executed (by hand, /harness:execute-plan, or a run that stopped before checking it): its
+    // dependents wait on its checks, which only orchestrate records. Said, or "Ready now: nothing,
+    // Blockers: none" explains nothing.
+    if (pp.state == PlanState::executed)
+      out.verifications_due.push_back(fmt::format("plan {}: executed, its checks not run", pp.id));
     if (pp.state != PlanState::planned || graph.index_of(pp.id) < 0) continue;
     bool deps_ok = true;
     for (const auto& d : plan->depends_on) {
