@@ -193,6 +193,18 @@ out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&
 [[ "$out" == *"stopped a worker left running by an earlier run"*"removed .git/index.lock: a stopped worker's git left it"* ]] ||
   fail "lock after kill -9 was not removed: $out"
 [[ -f $p/out/01-01.txt && -z $(cd "$p" && git status --porcelain) ]] || fail "lock after kill -9: the plan did not finish"
+#    b2) the same stop while another git works in the repository (here a stand-in named git,
+#       living 5 s past the stop): its lock cannot be told from that git's until it ends. The run
+#       looks again until then; one look only, the retry's commit failed on the lock (10 s).
+p=$tmp/lock-busy
+new_project "$p" 01-01
+mkdir -p "$tmp/fakegit" && cp /bin/sleep "$tmp/fakegit/git"
+sed -i "s|^mkdir -p out && echo 01-01 > out/01-01.txt\$|if [ ! -e $tmp/lock-busy.once ]; then touch $tmp/lock-busy.once; setsid $tmp/fakegit/git 8 </dev/null >/dev/null 2>\&1 \& touch .git/index.lock; sleep $FAULT_SLEEP; fi; mkdir -p out \&\& echo 01-01 > out/01-01.txt|" \
+  "$p/$spec/planning/plans/01-core/01-01-PLAN.md"
+(cd "$p" && git commit -qam 'a block that hangs once, holding the index lock beside a working git')
+out=$(cd "$p" && timeout 90 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "lock beside a working git: the run failed: $out"
+[[ "$out" == *"removed .git/index.lock: a stopped worker's git left it"* && -f $p/out/01-01.txt ]] ||
+  fail "lock beside a working git: not removed once that git ended: $out"
 #    c) a lock no run of harness left (a crashed editor's commit): the preflight refuses at once,
 #       exit 2, nothing started, and says how to remove it; harness does not remove it itself.
 p=$tmp/lock-stale

@@ -744,7 +744,7 @@ TEST_CASE("A commit killed after moving the branch leaves an intent-to-add entry
   // A plain commit now keeps new.txt in HEAD (before, it committed its deletion).
   test::sh(repo.dir.path, "git commit -qm 'the user commits'");
   CHECK(test::sh(repo.dir.path, "git ls-tree --name-only HEAD") == "new.txt\n");
-  CHECK(worker::restore_killed_commit_entries(repo.dir.path).empty()); // nothing left to set back
+  CHECK(worker::restore_killed_commit_entries(repo.dir.path) == std::vector<std::string>{}); // nothing left to set back
 }
 
 TEST_CASE("A commit stopped after moving the branch leaves a changed file's old entry: it is set back to HEAD's", "[worker][git][lock]") {
@@ -770,7 +770,7 @@ TEST_CASE("A commit stopped after moving the branch leaves a changed file's old 
   // A plain commit now keeps the second line (before, it took it back out).
   test::sh(repo.dir.path, "git commit -qm 'the user commits'");
   CHECK(test::sh(repo.dir.path, "git show HEAD:a.txt") == "first\nsecond\n");
-  CHECK(worker::restore_killed_commit_entries(repo.dir.path).empty()); // nothing left to set back
+  CHECK(worker::restore_killed_commit_entries(repo.dir.path) == std::vector<std::string>{}); // nothing left to set back
 }
 
 TEST_CASE("An index.lock no git process holds is removed; one a git in the repository may hold is kept", "[worker][git][lock]") {

@@ -328,8 +328,9 @@ struct Orchestrator::Impl {
   void note_roadmap_theirs();
   std::string attempt_leftovers_note(const sched::Action& a);
   /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_git_locks),
-  /// now or `after` this long, and says so.
-  void clear_orphaned_index_lock(std::chrono::milliseconds after);
+  /// now or `after` this long, and says so; looks again while another git's work hides it
+  /// (`look` counts the looks).
+  void clear_orphaned_index_lock(std::chrono::milliseconds after, int look = 0);
   /// Before harness stops a worker (or right after it was stopped): the mark that locks are to be
   /// looked for (lock_check_mark.hpp); each clear_orphaned_index_lock ends one such stop.
   void begin_stopping_workers();

@@ -152,19 +152,29 @@ void Orchestrator::Impl::stop_unrecorded_workers() {
   clear_orphaned_index_lock(std::chrono::milliseconds(0));
 }
 
-void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after) {
-  auto clear = [this] {
-    for (const auto& removed : worker::remove_orphaned_git_locks(spec.layout.project_root)) {
+void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after, int look) {
+  auto clear = [this, look] {
+    const auto& root = spec.layout.project_root;
+    for (const auto& removed : worker::remove_orphaned_git_locks(root)) {
       std::error_code ec;
       emit(RunEventKind::note, "", -1, 0,
            fmt::format("removed {}: a stopped worker's git left it, and no git process works in this repository",
-                       fs::relative(removed, spec.layout.project_root, ec).generic_string()));
+                       fs::relative(removed, root, ec).generic_string()));
     }
-    if (const auto paths = worker::restore_killed_commit_entries(spec.layout.project_root); !paths.empty())
+    const auto restored = worker::restore_killed_commit_entries(root);
+    if (restored && !restored->empty())
       emit(RunEventKind::note, "", -1, 0,
            fmt::format("set the index entr{} of {} back to HEAD's: a stopped worker's commit moved the branch but "
                        "did not finish the index, and a plain `git commit` would have undone that commit's change",
-                       paths.size() == 1 ? "y" : "ies", fmt::join(paths, ", ")));
+                       restored->size() == 1 ? "y" : "ies", fmt::join(*restored, ", ")));
+    // Another git at work (another worker's, or the stopped task's next attempt already started)
+    // keeps a dead git's lock from being told apart, and the index from being set back: look again
+    // while that lasts, for as long as a commit waits on index.lock (10 s). One look only, the
+    // next attempt's commit failed on the lock its predecessor's git left.
+    constexpr int looks = 40;
+    constexpr auto apart = std::chrono::milliseconds(250);
+    if (look + 1 < looks && !stop_now && (!restored || !worker::existing_git_locks(root).empty()))
+      return clear_orphaned_index_lock(apart, look + 1);
     // Looked: the mark goes once no other stop waits for its look (a kill before here leaves it,
     // and the next run looks again).
     if (lock_checks_pending > 0 && --lock_checks_pending == 0) clear_locks_unchecked(state_dir);

@@ -94,7 +94,7 @@ std::vector<int> git_processes_in_repository(const fs::path& root) {
   return git_processes_under(repository_work_trees(root));
 }
 
-std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
+std::vector<fs::path> existing_git_locks(const fs::path& root) {
   const fs::path index = index_lock_path(root);
   const fs::path git_dir = index.parent_path();
   // A git killed while it moved the branch leaves HEAD.lock or the branch's own ref lock, and
@@ -107,10 +107,16 @@ std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
   if (auto head = read_head(git_dir); head && !head->branch.empty())
     locks.push_back(common / "refs/heads" / (head->branch + ".lock"));
   std::error_code ec;
-  std::vector<fs::file_time_type> written;
   std::erase_if(locks, [&](const fs::path& l) { return !fs::exists(fs::symlink_status(l, ec)); });
-  for (const auto& l : locks) written.push_back(fs::last_write_time(l, ec));
+  return locks;
+}
+
+std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
+  auto locks = existing_git_locks(root);
   if (locks.empty()) return {};
+  std::error_code ec;
+  std::vector<fs::file_time_type> written;
+  for (const auto& l : locks) written.push_back(fs::last_write_time(l, ec));
   // Twice, 100 ms apart, before a lock counts as nobody's: one git can end and the next begin
   // while /proc is read (a worker's `add -N` then its `commit`), and the next one's lock can
   // carry the same timestamp (file times advance by the kernel's tick, several milliseconds).
@@ -135,9 +141,9 @@ std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
   return removed;
 }
 
-std::vector<std::string> restore_killed_commit_entries(const fs::path& root) {
+std::optional<std::vector<std::string>> restore_killed_commit_entries(const fs::path& root) {
   std::error_code ec;
-  if (fs::exists(fs::symlink_status(index_lock_path(root), ec)) || !git_processes_in(root).empty()) return {};
+  if (fs::exists(fs::symlink_status(index_lock_path(root), ec)) || !git_processes_in(root).empty()) return std::nullopt;
   std::vector<std::string> paths;
   // Deleted in the index against HEAD, yet still in the index: an intent-to-add entry of a file
   // HEAD has (a real staged deletion is no index entry at all). Without a HEAD, git fails: none.
@@ -163,10 +169,10 @@ std::vector<std::string> restore_killed_commit_entries(const fs::path& root) {
         if (std::ranges::find(differ, p) == differ.end()) paths.push_back(p);
     }
   }
-  if (paths.empty()) return {};
+  if (paths.empty()) return std::vector<std::string>{};
   std::vector<std::string> reset = {"reset", "-q", "--"};
   for (const auto& p : paths) reset.push_back(literal_pathspec(p));
-  if (run_git_writing_index(root, std::move(reset)).exit_code != 0) return {};
+  if (run_git_writing_index(root, std::move(reset)).exit_code != 0) return std::vector<std::string>{};
   return paths;
 }
 

@@ -30,6 +30,10 @@ std::vector<std::filesystem::path> repository_work_trees(const std::filesystem::
 /// a linked worktree's branch lock as surely as one in the worktree.
 std::vector<int> git_processes_in_repository(const std::filesystem::path& root);
 
+/// The repository's index.lock, HEAD.lock, packed-refs.lock and current branch's ref lock that
+/// exist now, whether a git holds them or not.
+std::vector<std::filesystem::path> existing_git_locks(const std::filesystem::path& root);
+
 /// The repository's index.lock, HEAD.lock, packed-refs.lock and current branch's ref lock (a
 /// linked worktree's branch and packed-refs are in the common directory) that exist while no git
 /// process works in any work tree of the repository (git_processes_in_repository), and are still
@@ -48,7 +52,8 @@ std::vector<std::filesystem::path> remove_orphaned_git_locks(const std::filesyst
 /// (an agent's, the user's) would then undo that commit's change (a deletion, the old content),
 /// and what the index says of the file differs from a run that was not killed. When no git
 /// process works in `root` and the index is not locked, such entries are set back to HEAD's
-/// (`git reset -- PATHS`; the work tree is not touched). Returns the paths set back.
-std::vector<std::string> restore_killed_commit_entries(const std::filesystem::path& root);
+/// (`git reset -- PATHS`; the work tree is not touched). Returns the paths set back; nullopt when
+/// it could not look (a git works in `root`, or the index is locked): look again later.
+std::optional<std::vector<std::string>> restore_killed_commit_entries(const std::filesystem::path& root);
 
 } // namespace harness::worker
