@@ -103,7 +103,12 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
       ro.adapter = *worker::parse_adapter_kind(opt->worker);
       ro.adapter_by_kind.clear(); // one worker kind for every task, as the flag says
     }
-    if (given("--command")) ro.adapter_settings.command_template = opt->command;
+    if (given("--command")) {
+      ro.adapter_settings.command_template = opt->command;
+      if (!orchestrator::uses_command_worker(ro)) // said, not an error: the run does what was meant otherwise
+        std::cerr << "harness-cli: note: --command is not used: no task of this run uses the command worker "
+                     "(--worker command)\n";
+    }
     ro.auto_yes = opt->yes;
     ro.interactive = ::isatty(STDIN_FILENO) && ::isatty(STDERR_FILENO) && !opt->json;
     if (given("--max-cost")) ro.max_cost_usd = opt->max_cost;

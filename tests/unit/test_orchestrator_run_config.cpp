@@ -141,3 +141,14 @@ TEST_CASE("A cost limit with workers that report no cost starts the run with a n
   o.adapter_by_kind.clear();
   CHECK(orchestrator::cost_limit_note(o).empty());
 }
+
+TEST_CASE("The command worker is used when it is the default or some role's", "[orchestrator][config]") {
+  orchestrator::RunOptions o;
+  o.adapter = worker::AdapterKind::script;
+  CHECK_FALSE(orchestrator::uses_command_worker(o)); // a --command then changes nothing: the CLI says so
+  o.adapter_by_kind[sched::TaskKind::plan] = worker::AdapterKind::command;
+  CHECK(orchestrator::uses_command_worker(o));
+  o.adapter_by_kind.clear();
+  o.adapter = worker::AdapterKind::command;
+  CHECK(orchestrator::uses_command_worker(o));
+}

@@ -55,6 +55,12 @@ std::string describe_workers(const RunOptions& options) {
   return out;
 }
 
+bool uses_command_worker(const RunOptions& options) {
+  if (options.adapter == worker::AdapterKind::command) return true;
+  return std::ranges::any_of(options.adapter_by_kind,
+                             [](const auto& role) { return role.second == worker::AdapterKind::command; });
+}
+
 std::string cost_limit_note(const RunOptions& options) {
   if (!options.max_cost_usd) return {};
   // Only Claude Code reports what an attempt cost; the script worker costs nothing.

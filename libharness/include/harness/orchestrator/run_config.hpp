@@ -30,6 +30,9 @@ std::string describe_workers(const RunOptions& options);
 /// command): the limit cannot stop what it cannot see. Empty when there is nothing to say.
 std::string cost_limit_note(const RunOptions& options);
 
+/// Whether some task of the run uses the command worker (its template is read only then).
+bool uses_command_worker(const RunOptions& options);
+
 /// Reads `<project>/.orchestration/config.yaml` for `options.spec_dir` (project = nearest ancestor
 /// holding .git) and applies it. A missing file changes nothing; a malformed one is an error with
 /// file:line:col diagnostics.
