@@ -161,8 +161,8 @@ done
 
 # 2. Killed while the planner writes phase 01 (one plan of two on disk): the next run plans that
 # phase again over what is there and has it checked before anything executes.
-killed_while_planning() { # project dir, tag: a run killed once its planner (which then hangs) wrote 01-01
-  local p=$1 tag=$2 orch
+killed_while_planning() { # project dir, tag[, keep]: a run killed once its planner (which then hangs) wrote 01-01
+  local p=$1 tag=$2 keep=${3:-} orch
   new_project "$p"
   mkdir -p "$p/.orchestration"
   cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
@@ -172,7 +172,9 @@ killed_while_planning() { # project dir, tag: a run killed once its planner (whi
   for _ in $(seq 300); do [[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] && break; sleep 0.1; done
   [[ -f "$p/$spec/planning/plans/01-core/01-01-PLAN.md" ]] || { kill -9 $orch; cat "$tmp/${tag}1.jsonl" >&2; fail "$tag: the planner never wrote 01-01"; }
   kill -9 $orch; wait $orch 2>/dev/null || true
-  pkill -9 -f "$tmp/agent.py" || true # the hanging planner, left behind like any worker of a killed run
+  # The hanging planner, left behind like any worker of a killed run: killed here, or kept for the
+  # next run to stop.
+  [[ $keep == keep ]] || pkill -9 -f "$tmp/agent.py" || true
 }
 p=$tmp/killed
 killed_while_planning "$p" killed
@@ -203,7 +205,7 @@ PY
 # Not with a planner that cannot plan again (the script worker): that run refuses the spec (exit 2)
 # and leaves the file where it is.
 p=$tmp/killed-half
-killed_while_planning "$p" kh
+killed_while_planning "$p" kh keep # its planner still runs: the next run stops it before it looks
 half="$p/$spec/planning/plans/01-core/01-02-PLAN.md"
 printf -- "---\nplan_id: '01-02'\ndepends_on: [" >"$half"
 rc=0
@@ -218,6 +220,14 @@ grep -q "planning/plans/01-core/01-02-PLAN.md is what an interrupted planner lef
 kept=("$p"/.orchestration/discarded/SPC-001-greet/planning-*/planning/plans/01-core/01-02-PLAN.md)
 [[ -f "${kept[0]}" && "$(cat "${kept[0]}")" == "---"$'\n'"plan_id: '01-02'"$'\n'"depends_on: [" ]] || fail "2f: the half-written file was not kept"
 grep -q '"run_finished".*"complete' "$tmp/kh2.jsonl" || { tail -5 "$tmp/kh2.jsonl" >&2; fail "2f: the resumed run did not complete"; }
+python3 - "$tmp/kh2.jsonl" <<'PY' || fail "2f: the earlier run's planner was not stopped before the file was set aside"
+import json, sys
+msgs = [json.loads(l).get("message", "") for l in open(sys.argv[1])]
+stopped = [i for i, m in enumerate(msgs) if "stopped a worker left running by an earlier run" in m]
+moved = [i for i, m in enumerate(msgs) if "is what an interrupted planner left of it" in m]
+assert stopped and moved and stopped[0] < moved[0], (stopped, moved)
+PY
+pgrep -f "$tmp/agent.py" >/dev/null && fail "2f: the earlier run's planner still runs" || true
 grep -q "^plan_id: '01-02'" "$half" || fail "2f: phase 01 was not planned again"
 
 # 2c. The same kill, resumed by a run whose planner is the script worker: it cannot plan, so it
