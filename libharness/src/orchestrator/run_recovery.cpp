@@ -30,24 +30,20 @@ std::expected<void, RunError> Orchestrator::Impl::take_run_lock(const spec::Layo
 void Orchestrator::Impl::stop_earlier_workers() {
   const auto stale = stale_workers(state_dir);
   const auto alive = std::ranges::count_if(stale, [](const StaleWorker& w) { return w.pid > 0; });
-  // A run killed after it stopped workers and before it looked for their gits' locks: look now.
-  const bool unchecked = locks_unchecked(state_dir);
-  if (alive > 0) { // said first: stopping them may take a few seconds
+  // Locks are looked for after a stop, and when a run was killed after it stopped workers and
+  // before it looked for their gits' locks.
+  const bool look = alive > 0 || locks_unchecked(state_dir);
+  if (look) begin_stopping_workers();
+  if (alive > 0) // said first: stopping them may take a few seconds
     emit(RunEventKind::note, "", -1, 0,
          fmt::format("stopping {} worker{} an earlier run left running (up to 5 s)", alive, alive == 1 ? "" : "s"));
-    begin_stopping_workers();
-  }
   stop_stale_workers(stale);
   for (const auto& w : stale)
     if (w.pid > 0) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
     else if (!w.unreadable.empty())
       emit(RunEventKind::note, w.task, -1, 0,
            fmt::format("{}: {}; set aside as worker.ended.json, no worker stopped", w.record.string(), w.unreadable));
-  if (alive > 0) clear_orphaned_index_lock(std::chrono::milliseconds(0));
-  else if (unchecked) {
-    begin_stopping_workers();
-    clear_orphaned_index_lock(std::chrono::milliseconds(0));
-  }
+  if (look) clear_orphaned_index_lock(std::chrono::milliseconds(0));
 }
 
 void Orchestrator::Impl::begin_stopping_workers() {
