@@ -223,7 +223,7 @@ TEST_CASE("A host destroyed while its worker runs kills the worker and frees wha
   CHECK_FALSE(test::process_running(pid));
 }
 
-TEST_CASE("kill_process_groups stops a group and does not wait out its grace for an unreaped zombie") {
+TEST_CASE("kill_process_groups stops a group and does not wait out its grace for an unreaped zombie", "[orchestrator][worker_host]") {
   auto pid = worker::spawn_process({"/bin/sh", {"sh", "-c", "sleep 30 & wait"}, std::nullopt, {}, -1, -1, true});
   REQUIRE(pid);
   const auto t0 = std::chrono::steady_clock::now();

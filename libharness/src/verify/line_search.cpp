@@ -1,4 +1,5 @@
 #include "line_search.hpp"
+#include "regex_locale.hpp"
 
 #include <fmt/format.h>
 
@@ -64,6 +65,7 @@ void search(std::string_view text, const std::regex& re, const std::string& patt
 LineMatches count_line_matches(std::string_view text, const std::string& pattern) {
   LineMatches out;
   std::optional<std::regex> re;
+  prepare_regex_locale();
   try {
     re.emplace(pattern, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {

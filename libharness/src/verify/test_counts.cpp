@@ -1,4 +1,5 @@
 #include "harness/verify/engine.hpp"
+#include "regex_locale.hpp"
 
 #include <regex>
 
@@ -8,6 +9,7 @@ TestCounts parse_test_counts(std::string_view text) {
   const std::string s(text);
   TestCounts c;
   std::smatch m;
+  detail::prepare_regex_locale();
   // ctest: "100% tests passed, 0 tests failed out of 12"
   static const std::regex ctest(R"((\d+)% tests passed, (\d+) tests? failed out of (\d+))");
   // Catch2: "All tests passed (31 assertions in 6 test cases)" / "test cases: 6 | 5 passed | 1 failed"
