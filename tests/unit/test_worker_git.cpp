@@ -796,6 +796,28 @@ TEST_CASE("An index.lock no git process holds is removed; one a git in the repos
   CHECK_FALSE(fs::exists(lock));
 }
 
+TEST_CASE("The two halves of the lock look: a lock rewritten or taken away between them is not nobody's", "[worker][git][lock]") {
+  GitRepo repo;
+  const fs::path lock = repo.dir.path / ".git/index.lock";
+  CHECK(worker::first_lock_look(repo.dir.path).locks.empty()); // none there
+  repo.dir.write(".git/index.lock", "");
+  const auto seen = worker::first_lock_look(repo.dir.path);
+  REQUIRE(seen.locks == std::vector<fs::path>{lock});
+  CHECK(worker::second_lock_look(repo.dir.path, seen) == std::vector<fs::path>{lock}); // unchanged: nobody's
+  // Another git took the lock anew between the looks: its write time moved.
+  fs::last_write_time(lock, seen.written[0] + std::chrono::seconds(1));
+  CHECK(worker::second_lock_look(repo.dir.path, seen).empty());
+  // Or it ended and took its lock with it.
+  const auto again = worker::first_lock_look(repo.dir.path);
+  fs::remove(lock);
+  CHECK(worker::second_lock_look(repo.dir.path, again).empty());
+  // Removing what the second look found.
+  repo.dir.write(".git/index.lock", "");
+  const auto third = worker::first_lock_look(repo.dir.path);
+  CHECK(worker::remove_git_locks(worker::second_lock_look(repo.dir.path, third)) == std::vector<fs::path>{lock});
+  CHECK_FALSE(fs::exists(lock));
+}
+
 TEST_CASE("A linked worktree's index.lock is in the directory its .git file names", "[worker][git][lock]") {
   GitRepo repo;
   repo.commit("a.txt", "a");

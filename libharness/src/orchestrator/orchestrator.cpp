@@ -737,10 +737,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   schedule_pump();
   asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });
   ctx.run();
-  if (lock_checks_pending > 0) { // a worker stopped just before the end: its look was still waiting
-    lock_checks_pending = 1;
-    clear_orphaned_index_lock(std::chrono::milliseconds(0));
-  }
+  if (lock_checks_pending > 0) final_lock_look(); // a worker stopped just before the end: its look was waiting
   verify_pool->join();
   verifier.set_cancel(nullptr); // the flag and the index are this run's; the verifier may outlive it
   verifier.set_trailer_index(nullptr);

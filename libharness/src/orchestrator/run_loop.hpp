@@ -52,6 +52,7 @@
 #include <fmt/format.h>
 
 #include <deque>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <set>
@@ -331,6 +332,17 @@ struct Orchestrator::Impl {
   /// now or `after` this long, and says so; looks again while another git's work hides it
   /// (`look` counts the looks).
   void clear_orphaned_index_lock(std::chrono::milliseconds after, int look = 0);
+  /// After a look's locks were removed (or there were none): sets back what a killed commit left
+  /// in the index, looks again while another git hides a lock, and clears the mark when done.
+  void finish_lock_look(int look);
+  /// The same after the loop ended (a worker stopped just before the end): one look, blocking.
+  void final_lock_look();
+  /// worker::restore_killed_commit_entries, said as a note; false while a git or a lock is in
+  /// the way (look again).
+  bool set_back_killed_commit_entries();
+  void note_removed_locks(const std::vector<std::filesystem::path>& removed);
+  /// Runs `fn` on the loop `after` this long (nothing if the loop stops first).
+  void run_after(std::chrono::milliseconds after, std::function<void()> fn);
   /// Before harness stops a worker (or right after it was stopped): the mark that locks are to be
   /// looked for (lock_check_mark.hpp); each clear_orphaned_index_lock ends one such stop.
   void begin_stopping_workers();

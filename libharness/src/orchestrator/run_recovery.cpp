@@ -149,37 +149,69 @@ void Orchestrator::Impl::stop_unrecorded_workers() {
 }
 
 void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds after, int look) {
-  auto clear = [this, look] {
-    const auto& root = spec.layout.project_root;
-    for (const auto& removed : worker::remove_orphaned_git_locks(root)) {
-      std::error_code ec;
-      emit(RunEventKind::note, "", -1, 0,
-           fmt::format("removed {}: a stopped worker's git left it, and no git process works in this repository",
-                       fs::relative(removed, root, ec).generic_string()));
-    }
-    const auto restored = worker::restore_killed_commit_entries(root);
-    if (restored && !restored->empty())
-      emit(RunEventKind::note, "", -1, 0,
-           fmt::format("set the index entr{} of {} back to HEAD's: a stopped worker's commit moved the branch but "
-                       "did not finish the index, and a plain `git commit` would have undone that commit's change",
-                       restored->size() == 1 ? "y" : "ies", fmt::join(*restored, ", ")));
-    // Another git at work (another worker's, or the stopped task's next attempt already started)
-    // keeps a dead git's lock from being told apart, and the index from being set back: look again
-    // while that lasts, for as long as a commit waits on index.lock (10 s). One look only, the
-    // next attempt's commit failed on the lock its predecessor's git left.
-    constexpr int looks = 40;
-    constexpr auto apart = std::chrono::milliseconds(250);
-    if (look + 1 < looks && !stop_now && (!restored || !worker::existing_git_locks(root).empty()))
-      return clear_orphaned_index_lock(apart, look + 1);
-    // Looked: the mark goes once no other stop waits for its look (a kill before here leaves it,
-    // and the next run looks again).
-    if (lock_checks_pending > 0 && --lock_checks_pending == 0) clear_locks_unchecked(state_dir);
+  // The two looks that tell a dead git's lock from a live one's are 100 ms apart: on a timer, so
+  // that the other slots' messages and the display go on meanwhile.
+  auto first = [this, look] {
+    auto seen = worker::first_lock_look(spec.layout.project_root);
+    if (seen.locks.empty()) return finish_lock_look(look);
+    run_after(std::chrono::milliseconds(100), [this, look, seen = std::move(seen)] {
+      note_removed_locks(worker::remove_git_locks(worker::second_lock_look(spec.layout.project_root, seen)));
+      finish_lock_look(look);
+    });
   };
-  if (after.count() == 0) return clear();
   // The stopped group's processes are still dying for a moment: a git among them would keep it.
+  if (after.count() == 0) return first();
+  run_after(after, first);
+}
+
+void Orchestrator::Impl::finish_lock_look(int look) {
+  // Another git at work (another worker's, or the stopped task's next attempt already started)
+  // keeps a dead git's lock from being told apart, and the index from being set back: look again
+  // while that lasts, for as long as a commit waits on index.lock (10 s). One look only, the
+  // next attempt's commit failed on the lock its predecessor's git left.
+  constexpr int looks = 40;
+  constexpr auto apart = std::chrono::milliseconds(250);
+  if (!set_back_killed_commit_entries() && look + 1 < looks && !stop_now)
+    return clear_orphaned_index_lock(apart, look + 1);
+  // Looked: the mark goes once no other stop waits for its look (a kill before here leaves it,
+  // and the next run looks again).
+  if (lock_checks_pending > 0 && --lock_checks_pending == 0) clear_locks_unchecked(state_dir);
+}
+
+void Orchestrator::Impl::final_lock_look() {
+  // The loop has ended, so the looks sleep between their halves; once only: when a git still hides
+  // a lock, the mark stays and the next run looks at its start.
+  note_removed_locks(worker::remove_orphaned_git_locks(spec.layout.project_root));
+  if (!set_back_killed_commit_entries()) return;
+  lock_checks_pending = 0;
+  clear_locks_unchecked(state_dir);
+}
+
+bool Orchestrator::Impl::set_back_killed_commit_entries() {
+  const auto& root = spec.layout.project_root;
+  const auto restored = worker::restore_killed_commit_entries(root);
+  if (restored && !restored->empty())
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("set the index entr{} of {} back to HEAD's: a stopped worker's commit moved the branch but "
+                     "did not finish the index, and a plain `git commit` would have undone that commit's change",
+                     restored->size() == 1 ? "y" : "ies", fmt::join(*restored, ", ")));
+  return restored && worker::existing_git_locks(root).empty();
+}
+
+void Orchestrator::Impl::note_removed_locks(const std::vector<fs::path>& removed) {
+  const auto& root = spec.layout.project_root;
+  for (const auto& l : removed) {
+    std::error_code ec;
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("removed {}: a stopped worker's git left it, and no git process works in this repository",
+                     fs::relative(l, root, ec).generic_string()));
+  }
+}
+
+void Orchestrator::Impl::run_after(std::chrono::milliseconds after, std::function<void()> fn) {
   auto timer = std::make_shared<asio::steady_timer>(ctx, after);
-  timer->async_wait([timer, clear](boost::system::error_code e) {
-    if (!e) clear();
+  timer->async_wait([timer, fn = std::move(fn)](boost::system::error_code e) {
+    if (!e) fn();
   });
 }
 

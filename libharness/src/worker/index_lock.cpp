@@ -111,35 +111,56 @@ std::vector<fs::path> existing_git_locks(const fs::path& root) {
   return locks;
 }
 
-std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
-  auto locks = existing_git_locks(root);
-  if (locks.empty()) return {};
+namespace {
+
+// Nobody's so far: no git works in the repository (a git in the main checkout or another worktree
+// may hold the shared branch and packed-refs locks, so it counts as much as one working here), and
+// every lock is the file first seen (gone or rewritten: a git held it, and ended or began while
+// /proc was read).
+bool still_nobodys(const fs::path& root, const LockLook& first) {
+  if (!git_processes_in_repository(root).empty()) return false;
   std::error_code ec;
-  std::vector<fs::file_time_type> written;
-  for (const auto& l : locks) written.push_back(fs::last_write_time(l, ec));
-  // Twice, 100 ms apart, before a lock counts as nobody's: one git can end and the next begin
-  // while /proc is read (a worker's `add -N` then its `commit`), and the next one's lock can
-  // carry the same timestamp (file times advance by the kernel's tick, several milliseconds).
-  // Missing a live git here means telling someone to remove the lock under it.
-  for (int look = 0; look < 2; ++look) {
-    if (look > 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    // The branch and packed-refs are shared by every worktree: a git in the main checkout (or in
-    // another worktree) may hold their locks, so it counts as much as one working here.
-    if (!git_processes_in_repository(root).empty()) return {};
-    // Gone or rewritten meanwhile: a git held it, and ended (or began) while /proc was read.
-    for (std::size_t i = 0; i < locks.size(); ++i)
-      if (!fs::exists(fs::symlink_status(locks[i], ec)) || fs::last_write_time(locks[i], ec) != written[i]) return {};
-  }
-  return locks;
+  for (std::size_t i = 0; i < first.locks.size(); ++i)
+    if (!fs::exists(fs::symlink_status(first.locks[i], ec)) || fs::last_write_time(first.locks[i], ec) != first.written[i])
+      return false;
+  return true;
 }
 
-std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) {
+} // namespace
+
+LockLook first_lock_look(const fs::path& root) {
+  LockLook look;
+  look.locks = existing_git_locks(root);
+  if (look.locks.empty()) return look;
+  std::error_code ec;
+  for (const auto& l : look.locks) look.written.push_back(fs::last_write_time(l, ec));
+  if (!still_nobodys(root, look)) return {};
+  return look;
+}
+
+std::vector<fs::path> second_lock_look(const fs::path& root, const LockLook& first) {
+  if (first.locks.empty() || !still_nobodys(root, first)) return {};
+  return first.locks;
+}
+
+std::vector<fs::path> orphaned_git_locks(const fs::path& root) {
+  // Missing a live git here means telling someone to remove the lock under it: two looks, 100 ms
+  // apart (file times advance by the kernel's tick, several milliseconds).
+  const auto first = first_lock_look(root);
+  if (first.locks.empty()) return {};
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  return second_lock_look(root, first);
+}
+
+std::vector<fs::path> remove_git_locks(const std::vector<fs::path>& locks) {
   std::vector<fs::path> removed;
   std::error_code ec;
-  for (const auto& l : orphaned_git_locks(root))
+  for (const auto& l : locks)
     if (fs::remove(l, ec) && !ec) removed.push_back(l);
   return removed;
 }
+
+std::vector<fs::path> remove_orphaned_git_locks(const fs::path& root) { return remove_git_locks(orphaned_git_locks(root)); }
 
 std::optional<std::vector<std::string>> restore_killed_commit_entries(const fs::path& root) {
   std::error_code ec;

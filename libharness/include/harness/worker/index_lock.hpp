@@ -41,6 +41,21 @@ std::vector<std::filesystem::path> existing_git_locks(const std::filesystem::pat
 /// makes commits fail. Empty when there are none or a git runs there.
 std::vector<std::filesystem::path> orphaned_git_locks(const std::filesystem::path& root);
 
+/// orphaned_git_locks in two halves, for a caller that must not sleep between its looks (an event
+/// loop): the first look's locks and their write times (empty when none exist or a git works
+/// now), and, given that look at least 100 ms later, the ones still there and unchanged while
+/// still no git works. One git can end and the next begin while /proc is read, and the next one's
+/// lock can carry the same write time: two looks apart tell a dead git's lock from theirs.
+struct LockLook {
+  std::vector<std::filesystem::path> locks;
+  std::vector<std::filesystem::file_time_type> written; ///< each lock's write time, as first seen
+};
+LockLook first_lock_look(const std::filesystem::path& root);
+std::vector<std::filesystem::path> second_lock_look(const std::filesystem::path& root, const LockLook& first);
+
+/// Removes `locks` (what second_lock_look found); returns those removed.
+std::vector<std::filesystem::path> remove_git_locks(const std::vector<std::filesystem::path>& locks);
+
 /// Removes the orphaned_git_locks (a stopped worker's git left them). Returns the paths removed:
 /// none when there were none, a git runs there, or they could not be removed.
 std::vector<std::filesystem::path> remove_orphaned_git_locks(const std::filesystem::path& root);
