@@ -123,8 +123,9 @@ std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
   if (auto note = ended_sessions_note(dead_sessions, earlier_messages, earlier_store_error); !note.empty())
     emit(RunEventKind::note, "", -1, 0, std::move(note));
   fs::remove(state_dir / store_failed_file, ec); // said; a later run's sessions are its own
-  // One walk of the history now; afterwards only the commits each finished execute added.
-  trailers.emplace(spec.layout.project_root, git_dir);
+  // One walk of the history now (of the commits since the last run's, with its index kept);
+  // afterwards only the commits each finished execute added.
+  trailers.emplace(spec.layout.project_root, git_dir, state_dir / "trailer-index.json");
   trailers->refresh();
   verifier.set_trailer_index(&*trailers);
   verifier.set_cancel(&cancel_verification);

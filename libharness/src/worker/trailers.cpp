@@ -1,7 +1,9 @@
 #include "harness/worker/trailers.hpp"
 
+#include "harness/util/atomic_file.hpp"
 #include "harness/worker/commit_hooks.hpp"
 #include "harness/worker/git_head.hpp"
+#include "harness/worker/trailer_cache.hpp"
 
 #include <fmt/format.h>
 
@@ -227,6 +229,7 @@ void TrailerIndex::read_up_to(const std::string& rev) {
     }
     // The history was rewritten (m_head is gone), or git failed: the whole read tells which.
   }
+  if (m_head.empty() && read_through_cache(rev)) return;
   // The whole history without paths: a diff of every commit of a large repository is slow.
   auto args = trailer_log_args(false);
   args.push_back(rev);
@@ -242,7 +245,52 @@ void TrailerIndex::read_up_to(const std::string& rev) {
   m_redo.clear();
   if (r.exit_code != 0 || r.out.find('\x1e') == std::string::npos) return m_head.clear(); // no commits yet
   m_head = newest(r.out);
-  add(parse_trailer_log(r.out, false));
+  auto commits = parse_trailer_log(r.out, false);
+  save_cache(m_head, commits);
+  add(std::move(commits));
+}
+
+bool TrailerIndex::read_through_cache(const std::string& rev) {
+  if (m_cache_file.empty() || m_git_dir.empty()) return false;
+  const auto text = util::read_file(m_cache_file);
+  auto cache = text ? parse_trailer_cache(*text) : std::nullopt;
+  if (!cache || cache->shallow != shallow_fingerprint(m_git_dir)) return false;
+  auto args = trailer_log_args(false);
+  args.push_back(cache->head + ".." + rev);
+  const auto r = run_git(m_root, args);
+  if (r.exit_code != 0) return false; // its commit is gone (a rewrite, then gc), or git failed
+  auto since = parse_trailer_log(r.out, false, true);
+  if (since.empty()) {
+    // Nothing new: only when HEAD still stands on that commit (a branch reset back to an older one
+    // also lists nothing, and the cache then holds commits HEAD's history no longer has).
+    const auto head = read_head(m_git_dir);
+    const auto tip = head ? read_head_commit(m_git_dir, *head) : std::nullopt;
+    if (!tip || *tip != cache->head) return false;
+  } else {
+    // git lists the range's tip first. Every commit on a way from it down to the cached one is in
+    // the range (none of them is reachable from the cached one): with no such way, the cached one
+    // is no longer in HEAD's history (a rebase, another branch) and its commits may not be either.
+    std::map<std::string, std::vector<std::string>> parents;
+    for (const auto& c : since) parents[c.hash] = c.parents;
+    if (!proven_descent(parents, since.front().hash, cache->head)) return false;
+  }
+  m_by_plan.clear();
+  m_redo.clear();
+  m_error.clear();
+  m_head = since.empty() ? cache->head : since.front().hash;
+  std::erase_if(since, [](const TrailerCommit& c) { return c.plan.empty() && c.redo.empty(); });
+  auto commits = std::move(since);
+  const bool grew = m_head != cache->head;
+  std::ranges::move(cache->newest_first, std::back_inserter(commits));
+  if (grew) save_cache(m_head, commits);
+  add(std::move(commits));
+  return true;
+}
+
+void TrailerIndex::save_cache(const std::string& head, const std::vector<TrailerCommit>& newest_first) const {
+  if (m_cache_file.empty() || m_git_dir.empty()) return;
+  // A cache that cannot be written costs the next run a whole read, nothing more.
+  (void)util::write_file_atomic(m_cache_file, render_trailer_cache({head, shallow_fingerprint(m_git_dir), newest_first}));
 }
 
 std::string TrailerIndex::error() const {

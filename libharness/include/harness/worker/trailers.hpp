@@ -84,8 +84,11 @@ class TrailerIndex {
 public:
   /// With `git_dir` (the repository's git directory), a refresh first reads which commit HEAD
   /// stands on from its files, and starts no git when that is the newest commit read already.
-  explicit TrailerIndex(std::filesystem::path root, std::filesystem::path git_dir = {})
-      : m_root(std::move(root)), m_git_dir(std::move(git_dir)) {}
+  /// With `cache_file` too (trailer_cache.hpp), the first refresh starts from what an earlier
+  /// index kept there and reads only the commits made since; it keeps what it read there.
+  explicit TrailerIndex(std::filesystem::path root, std::filesystem::path git_dir = {},
+                        std::filesystem::path cache_file = {})
+      : m_root(std::move(root)), m_git_dir(std::move(git_dir)), m_cache_file(std::move(cache_file)) {}
   /// Reads commits new since the last refresh (everything on the first call, or after the
   /// history was rewritten under us).
   void refresh();
@@ -114,7 +117,12 @@ private:
   void add(std::vector<TrailerCommit> newest_first);
   /// refresh() up to `rev` ("HEAD", or a commit), with m_mutex held.
   void read_up_to(const std::string& rev);
-  std::filesystem::path m_root, m_git_dir;
+  /// The first read from m_cache_file and the commits since; false when it cannot be used (none,
+  /// unreadable, another shallow boundary, its commit no longer in the history): read it all.
+  bool read_through_cache(const std::string& rev);
+  /// Keeps `newest_first`, the history's trailer commits up to `head`, in m_cache_file.
+  void save_cache(const std::string& head, const std::vector<TrailerCommit>& newest_first) const;
+  std::filesystem::path m_root, m_git_dir, m_cache_file;
   mutable std::mutex m_mutex;
   std::string m_head; ///< newest commit read so far
   std::string m_error; ///< see error()
