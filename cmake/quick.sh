@@ -53,6 +53,8 @@ case "$mode" in
     "$root/cmake/install-deps.sh" --test
     configure_build build/release -DCMAKE_BUILD_TYPE=Release -DHARNESS_BUILD_TESTS=OFF -DHARNESS_BUILD_BENCH=ON
     for b in "$root"/build/release/bench/bench_*; do echo "== $(basename "$b")"; "$b"; done
+    echo "== bench_history_start.sh"
+    "$root/tests/bench/bench_history_start.sh" "$root/build/release/bin/harness-cli"
     ;;
   *)
     echo "usage: cmake/quick.sh demo|test|tsan|bench" >&2
