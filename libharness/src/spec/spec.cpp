@@ -4,6 +4,7 @@
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/plan_parser.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "requirement_ids.hpp"
 #include "validate.hpp"
 
 #include <fmt/format.h>
@@ -333,6 +334,9 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
   detail::SourceTexts texts;
   load_plans(spec, texts);
   detail::validate_plan_set(spec.plans, texts, spec.diagnostics);
+  if (auto requirements = util::read_file(spec.layout.requirements_md))
+    detail::validate_requirement_ids(spec.plans, detail::parse_requirement_ids(*requirements),
+                                     spec.layout.relative(spec.layout.requirements_md), texts, spec.diagnostics);
   if (spec.roadmap) detail::validate_roadmap_cycles(spec.plans, *spec.roadmap, texts, spec.diagnostics);
   load_results(spec);
   std::stable_sort(spec.diagnostics.begin(), spec.diagnostics.end(), [](const Diagnostic& a, const Diagnostic& b) {

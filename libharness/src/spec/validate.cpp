@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <queue>
 #include <set>
@@ -198,6 +199,40 @@ void validate_roadmap_cycles(const std::vector<Plan>& plans, const Roadmap& road
       const std::string& source = texts.count(p.file) ? texts.at(p.file) : std::string();
       add(out, p, texts, find_line(source, key_line(p, "depends_on"), dep), Severity::error, "H036",
           fmt::format("dependency cycle through the ROADMAP: {} (ROADMAP: {}); none of these plans can ever execute", text, why), dep);
+    }
+  }
+}
+
+void validate_requirement_ids(const std::vector<Plan>& plans, const std::set<std::string, std::less<>>& defined,
+                              const std::string& requirements_file, const SourceTexts& texts, std::vector<Diagnostic>& out) {
+  if (defined.empty()) return; // no file, or no id in it: nothing to hold the names against
+  auto lower = [](std::string s) {
+    std::ranges::transform(s, s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+  };
+  for (const auto& p : plans) {
+    const auto text = texts.find(p.file);
+    for (const auto& id : p.requirements) {
+      if (defined.contains(id)) continue;
+      const auto same_letters = std::ranges::find_if(defined, [&](const std::string& d) { return lower(d) == lower(id); });
+      std::string known;
+      if (same_letters != defined.end()) {
+        known = fmt::format("it defines {}: ids are compared exactly", *same_letters);
+      } else {
+        std::size_t n = 0;
+        for (const auto& d : defined) {
+          if (n == 8) {
+            known += fmt::format(" and {} more", defined.size() - n);
+            break;
+          }
+          known += (n++ ? ", " : "it defines ") + d;
+        }
+      }
+      const int line = text == texts.end() ? key_line(p, "requirements") : find_line(text->second, key_line(p, "requirements"), id);
+      add(out, p, texts, line, Severity::warning, "H040",
+          fmt::format("requirement '{}' is not defined in {} ({}): the link from this plan to what it is for is lost", id,
+                      requirements_file, known),
+          id);
     }
   }
 }

@@ -7,6 +7,7 @@
 #include "harness/spec/plan.hpp"
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ void validate_links_outside(const Layout& layout, std::vector<Diagnostic>& out);
 /// names go into commit messages and documents harness writes, where a newline adds lines (a
 /// `Spec:` or `Redo:` trailer of the namer's choosing).
 void validate_directory_names(const Layout& layout, std::vector<Diagnostic>& out);
+
+/// H040: a plan's `requirements:` names an id REQUIREMENTS.md (`requirements_file`, as shown)
+/// does not define (parse_requirement_ids: `defined`); nothing is said when it defines none.
+void validate_requirement_ids(const std::vector<Plan>& plans, const std::set<std::string, std::less<>>& defined,
+                              const std::string& requirements_file, const SourceTexts& texts, std::vector<Diagnostic>& out);
 
 /// First line at or after `from`, up to the end of the frontmatter, that holds `needle` as an
 /// item of its own, else the first that contains it (for list items), else `from`.
