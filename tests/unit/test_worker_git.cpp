@@ -12,6 +12,7 @@
 #include "harness/worker/run_command.hpp"
 #include "harness/worker/spawn.hpp"
 #include "git_hook_util.hpp"
+#include "git_repo_util.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -26,23 +27,7 @@
 using namespace harness;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct GitRepo {
-  test::TempDir dir;
-  GitRepo() {
-    test::set_git_identity();
-    test::sh(dir.path, "git init -q");
-  }
-  std::string commit(const std::string& file, const std::string& message) {
-    dir.write(file, message + "\n");
-    auto hash = worker::commit_paths(dir.path, dir.path / ".orchestration/git.lock", {file}, message);
-    REQUIRE(hash);
-    return *hash;
-  }
-};
-
-} // namespace
+using test::GitRepo;
 
 TEST_CASE("Trailer log records give plan, task and spec; other commits are left out", "[worker][git]") {
   const std::string log = "\x1e" "aaa\x1f" "feat(01-02): x\n\nPlan: 01-02, Task: 2/3\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0') +

@@ -4,7 +4,7 @@
 #include "harness/worker/git.hpp"
 #include "harness/worker/trailer_cache.hpp"
 #include "harness/worker/trailers.hpp"
-#include "spec_test_util.hpp"
+#include "git_repo_util.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -18,19 +18,8 @@ namespace {
 const std::string k_a = std::string(40, 'a');
 const std::string k_b = std::string(40, 'b');
 
-struct Repo {
-  test::TempDir dir;
+struct Repo : test::GitRepo {
   fs::path cache = dir.path / ".orchestration/trailer-index.json";
-  Repo() {
-    test::set_git_identity();
-    test::sh(dir.path, "git init -q");
-  }
-  std::string commit(const std::string& file, const std::string& message) {
-    dir.write(file, message + "\n");
-    auto hash = worker::commit_paths(dir.path, dir.path / ".orchestration/git.lock", {file}, message);
-    REQUIRE(hash);
-    return *hash;
-  }
   worker::TrailerIndex index() const { return worker::TrailerIndex(dir.path, dir.path / ".git", cache); }
   /// The cache as kept, with one commit it never read added: a run that used the cache reports it.
   void plant(const std::string& hash, const std::string& plan) {
@@ -45,7 +34,7 @@ struct Repo {
     kept->newest_first.push_back(c);
     REQUIRE(util::write_file_atomic(cache, worker::render_trailer_cache(*kept)));
   }
-  /// git log's arguments in the trace, one per git run.
+  /// What GIT_TRACE wrote: each git the index ran, with its arguments.
   static std::string traced(const fs::path& trace) { return util::read_file(trace).value_or(""); }
 };
 
