@@ -47,6 +47,7 @@ void add_script_worker(CLI::App& app, ExitCode& exit) {
     req.session_id = env_or("HARNESS_SESSION_ID", "");
     req.token = env_or("HARNESS_TOKEN", "");
     if (const char* done = std::getenv("HARNESS_DONE_TASKS")) req.done_tasks = worker::parse_done_tasks(done);
+    req.done_tasks_at = env_or("HARNESS_DONE_TASKS_AT", "");
     req.first_attempt = env_or("HARNESS_FIRST_ATTEMPT", "") == "1";
     if (!req.session_id.empty() && std::getenv("HARNESS_STATE_DIR"))
       req.session_dir = std::filesystem::path(env_or("HARNESS_STATE_DIR", "")) / "sessions" / req.session_id;

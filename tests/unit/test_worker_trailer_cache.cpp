@@ -1,7 +1,9 @@
 // The trailer index kept between runs (trailer_cache.hpp): what it keeps, and when a run may start
-// from it rather than read the whole history.
+// from it rather than read the whole history; and a resumed script worker that reads on from the
+// commit its task list was made at.
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/script_worker.hpp"
 #include "harness/worker/trailer_cache.hpp"
 #include "harness/worker/trailers.hpp"
 #include "git_repo_util.hpp"
@@ -194,4 +196,37 @@ TEST_CASE("The trailer cache is not used once its commit left HEAD's history, or
     CHECK(index.commits_for("01-02").size() == 1);
     CHECK(worker::parse_trailer_cache(util::read_file(repo.cache).value_or(""))); // written anew
   }
+}
+
+TEST_CASE("A resumed script worker reads on from the commit its task list was made at", "[worker][git][trailer_cache]") {
+  using Done = std::vector<std::pair<int, std::string>>;
+  Repo repo;
+  const auto ours = test::only_spec("SPC-001-a");
+  repo.commit("old.txt", "history before the plan");
+  const auto t1 = repo.commit("a.txt", "a\n\nPlan: 01-01, Task: 1/3\nSpec: SPC-001-a");
+  const Done listed = {{1, t1}}; // what the orchestrator told the worker, made at t1
+  // A worker of the killed run went on and committed task 2 after the list was made.
+  const auto t2 = repo.commit("b.txt", "b\n\nPlan: 01-01, Task: 2/3\nSpec: SPC-001-a");
+  const fs::path trace = repo.dir.path / "trace.log";
+  ::setenv("GIT_TRACE", trace.c_str(), 1);
+  const auto since = worker::committed_tasks_since(repo.dir.path, "01-01", ours, listed, t1, "SPC-001-a");
+  ::unsetenv("GIT_TRACE");
+  REQUIRE(since);
+  CHECK(*since == Done{{1, t1}, {2, t2}});
+  CHECK(*since == worker::committed_tasks(repo.dir.path, "01-01", ours)); // what the whole history says
+  CHECK(Repo::traced(trace).find(t1 + "..HEAD") != std::string::npos);
+  // A list made from a little further than the commit named: nothing counted twice.
+  CHECK(worker::committed_tasks_since(repo.dir.path, "01-01", ours, Done{{1, t1}, {2, t2}}, t1, "SPC-001-a") ==
+        Done{{1, t1}, {2, t2}});
+  // A redo marker since takes a listed task back, as it does in the whole history.
+  test::sh(repo.dir.path, "git commit -q --allow-empty -m redo -m 'Redo: 01-01, Task: 1' -m 'Spec: SPC-001-a'");
+  const auto after_redo = worker::committed_tasks_since(repo.dir.path, "01-01", ours, listed, t1, "SPC-001-a");
+  REQUIRE(after_redo);
+  CHECK(*after_redo == Done{{2, t2}});
+  CHECK(*after_redo == worker::committed_tasks(repo.dir.path, "01-01", ours));
+  // No longer in HEAD's history, or not a commit hash at all: the whole history is read instead.
+  test::sh(repo.dir.path, "git checkout -q -b other HEAD~3");
+  CHECK_FALSE(worker::committed_tasks_since(repo.dir.path, "01-01", ours, listed, t2, "SPC-001-a"));
+  CHECK_FALSE(worker::committed_tasks_since(repo.dir.path, "01-01", ours, listed, "--output=x", "SPC-001-a"));
+  CHECK_FALSE(worker::committed_tasks_since(repo.dir.path, "01-01", ours, listed, "", "SPC-001-a"));
 }

@@ -321,7 +321,12 @@ void Orchestrator::Impl::launch_worker(Session& s) {
   else if (const auto* p = plan_of(s.action); p && s.action.kind == TaskKind::execute) {
     // The script worker skips tasks already committed; tell it which, so it need not walk the
     // history.
+    // And a commit the history behind that list reached at least (taken first: the index may read
+    // further meanwhile), from which a worker that cannot take the list as whole reads on.
+    const std::string at = trailers ? trailers->head() : std::string();
     req.inherited_env["HARNESS_DONE_TASKS"] = worker::format_done_tasks(committed_tasks(s.action));
+    req.inherited_env.erase("HARNESS_DONE_TASKS_AT");
+    if (!at.empty()) req.inherited_env["HARNESS_DONE_TASKS_AT"] = at;
     // No session of this task in any run before: no attempt can have left files behind. Asked of
     // this spec's task: another spec's 01-01 left nothing in this plan's files.
     req.inherited_env.erase("HARNESS_FIRST_ATTEMPT");

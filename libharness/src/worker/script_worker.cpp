@@ -184,6 +184,32 @@ std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project
   return standing_tasks(parse_trailer_log(log.out, false), plan_id, ours);
 }
 
+std::optional<std::vector<std::pair<int, std::string>>> committed_tasks_since(
+    const fs::path& project_root, const std::string& plan_id, const SpecOwner& ours,
+    const std::vector<std::pair<int, std::string>>& before, const std::string& at, const std::string& spec) {
+  const bool hash = (at.size() == 40 || at.size() == 64) &&
+                    std::ranges::all_of(at, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  if (!hash || run_git(project_root, {"merge-base", "--is-ancestor", at, "HEAD"}).exit_code != 0) return std::nullopt;
+  auto args = trailer_log_args(false);
+  args.insert(args.end(), {"--fixed-strings", "--grep", fmt::format("Plan: {},", plan_id), "--grep", redo_trailer(plan_id, 0),
+                           at + "..HEAD"});
+  const auto log = run_git(project_root, args);
+  if (log.exit_code != 0) return std::nullopt;
+  // The commits since, newest first, then the standing tasks before them as commits of their own.
+  auto history = parse_trailer_log(log.out, false);
+  for (auto it = before.rbegin(); it != before.rend(); ++it) {
+    // The list may have been made from a little further than `at`: its newest commits are then read twice.
+    if (std::ranges::any_of(history, [&](const TrailerCommit& h) { return h.hash == it->second; })) continue;
+    TrailerCommit c;
+    c.hash = it->second;
+    c.plan = plan_id;
+    c.task = it->first;
+    c.spec = spec;
+    history.push_back(std::move(c));
+  }
+  return standing_tasks(history, plan_id, ours);
+}
+
 std::string format_done_tasks(const std::vector<std::pair<int, std::string>>& done) {
   std::string out;
   for (const auto& [index, hash] : done) out += fmt::format("{}{}={}", out.empty() ? "" : ",", index, hash);
@@ -262,9 +288,14 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
                                                        }));
   const bool trust_caller = req.done_tasks && !plan_lock.waited() && list_holds_last;
   const bool leftovers_possible = !(req.first_attempt && !plan_lock.waited());
+  const SpecOwner ours = [&](std::string_view s) { return lay->owns_spec_trailer(s); };
+  std::optional<std::vector<std::pair<int, std::string>>> committed;
+  if (trust_caller) committed = *req.done_tasks;
+  else if (req.done_tasks) committed = committed_tasks_since(root, plan->id, ours, *req.done_tasks, req.done_tasks_at, lay->spec_name);
+  if (!committed) committed = committed_tasks(root, plan->id, ours);
   std::set<int> done;
   std::set<std::string> touched;
-  for (const auto& [index, hash] : trust_caller ? *req.done_tasks : committed_tasks(root, plan->id, [&](std::string_view s) { return lay->owns_spec_trailer(s); })) {
+  for (const auto& [index, hash] : *committed) {
     done.insert(index);
     result.commits.push_back(hash);
   }

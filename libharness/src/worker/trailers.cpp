@@ -298,6 +298,11 @@ std::string TrailerIndex::error() const {
   return m_error;
 }
 
+std::string TrailerIndex::head() const {
+  std::lock_guard lock(m_mutex);
+  return m_head;
+}
+
 std::vector<TrailerCommit> TrailerIndex::commits_for(const std::string& plan_id) const {
   std::lock_guard lock(m_mutex);
   auto it = m_by_plan.find(plan_id);

@@ -34,6 +34,10 @@ struct ScriptWorkerRequest {
   /// uncommitted edits to them are kept. Otherwise (and for manual runs) they are reset.
   bool first_attempt = false;
   std::string token{}; ///< the session's HARNESS_TOKEN, written into its status and result files
+  /// The commit the caller's history reached when it made `done_tasks` (HARNESS_DONE_TASKS_AT):
+  /// a worker that cannot take the list as whole (it waited for an earlier worker of the plan)
+  /// reads only the commits since, not the whole history. Empty: unknown.
+  std::string done_tasks_at{};
 };
 
 struct ScriptWorkerResult {
@@ -60,6 +64,15 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req);
 /// a newer redo marker names (standing_tasks). Used to skip finished tasks.
 std::vector<std::pair<int, std::string>> committed_tasks(const std::filesystem::path& project_root,
                                                          const std::string& plan_id, const SpecOwner& ours);
+
+/// committed_tasks from `before`, the standing tasks of the history up to the commit `at`, and
+/// the commits made since (`at..HEAD`: one short `git log`, where committed_tasks walks the whole
+/// history), a newer redo marker among them taking a task back. `spec` is the spec's name, which
+/// `ours` recognises. nullopt when `at` is no commit hash, or not in HEAD's history (a rewrite):
+/// read it all with committed_tasks.
+std::optional<std::vector<std::pair<int, std::string>>> committed_tasks_since(
+    const std::filesystem::path& project_root, const std::string& plan_id, const SpecOwner& ours,
+    const std::vector<std::pair<int, std::string>>& before, const std::string& at, const std::string& spec);
 
 /// The HARNESS_DONE_TASKS value the orchestrator passes: "1=<hash>,2=<hash>" (empty: none).
 std::string format_done_tasks(const std::vector<std::pair<int, std::string>>& done);

@@ -96,6 +96,8 @@ public:
   /// it succeeded or the repository has no commits yet. After a failure the index keeps what
   /// earlier reads found: a commit missing from it may just be unread, not absent.
   std::string error() const;
+  /// The newest commit read so far (empty before the first read, or in a history without commits).
+  std::string head() const;
   /// Commits carrying `Plan: <plan_id>`, oldest first.
   std::vector<TrailerCommit> commits_for(const std::string& plan_id) const;
   /// standing_tasks of the history read so far: which tasks of the plan a worker may skip.
