@@ -222,6 +222,17 @@ out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&
 [[ "$out" == *"removed .git/index.lock: a stopped worker's git left it"* ]] || fail "a lock after a killed stop was not removed: $out"
 [[ ! -e $p/.git/index.lock && ! -e $p/.orchestration/locks-unchecked && -f $p/out/01-01.txt ]] ||
   fail "a lock after a killed stop: the lock or the mark is left, or the plan did not run"
+#    e) the same after a run killed while its worker committed the SUMMARY: the lock and an
+#       uncommitted SUMMARY. The start removes the lock before its own recovery commits the
+#       SUMMARY (they would wait 10 s for the lock, and fail).
+summary=$(cd "$p" && git ls-files | grep '01-01-SUMMARY.md')
+(cd "$p" && git rm -q --cached "$summary" && git commit -qm "the SUMMARY out of the history, as if its commit was killed")
+: >"$p/.git/index.lock"
+echo "workers stopped" >"$p/.orchestration/locks-unchecked"
+out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "a lock and a SUMMARY to commit at start: the run failed: $out"
+[[ "$out" == *"removed .git/index.lock"* && "$out" != *"could not commit"* ]] || fail "a lock and a SUMMARY to commit at start: $out"
+[[ -z $(cd "$p" && git status --porcelain -- "$summary") ]] && (cd "$p" && git cat-file -e "HEAD:$summary") ||
+  fail "a lock and a SUMMARY to commit at start: the SUMMARY is not committed: $(cd "$p" && git status --porcelain)"
 
 # 6. A worker that does the work and leaves its SUMMARY, then reports task_failed: a failed
 #    attempt's SUMMARY is no proof of execution. It is marked `status: failed`, `status` calls the

@@ -741,7 +741,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   watch_signals();
   schedule_pump();
   asio::post(ctx, [this] { feed(sched::make_event(EventType::begin)); });
+  loop_running = true;
   ctx.run();
+  loop_running = false;
   if (lock_checks_pending > 0) final_lock_look(); // a worker stopped just before the end: its look was waiting
   verify_pool->join();
   verifier.set_cancel(nullptr); // the flag and the index are this run's; the verifier may outlive it

@@ -332,6 +332,7 @@ struct Orchestrator::Impl {
   /// now or `after` this long, and says so; looks again while another git's work hides it
   /// (`look` counts the looks).
   void clear_orphaned_index_lock(std::chrono::milliseconds after, int look = 0);
+  bool loop_running = false; ///< ctx.run() is running: what waits on a timer will happen
   /// After a look's locks were removed (or there were none): sets back what a killed commit left
   /// in the index, looks again while another git hides a lock, and clears the mark when done.
   void finish_lock_look(int look);

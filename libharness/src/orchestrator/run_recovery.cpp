@@ -153,6 +153,12 @@ void Orchestrator::Impl::clear_orphaned_index_lock(std::chrono::milliseconds aft
   // The two looks that tell a dead git's lock from a live one's are 100 ms apart: on a timer, so
   // that the other slots' messages and the display go on meanwhile.
   auto first = [this, look] {
+    // Before the loop runs (a start stopping an earlier run's workers) nothing waits on it, and
+    // what comes next there (the start's own recovery commits) needs the locks gone: look now.
+    if (!loop_running) {
+      note_removed_locks(worker::remove_orphaned_git_locks(spec.layout.project_root));
+      return finish_lock_look(look);
+    }
     auto seen = worker::first_lock_look(spec.layout.project_root);
     if (seen.locks.empty()) return finish_lock_look(look);
     run_after(std::chrono::milliseconds(100), [this, look, seen = std::move(seen)] {
