@@ -181,6 +181,31 @@ TEST_CASE("The trailer cache is not used once its commit left HEAD's history, or
     CHECK(on_side.commits_for("09-09").empty());
     CHECK(on_side.commits_for("02-01").size() == 1);
   }
+  SECTION("a merge came in since: a side line's commits are listed by date among older ones") {
+    repo.plant(h1, "09-09");
+    test::sh(repo.dir.path, "git checkout -q -b side HEAD~1 && git commit -q --allow-empty -m s -m 'Plan: 02-01' && "
+                            "git checkout -q - && git merge -q --no-edit side");
+    auto index = repo.index();
+    index.refresh();
+    CHECK(index.commits_for("09-09").empty());
+    CHECK(index.commits_for("02-01").size() == 1);
+  }
+  SECTION("a graft or a replace ref shows another history than the commits hold") {
+    repo.plant(h1, "09-09");
+    test::sh(repo.dir.path, "git replace --graft HEAD"); // HEAD shown as a root: h1 leaves the history
+    auto index = repo.index();
+    index.refresh();
+    CHECK(index.commits_for("09-09").empty());
+    CHECK(index.commits_for("01-01").empty());
+    CHECK(index.commits_for("01-02").size() == 1);
+    // Nor is the index kept while they exist: the file still holds the planted entry.
+    CHECK(worker::parse_trailer_cache(util::read_file(repo.cache).value_or(""))->newest_first.size() == 3);
+    test::sh(repo.dir.path, "git replace -d " + h2);
+    repo.dir.write(".git/info/grafts", h2 + "\n");
+    auto grafted = repo.index();
+    grafted.refresh();
+    CHECK(grafted.commits_for("09-09").empty());
+  }
   SECTION("the history was deepened (or cut) since") {
     repo.plant(h1, "09-09");
     repo.dir.write(".git/shallow", h2 + "\n"); // what a shallow clone's boundary file holds

@@ -103,4 +103,14 @@ std::string shallow_fingerprint(const std::filesystem::path& git_dir) {
   return fmt::format("{} {:016x}", text->size(), std::hash<std::string>{}(*text));
 }
 
+bool history_replaced(const std::filesystem::path& git_dir) {
+  const auto common = common_dir(git_dir);
+  std::error_code ec;
+  if (std::filesystem::exists(common / "info/grafts", ec)) return true;
+  if (std::filesystem::is_directory(common / "refs/replace", ec) && !std::filesystem::is_empty(common / "refs/replace", ec))
+    return true;
+  const auto packed = util::read_file(common / "packed-refs");
+  return packed && packed->find(" refs/replace/") != std::string::npos;
+}
+
 } // namespace harness::worker

@@ -230,6 +230,9 @@ void TrailerIndex::read_up_to(const std::string& rev) {
     // The history was rewritten (m_head is gone), or git failed: the whole read tells which.
   }
   if (m_head.empty() && read_through_cache(rev)) return;
+  // Before the read: a boundary moved while git reads (a fetch --deepen) must not be kept as the
+  // one this read saw.
+  const std::string shallow = m_cache_file.empty() || m_git_dir.empty() ? std::string() : shallow_fingerprint(m_git_dir);
   // The whole history without paths: a diff of every commit of a large repository is slow.
   auto args = trailer_log_args(false);
   args.push_back(rev);
@@ -246,20 +249,26 @@ void TrailerIndex::read_up_to(const std::string& rev) {
   if (r.exit_code != 0 || r.out.find('\x1e') == std::string::npos) return m_head.clear(); // no commits yet
   m_head = newest(r.out);
   auto commits = parse_trailer_log(r.out, false);
-  save_cache(m_head, commits);
+  save_cache(m_head, commits, shallow);
   add(std::move(commits));
 }
 
 bool TrailerIndex::read_through_cache(const std::string& rev) {
-  if (m_cache_file.empty() || m_git_dir.empty()) return false;
+  // Grafts and replace refs change which commits git shows without a commit of the history changing.
+  if (m_cache_file.empty() || m_git_dir.empty() || history_replaced(m_git_dir)) return false;
   const auto text = util::read_file(m_cache_file);
   auto cache = text ? parse_trailer_cache(*text) : std::nullopt;
-  if (!cache || cache->shallow != shallow_fingerprint(m_git_dir)) return false;
+  const std::string shallow = shallow_fingerprint(m_git_dir);
+  if (!cache || cache->shallow != shallow) return false;
   auto args = trailer_log_args(false);
   args.push_back(cache->head + ".." + rev);
   const auto r = run_git(m_root, args);
   if (r.exit_code != 0) return false; // its commit is gone (a rewrite, then gc), or git failed
   auto since = parse_trailer_log(r.out, false, true);
+  // A merge brings in a side line whose commits a whole read lists among older ones by date, and
+  // where a redo marker stands in that order decides which tasks stand: only a straight line
+  // on top of the cached commit reads the same either way.
+  if (std::ranges::any_of(since, [](const TrailerCommit& c) { return c.parents.size() > 1; })) return false;
   if (since.empty()) {
     // Nothing new: only when HEAD still stands on that commit (a branch reset back to an older one
     // also lists nothing, and the cache then holds commits HEAD's history no longer has).
@@ -282,15 +291,17 @@ bool TrailerIndex::read_through_cache(const std::string& rev) {
   auto commits = std::move(since);
   const bool grew = m_head != cache->head;
   std::ranges::move(cache->newest_first, std::back_inserter(commits));
-  if (grew) save_cache(m_head, commits);
+  if (grew) save_cache(m_head, commits, shallow);
   add(std::move(commits));
   return true;
 }
 
-void TrailerIndex::save_cache(const std::string& head, const std::vector<TrailerCommit>& newest_first) const {
-  if (m_cache_file.empty() || m_git_dir.empty()) return;
+void TrailerIndex::save_cache(const std::string& head, const std::vector<TrailerCommit>& newest_first,
+                              const std::string& shallow) const {
+  if (m_cache_file.empty() || m_git_dir.empty() || history_replaced(m_git_dir)) return;
+  if (shallow_fingerprint(m_git_dir) != shallow) return; // the boundary moved while git read
   // A cache that cannot be written costs the next run a whole read, nothing more.
-  (void)util::write_file_atomic(m_cache_file, render_trailer_cache({head, shallow_fingerprint(m_git_dir), newest_first}));
+  (void)util::write_file_atomic(m_cache_file, render_trailer_cache({head, shallow, newest_first}));
 }
 
 std::string TrailerIndex::error() const {

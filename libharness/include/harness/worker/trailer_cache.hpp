@@ -6,8 +6,9 @@
 //
 // The file is harness's own state, as trusted as harness.db beside it. It is used only when the
 // commit it was made at is still in HEAD's history (proven from the commits read since, see
-// TrailerIndex) and the repository's shallow boundary is the one it was made with; anything else,
-// or a file that does not parse, means the whole history is read again.
+// TrailerIndex) by a straight line of commits, the repository's shallow boundary is the one it was
+// made with, and no graft or replace ref alters the history; anything else, or a file that does
+// not parse, means the whole history is read again.
 
 #include "harness/worker/trailers.hpp"
 
@@ -36,5 +37,9 @@ std::optional<TrailerCache> parse_trailer_cache(std::string_view text);
 /// `git fetch --deepen` or `--unshallow` rewrites): empty for a complete history. A history
 /// deepened since the cache was made holds older commits the cache never saw.
 std::string shallow_fingerprint(const std::filesystem::path& git_dir);
+
+/// Whether grafts (`info/grafts`) or replace refs (`refs/replace/`) may make git show another
+/// history than the commits hold: the cache is then neither used nor kept.
+bool history_replaced(const std::filesystem::path& git_dir);
 
 } // namespace harness::worker

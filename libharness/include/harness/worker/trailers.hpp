@@ -122,8 +122,9 @@ private:
   /// The first read from m_cache_file and the commits since; false when it cannot be used (none,
   /// unreadable, another shallow boundary, its commit no longer in the history): read it all.
   bool read_through_cache(const std::string& rev);
-  /// Keeps `newest_first`, the history's trailer commits up to `head`, in m_cache_file.
-  void save_cache(const std::string& head, const std::vector<TrailerCommit>& newest_first) const;
+  /// Keeps `newest_first`, the history's trailer commits up to `head`, in m_cache_file, read while
+  /// the shallow boundary was `shallow` (not kept when it has moved since, or history is replaced).
+  void save_cache(const std::string& head, const std::vector<TrailerCommit>& newest_first, const std::string& shallow) const;
   std::filesystem::path m_root, m_git_dir, m_cache_file;
   mutable std::mutex m_mutex;
   std::string m_head; ///< newest commit read so far
