@@ -698,6 +698,20 @@ TEST_CASE("A file lock held elsewhere is waited for, and says so", "[worker][loc
   CHECK(fs::exists(dir.path / "locks/.gitignore"));
 }
 
+TEST_CASE("A path git would read as pathspec magic is looked up as the path it is", "[worker][git]") {
+  CHECK(worker::glob_pathspec("src/a.txt") == "src/a.txt");
+  CHECK(worker::glob_pathspec("src/**") == ":(glob)src/**");
+  CHECK(worker::glob_pathspec(":c") == ":(literal):c");
+  CHECK(worker::glob_pathspec(":(literal)a[1].txt") == ":(literal)a[1].txt"); // a caller's own pathspec
+  GitRepo repo;
+  repo.commit("a.txt", "first");
+  repo.dir.write(":c/x.txt", "x\n");
+  repo.dir.write("c/y.txt", "y\n");
+  const auto changes = worker::changed_paths(repo.dir.path, {":c"});
+  REQUIRE(changes.size() == 1);
+  CHECK(changes[0].path == ":c/x.txt");
+}
+
 TEST_CASE("A killed commit's HEAD.lock and branch ref lock are removed with no git running", "[worker][git][lock]") {
   GitRepo repo;
   repo.commit("a.txt", "first");

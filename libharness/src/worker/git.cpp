@@ -151,9 +151,16 @@ GitResult run_git_writing_index(const fs::path& root, std::vector<std::string> a
   }
 }
 
-std::string glob_pathspec(const std::string& glob) { return glob.find_first_of("*?[") == std::string::npos ? glob : ":(glob)" + glob; }
-
 std::string literal_pathspec(const std::string& path) { return ":(literal)" + path; }
+
+std::string glob_pathspec(const std::string& glob) {
+  // Already a pathspec with its magic (callers pass literal_pathspec's): as it is.
+  if (glob.starts_with(":(")) return glob;
+  if (glob.find_first_of("*?[") != std::string::npos) return ":(glob)" + glob;
+  // A plain path, but one git would read as pathspec magic (`:c`, `:!x`) is meant literally.
+  return glob.starts_with(':') ? literal_pathspec(glob) : glob;
+}
+
 
 std::vector<PorcelainEntry> porcelain_entries(std::string_view out) {
   std::vector<PorcelainEntry> entries;

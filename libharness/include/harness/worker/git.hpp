@@ -81,7 +81,8 @@ std::string ignore_rule(const std::filesystem::path& root, const std::string& pa
 
 /// A `files_modified` entry as a git pathspec: a wildcard pattern gets glob magic ("src/**"
 /// matches below src/ at any depth); a plain path stays plain, which also matches everything
-/// below it when it names a directory.
+/// below it when it names a directory (one starting with ':', which git reads as magic, is
+/// given as a literal pathspec). A pathspec with its magic already (`:(literal)...`) stays.
 std::string glob_pathspec(const std::string& glob);
 
 /// `path` as a git pathspec that means that path only (no wildcards): ":(literal)path".
