@@ -65,7 +65,15 @@ echo 'by $2' > $3/new.txt
 PLAN
 }
 
-seconds() { /usr/bin/time -o "$work/t" -f "%e" "$@" >/dev/null 2>&1 || true; cat "$work/t"; }
+# Wall seconds of a run that succeeds; a failed run is no figure: say so and stop.
+seconds() {
+  if ! /usr/bin/time -o "$work/t" -f "%e" "$@" >"$work/out" 2>&1; then
+    echo "bench_history_start: a run failed: $*" >&2
+    tail -5 "$work/out" >&2
+    exit 1
+  fi
+  tail -1 "$work/t"
+}
 
 echo "orchestrate start of a finished 2-plan spec, wall seconds ($runs runs each; $(nproc) cores)"
 printf '%-10s %-28s %-28s\n' commits "index kept" "whole history read"
