@@ -712,6 +712,23 @@ TEST_CASE("A path git would read as pathspec magic is looked up as the path it i
   CHECK(changes[0].path == ":c/x.txt");
 }
 
+TEST_CASE("A look at a file lock tells held from free without taking it", "[worker][lock]") {
+  test::TempDir dir;
+  const auto file = dir.path / "locks/git.lock";
+  CHECK_FALSE(worker::FileLock::held(file)); // not there yet
+  {
+    worker::FileLock mine(file);
+    CHECK(worker::FileLock::held(file)); // held, even by this process through another open
+  }
+  CHECK_FALSE(worker::FileLock::held(file));
+  // Held by another process (util-linux's flock, as a worker's commit holds it).
+  test::sh(dir.path, "flock '" + file.string() + "' sleep 2 >/dev/null 2>&1 & sleep 0.3");
+  CHECK(worker::FileLock::held(file));
+  worker::FileLock after(file); // the look took nothing: the lock is the holder's until it ends
+  CHECK(after.waited());
+  CHECK_FALSE(worker::FileLock::held(dir.path / "locks/none.lock"));
+}
+
 TEST_CASE("A killed commit's HEAD.lock and branch ref lock are removed with no git running", "[worker][git][lock]") {
   GitRepo repo;
   repo.commit("a.txt", "first");

@@ -150,8 +150,8 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
   end_session(sid, out.message.empty() ? std::string(sched::to_string(out.verdict)) : out.message);
   if (gate) {
     write_progress(true);
-    commit_writeback(fmt::format("{} {}", a.kind == TaskKind::verify_phase ? "verify phase" : "final verification",
-                                 a.subject));
+    commit_writeback_when_free(fmt::format("{} {}", a.kind == TaskKind::verify_phase ? "verify phase" : "final verification",
+                                           a.subject));
   }
   succeed(a.task, out.verdict, false, out.message);
 }

@@ -459,6 +459,9 @@ struct Orchestrator::Impl {
   /// `only`: instead, the changes under this path (a phase's plans, a research file a worker
   /// that has exited wrote).
   void commit_writeback(const std::string& what, const fs::path& only = {});
+  /// commit_writeback of the run's own writes, once no worker holds the git lock (the loop goes on
+  /// meanwhile); nothing after the run's end, whose own write-back commits what is left.
+  void commit_writeback_when_free(std::string what);
   /// A phase or final verification found plans whose SUMMARY is gone (VerifyOutcome::
   /// missing_summaries): the gate blocks, naming them.
   void lost_summaries(const sched::Action& a, const std::string& sid, const VerifyOutcome& out);

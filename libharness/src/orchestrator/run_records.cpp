@@ -2,6 +2,8 @@
 // writes there (commits.log, the write-back commit).
 #include "run_loop.hpp"
 
+#include "harness/worker/file_lock.hpp"
+
 #include <cstdlib>
 
 namespace harness::orchestrator {
@@ -274,6 +276,19 @@ void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::pat
   const auto before = own_writes.size();
   std::erase_if(own_writes, [&](const std::string& p) { return !theirs.contains(p); });
   if (own_writes.size() != before) save_own_writes();
+}
+
+void Orchestrator::Impl::commit_writeback_when_free(std::string what) {
+  if (done) return; // the run's end commits what is left
+  // Workers' commits queue on the same lock, each up to a few hundred milliseconds in a repository
+  // of 100,000 files: waiting behind them here would hold every slot's messages, the display and
+  // Ctrl-C. So wait on a timer while it is taken; the commit itself waits for one at most (a
+  // worker's that took the lock between this look and it).
+  if (worker::FileLock::held(state_dir / "git.lock"))
+    return run_after(std::chrono::milliseconds(50), [this, what = std::move(what)]() mutable {
+      commit_writeback_when_free(std::move(what));
+    });
+  commit_writeback(what);
 }
 
 void Orchestrator::Impl::wrote(std::initializer_list<fs::path> files) {

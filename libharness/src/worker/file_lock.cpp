@@ -23,6 +23,15 @@ FileLock::FileLock(const std::filesystem::path& file) {
   }
 }
 
+bool FileLock::held(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  // flock locks belong to the open file: this one's try fails while any other holds it.
+  const bool busy = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd); // releases the lock if the try took it
+  return busy;
+}
+
 std::string FileLock::content() const {
   std::string out(256, '\0');
   const ssize_t n = m_fd < 0 ? -1 : ::pread(m_fd, out.data(), out.size(), 0);

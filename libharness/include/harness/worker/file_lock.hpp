@@ -19,6 +19,10 @@ public:
   /// Another process held the lock when we asked: we waited for it.
   bool waited() const { return m_waited; }
 
+  /// Whether someone holds the lock on `file` now (a look, not a wait: it may be taken or freed
+  /// the moment after). false when the file does not exist or cannot be opened.
+  static bool held(const std::filesystem::path& file);
+
   /// What the lock's holders wrote into the file last (empty if nothing): a note from one holder
   /// to the next, written and read only while holding the lock.
   std::string content() const;
