@@ -152,3 +152,19 @@ TEST_CASE("The command worker is used when it is the default or some role's", "[
   o.adapter = worker::AdapterKind::command;
   CHECK(orchestrator::uses_command_worker(o));
 }
+
+TEST_CASE("A run in a GSD project with its config.json says harness reads none of it", "[orchestrator][config]") {
+  test::TempDir dir;
+  fs::create_directory(dir.path / ".git");
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 1: Base\n");
+  auto gsd = spec::discover_layout(dir.path, "/");
+  REQUIRE(gsd);
+  CHECK(orchestrator::gsd_config_note(*gsd).empty()); // no config.json: nothing to say
+  dir.write(".planning/config.json", "{\"mode\": \"yolo\"}\n");
+  CHECK(orchestrator::gsd_config_note(*gsd).starts_with(".planning/config.json is GSD's and not read by harness"));
+  dir.write("docs/specs/SPC-001-x/SPEC.md", "# x\n");
+  dir.write("docs/specs/SPC-001-x/config.json", "{}\n"); // a harness spec's file of that name is nobody's setting
+  auto own = spec::discover_layout(dir.path / "docs/specs/SPC-001-x", "/");
+  REQUIRE(own);
+  CHECK(orchestrator::gsd_config_note(*own).empty());
+}

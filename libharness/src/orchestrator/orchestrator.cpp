@@ -733,6 +733,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   note_head_at_start(facts);
   warn_about_validation(); // after run_started: the notes belong to this run
   if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  if (auto note = gsd_config_note(spec.layout); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (auto note = prune_hint(state_dir); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (!plan_watch_error.empty())
     emit(RunEventKind::note, "", -1, 0, "PLAN files edited during the run are not noticed: " + plan_watch_error);

@@ -61,6 +61,13 @@ bool uses_command_worker(const RunOptions& options) {
                              [](const auto& role) { return role.second == worker::AdapterKind::command; });
 }
 
+std::string gsd_config_note(const spec::Layout& layout) {
+  std::error_code ec;
+  if (layout.kind != spec::LayoutKind::legacy_gsd || !std::filesystem::exists(layout.spec_dir / "config.json", ec)) return {};
+  return ".planning/config.json is GSD's and not read by harness (its parallelization, mode and workflow switches): "
+         "harness's settings are the command's options and .orchestration/config.yaml (slots, adapters, timeouts)";
+}
+
 std::string cost_limit_note(const RunOptions& options) {
   if (!options.max_cost_usd) return {};
   // Only Claude Code reports what an attempt cost; the script worker costs nothing.

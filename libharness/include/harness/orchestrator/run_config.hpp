@@ -5,6 +5,7 @@
 
 #include "harness/orchestrator/run_options.hpp"
 #include "harness/spec/diagnostic.hpp"
+#include "harness/spec/layout.hpp"
 #include "harness/store/config.hpp"
 
 #include <expected>
@@ -29,6 +30,11 @@ std::string describe_workers(const RunOptions& options);
 /// The note a run with a cost limit starts with when some of its workers report no cost (codex,
 /// command): the limit cannot stop what it cannot see. Empty when there is nothing to say.
 std::string cost_limit_note(const RunOptions& options);
+
+/// The note a run in a GSD project starts with when `.planning/config.json` is there: harness
+/// reads none of it (its slots, its verifier switch), and says where its own settings go. Empty
+/// otherwise.
+std::string gsd_config_note(const spec::Layout& layout);
 
 /// Whether some task of the run uses the command worker (its template is read only then).
 bool uses_command_worker(const RunOptions& options);
