@@ -1,3 +1,4 @@
+#include "harness/spec/plan_checkpoints.hpp"
 #include "harness/spec/spec.hpp"
 #include "spec_test_util.hpp"
 
@@ -51,6 +52,81 @@ TEST_CASE("GSD's legacy layout is read with SUMMARY files beside the PLAN and de
   CHECK(spec->summaries.count("01-01") == 1);
   REQUIRE(spec->roadmap);
   CHECK(spec->roadmap->phases.size() == 2);
+}
+
+TEST_CASE("In a GSD project a dependency on a plan of the same phase by its number alone is that plan; STATE.md stays GSD's") {
+  harness::test::TempDir dir;
+  auto plan = [](const std::string& deps) {
+    return "---\nphase: 02-tags\ndepends_on: " + deps + "\nfiles_modified: [a.txt]\n---\n# x\n\n"
+           "<tasks>\n<task type=\"auto\">\n  <name>do it</name>\n</task>\n</tasks>\n";
+  };
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 2: Tags\n");
+  dir.write(".planning/phases/02-tags/02-01-PLAN.md", plan("[]"));
+  dir.write(".planning/phases/02-tags/02-02-PLAN.md", plan("[\"01\"]")); // GSD's template: plan 01 of this phase
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  CHECK_FALSE(has_errors(spec->diagnostics));
+  REQUIRE(spec->plans.size() == 2);
+  CHECK(spec->plans[1].depends_on == std::vector<std::string>{"02-01"});
+  CHECK(spec->layout.status_md == fs::canonical(dir.path) / ".planning/STATUS.md");
+}
+
+TEST_CASE("A GSD checkpoint task asks a person as checkpoints: would") {
+  harness::test::TempDir dir;
+  dir.write(".planning/phases/01-base/01-01-PLAN.md",
+            "---\nphase: 01-base\nplan: 01\ndepends_on: []\nfiles_modified: [a.txt]\nautonomous: true\n---\n\n<tasks>\n"
+            "<task type=\"auto\">\n  <name>build</name>\n</task>\n<task type=\"checkpoint:human-verify\" gate=\"blocking\">\n"
+            "  <what-built>the page</what-built>\n</task>\n<task type=\"checkpoint:decision\">\n  <name>pick</name>\n</task>\n"
+            "</tasks>\n");
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  REQUIRE(spec->plans.size() == 1);
+  const auto& plan = spec->plans[0];
+  CHECK(plan.checkpoints == std::vector<std::string>{"checkpoint:human-verify", "checkpoint:decision"});
+  CHECK(checkpoint_kinds(plan) == std::vector<CheckpointKind>{CheckpointKind::verification, CheckpointKind::decision});
+  CHECK(needs_approval(plan, ExecutorAsked::yes));
+}
+
+TEST_CASE("A GSD objective with a blank line in it still names the plan") {
+  harness::test::TempDir dir;
+  dir.write(".planning/phases/01-base/01-01-PLAN.md",
+            "---\nphase: 01-base\nplan: 01\ndepends_on: []\nfiles_modified: [a.txt]\n---\n\n<objective>\nCreate the note "
+            "store. Then more.\n\nPurpose: notes survive a restart.\n</objective>\n\n<tasks>\n<task type=\"auto\">\n"
+            "  <name>do it</name>\n</task>\n</tasks>\n");
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  REQUIRE(spec->plans.size() == 1);
+  CHECK(spec->plans[0].title == "Create the note store");
+  CHECK(spec->plans[0].objective.starts_with("Create the note store."));
+}
+
+TEST_CASE("A GSD project that also has planning/plans/ is read as harness's layout, and says so") {
+  harness::test::TempDir dir;
+  dir.write(".planning/phases/01-base/01-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [a.txt]\n---\n# x\n\n### Task 1: do\n");
+  dir.write("planning/plans/03-polish/03-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [b.txt]\n---\n# y\n\n### Task 1: do\n");
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  CHECK(spec->layout.kind == LayoutKind::spec_centric);
+  const auto h041 = std::ranges::find(spec->diagnostics, std::string("H041"), &Diagnostic::code);
+  REQUIRE(h041 != spec->diagnostics.end());
+  CHECK(h041->severity == Severity::warning);
+  CHECK(h041->message.starts_with("both GSD's .planning/ and planning/plans are here"));
+}
+
+TEST_CASE("A harness plan naming a dependency by its number alone is told the full id") {
+  harness::test::TempDir dir;
+  dir.write("planning/plans/02-tags/02-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [a.txt]\n---\n# x\n\n### Task 1: do\n");
+  dir.write("planning/plans/02-tags/02-02-PLAN.md", "---\ndepends_on: ['01']\nfiles_modified: [b.txt]\n---\n# y\n\n### Task 1: do\n");
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  const auto h007 = std::ranges::find(spec->diagnostics, std::string("H007"), &Diagnostic::code);
+  REQUIRE(h007 != spec->diagnostics.end());
+  CHECK(h007->message == "depends_on names unknown plan '01' (a plan is named by its full id: '02-01'?)");
 }
 
 TEST_CASE("a GSD plan's heading that repeats its id gives the title without it, plan_id or not") {

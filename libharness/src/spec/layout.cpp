@@ -123,7 +123,9 @@ std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, 
     l.spec_dir = planning;
     l.spec_name = (dir.filename() == ".planning" ? dir.parent_path() : dir).filename().string();
     l.spec_md = planning / "PROJECT.md";
-    l.status_md = planning / "STATE.md";
+    // GSD's own STATE.md is its memory (position, decisions, blockers) and stays GSD's: harness's
+    // status report goes beside it under harness's name.
+    l.status_md = planning / "STATUS.md";
     l.roadmap_md = planning / "ROADMAP.md";
     l.project_md = planning / "PROJECT.md";
     l.requirements_md = planning / "REQUIREMENTS.md";

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <set>
 
@@ -255,11 +256,31 @@ void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
           const size_t end = b.text.find("</task>", pos);
           auto name = detail::element_text(std::string_view(b.text).substr(0, end), "name", pos);
           plan.tasks.push_back({name ? util::printable(*name, false) : fmt::format("Task {}", plan.tasks.size() + 1), task_line});
+          // <task type="checkpoint:human-verify"> (or :decision, :human-action) is GSD's way of
+          // saying the plan needs a person: as if `checkpoints:` listed it, so somebody is asked.
+          const std::string_view tag = std::string_view(b.text).substr(pos, b.text.find('>', pos) - pos);
+          if (const size_t t = tag.find("type=\"checkpoint:"); t != std::string_view::npos) {
+            const std::string_view value = tag.substr(t + 6, tag.find('"', t + 6) - (t + 6));
+            if (parse_checkpoint_kind(value) &&
+                std::ranges::none_of(plan.checkpoints, [&](const std::string& c) { return parse_checkpoint_kind(c) == parse_checkpoint_kind(value); }))
+              plan.checkpoints.emplace_back(value);
+          }
         }
         pos += 5;
       }
-      if (plan.objective.empty())
-        if (auto o = detail::element_text(b.text, "objective")) plan.objective = *o;
+      if (plan.objective.empty()) {
+        if (auto o = detail::element_text(b.text, "objective")) {
+          plan.objective = *o;
+        } else if (const size_t at = b.text.find("<objective>"); at != std::string::npos) {
+          // GSD's objective holds a blank line ("What...\n\nPurpose: ..."), where Markdown ends
+          // the HTML block: the block holds the element's first part, which is what a title needs.
+          const std::string_view rest = std::string_view(b.text).substr(at + 11);
+          const size_t first = rest.find_first_not_of(" \t\r\n");
+          if (first != std::string_view::npos) plan.objective = std::string(rest.substr(first));
+          while (!plan.objective.empty() && std::isspace(static_cast<unsigned char>(plan.objective.back())))
+            plan.objective.pop_back();
+        }
+      }
       break;
     }
     case MdBlockKind::paragraph:

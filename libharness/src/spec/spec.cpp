@@ -80,6 +80,14 @@ void warn_declared_place(const Plan& plan, std::string_view text, std::vector<Di
 
 void warn_misplaced_plans(Spec& spec);
 
+/// GSD's plan template names a plan of the same phase by its number alone (`depends_on: ["01"]`
+/// in plan 02-02 is plan 02-01): in a GSD project such an entry is read as the full id.
+void read_short_dependencies(Plan& plan) {
+  for (auto& dep : plan.depends_on)
+    if (!dep.empty() && dep.size() <= 3 && std::ranges::all_of(dep, [](unsigned char c) { return std::isdigit(c); }))
+      dep = plan_id_of(plan.phase, std::stoi(dep));
+}
+
 void load_plans(Spec& spec, detail::SourceTexts& texts) {
   const auto dialect = spec.layout.kind == LayoutKind::legacy_gsd ? PlanDialect::gsd : PlanDialect::harness;
   for (const auto& phase : spec.layout.phases) {
@@ -136,6 +144,7 @@ void load_plans(Spec& spec, detail::SourceTexts& texts) {
       plan->phase = parsed_name->first;
       plan->number = parsed_name->second;
       plan->phase_slug = phase.slug;
+      if (dialect == PlanDialect::gsd) read_short_dependencies(*plan);
       warn_declared_place(*plan, *text, spec.diagnostics);
       detail::validate_plan_paths(*plan, texts, spec.diagnostics);
       // Frontmatter alone (a planner that stopped early, a truncated file) would "verify" with
@@ -324,6 +333,14 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
   Spec spec;
   spec.layout = std::move(*layout);
   std::error_code ec;
+  // A GSD project whose planning/plans/ someone (or /harness:plan-phase) added: that directory
+  // decides the layout, and GSD's plans under .planning/phases/ would vanish without a word.
+  if (spec.layout.kind == LayoutKind::spec_centric && fs::is_directory(spec.layout.spec_dir / ".planning" / "phases", ec))
+    spec.diagnostics.push_back(file_diag(
+        ".planning", Severity::warning, "H041",
+        fmt::format("both GSD's .planning/ and {} are here: harness reads {} and not the plans under .planning/phases/ "
+                    "(move one set of plans, or keep harness's spec in a directory of its own such as docs/specs/SPC-001-name)",
+                    spec.layout.relative(spec.layout.plans_dir), spec.layout.relative(spec.layout.plans_dir))));
   if (!fs::is_directory(spec.layout.plans_dir, ec))
     spec.diagnostics.push_back(file_diag(spec.layout.relative(spec.layout.plans_dir), Severity::warning, "H023",
                                          "no plans directory yet (plan the spec with /harness:plan-phase)"));

@@ -1,6 +1,7 @@
 #include "validate.hpp"
 
 #include "harness/spec/frontmatter.hpp"
+#include "harness/spec/plan_parser.hpp"
 #include "harness/util/glob.hpp"
 
 #include <fmt/format.h>
@@ -305,7 +306,11 @@ void validate_plan_set(const std::vector<Plan>& plans, const SourceTexts& texts,
       if (dep == p.id) {
         add(out, p, texts, line, Severity::error, "H008", fmt::format("plan '{}' depends on itself", p.id), dep);
       } else if (it == by_id.end()) {
-        add(out, p, texts, line, Severity::error, "H007", fmt::format("depends_on names unknown plan '{}'", dep), dep);
+        // GSD writes a plan of the same phase by its number alone; harness's plans name the full id.
+        const bool number_only = !dep.empty() && dep.size() <= 3 && std::ranges::all_of(dep, [](unsigned char c) { return std::isdigit(c); });
+        const std::string hint =
+            number_only ? fmt::format(" (a plan is named by its full id: '{}'?)", plan_id_of(p.phase, std::stoi(dep))) : "";
+        add(out, p, texts, line, Severity::error, "H007", fmt::format("depends_on names unknown plan '{}'{}", dep, hint), dep);
       } else if (it->second->phase > p.phase) {
         add(out, p, texts, line, Severity::warning, "H015",
             fmt::format("plan '{}' (phase {}) depends on '{}' of a later phase {}", p.id, to_string(p.phase), dep,

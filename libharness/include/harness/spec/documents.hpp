@@ -108,7 +108,7 @@ struct BlockedTask {
 };
 
 /// STATUS.md as the orchestrator writes it: the body is for people, the frontmatter for tools.
-/// Only `blocked` is read; a hand-written STATUS.md (or GSD's STATE.md) without it is fine.
+/// Only `blocked` is read; a hand-written STATUS.md without it is fine.
 struct StatusDocument {
   std::string file;
   std::vector<BlockedTask> blocked;
