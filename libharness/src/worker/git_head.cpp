@@ -15,12 +15,6 @@ std::string_view trimmed(std::string_view text) {
   return text;
 }
 
-/// A full object name: 40 hex digits (SHA-1) or 64 (SHA-256).
-bool is_object_name(std::string_view text) {
-  return (text.size() == 40 || text.size() == 64) &&
-         std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 /// `ref`'s commit in a packed-refs file: lines "<hash> <ref>", with '#' headers and '^' peeled
 /// tags between them.
 std::optional<std::string> packed_ref(std::string_view packed, std::string_view ref) {
@@ -36,6 +30,11 @@ std::optional<std::string> packed_ref(std::string_view packed, std::string_view 
 }
 
 } // namespace
+
+bool is_object_name(std::string_view text) {
+  return (text.size() == 40 || text.size() == 64) &&
+         std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
 
 std::filesystem::path common_dir(const std::filesystem::path& git_dir) {
   auto text = util::read_file(git_dir / "commondir");

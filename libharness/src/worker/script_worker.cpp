@@ -8,6 +8,7 @@
 #include "harness/util/private_directory.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
+#include "harness/worker/git_head.hpp"
 #include "harness/worker/trailers.hpp"
 #include "harness/worker/script_plan.hpp"
 #include "harness/worker/spawn.hpp"
@@ -187,9 +188,7 @@ std::vector<std::pair<int, std::string>> committed_tasks(const fs::path& project
 std::optional<std::vector<std::pair<int, std::string>>> committed_tasks_since(
     const fs::path& project_root, const std::string& plan_id, const SpecOwner& ours,
     const std::vector<std::pair<int, std::string>>& before, const std::string& at, const std::string& spec) {
-  const bool hash = (at.size() == 40 || at.size() == 64) &&
-                    std::ranges::all_of(at, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-  if (!hash || run_git(project_root, {"merge-base", "--is-ancestor", at, "HEAD"}).exit_code != 0) return std::nullopt;
+  if (!is_object_name(at) || run_git(project_root, {"merge-base", "--is-ancestor", at, "HEAD"}).exit_code != 0) return std::nullopt;
   auto args = trailer_log_args(false);
   args.insert(args.end(), {"--fixed-strings", "--grep", fmt::format("Plan: {},", plan_id), "--grep", redo_trailer(plan_id, 0),
                            at + "..HEAD"});

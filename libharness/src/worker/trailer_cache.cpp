@@ -17,11 +17,6 @@ namespace {
 constexpr std::string_view k_format = "harness-trailer-index";
 constexpr std::int64_t k_version = 1;
 
-bool is_commit_hash(std::string_view s) {
-  return (s.size() == 40 || s.size() == 64) &&
-         std::ranges::all_of(s, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
-
 const json::string* string_at(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
   return v ? v->if_string() : nullptr;
@@ -36,7 +31,7 @@ std::optional<TrailerCommit> parse_commit(const json::value& v) {
   const auto* task = o->if_contains("task");
   const auto* parents = o->if_contains("parents");
   const auto* redo = o->if_contains("redo");
-  if (!hash || !is_commit_hash(*hash) || !plan || !spec || !subject || !task || !task->is_int64() || !parents ||
+  if (!hash || !is_object_name(*hash) || !plan || !spec || !subject || !task || !task->is_int64() || !parents ||
       !parents->is_array() || !redo || !redo->is_array())
     return std::nullopt;
   c.hash = std::string(*hash);
@@ -85,7 +80,7 @@ std::optional<TrailerCache> parse_trailer_cache(std::string_view text) {
   const auto* shallow = string_at(*o, "shallow");
   const auto* commits = o->if_contains("commits");
   if (!format || *format != k_format || !version || !version->is_int64() || version->as_int64() != k_version || !head ||
-      !is_commit_hash(*head) || !shallow || !commits || !commits->is_array())
+      !is_object_name(*head) || !shallow || !commits || !commits->is_array())
     return std::nullopt;
   TrailerCache cache{std::string(*head), std::string(*shallow), {}};
   cache.newest_first.reserve(commits->as_array().size());

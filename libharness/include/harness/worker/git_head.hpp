@@ -15,6 +15,10 @@ namespace harness::worker {
 /// index are the worktree's own, in `git_dir`.
 std::filesystem::path common_dir(const std::filesystem::path& git_dir);
 
+/// A full object name as git writes it: 40 lowercase hex digits (SHA-1) or 64 (SHA-256). Such a
+/// text is safe as a git argument (it cannot be read as an option).
+bool is_object_name(std::string_view text);
+
 /// HEAD: a branch, or a commit when detached.
 struct GitHead {
   std::string branch; ///< "main" (without refs/heads/); empty when HEAD is detached
