@@ -11,6 +11,18 @@
 using namespace harness::spec;
 namespace fs = std::filesystem;
 
+namespace {
+
+/// `dir` as a project root (it gets a .git) loaded as a spec; the test fails here if it cannot be.
+Spec load_project(const harness::test::TempDir& dir) {
+  fs::create_directory(dir.path / ".git");
+  auto spec = load_spec(dir.path, "/");
+  REQUIRE(spec);
+  return std::move(*spec);
+}
+
+} // namespace
+
 TEST_CASE("the example spec loads with 12 plans in 4 phases and no diagnostics") {
   auto spec = load_spec(HARNESS_SOURCE_DIR "/examples/specs/SPC-001-task-tracker");
   REQUIRE(spec);
@@ -63,9 +75,8 @@ TEST_CASE("In a GSD project a dependency on a plan of the same phase by its numb
   dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 2: Tags\n");
   dir.write(".planning/phases/02-tags/02-01-PLAN.md", plan("[]"));
   dir.write(".planning/phases/02-tags/02-02-PLAN.md", plan("[\"01\"]")); // GSD's template: plan 01 of this phase
-  fs::create_directory(dir.path / ".git");
-  auto spec = load_spec(dir.path, "/");
-  REQUIRE(spec);
+  const auto loaded = load_project(dir);
+  const auto* spec = &loaded;
   CHECK_FALSE(has_errors(spec->diagnostics));
   REQUIRE(spec->plans.size() == 2);
   CHECK(spec->plans[1].depends_on == std::vector<std::string>{"02-01"});
@@ -79,9 +90,8 @@ TEST_CASE("A GSD checkpoint task asks a person as checkpoints: would") {
             "<task type=\"auto\">\n  <name>build</name>\n</task>\n<task type=\"checkpoint:human-verify\" gate=\"blocking\">\n"
             "  <what-built>the page</what-built>\n</task>\n<task type=\"checkpoint:decision\">\n  <name>pick</name>\n</task>\n"
             "</tasks>\n");
-  fs::create_directory(dir.path / ".git");
-  auto spec = load_spec(dir.path, "/");
-  REQUIRE(spec);
+  const auto loaded = load_project(dir);
+  const auto* spec = &loaded;
   REQUIRE(spec->plans.size() == 1);
   const auto& plan = spec->plans[0];
   CHECK(plan.checkpoints == std::vector<std::string>{"checkpoint:human-verify", "checkpoint:decision"});
@@ -95,9 +105,8 @@ TEST_CASE("A GSD objective with a blank line in it still names the plan") {
             "---\nphase: 01-base\nplan: 01\ndepends_on: []\nfiles_modified: [a.txt]\n---\n\n<objective>\nCreate the note "
             "store. Then more.\n\nPurpose: notes survive a restart.\n</objective>\n\n<tasks>\n<task type=\"auto\">\n"
             "  <name>do it</name>\n</task>\n</tasks>\n");
-  fs::create_directory(dir.path / ".git");
-  auto spec = load_spec(dir.path, "/");
-  REQUIRE(spec);
+  const auto loaded = load_project(dir);
+  const auto* spec = &loaded;
   REQUIRE(spec->plans.size() == 1);
   CHECK(spec->plans[0].title == "Create the note store");
   CHECK(spec->plans[0].objective.starts_with("Create the note store."));
@@ -107,9 +116,8 @@ TEST_CASE("A GSD project that also has planning/plans/ is read as harness's layo
   harness::test::TempDir dir;
   dir.write(".planning/phases/01-base/01-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [a.txt]\n---\n# x\n\n### Task 1: do\n");
   dir.write("planning/plans/03-polish/03-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [b.txt]\n---\n# y\n\n### Task 1: do\n");
-  fs::create_directory(dir.path / ".git");
-  auto spec = load_spec(dir.path, "/");
-  REQUIRE(spec);
+  const auto loaded = load_project(dir);
+  const auto* spec = &loaded;
   CHECK(spec->layout.kind == LayoutKind::spec_centric);
   const auto h041 = std::ranges::find(spec->diagnostics, std::string("H041"), &Diagnostic::code);
   REQUIRE(h041 != spec->diagnostics.end());
@@ -121,9 +129,8 @@ TEST_CASE("A harness plan naming a dependency by its number alone is told the fu
   harness::test::TempDir dir;
   dir.write("planning/plans/02-tags/02-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [a.txt]\n---\n# x\n\n### Task 1: do\n");
   dir.write("planning/plans/02-tags/02-02-PLAN.md", "---\ndepends_on: ['01']\nfiles_modified: [b.txt]\n---\n# y\n\n### Task 1: do\n");
-  fs::create_directory(dir.path / ".git");
-  auto spec = load_spec(dir.path, "/");
-  REQUIRE(spec);
+  const auto loaded = load_project(dir);
+  const auto* spec = &loaded;
   const auto h007 = std::ranges::find(spec->diagnostics, std::string("H007"), &Diagnostic::code);
   REQUIRE(h007 != spec->diagnostics.end());
   CHECK(h007->message == "depends_on names unknown plan '01' (a plan is named by its full id: '02-01'?)");

@@ -252,11 +252,9 @@ void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::pat
   std::vector<std::string> paths;
   if (!only.empty()) {
     const std::string only_rel = fs::relative(only, root, ec).generic_string();
-    // The folder as a pathspec, so that git looks under it only (a whole-tree status lists every
-    // untracked file of a large repository); a name git would read as a pattern is looked up whole.
-    std::vector<std::string> under;
-    if (only_rel.find_first_of("*?[") == std::string::npos) under.push_back(only_rel);
-    for (const auto& c : worker::changed_paths(root, under))
+    // The folder as a literal pathspec, so that git looks under it only (a whole-tree status lists
+    // every untracked file of a large repository) and reads no pattern or magic in its name.
+    for (const auto& c : worker::changed_paths(root, {worker::literal_pathspec(only_rel)}))
       if ((c.path == only_rel || c.path.starts_with(only_rel + "/")) && !theirs.contains(c.path)) paths.push_back(c.path);
   } else {
     if (own_writes.empty()) return;

@@ -231,6 +231,15 @@ std::string title_without_id(std::string_view heading, std::string_view id) {
 
 std::string plan_id_of(PhaseNumber phase, int number) { return fmt::format("{}-{:02}", to_string(phase), number); }
 
+std::optional<std::string> same_phase_plan_id(PhaseNumber phase, std::string_view dependency) {
+  if (dependency.empty() || dependency.size() > 3 ||
+      !std::ranges::all_of(dependency, [](unsigned char c) { return std::isdigit(c); }))
+    return std::nullopt;
+  int number = 0;
+  std::from_chars(dependency.data(), dependency.data() + dependency.size(), number);
+  return plan_id_of(phase, number);
+}
+
 void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
   bool in_objective_section = false;
   for (auto& b : markdown_blocks(body, first_line)) {

@@ -84,8 +84,7 @@ void warn_misplaced_plans(Spec& spec);
 /// in plan 02-02 is plan 02-01): in a GSD project such an entry is read as the full id.
 void read_short_dependencies(Plan& plan) {
   for (auto& dep : plan.depends_on)
-    if (!dep.empty() && dep.size() <= 3 && std::ranges::all_of(dep, [](unsigned char c) { return std::isdigit(c); }))
-      dep = plan_id_of(plan.phase, std::stoi(dep));
+    if (auto full = same_phase_plan_id(plan.phase, dep)) dep = std::move(*full);
 }
 
 void load_plans(Spec& spec, detail::SourceTexts& texts) {

@@ -307,9 +307,8 @@ void validate_plan_set(const std::vector<Plan>& plans, const SourceTexts& texts,
         add(out, p, texts, line, Severity::error, "H008", fmt::format("plan '{}' depends on itself", p.id), dep);
       } else if (it == by_id.end()) {
         // GSD writes a plan of the same phase by its number alone; harness's plans name the full id.
-        const bool number_only = !dep.empty() && dep.size() <= 3 && std::ranges::all_of(dep, [](unsigned char c) { return std::isdigit(c); });
-        const std::string hint =
-            number_only ? fmt::format(" (a plan is named by its full id: '{}'?)", plan_id_of(p.phase, std::stoi(dep))) : "";
+        const auto full = same_phase_plan_id(p.phase, dep);
+        const std::string hint = full ? fmt::format(" (a plan is named by its full id: '{}'?)", *full) : "";
         add(out, p, texts, line, Severity::error, "H007", fmt::format("depends_on names unknown plan '{}'{}", dep, hint), dep);
       } else if (it->second->phase > p.phase) {
         add(out, p, texts, line, Severity::warning, "H015",

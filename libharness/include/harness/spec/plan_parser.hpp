@@ -34,4 +34,8 @@ std::optional<std::pair<PhaseNumber, int>> parse_plan_file_name(std::string_view
 /// The canonical id of a plan: "02.1-03".
 std::string plan_id_of(PhaseNumber phase, int number);
 
+/// GSD names a plan of the same phase by its number alone (`depends_on: ["01"]`): the full id
+/// that `dependency` (1 to 3 digits) means in `phase`, or nullopt when it is anything else.
+std::optional<std::string> same_phase_plan_id(PhaseNumber phase, std::string_view dependency);
+
 } // namespace harness::spec
