@@ -203,7 +203,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   }
   std::string message = fmt::format("chore({}): run {} again\n\n", layout.spec_name, fmt::join(named, ", "));
   if (!note.empty()) message += std::string(note) + "\n\n";
-  message += fmt::format("{}\nSpec: {}\n", fmt::join(trailers, "\n"), layout.spec_name);
+  message += fmt::format("{}\nSpec: {}\n", fmt::join(trailers, "\n"), layout.spec_trailer);
   auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message, documents);
   if (!hash) return std::unexpected(RunError{hash.error(), 1});
   result.commit = *hash;

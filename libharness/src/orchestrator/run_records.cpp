@@ -55,7 +55,7 @@ std::string Orchestrator::Impl::check_artifacts(const Session& s, bool& deviatio
   // Plan ids repeat across specs: the Spec trailer says the commit is this spec's work.
   if (std::none_of(commits.begin(), commits.end(), [&](const auto& c) { return spec.layout.owns_spec_trailer(c.spec); }))
     return fmt::format("task reported done but no commit with 'Plan: {}' carries 'Spec: {}' (they carry 'Spec: {}')", plan->id,
-                       spec.layout.spec_name, commits.back().spec.empty() ? "(none)" : commits.back().spec);
+                       spec.layout.spec_trailer, commits.back().spec.empty() ? "(none)" : commits.back().spec);
   return {};
 }
 
@@ -83,7 +83,7 @@ void Orchestrator::Impl::commit_orphan_summaries() {
     if (it == plan_of_summary.end()) continue;
     const auto commits = trailers->commits_for(it->second);
     if (std::ranges::none_of(commits, [&](const auto& c) { return spec.layout.owns_spec_trailer(c.spec); })) continue;
-    const auto msg = fmt::format("docs({}): summary\n\n{}", it->second, worker::plan_trailers(it->second, 0, 0, spec.layout.spec_name));
+    const auto msg = fmt::format("docs({}): summary\n\n{}", it->second, worker::plan_trailers(it->second, 0, 0, spec.layout.spec_trailer));
     // Said when git refuses: the plan would read as executed with its SUMMARY in no commit.
     if (auto r = worker::commit_paths(root, state_dir / "git.lock", {change.path}, msg); !r)
       emit(RunEventKind::note, "execute:" + it->second, -1, 0, fmt::format("could not commit {}: {}", change.path, r.error()));
@@ -263,7 +263,7 @@ void Orchestrator::Impl::commit_writeback(const std::string& what, const fs::pat
     paths = writeback_paths(worker::changed_paths(root, mine), own_writes, theirs);
   }
   auto r = worker::commit_paths(root, state_dir / "git.lock", paths,
-                                fmt::format("docs({}): {}\n\nSpec: {}\n", spec.layout.spec_name, what, spec.layout.spec_name));
+                                fmt::format("docs({}): {}\n\nSpec: {}\n", spec.layout.spec_name, what, spec.layout.spec_trailer));
   if (!r) {
     for (const auto& p : paths) failed_commits[p] = r.error();
     return emit(RunEventKind::note, "", -1, 0, "could not commit the spec directory: " + r.error());

@@ -96,7 +96,9 @@ const PhaseDir* Layout::find_phase(PhaseNumber n) const {
   return nullptr;
 }
 
-bool Layout::owns_spec_trailer(std::string_view trailer) const { return same_spec(trailer, spec_name, sibling_specs); }
+bool Layout::owns_spec_trailer(std::string_view trailer) const {
+  return (!spec_trailer.empty() && trailer == spec_trailer) || same_spec(trailer, spec_name, sibling_specs);
+}
 
 std::string Layout::relative(const fs::path& p) const {
   auto rel = relative_to(p, spec_dir);
@@ -159,6 +161,14 @@ std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, 
     std::sort(l.sibling_specs.begin(), l.sibling_specs.end());
   }
   l.project_root = util::find_project_root(l.spec_dir).value_or(fs::weakly_canonical(cwd));
+  l.spec_trailer = l.spec_name;
+  if (legacy) {
+    // The project directory's name is the clone's, not the repository's: a teammate's checkout,
+    // CI's or a `git worktree` elsewhere would own none of the commits made here.
+    std::string in_project = l.spec_dir_in_project();
+    if (!in_project.empty()) in_project.pop_back();
+    if (!in_project.empty()) l.spec_trailer = std::move(in_project);
+  }
   return l;
 }
 

@@ -136,15 +136,11 @@ std::vector<std::string> uncommitted_files(const spec::Plan& plan, const fs::pat
   const auto paths = detail::literal_files(plan, root);
   if (paths.empty()) return {};
   const auto submodules = worker::submodule_paths(root); // no git process without a .gitmodules
-  std::vector<std::string> specs, out;
+  std::vector<std::string> out;
   std::map<std::string, std::vector<std::string>> inside; // submodule -> pathspecs relative to it
   for (const auto& p : paths)
     if (auto sub = worker::submodule_holding(submodules, p)) inside[*sub].push_back(worker::literal_pathspec(p.substr(sub->size() + 1)));
-    else if (!facts.uncommitted) specs.push_back(worker::literal_pathspec(p));
-    else if (facts.uncommitted->contains(p)) out.push_back(p); // git was asked for every plan at once
-  if (!specs.empty())
-    for (const auto& c : worker::changed_paths(root, specs))
-      if (c.untracked || c.added) out.push_back(c.path);
+    else if (facts.uncommitted && facts.uncommitted->contains(p)) out.push_back(p); // git was asked for every plan at once
   for (const auto& [sub, sub_specs] : inside)
     for (const auto& c : worker::changed_paths(root / sub, sub_specs))
       if (c.untracked || c.added) in_submodules[sub].push_back(sub + "/" + c.path);
@@ -186,22 +182,9 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
     out.push_back(item(plan, "commits", "commits", CheckStatus::error, facts.history_error, 0));
     return;
   }
-  if (opt.trailers) {
-    found = opt.trailers->commits_for(plan.id);
-  } else if (facts.commits) {
+  if (opt.trailers) found = opt.trailers->commits_for(plan.id);
+  else if (facts.commits)
     if (const auto it = facts.commits->find(plan.id); it != facts.commits->end()) found = it->second;
-  } else {
-    auto args = worker::trailer_log_args(true);
-    args.insert(args.end(), {"--fixed-strings", "--grep", "Plan: " + plan.id});
-    auto log = worker::run_git(spec.layout.project_root, args);
-    if (log.exit_code != 0) { // git refused (a repository it does not trust): no finding about the plan
-      out.push_back(item(plan, "commits", "commits", CheckStatus::error,
-                         fmt::format("git could not read the history (exit {}): {}", log.exit_code, log.messages()), 0));
-      return;
-    }
-    for (auto& c : worker::parse_trailer_log(log.out, true))
-      if (c.plan == plan.id) found.push_back(std::move(c));
-  }
   if (found.empty() && opt.history == worker::HistoryDepth::shallow) {
     out.push_back(item(plan, "commits", "commits", CheckStatus::error,
                        fmt::format("not readable here: the clone is shallow and holds no commit carrying 'Plan: {}' "
@@ -217,13 +200,21 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   for (const auto& c : found)
     if (!spec.layout.owns_spec_trailer(c.spec)) other_specs.insert(c.spec.empty() ? "(none)" : c.spec);
   std::erase_if(found, [&](const worker::TrailerCommit& c) { return !spec.layout.owns_spec_trailer(c.spec); });
+  // A plan GSD executed before harness ran the project: its commits name it in their subjects.
+  // They count as its work (not doing it again is the point); their tasks cannot be told apart.
+  bool by_subject = false;
+  if (found.empty())
+    if (const auto it = facts.gsd_commits.find(plan.id); it != facts.gsd_commits.end()) {
+      found = it->second;
+      by_subject = true;
+    }
   std::vector<std::string> files;
   if (opt.trailers) files = opt.trailers->files_of(found);
   else
     for (const auto& c : found) files.insert(files.end(), c.files.begin(), c.files.end());
   std::set<std::string> old_names; // this spec's, before its directory was renamed
   for (const auto& c : found)
-    if (c.spec != spec.layout.spec_name) old_names.insert(c.spec);
+    if (c.spec != spec.layout.spec_name && c.spec != spec.layout.spec_trailer) old_names.insert(c.spec);
   std::size_t taken = 0;
   auto outside = outside_names(spec, plan, undeclared_files(spec, plan, files, old_names), taken);
   std::set<int> tasks;
@@ -242,12 +233,14 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
                                                                                                        : CheckStatus::passed;
   std::string msg = uncommitted.empty() ? std::string() : not_committed_message(uncommitted) + "; ";
   if (!in_submodules.empty()) msg += submodule_files_message(in_submodules) + "; ";
-  msg += !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
+  msg += by_subject ? fmt::format("{} commit{} GSD made ('{}'), without trailers: not told apart by task", found.size(),
+                                   found.size() == 1 ? "" : "s", found.back().subject) // git lists newest first: its first commit
+      : !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
       : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}': they carry 'Spec: {}' (another spec's, or this spec's "
                                      "before its directory was renamed)",
-                                     plan.id, spec.layout.spec_name, fmt::join(other_specs, "', '"))
+                                     plan.id, spec.layout.spec_trailer, fmt::join(other_specs, "', '"))
                        : fmt::format("{} commit{}, {} of {} tasks covered", found.size(), found.size() == 1 ? "" : "s", tasks.size(), total);
-  if (!found.empty() && !uncovered.empty()) msg += "; no commit for " + uncovered + " (fine only if it changes no file)";
+  if (!found.empty() && !by_subject && !uncovered.empty()) msg += "; no commit for " + uncovered + " (fine only if it changes no file)";
   if (!outside.empty())
     msg += fmt::format("; {}{} (declare them: only declared writes keep parallel plans apart)", outside_files_label,
                        names_list(outside));
@@ -321,8 +314,7 @@ std::string now_iso() {
 
 Report verify_plan(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt) {
   Report r{"plan " + plan.id, spec.layout.spec_name, spec::VerificationStatus::passed, {}, {}, {}};
-  own_checks(spec, plan, opt, r.results);
-  if (opt.check_commits) commits(spec, plan, opt, {}, r.results); // one plan: git asked for it alone
+  r.results = std::move(plans_checks(spec, {&plan}, opt).front());
   r.status = overall_status(r.results);
   return r;
 }

@@ -1,11 +1,13 @@
 #include "plan_git_facts.hpp"
 
 #include "harness/worker/git.hpp"
+#include "harness/worker/gsd_commits.hpp"
 #include "harness/worker/submodules.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <expected>
 
 namespace harness::verify::detail {
 namespace fs = std::filesystem;
@@ -39,6 +41,28 @@ void fill_commit_files(const worker::TrailerIndex& trailers, const std::vector<c
     const auto end = commits.begin() + static_cast<std::ptrdiff_t>(std::min(commits.size(), at + k_args_per_command));
     (void)trailers.files_of({commits.begin() + static_cast<std::ptrdiff_t>(at), end});
   }
+}
+
+/// The GSD commits (gsd_commits.hpp) of `ids` that carry no `Plan:` trailer, by plan id, newest
+/// first; git's complaint when it cannot read the history.
+std::expected<std::map<std::string, std::vector<worker::TrailerCommit>>, std::string>
+read_gsd_commits(const fs::path& root, const std::vector<std::string>& ids) {
+  std::map<std::string, std::vector<worker::TrailerCommit>> out;
+  for (std::size_t at = 0; at < ids.size(); at += k_args_per_command) {
+    const std::vector<std::string> some(ids.begin() + static_cast<std::ptrdiff_t>(at),
+                                        ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), at + k_args_per_command)));
+    auto args = worker::trailer_log_args(true);
+    args.insert(args.end(), {"--extended-regexp", "--grep", worker::gsd_subject_pattern(some)});
+    const auto log = worker::run_git(root, args);
+    if (log.exit_code != 0)
+      return std::unexpected(fmt::format("git could not read the history (exit {}): {}", log.exit_code, log.messages()));
+    // --grep matches any line of the message: only a subject names the plan.
+    for (auto& c : worker::parse_trailer_log(log.out, true, true))
+      if (c.plan.empty() && c.redo.empty())
+        if (auto id = worker::plan_of_gsd_subject(c.subject); std::ranges::find(some, id) != some.end())
+          out[id].push_back(std::move(c));
+  }
+  return out;
 }
 
 } // namespace
@@ -77,6 +101,22 @@ PlanGitFacts read_plan_git_facts(const spec::Spec& spec, const std::vector<const
       auto& by_plan = facts.commits.emplace();
       for (auto& c : worker::parse_trailer_log(log.out, true))
         if (ids.contains(c.plan)) by_plan[c.plan].push_back(std::move(c));
+    }
+  }
+  if (spec.layout.kind == spec::LayoutKind::legacy_gsd && facts.history_error.empty()) {
+    std::vector<std::string> without; // plans with no trailer commit of this spec
+    for (const auto* plan : plans) {
+      const auto mine = [&](const worker::TrailerCommit& c) { return spec.layout.owns_spec_trailer(c.spec); };
+      if (opt.trailers) {
+        if (std::ranges::none_of(opt.trailers->commits_for(plan->id), mine)) without.push_back(plan->id);
+      } else if (const auto it = facts.commits->find(plan->id); it == facts.commits->end() || std::ranges::none_of(it->second, mine)) {
+        without.push_back(plan->id);
+      }
+    }
+    if (!without.empty()) {
+      auto gsd = read_gsd_commits(root, without);
+      if (gsd) facts.gsd_commits = std::move(*gsd);
+      else facts.history_error = gsd.error();
     }
   }
   const auto submodules = worker::submodule_paths(root); // no git process without a .gitmodules

@@ -51,10 +51,10 @@ std::vector<ScriptTask> script_tasks(const spec::Plan& plan) {
 }
 
 std::string task_commit_message(const spec::Plan& plan, const ScriptTask& task, int task_count,
-                                const std::string& spec_name) {
+                                const std::string& spec_trailer) {
   std::string type = plan.type.empty() || plan.type == "execute" ? "feat" : plan.type;
   std::string subject = task.name.empty() ? fmt::format("task {}", task.index) : task.name;
-  return fmt::format("{}({}): {}\n\n{}", type, plan.id, subject, plan_trailers(plan.id, task.index, task_count, spec_name));
+  return fmt::format("{}({}): {}\n\n{}", type, plan.id, subject, plan_trailers(plan.id, task.index, task_count, spec_trailer));
 }
 
 std::string script_summary(const spec::Plan& plan, const ScriptRunRecord& run) {

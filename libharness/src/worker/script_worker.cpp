@@ -290,7 +290,7 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   const SpecOwner ours = [&](std::string_view s) { return lay->owns_spec_trailer(s); };
   std::optional<std::vector<std::pair<int, std::string>>> committed;
   if (trust_caller) committed = *req.done_tasks;
-  else if (req.done_tasks) committed = committed_tasks_since(root, plan->id, ours, *req.done_tasks, req.done_tasks_at, lay->spec_name);
+  else if (req.done_tasks) committed = committed_tasks_since(root, plan->id, ours, *req.done_tasks, req.done_tasks_at, lay->spec_trailer);
   if (!committed) committed = committed_tasks(root, plan->id, ours);
   std::set<int> done;
   std::set<std::string> touched;
@@ -324,14 +324,14 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
     ++result.tasks_run;
     const std::string before = plan_lock.content();
     plan_lock.set_content("committing"); // killed before the hash is written: the next worker reads history
-    auto hash = commit_task(root, lock, declared, {}, task_commit_message(*plan, task, total, lay->spec_name), touched,
+    auto hash = commit_task(root, lock, declared, {}, task_commit_message(*plan, task, total, lay->spec_trailer), touched,
                             CommitHooks::run);
     if (!hash) return fail(fmt::format("{}: {}", label, hash.error()));
     plan_lock.set_content(hash->empty() ? before : *hash);
     if (hash->empty()) continue;
     result.commits.push_back(*hash);
     // Said now, not found by the retry: it would run the task again and lose the trailers again.
-    if (auto lost = lost_trailers(root, *hash, plan->id, task.index, lay->spec_name); !lost.empty())
+    if (auto lost = lost_trailers(root, *hash, plan->id, task.index, lay->spec_trailer); !lost.empty())
       return fail(fmt::format("{}: {}", label, lost), protocol::Retry::forbidden);
   }
 
@@ -356,13 +356,13 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
     if (auto w = util::write_file_atomic(result.summary, script_summary(*plan, record)); !w) return fail(w.error());
   std::error_code ec;
   const std::string summary_rel = fs::relative(result.summary, root, ec).string();
-  const std::string msg = fmt::format("docs({}): summary\n\n{}", plan->id, plan_trailers(plan->id, 0, 0, lay->spec_name));
+  const std::string msg = fmt::format("docs({}): summary\n\n{}", plan->id, plan_trailers(plan->id, 0, 0, lay->spec_trailer));
   const spec::Plan none;
   auto hash = commit_task(root, lock, Declared{none, {}}, {summary_rel}, msg, touched, CommitHooks::skip);
   if (!hash) return fail("summary: " + hash.error());
   if (!hash->empty()) result.commits.push_back(*hash);
   if (!hash->empty()) // hooks are skipped, but prepare-commit-msg runs all the same
-    if (auto lost = lost_trailers(root, *hash, plan->id, 0, lay->spec_name); !lost.empty())
+    if (auto lost = lost_trailers(root, *hash, plan->id, 0, lay->spec_trailer); !lost.empty())
       return fail("summary: " + lost, protocol::Retry::forbidden);
   result.files_touched.assign(touched.begin(), touched.end());
   result.ok = true;

@@ -116,14 +116,14 @@ std::expected<WorkerCommit, std::string> commit_worker_files(const WorkerCommitR
   }
   const bool summary_only = paths == std::vector<std::string>{*summary};
   const std::string message = message_with_trailers(
-      req.message, plan_trailers(plan_id, req.task, count, layout->spec_name),
+      req.message, plan_trailers(plan_id, req.task, count, layout->spec_trailer),
       req.task ? fmt::format("feat({}): task {}", plan_id, req.task) : fmt::format("docs({}): summary", plan_id));
   auto hash = commit_paths(root, root / ".orchestration" / "git.lock", paths, message,
                            summary_only ? CommitHooks::skip : CommitHooks::run);
   if (!hash) return std::unexpected(hash.error());
   if (hash->empty()) return std::unexpected(fmt::format("nothing to commit: {} as in HEAD", joined(paths)));
   // Told to the agent too: trying another commit, or another attempt, loses them the same way.
-  if (auto lost = lost_trailers(root, *hash, plan_id, req.task, layout->spec_name); !lost.empty())
+  if (auto lost = lost_trailers(root, *hash, plan_id, req.task, layout->spec_trailer); !lost.empty())
     return std::unexpected(lost + ". Report task_failed with retry \"forbidden\" and this message: the hook removes "
                                   "them from any commit, and the person must fix it first");
   WorkerCommit out{*hash, files_of_commits(root, {*hash}), {}};

@@ -33,6 +33,11 @@ struct Layout {
   std::filesystem::path spec_dir;     ///< absolute, normalized
   std::filesystem::path project_root; ///< nearest ancestor holding .git, else the working dir
   std::string spec_name;              ///< "SPC-001-auth" (directory name)
+  /// What this spec's commits carry in their `Spec:` trailer: the spec-centric directory's name
+  /// (spec_name); for GSD's layout the `.planning` directory's path in the project (".planning",
+  /// "apps/web/.planning"), which a clone under another directory name keeps. spec_name there is
+  /// the project directory's name, what an older harness wrote (still owned: owns_spec_trailer).
+  std::string spec_trailer;
   /// The numbered spec directories beside this one (`SPC-NNN-...`), by name: a commit carrying
   /// one of these names in its `Spec:` trailer is theirs even when it shares our SPC number.
   std::vector<std::string> sibling_specs;
@@ -60,8 +65,9 @@ struct Layout {
   std::filesystem::path research_file(PhaseNumber phase) const;
   /// The phase directory of a number, or nullptr.
   const PhaseDir* find_phase(PhaseNumber n) const;
-  /// Whether a commit's `Spec:` trailer says the commit is this spec's: its name, or an earlier
-  /// name of this directory (same SPC number, no such directory beside it; spec::same_spec).
+  /// Whether a commit's `Spec:` trailer says the commit is this spec's: spec_trailer, its name, or
+  /// an earlier name of this directory (same SPC number, no such directory beside it;
+  /// spec::same_spec).
   bool owns_spec_trailer(std::string_view trailer) const;
   /// Path relative to the spec directory, for display.
   std::string relative(const std::filesystem::path& p) const;

@@ -23,9 +23,9 @@ struct ScriptTask {
 /// (they count in `Task: i/n`) with no scripts.
 std::vector<ScriptTask> script_tasks(const spec::Plan& plan);
 
-/// `feat(03-02): <task name>` + blank line + `Plan: 03-02, Task: 2/3` + `Spec: SPC-...`.
+/// `feat(03-02): <task name>` + blank line + `Plan: 03-02, Task: 2/3` + `Spec: <spec_trailer>`.
 std::string task_commit_message(const spec::Plan& plan, const ScriptTask& task, int task_count,
-                                 const std::string& spec_name);
+                                 const std::string& spec_trailer);
 
 /// Facts of a finished run, for the SUMMARY.
 struct ScriptRunRecord {
