@@ -31,6 +31,7 @@ Plans:
 **Depends on**: Phase 1
 Plans:
 - [ ] 02-01: tags
+- [ ] 02-02: tags checked
 EOF
 state='# Project State
 
@@ -87,6 +88,29 @@ must_pass:
 echo tags > src/tags.txt
 ```
 EOF
+cat >"$g/phases/02-tags/02-02-PLAN.md" <<'EOF'
+---
+phase: 02-tags
+plan: 02
+depends_on: ["01"]
+files_modified: [src/checked.txt]
+autonomous: false
+---
+```bash
+echo checked > src/checked.txt
+```
+
+<tasks>
+<task type="checkpoint:human-verify" gate="blocking">
+  <what-built>Tags on the list page</what-built>
+  <how-to-verify>
+    1. Run: notes list
+    2. See the tags column
+  </how-to-verify>
+  <resume-signal>Type "approved"</resume-signal>
+</task>
+</tasks>
+EOF
 (cd "$p" && git init -q && git add .planning && git commit -qm 'docs: plan phases 1 and 2')
 # GSD's executor: a commit per task, then the SUMMARY, then its own docs commit.
 for id in 01-01 01-02; do
@@ -108,8 +132,12 @@ rc=0
 out=$(cat "$tmp/run.out")
 [[ $rc -eq 0 && $out == *"run_finished       : complete"* ]] || fail "the run (exit $rc): $out"
 started=$(grep -o 'task_started  *[^ ]*' <<<"$out" | awk '{print $2}' | sort | tr '\n' ' ')
-[[ $started == "execute:02-01 final verify-phase:01 verify-phase:02 verify-plan:01-01 verify-plan:01-02 verify-plan:02-01 " ]] ||
+[[ $started == "execute:02-01 execute:02-02 final verify-phase:01 verify-phase:02 verify-plan:01-01 verify-plan:01-02 verify-plan:02-01 verify-plan:02-02 verify-plan:02-02 " ]] ||
   fail "tasks run (phase 1 must be verified, not executed again): $started"
+# The person asked to approve 02-02 is told what GSD's checkpoint task says to look at (--yes answers;
+# the approved checkpoint comes back as a second verify-plan:02-02).
+[[ $out == *"verification of 02-02: automated checks passed ("*"); built: Tags on the list page; to check: 1. Run: notes list 2. See the tags column"* ]] ||
+  fail "02-02's checkpoint question: $(grep 02-02 <<<"$out")"
 # What GSD wrote stays; harness adds its verification's outcome to the frontmatter.
 [[ $(grep -v '^verification: passed$' "$g/phases/01-core/01-01-SUMMARY.md") == "$(cat "$tmp/summary.before")" ]] ||
   fail "GSD's SUMMARY was rewritten: $(cat "$g/phases/01-core/01-01-SUMMARY.md")"
@@ -127,5 +155,5 @@ rc=0
 (cd "$tmp/elsewhere" && "$cli" verify . --final >"$tmp/final.out" 2>&1) || rc=$?
 [[ $rc -eq 0 ]] || fail "verify --final in a clone under another name (exit $rc): $(cat "$tmp/final.out")"
 st=$(cd "$tmp/elsewhere" && "$cli" status .)
-[[ $st == "elsewhere: 3/3 plans verified (100%), 3 executed, complete"* ]] || fail "status in the clone: $st"
+[[ $st == "elsewhere: 4/4 plans verified (100%), 4 executed, complete"* ]] || fail "status in the clone: $st"
 echo "ok"

@@ -88,7 +88,9 @@ TEST_CASE("A GSD checkpoint task asks a person as checkpoints: would") {
   dir.write(".planning/phases/01-base/01-01-PLAN.md",
             "---\nphase: 01-base\nplan: 01\ndepends_on: []\nfiles_modified: [a.txt]\nautonomous: true\n---\n\n<tasks>\n"
             "<task type=\"auto\">\n  <name>build</name>\n</task>\n<task type=\"checkpoint:human-verify\" gate=\"blocking\">\n"
-            "  <what-built>the page</what-built>\n</task>\n<task type=\"checkpoint:decision\">\n  <name>pick</name>\n</task>\n"
+            "  <what-built>the page</what-built>\n  <how-to-verify>\n    1. Run: npm run dev\n    2. Visit\thttp://localhost:3000\n"
+            "  </how-to-verify>\n  <resume-signal>Type approved</resume-signal>\n</task>\n"
+            "<task type=\"checkpoint:decision\">\n  <name>pick</name>\n  <how-to-verify>not a verification</how-to-verify>\n</task>\n"
             "</tasks>\n");
   const auto loaded = load_project(dir);
   const auto* spec = &loaded;
@@ -97,6 +99,8 @@ TEST_CASE("A GSD checkpoint task asks a person as checkpoints: would") {
   CHECK(plan.checkpoints == std::vector<std::string>{"checkpoint:human-verify", "checkpoint:decision"});
   CHECK(checkpoint_kinds(plan) == std::vector<CheckpointKind>{CheckpointKind::verification, CheckpointKind::decision});
   CHECK(needs_approval(plan, ExecutorAsked::yes));
+  // What the person approving the verification is told to look at, as one line.
+  CHECK(plan.human_check == "built: the page; to check: 1. Run: npm run dev 2. Visit http://localhost:3000");
 }
 
 TEST_CASE("A GSD objective with a blank line in it still names the plan") {

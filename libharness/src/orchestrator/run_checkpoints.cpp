@@ -128,6 +128,8 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
       auto e = sched::make_event(EventType::checkpoint, a.task);
       e.worker_alive = false;
       e.detail = fmt::format("verification of {}: automated checks passed ({})", a.subject, out.message);
+      // What the plan's author asked the person to look at (GSD's checkpoint:human-verify task).
+      if (!plan->human_check.empty()) e.detail += "; " + util::clipped(plan->human_check, 600);
       end_session(sid, "checks passed; checkpoint opened");
       return feed(e);
     }

@@ -240,6 +240,34 @@ std::optional<std::string> same_phase_plan_id(PhaseNumber phase, std::string_vie
   return plan_id_of(phase, number);
 }
 
+namespace {
+
+/// `text` with every run of white space one blank, trimmed: a GSD element's indented lines as
+/// one line of a question.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (char c : util::printable(text, false)) {
+    const bool blank = c == ' ';
+    if (blank && (out.empty() || out.back() == ' ')) continue;
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+/// Appends the <what-built> and <how-to-verify> of the checkpoint task starting at `from` in
+/// `text` to plan.human_check.
+void add_human_check(std::string_view text, size_t from, Plan& plan) {
+  std::string said;
+  if (auto built = detail::element_text(text, "what-built", from); built && !one_line(*built).empty())
+    said = "built: " + one_line(*built);
+  if (auto how = detail::element_text(text, "how-to-verify", from); how && !one_line(*how).empty())
+    said += (said.empty() ? "" : "; ") + std::string("to check: ") + one_line(*how);
+  if (!said.empty()) plan.human_check += (plan.human_check.empty() ? "" : "; ") + said;
+}
+
+} // namespace
+
 void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
   bool in_objective_section = false;
   for (auto& b : markdown_blocks(body, first_line)) {
@@ -273,6 +301,7 @@ void scan_plan_body(std::string_view body, int first_line, Plan& plan) {
             if (parse_checkpoint_kind(value) &&
                 std::ranges::none_of(plan.checkpoints, [&](const std::string& c) { return parse_checkpoint_kind(c) == parse_checkpoint_kind(value); }))
               plan.checkpoints.emplace_back(value);
+            if (value == "checkpoint:human-verify") add_human_check(std::string_view(b.text).substr(0, end), pos, plan);
           }
         }
         pos += 5;

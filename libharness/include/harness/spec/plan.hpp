@@ -83,6 +83,9 @@ struct Plan {
   MustHaves must_haves;
   std::vector<std::string> user_setup; ///< each entry as compact text
   bool gap_closure = false;
+  /// A `checkpoint:human-verify` task's `<what-built>` and `<how-to-verify>`, on one line ("built:
+  /// ...; to check: ..."): what the person asked to approve the plan's verification is told.
+  std::string human_check;
 
   // Body
   std::string title;               ///< `title:`, else the first `# ` heading, else the objective's first sentence
