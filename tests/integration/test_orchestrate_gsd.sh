@@ -32,6 +32,13 @@ Plans:
 Plans:
 - [ ] 02-01: tags
 - [ ] 02-02: tags checked
+
+## Progress
+
+| Phase | Plans Complete | Status | Completed |
+|-------|----------------|--------|-----------|
+| 1. Core | 2/2 | Complete | 2025-11-18 |
+| 2. Tags | 0/2 | Not started | - |
 EOF
 state='# Project State
 
@@ -148,6 +155,11 @@ grep -q "2 commits GSD made ('feat(01-01): write src/store.txt'), without traile
 log=$(cd "$p" && git log --format=%B --grep 'Plan: 02-01')
 [[ $log == *"Spec: .planning"* && $log != *"Spec: notes"* ]] || fail "02-01's commits' spec trailer: $log"
 [[ -z $(cd "$p" && git status --porcelain) ]] || fail "left uncommitted: $(cd "$p" && git status --porcelain)"
+
+# GSD's ROADMAP: the checkboxes ticked and the Progress table's rows as GSD keeps them.
+grep -q '^- \[x\] 02-02: tags checked$' "$g/ROADMAP.md" || fail "ROADMAP checkboxes: $(cat "$g/ROADMAP.md")"
+grep -q '^| 1. Core | 2/2 | Complete | 2025-11-18 |$' "$g/ROADMAP.md" || fail "ROADMAP phase 1 row: $(cat "$g/ROADMAP.md")"
+grep -Eq '^\| 2\. Tags \| 2/2 \| Complete \| 20[0-9]{2}-[0-9]{2}-[0-9]{2} \|$' "$g/ROADMAP.md" || fail "ROADMAP phase 2 row: $(cat "$g/ROADMAP.md")"
 
 # A teammate's clone under another name: the same plans, the same commits, all verified.
 git clone -q "$p" "$tmp/elsewhere"

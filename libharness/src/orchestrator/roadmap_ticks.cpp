@@ -2,8 +2,11 @@
 
 #include "harness/spec/phase_number.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace harness::orchestrator {
 namespace {
@@ -41,20 +44,89 @@ std::optional<bool> done_state(std::string_view item, const graph::Progress& p) 
   return std::nullopt;
 }
 
+/// The cells of a table line `| a | b |`, trimmed; empty when the line is no table row.
+std::vector<std::string> table_cells(std::string_view line) {
+  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
+  if (line.size() < 2 || line.front() != '|' || line.back() != '|') return {};
+  std::vector<std::string> cells;
+  line = line.substr(1, line.size() - 2);
+  for (std::size_t at = 0;;) {
+    const std::size_t bar = line.find('|', at);
+    std::string_view cell = line.substr(at, bar == std::string_view::npos ? std::string_view::npos : bar - at);
+    while (!cell.empty() && cell.front() == ' ') cell.remove_prefix(1);
+    while (!cell.empty() && cell.back() == ' ') cell.remove_suffix(1);
+    cells.emplace_back(cell);
+    if (bar == std::string_view::npos) return cells;
+    at = bar + 1;
+  }
+}
+
+/// Where GSD's Progress table keeps each column, from its header row; nullopt for another table.
+struct ProgressColumns {
+  std::size_t plans = 0, status = 0, completed = 0;
+};
+
+std::optional<ProgressColumns> progress_columns(const std::vector<std::string>& header) {
+  std::optional<std::size_t> phase, plans, status, completed;
+  for (std::size_t i = 0; i < header.size(); ++i) {
+    if (header[i] == "Phase") phase = i;
+    else if (header[i] == "Plans Complete") plans = i;
+    else if (header[i] == "Status") status = i;
+    else if (header[i] == "Completed") completed = i;
+  }
+  if (phase != 0u || !plans || !status || !completed) return std::nullopt;
+  return ProgressColumns{*plans, *status, *completed};
+}
+
+/// `row` (a line of the table) as the phase's progress says, or as it is.
+std::string progress_row(const std::string& row, const ProgressColumns& col, const graph::Progress& p, std::string_view today) {
+  auto cells = table_cells(row);
+  if (cells.size() <= std::max({col.plans, col.status, col.completed})) return row;
+  const auto number = spec::parse_phase_number(number_prefix(cells[0]));
+  if (!number) return row;
+  const graph::PhaseProgress* ph = nullptr;
+  for (const auto& candidate : p.phases)
+    if (candidate.number == *number) ph = &candidate;
+  if (!ph || ph->plans == 0) return row; // not planned yet: what GSD wrote stands
+  auto before = cells;
+  cells[col.plans] = std::to_string(ph->verified) + "/" + std::to_string(ph->plans);
+  const bool has_date = cells[col.completed].size() >= 10 && std::isdigit(static_cast<unsigned char>(cells[col.completed][0]));
+  if (ph->state == "verified") {
+    cells[col.status] = "Complete";
+    if (!has_date) cells[col.completed] = std::string(today);
+  } else {
+    if (ph->executed > 0 || ph->verified > 0 || cells[col.status] == "Complete") cells[col.status] = "In progress";
+    if (cells[col.status] == "In progress") cells[col.completed] = "-";
+  }
+  if (cells == before) return row;
+  std::string out = "|";
+  for (const auto& c : cells) out += " " + c + " |";
+  return out + (row.ends_with('\n') ? "\n" : "");
+}
+
 } // namespace
 
-std::string tick_roadmap(std::string_view roadmap, const graph::Progress& progress) {
+std::string tick_roadmap(std::string_view roadmap, const graph::Progress& progress, std::string_view today) {
   std::string out;
   out.reserve(roadmap.size());
   std::string_view fence; // the marker of the open code fence, if any
+  bool in_table = false;                 // the previous line was a table's
+  std::optional<ProgressColumns> table; // inside GSD's Progress table: its columns
   for (std::size_t pos = 0; pos < roadmap.size();) {
     std::size_t nl = roadmap.find('\n', pos);
     const std::size_t end = nl == std::string_view::npos ? roadmap.size() : nl + 1;
-    std::string line(roadmap.substr(pos, end - pos));
+    // body (and fence, kept across lines) view the input, which outlives every line's copy.
+    const std::string_view source = roadmap.substr(pos, end - pos);
+    std::string line(source);
     pos = end;
     const std::size_t indent = line.find_first_not_of(" \t");
-    const std::string_view body = indent == std::string::npos ? std::string_view() : std::string_view(line).substr(indent);
-    if (!fence.empty()) {
+    const std::string_view body = indent == std::string::npos ? std::string_view() : source.substr(indent);
+    const bool row = fence.empty() && body.starts_with("|");
+    if (row) {
+      const bool delimiter = body.find_first_not_of("|-: \r\n") == std::string_view::npos;
+      if (!in_table) table = progress_columns(table_cells(body)); // the header row
+      else if (table && !delimiter) line = line.substr(0, indent) + progress_row(std::string(body), *table, progress, today);
+    } else if (!fence.empty()) {
       if (body.starts_with(fence)) fence = {};
     } else if (body.starts_with("```") || body.starts_with("~~~")) {
       fence = body.substr(0, 3);
@@ -65,6 +137,7 @@ std::string tick_roadmap(std::string_view roadmap, const graph::Progress& progre
         if (*done != ticked) line[indent + 3] = *done ? 'x' : ' ';
       }
     }
+    in_table = row;
     out += line;
   }
   return out;

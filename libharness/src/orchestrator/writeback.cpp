@@ -12,10 +12,24 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <ctime>
 #include <set>
 #include <unistd.h>
 
 namespace harness::orchestrator {
+namespace {
+
+/// Today in UTC, "2026-11-25": the date a phase GSD's Progress table shows as completed.
+std::string utc_date() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+} // namespace
 
 std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status) {
   auto text = util::read_file(summary);
@@ -78,7 +92,7 @@ double roadmap_minutes(const spec::Spec& spec) {
 std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& spec, const std::string& text,
                                                               const graph::Progress& p, double total_minutes,
                                                               bool running) {
-  std::string ticked = tick_roadmap(text, p);
+  std::string ticked = tick_roadmap(text, p, utc_date());
   if (!spec.roadmap || !spec.roadmap->has_frontmatter) return ticked;
   int completed_phases = 0;
   std::string current = p.phases.empty() ? "" : spec::to_string(p.phases.back().number);

@@ -48,7 +48,7 @@ std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& 
 
 /// Updates ROADMAP.md's frontmatter from the progress (`total_minutes` of execution, every run's,
 /// as the velocity's total; a roadmap without frontmatter gets none) and ticks its body's plan and
-/// phase checkboxes (tick_roadmap). The error: the file could not be read or its frontmatter not
+/// phase checkboxes and GSD's Progress table (tick_roadmap, dated today in UTC). The error: the file could not be read or its frontmatter not
 /// updated; a failed write is RoadmapWrite::write_error.
 std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& progress,
                                                         double total_minutes, bool running);
