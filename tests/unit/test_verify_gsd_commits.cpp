@@ -133,6 +133,7 @@ TEST_CASE("a GSD project's commits carry the .planning directory's path as their
   GsdProject p;
   const auto s = p.spec();
   CHECK(s.layout.spec_trailer == ".planning");
+  CHECK(s.layout.command_argument() == ".");
   CHECK(s.layout.spec_name == p.root.filename().string());
   CHECK(s.layout.owns_spec_trailer(".planning"));
   CHECK(s.layout.owns_spec_trailer(s.layout.spec_name)); // what an older harness wrote here
@@ -168,5 +169,6 @@ TEST_CASE("a GSD project below the repository's root is told apart from another 
   REQUIRE(s);
   CHECK(s->layout.spec_name == "web");
   CHECK(s->layout.spec_trailer == "apps/web/.planning");
+  CHECK(s->layout.command_argument() == "apps/web"); // what the user ran, not apps/web/.planning
   CHECK_FALSE(s->layout.owns_spec_trailer(".planning"));
 }

@@ -108,11 +108,9 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
     std::string why = out.message;
     if (auto n = ran_nothing.find(a.subject); a.kind == TaskKind::verify_plan && n != ran_nothing.end()) {
       // Executing again cannot change the outcome: say what can.
-      std::error_code ec;
       why += fmt::format("; executing {} again ran none of its tasks ({} committed, and a committed task does not run "
                          "again): if its PLAN was wrong, fix it, then harness-cli redo {} {}[:TASK]",
-                         a.subject, n->second, fs::relative(spec.layout.spec_dir, spec.layout.project_root, ec).generic_string(),
-                         a.subject);
+                         a.subject, n->second, spec_arg(), a.subject);
     }
     end_session(sid, why, false);
     return fail(a.task, sched::FailureClass::verification_failed, why);

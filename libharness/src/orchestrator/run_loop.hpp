@@ -253,11 +253,7 @@ struct Orchestrator::Impl {
   void end_session(const std::string& sid, const std::string& message, bool ok = true);
   const spec::Plan* plan_of(const sched::Action& a) const { return spec.find_plan(a.subject); }
   /// The spec directory as a user names it from the project root (for the commands we suggest).
-  std::string spec_arg() const {
-    std::error_code ec;
-    auto rel = fs::relative(spec.layout.spec_dir, spec.layout.project_root, ec);
-    return ec || rel.empty() ? spec.layout.spec_dir.string() : rel.string();
-  }
+  std::string spec_arg() const { return spec.layout.command_argument(); }
 
   std::string render_prompt(const Session& s);
   /// What the store could not record (a session's end, the files to commit, an answer: "store:

@@ -110,6 +110,14 @@ std::string Layout::spec_dir_in_project() const {
   return rel.empty() || rel == "." || rel.starts_with("..") ? std::string() : rel + "/";
 }
 
+std::string Layout::command_argument() const {
+  const fs::path dir = kind == LayoutKind::legacy_gsd ? spec_dir.parent_path() : spec_dir;
+  std::error_code ec;
+  const fs::path rel = fs::relative(dir, project_root, ec);
+  if (ec || rel.empty() || *rel.begin() == "..") return dir.string();
+  return rel.string();
+}
+
 std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, const fs::path& cwd) {
   std::error_code ec;
   fs::path dir = fs::absolute(spec_dir_in, ec);

@@ -75,6 +75,11 @@ struct Layout {
   /// ("docs/specs/SPC-001-x/"): the prefix of every git path inside it. Empty when the spec
   /// directory is the project root or outside it.
   std::string spec_dir_in_project() const;
+  /// How a harness-cli command names this spec, relative to the project root: the spec directory
+  /// ("docs/specs/SPC-001-x"), or for GSD's layout the directory holding `.planning` (".",
+  /// "apps/web"): what a message tells the user to run again, as they ran it. The absolute spec
+  /// directory when it lies outside the project.
+  std::string command_argument() const;
 };
 
 /// Discovers the layout of `spec_dir` (which must exist). `cwd` is used as the project root when
