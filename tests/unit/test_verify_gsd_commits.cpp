@@ -41,9 +41,9 @@ struct GsdProject {
     REQUIRE(s->valid());
     return std::move(*s);
   }
-  verify::CheckResult commits_check(const std::string& plan_id) const {
+  verify::CheckResult commits_check(const std::string& plan_id, const verify::VerifyOptions& opt = {}) const {
     const auto s = spec();
-    const auto report = verify::verify_plan(s, *s.find_plan(plan_id));
+    const auto report = verify::verify_plan(s, *s.find_plan(plan_id), opt);
     for (const auto& r : report.results)
       if (r.id == "commits") return r;
     FAIL("no commits check");
@@ -96,6 +96,45 @@ TEST_CASE("a plan GSD executed before harness ran the project passes the commits
     CHECK_THAT(c.message, Catch::StartsWith("3 commits GSD made ('feat(01-01): write a')"));
     CHECK_THAT(c.message, Catch::Contains("src/extra.py"));
   }
+  SECTION("a later fix GSD made under 01-01's name to another plan's file is said, not held against 01-01") {
+    // Review T, finding 3: GSD's executor fixes earlier plans' files as `fix(<running plan>): ...`.
+    p.dir.write("src/b.py", "B = 0\n");
+    p.git("add src/b.py && git commit -qm 'fix(01-01): a typo in b'");
+    c = p.commits_check("01-01");
+    CHECK(c.status == verify::CheckStatus::passed);
+    CHECK_THAT(c.message, Catch::Contains("src/b.py (plan 01-02's)"));
+    CHECK_THAT(c.message, Catch::EndsWith("one of them changes another plan's declared files (a commit names 01-01 in its "
+                                          "subject only: a fix made under its name?)"));
+  }
+  SECTION("a clone too shallow for the trailers but holding GSD's commits counts them") {
+    // Review T, finding 5: CI's default fetch depth made every GSD-executed plan unreadable.
+    test::TempDir ci;
+    test::sh(ci.path, fmt::format("git clone -q --depth 2 'file://{}' c", p.root.string()));
+    const fs::path clone = fs::canonical(ci.path / "c");
+    auto s = spec::load_spec(clone, clone);
+    REQUIRE(s);
+    verify::VerifyOptions opt;
+    opt.history = worker::HistoryDepth::shallow;
+    const auto report = verify::verify_plan(*s, *s->find_plan("01-01"), opt);
+    for (const auto& r : report.results)
+      if (r.id == "commits") {
+        CHECK(r.status == verify::CheckStatus::passed);
+        CHECK_FALSE(r.history_cut);
+      }
+  }
+  SECTION("after `harness-cli redo` of the plan, GSD's commits before it are no longer its work") {
+    p.git("commit -q --allow-empty -m 'chore(notes): run 01-01 again' -m 'Redo: 01-01' -m 'Spec: .planning'");
+    c = p.commits_check("01-01");
+    CHECK(c.status == verify::CheckStatus::failed);
+    CHECK(c.message == "no commit carries 'Plan: 01-01'");
+    // Another spec's marker is not this one's redo.
+    p.git("commit -q --allow-empty -m 'chore(x): run 01-01 again' -m 'Redo: 01-01' -m 'Spec: apps/x/.planning'");
+    p.dir.write("src/a.py", "A = 3\n");
+    p.git("commit -qam 'feat(01-01): write a again'");
+    c = p.commits_check("01-01");
+    CHECK(c.status == verify::CheckStatus::passed);
+    CHECK(c.message == "1 commit GSD made ('feat(01-01): write a again'), without trailers: not told apart by task");
+  }
   SECTION("commits harness made with trailers are the plan's work; GSD's subjects are not looked for then") {
     p.dir.write("src/a.py", "A = 2\n");
     p.git("add src/a.py && git commit -qm 'feat(01-01): again' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: .planning'");
@@ -103,6 +142,48 @@ TEST_CASE("a plan GSD executed before harness ran the project passes the commits
     CHECK(c.status == verify::CheckStatus::passed);
     CHECK(c.message == "1 commit, 1 of 1 tasks covered");
   }
+}
+
+TEST_CASE("GSD's SUMMARY commit alone is no plan's work", "[verify][gsd]") {
+  // Review T, finding 2: `docs(01-02): complete ... plan` exists for every plan GSD finished,
+  // committed work or not.
+  GsdProject p;
+  p.dir.write(".planning/phases/01-core/01-02-SUMMARY.md", "---\nphase: 01-core\nplan: 02\n---\n# done\n");
+  p.git("add .planning && git commit -qm 'docs(01-02): complete write-b plan'");
+  auto c = p.commits_check("01-02");
+  CHECK(c.status == verify::CheckStatus::failed);
+  CHECK(c.message == "the commit GSD made for 01-02 ('docs(01-02): complete write-b plan') changes only its planning "
+                     "documents: none holds its work (src/b.py)");
+}
+
+TEST_CASE("GSD commits count for the GSD project they change, not for another in the same repository", "[verify][gsd]") {
+  // Review T, finding 1: apps/a's `feat(01-02)` verified apps/b's 01-02, which had no work at all.
+  test::set_git_identity();
+  test::TempDir dir;
+  for (const char* app : {"a", "b"}) {
+    dir.write(fmt::format("apps/{}/.planning/ROADMAP.md", app), "# Roadmap\n\n## Phase 1: Core\n");
+    dir.write(fmt::format("apps/{}/.planning/phases/01-core/01-01-PLAN.md", app),
+              fmt::format("---\nphase: 01-core\nplan: 01\ndepends_on: []\nfiles_modified: [apps/{}/src/x.py]\n---\n"
+                          "<tasks>\n<task type=\"auto\">\n  <name>write x</name>\n</task>\n</tasks>\n",
+                          app));
+  }
+  dir.write("apps/a/src/x.py", "x\n");
+  test::sh(dir.path, "git init -q && git add -A && git commit -qm plans && "
+                     "git commit -q --allow-empty -m 'chore: nothing' && echo y >> apps/a/src/x.py && "
+                     "git commit -qam 'feat(01-01): write x'");
+  auto check = [&](const char* app) {
+    auto s = spec::load_spec(dir.path / "apps" / app, dir.path);
+    REQUIRE(s);
+    const auto report = verify::verify_plan(*s, s->plans.at(0));
+    for (const auto& r : report.results)
+      if (r.id == "commits") return r;
+    FAIL("no commits check");
+    return verify::CheckResult{};
+  };
+  CHECK(check("a").status == verify::CheckStatus::passed);
+  const auto b = check("b");
+  CHECK(b.status == verify::CheckStatus::failed);
+  CHECK(b.message == "no commit carries 'Plan: 01-01'");
 }
 
 TEST_CASE("GSD-style subjects count only in GSD's layout", "[verify][gsd]") {

@@ -5,6 +5,7 @@
 
 #include "harness/spec/done_state.hpp"
 #include "harness/worker/git_history.hpp"
+#include "harness/worker/gsd_commits.hpp"
 #include "harness/worker/trailers.hpp"
 
 #include <fmt/format.h>
@@ -34,8 +35,13 @@ std::set<std::string> plans_with_commits(const spec::Layout& layout) {
   const auto log = worker::run_git(layout.project_root, worker::trailer_log_args(false));
   std::set<std::string> out;
   if (log.exit_code != 0) return out;
-  for (const auto& c : worker::parse_trailer_log(log.out, false))
+  // In GSD's layout a plan GSD executed has only commits naming it in their subjects
+  // (worker/gsd_commits.hpp), which verification counts as its work too.
+  const bool gsd = layout.kind == spec::LayoutKind::legacy_gsd;
+  for (const auto& c : worker::parse_trailer_log(log.out, false, gsd))
     if (!c.plan.empty() && layout.owns_spec_trailer(c.spec)) out.insert(c.plan);
+    else if (gsd && c.plan.empty() && c.redo.empty())
+      if (auto id = worker::plan_of_gsd_subject(c.subject); !id.empty()) out.insert(std::move(id));
   return out;
 }
 

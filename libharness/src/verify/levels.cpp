@@ -185,6 +185,14 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   if (opt.trailers) found = opt.trailers->commits_for(plan.id);
   else if (facts.commits)
     if (const auto it = facts.commits->find(plan.id); it != facts.commits->end()) found = it->second;
+  // A plan GSD executed before harness ran the project (read only when no trailer commit of this
+  // spec names it): its commits name it in their subjects. They count as its work (not doing it
+  // again is the point); their tasks cannot be told apart.
+  bool by_subject = false;
+  if (const auto it = facts.gsd_commits.find(plan.id); it != facts.gsd_commits.end()) {
+    found = it->second;
+    by_subject = true;
+  }
   if (found.empty() && opt.history == worker::HistoryDepth::shallow) {
     out.push_back(item(plan, "commits", "commits", CheckStatus::error,
                        fmt::format("not readable here: the clone is shallow and holds no commit carrying 'Plan: {}' "
@@ -198,16 +206,8 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   const bool any_plan_commit = !found.empty();
   std::set<std::string> other_specs; // named when none is this spec's: a rename shows as one of them
   for (const auto& c : found)
-    if (!spec.layout.owns_spec_trailer(c.spec)) other_specs.insert(c.spec.empty() ? "(none)" : c.spec);
-  std::erase_if(found, [&](const worker::TrailerCommit& c) { return !spec.layout.owns_spec_trailer(c.spec); });
-  // A plan GSD executed before harness ran the project: its commits name it in their subjects.
-  // They count as its work (not doing it again is the point); their tasks cannot be told apart.
-  bool by_subject = false;
-  if (found.empty())
-    if (const auto it = facts.gsd_commits.find(plan.id); it != facts.gsd_commits.end()) {
-      found = it->second;
-      by_subject = true;
-    }
+    if (!by_subject && !spec.layout.owns_spec_trailer(c.spec)) other_specs.insert(c.spec.empty() ? "(none)" : c.spec);
+  if (!by_subject) std::erase_if(found, [&](const worker::TrailerCommit& c) { return !spec.layout.owns_spec_trailer(c.spec); });
   std::vector<std::string> files;
   if (opt.trailers) files = opt.trailers->files_of(found);
   else
@@ -229,11 +229,24 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
       uncovered += fmt::format("{}task {} '{}'", uncovered.empty() ? "" : ", ", i, plan.tasks[static_cast<std::size_t>(i - 1)].name);
   std::map<std::string, std::vector<std::string>> in_submodules;
   const auto uncommitted = uncommitted_files(plan, spec.layout.project_root, facts, in_submodules);
-  const CheckStatus st = found.empty() || !uncommitted.empty() || !in_submodules.empty() || taken > 0 ? CheckStatus::failed
-                                                                                                       : CheckStatus::passed;
+  // GSD commits its SUMMARY as `docs(01-02): complete ... plan` whether or not the work was
+  // committed: those alone hold none of a plan that declares files.
+  const std::string docs = spec.layout.spec_dir_in_project();
+  const bool only_documents = by_subject && !plan.files_modified.empty() && !docs.empty() &&
+                              std::ranges::all_of(files, [&](const std::string& f) { return f.starts_with(docs); });
+  // A GSD commit names a plan by subject only: a fix to another plan's file made under this
+  // plan's name is said, not held against the plan as a worker's write would be.
+  const bool taken_fails = taken > 0 && !by_subject;
+  const CheckStatus st = found.empty() || only_documents || !uncommitted.empty() || !in_submodules.empty() || taken_fails
+                             ? CheckStatus::failed
+                             : CheckStatus::passed;
   std::string msg = uncommitted.empty() ? std::string() : not_committed_message(uncommitted) + "; ";
   if (!in_submodules.empty()) msg += submodule_files_message(in_submodules) + "; ";
-  msg += by_subject ? fmt::format("{} commit{} GSD made ('{}'), without trailers: not told apart by task", found.size(),
+  msg += only_documents ? fmt::format("the commit{} GSD made for {} ('{}') change{} only its planning documents: none holds "
+                                       "its work ({})",
+                                       found.size() == 1 ? "" : "s", plan.id, found.back().subject, found.size() == 1 ? "s" : "",
+                                       fmt::join(plan.files_modified, ", "))
+      : by_subject ? fmt::format("{} commit{} GSD made ('{}'), without trailers: not told apart by task", found.size(),
                                    found.size() == 1 ? "" : "s", found.back().subject) // git lists newest first: its first commit
       : !any_plan_commit ? fmt::format("no commit carries 'Plan: {}'", plan.id)
       : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}': they carry 'Spec: {}' (another spec's, or this spec's "
@@ -244,7 +257,11 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   if (!outside.empty())
     msg += fmt::format("; {}{} (declare them: only declared writes keep parallel plans apart)", outside_files_label,
                        names_list(outside));
-  if (taken > 0)
+  if (taken > 0 && by_subject)
+    msg += fmt::format("; {} another plan's declared files (a commit names {} in its subject only: a fix made under its "
+                       "name?)",
+                       taken == 1 ? "one of them changes" : fmt::format("{} of them change", taken), plan.id);
+  else if (taken > 0)
     msg += fmt::format("; {} another plan's work, which {} must leave alone (or declare in its files_modified, so that "
                        "the scheduler keeps the two plans' writes apart)",
                        taken == 1 ? "one of them is" : fmt::format("{} of them are", taken), plan.id);

@@ -43,24 +43,39 @@ void fill_commit_files(const worker::TrailerIndex& trailers, const std::vector<c
   }
 }
 
-/// The GSD commits (gsd_commits.hpp) of `ids` that carry no `Plan:` trailer, by plan id, newest
-/// first; git's complaint when it cannot read the history.
+/// The GSD commits (gsd_commits.hpp) of `ids` that carry no `Plan:` trailer and change a file
+/// under `scope` (the GSD project's directory in the repository with a trailing '/', empty for the
+/// root: plan ids repeat in every GSD project of a repository), by plan id, newest first, up to
+/// the newest `harness-cli redo` of the whole plan by this spec (`ours`); git's complaint when it
+/// cannot read the history.
 std::expected<std::map<std::string, std::vector<worker::TrailerCommit>>, std::string>
-read_gsd_commits(const fs::path& root, const std::vector<std::string>& ids) {
+read_gsd_commits(const fs::path& root, const std::vector<std::string>& ids, const std::string& scope,
+                 const worker::SpecOwner& ours) {
   std::map<std::string, std::vector<worker::TrailerCommit>> out;
   for (std::size_t at = 0; at < ids.size(); at += k_args_per_command) {
     const std::vector<std::string> some(ids.begin() + static_cast<std::ptrdiff_t>(at),
                                         ids.begin() + static_cast<std::ptrdiff_t>(std::min(ids.size(), at + k_args_per_command)));
     auto args = worker::trailer_log_args(true);
-    args.insert(args.end(), {"--extended-regexp", "--grep", worker::gsd_subject_pattern(some)});
+    args.insert(args.end(), {"--extended-regexp", "--grep", worker::gsd_subject_pattern(some), "--grep",
+                             "^Redo: " + worker::plan_id_group(some) + "$"});
     const auto log = worker::run_git(root, args);
     if (log.exit_code != 0)
       return std::unexpected(fmt::format("git could not read the history (exit {}): {}", log.exit_code, log.messages()));
-    // --grep matches any line of the message: only a subject names the plan.
-    for (auto& c : worker::parse_trailer_log(log.out, true, true))
-      if (c.plan.empty() && c.redo.empty())
-        if (auto id = worker::plan_of_gsd_subject(c.subject); std::ranges::find(some, id) != some.end())
-          out[id].push_back(std::move(c));
+    std::set<std::string> redone; // plans a marker newer than the commits still to come names whole
+    for (auto& c : worker::parse_trailer_log(log.out, true, true)) {
+      if (!c.redo.empty()) {
+        if (ours(c.spec))
+          for (const auto& [plan, task] : c.redo)
+            if (task == 0) redone.insert(plan);
+        continue;
+      }
+      // --grep matches any line of the message: only a subject names the plan.
+      if (!c.plan.empty()) continue;
+      auto id = worker::plan_of_gsd_subject(c.subject);
+      if (std::ranges::find(some, id) == some.end() || redone.contains(id)) continue;
+      if (scope.empty() || std::ranges::any_of(c.files, [&](const std::string& f) { return f.starts_with(scope); }))
+        out[id].push_back(std::move(c));
+    }
   }
   return out;
 }
@@ -89,9 +104,10 @@ PlanGitFacts read_plan_git_facts(const spec::Spec& spec, const std::vector<const
   const fs::path& root = spec.layout.project_root;
   if (opt.trailers) fill_commit_files(*opt.trailers, plans);
   else {
-    // Every trailer commit once, instead of one walk of the whole history per plan.
+    // Every trailer commit once, instead of one walk of the whole history per plan; one plan's
+    // alone when it is asked alone (`verify SPEC PLAN` after each plan, in a long history).
     auto args = worker::trailer_log_args(true);
-    args.insert(args.end(), {"--fixed-strings", "--grep", "Plan: "});
+    args.insert(args.end(), {"--fixed-strings", "--grep", plans.size() == 1 ? "Plan: " + plans.front()->id : "Plan: "});
     const auto log = worker::run_git(root, args);
     if (log.exit_code != 0)
       facts.history_error = fmt::format("git could not read the history (exit {}): {}", log.exit_code, log.messages());
@@ -114,7 +130,9 @@ PlanGitFacts read_plan_git_facts(const spec::Spec& spec, const std::vector<const
       }
     }
     if (!without.empty()) {
-      auto gsd = read_gsd_commits(root, without);
+      std::string scope = spec.layout.command_argument();
+      scope = scope == "." ? std::string() : scope + "/";
+      auto gsd = read_gsd_commits(root, without, scope, [&](std::string_view s) { return spec.layout.owns_spec_trailer(s); });
       if (gsd) facts.gsd_commits = std::move(*gsd);
       else facts.history_error = gsd.error();
     }

@@ -33,16 +33,20 @@ std::string plan_of_gsd_subject(std::string_view subject) {
   return is_plan_id(id) ? std::string(id) : std::string();
 }
 
-std::string gsd_subject_pattern(const std::vector<std::string>& plan_ids) {
-  std::string alternatives;
+std::string plan_id_group(const std::vector<std::string>& plan_ids) {
+  std::string group = "(";
   for (const auto& id : plan_ids) {
-    if (!alternatives.empty()) alternatives += '|';
+    if (group.size() > 1) group += '|';
     for (char c : id) {
-      if (c == '.') alternatives += '\\'; // the only ERE special character a plan id holds
-      alternatives += c;
+      if (c == '.') group += '\\'; // the only ERE special character a plan id holds
+      group += c;
     }
   }
-  return "^[a-z]+\\((" + alternatives + ")\\): ";
+  return group + ")";
+}
+
+std::string gsd_subject_pattern(const std::vector<std::string>& plan_ids) {
+  return "^[a-z]+\\(" + plan_id_group(plan_ids) + "\\): ";
 }
 
 } // namespace harness::worker

@@ -14,8 +14,11 @@ namespace harness::worker {
 /// subject is not one (`docs(phase-01): ...`, `feat: x`, `feat(api): x`).
 std::string plan_of_gsd_subject(std::string_view subject);
 
-/// A `git log -E --grep` pattern (POSIX extended) matching the subject lines of GSD commits for
-/// these plan ids, and only those ids: git then lists far fewer commits than the whole history.
+/// `(01-01|02\.1-03)`: a POSIX extended group matching exactly these plan ids.
+std::string plan_id_group(const std::vector<std::string>& plan_ids);
+
+/// A `git log -E --grep` pattern matching the subject lines of GSD commits for these plan ids, and
+/// only those ids: git then lists far fewer commits than the whole history.
 std::string gsd_subject_pattern(const std::vector<std::string>& plan_ids);
 
 } // namespace harness::worker
