@@ -157,7 +157,9 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     RedoPlan out;
     out.plan = t.plan;
     out.tasks = t.tasks;
-    for (auto& [task, hash] : worker::committed_tasks(root, t.plan, [&](std::string_view s) { return layout.owns_spec_trailer(s); }))
+    const auto standing = worker::committed_tasks(root, t.plan, [&](std::string_view s) { return layout.owns_spec_trailer(s); });
+    out.no_task_commits = standing.empty();
+    for (auto& [task, hash] : standing)
       if (t.tasks.empty() || std::binary_search(t.tasks.begin(), t.tasks.end(), task)) out.undone.emplace_back(task, hash);
     if (const auto* phase = layout.find_phase(plan->phase)) {
       const fs::path summary = layout.summary_file(*phase, plan->id);
@@ -244,8 +246,14 @@ std::string redo_text(const RedoResult& result, std::string_view spec_arg) {
     }
     std::vector<std::string> hashes;
     for (const auto& [task, hash] : p.undone) hashes.push_back(fmt::format("task {} {}", task, short_hash(hash)));
-    out += fmt::format("{}: {} run{} again at the next orchestrate", p.plan, tasks_phrase(p.tasks),
-                       p.tasks.size() > 1 ? "" : "s");
+    // Named tasks of a plan none of whose commits names a task: nothing says the others are done.
+    const bool all = !p.tasks.empty() && p.no_task_commits && !p.summary.empty();
+    out += fmt::format("{}: {} run{} again at the next orchestrate", p.plan, all ? "every task" : tasks_phrase(p.tasks),
+                       p.tasks.size() > 1 && !all ? "" : "s");
+    if (all)
+      out += fmt::format(" (not only {}: no commit of {} carries a Task: trailer, as GSD's own commits do not, so none "
+                         "of its tasks counts as done)",
+                         tasks_phrase(p.tasks), p.plan);
     if (!hashes.empty()) out += fmt::format(" (earlier commits stay in history: {})", fmt::join(hashes, ", "));
     if (!p.summary.empty()) out += fmt::format("; removed {}", p.summary);
     out += "\n";

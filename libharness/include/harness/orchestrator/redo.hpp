@@ -31,6 +31,9 @@ struct RedoPlan {
   std::vector<int> tasks;                         ///< as asked; empty: every task
   std::vector<std::pair<int, std::string>> undone; ///< committed tasks that will run again (task, hash)
   std::string summary;                            ///< the SUMMARY removed (relative to the project); empty: none
+  /// No commit of the plan carries a `Task:` trailer (GSD executed it, before harness): with its
+  /// SUMMARY gone every task runs again, whichever were asked.
+  bool no_task_commits = false;
   /// Neither a SUMMARY nor a standing commit of the asked tasks: the plan runs anyway at the next
   /// orchestrate (or its tasks were marked before), so nothing was recorded for it.
   bool nothing_to_do() const { return undone.empty() && summary.empty(); }
