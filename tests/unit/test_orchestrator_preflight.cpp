@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <set>
 #include <sys/stat.h>
@@ -411,6 +413,23 @@ TEST_CASE("a shallow clone without the commits of executed plans is refused, wit
   CHECK(problems[0].fix == "git fetch --unshallow, or fetch-depth: 0 in CI, then run again");
   facts.shallow_plans_with_commits = std::set<std::string>{"01-01", "01-02"};
   CHECK(orchestrator::shallow_history_problems(s, facts).empty()); // deep enough
+}
+
+TEST_CASE("in a GSD project the plans with commits include those GSD executed, named by subject", "[orchestrator][preflight]") {
+  // Review T, finding 5: CI's shallow clone of a GSD-executed project was refused although it
+  // held GSD's commits.
+  test::set_git_identity();
+  test::TempDir dir;
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 1: Core\n");
+  for (const char* id : {"01", "02", "03"})
+    dir.write(fmt::format(".planning/phases/01-core/01-{}-PLAN.md", id), "---\ndepends_on: []\nfiles_modified: [a]\n---\n# x\n");
+  test::sh(dir.path, "git init -q && git add -A && git commit -qm 'docs: plans' && "
+                     "git commit -q --allow-empty -m 'feat(01-01): by GSD' && "
+                     "git commit -q --allow-empty -m 'feat(01-02): by harness' -m 'Plan: 01-02, Task: 1/1' -m 'Spec: .planning' && "
+                     "git commit -q --allow-empty -m 'feat(01-03): another spec' -m 'Plan: 01-03, Task: 1/1' -m 'Spec: x'");
+  const auto layout = spec::discover_layout(dir.path, dir.path);
+  REQUIRE(layout);
+  CHECK(orchestrator::plans_with_commits(*layout) == std::set<std::string>{"01-01", "01-02"});
 }
 
 TEST_CASE("a limit on open files too low for the slots is a start problem that names ulimit -n and the slots that fit",
