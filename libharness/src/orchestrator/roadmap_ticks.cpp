@@ -1,6 +1,7 @@
 #include "harness/orchestrator/roadmap_ticks.hpp"
 
 #include "harness/spec/phase_number.hpp"
+#include "harness/util/markdown_table.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -44,29 +45,12 @@ std::optional<bool> done_state(std::string_view item, const graph::Progress& p) 
   return std::nullopt;
 }
 
-/// The cells of a table line `| a | b |`, trimmed; empty when the line is no table row.
-std::vector<std::string> table_cells(std::string_view line) {
-  while (!line.empty() && (line.back() == '\n' || line.back() == '\r' || line.back() == ' ')) line.remove_suffix(1);
-  if (line.size() < 2 || line.front() != '|' || line.back() != '|') return {};
-  std::vector<std::string> cells;
-  line = line.substr(1, line.size() - 2);
-  for (std::size_t at = 0;;) {
-    const std::size_t bar = line.find('|', at);
-    std::string_view cell = line.substr(at, bar == std::string_view::npos ? std::string_view::npos : bar - at);
-    while (!cell.empty() && cell.front() == ' ') cell.remove_prefix(1);
-    while (!cell.empty() && cell.back() == ' ') cell.remove_suffix(1);
-    cells.emplace_back(cell);
-    if (bar == std::string_view::npos) return cells;
-    at = bar + 1;
-  }
-}
-
 /// Where GSD's Progress table keeps each column, from its header row; nullopt for another table.
 struct ProgressColumns {
   std::size_t plans = 0, status = 0, completed = 0;
 };
 
-std::optional<ProgressColumns> progress_columns(const std::vector<std::string>& header) {
+std::optional<ProgressColumns> progress_columns(const std::vector<std::string_view>& header) {
   std::optional<std::size_t> phase, plans, status, completed;
   for (std::size_t i = 0; i < header.size(); ++i) {
     if (header[i] == "Phase") phase = i;
@@ -80,7 +64,8 @@ std::optional<ProgressColumns> progress_columns(const std::vector<std::string>& 
 
 /// `row` (a line of the table) as the phase's progress says, or as it is.
 std::string progress_row(const std::string& row, const ProgressColumns& col, const graph::Progress& p, std::string_view today) {
-  auto cells = table_cells(row);
+  const auto read = util::table_cells(row);
+  std::vector<std::string> cells(read.begin(), read.end());
   if (cells.size() <= std::max({col.plans, col.status, col.completed})) return row;
   const auto number = spec::parse_phase_number(number_prefix(cells[0]));
   if (!number) return row;
@@ -101,7 +86,7 @@ std::string progress_row(const std::string& row, const ProgressColumns& col, con
   if (cells == before) return row;
   std::string out = "|";
   for (const auto& c : cells) out += " " + c + " |";
-  return out + (row.ends_with('\n') ? "\n" : "");
+  return out + (row.ends_with("\r\n") ? "\r\n" : row.ends_with('\n') ? "\n" : "");
 }
 
 } // namespace
@@ -123,8 +108,8 @@ std::string tick_roadmap(std::string_view roadmap, const graph::Progress& progre
     const std::string_view body = indent == std::string::npos ? std::string_view() : source.substr(indent);
     const bool row = fence.empty() && body.starts_with("|");
     if (row) {
-      const bool delimiter = body.find_first_not_of("|-: \r\n") == std::string_view::npos;
-      if (!in_table) table = progress_columns(table_cells(body)); // the header row
+      const bool delimiter = util::is_table_delimiter(body);
+      if (!in_table) table = progress_columns(util::table_cells(body)); // the header row
       else if (table && !delimiter) line = line.substr(0, indent) + progress_row(std::string(body), *table, progress, today);
     } else if (!fence.empty()) {
       if (body.starts_with(fence)) fence = {};

@@ -1,5 +1,7 @@
 #include "requirement_ids.hpp"
 
+#include "harness/util/markdown_table.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <vector>
@@ -25,23 +27,6 @@ std::string as_id(std::string_view cell) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
   });
   return id_chars ? std::string(cell) : std::string();
-}
-
-std::vector<std::string_view> cells(std::string_view row) {
-  row = trim(row);
-  if (row.starts_with('|')) row.remove_prefix(1);
-  if (row.ends_with('|')) row.remove_suffix(1);
-  std::vector<std::string_view> out;
-  for (std::size_t at = 0;;) {
-    const std::size_t bar = row.find('|', at);
-    out.push_back(trim(row.substr(at, bar == std::string_view::npos ? std::string_view::npos : bar - at)));
-    if (bar == std::string_view::npos) return out;
-    at = bar + 1;
-  }
-}
-
-bool is_separator_row(std::string_view row) {
-  return std::ranges::all_of(trim(row), [](char c) { return c == '|' || c == '-' || c == ':' || c == ' '; });
 }
 
 /// `- [ ] **AUTH-01**: text`, `* [x] **AUTH-01** text`, `- **AUTH-01**: text` -> "AUTH-01".
@@ -77,14 +62,14 @@ std::set<std::string, std::less<>> parse_requirement_ids(std::string_view text) 
     }
     if (!in_table) { // a table's header row
       in_table = true;
-      const auto head = cells(t);
+      const auto head = util::table_cells(t);
       std::string first(head.empty() ? std::string_view() : head.front());
       std::ranges::transform(first, first.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
       in_id_table = first == "id";
       continue;
     }
-    if (!in_id_table || is_separator_row(t)) continue;
-    if (auto id = as_id(cells(t).front()); !id.empty()) ids.insert(std::move(id));
+    if (!in_id_table || util::is_table_delimiter(t)) continue;
+    if (auto id = as_id(util::table_cells(t).front()); !id.empty()) ids.insert(std::move(id));
   }
   return ids;
 }
