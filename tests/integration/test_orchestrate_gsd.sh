@@ -40,6 +40,21 @@ Plans:
 | 1. Core | 2/2 | Complete | 2025-11-18 |
 | 2. Tags | 0/2 | Not started | - |
 EOF
+cat >"$g/REQUIREMENTS.md" <<'EOF'
+# Requirements: Notes
+
+- [x] **CORE-01**: notes are stored
+- [ ] **TAG-01**: notes have tags
+- [ ] **TAG-02**: tags are checked by a person
+
+## Traceability
+
+| Requirement | Phase | Status |
+|-------------|-------|--------|
+| CORE-01 | Phase 1 | Complete |
+| TAG-01 | Phase 2 | Pending |
+| TAG-02 | Phase 2 | Pending |
+EOF
 state='# Project State
 
 ## Current Position
@@ -83,6 +98,7 @@ cat >"$g/phases/02-tags/02-01-PLAN.md" <<'EOF'
 phase: 02-tags
 plan: 01
 depends_on: ["01-01"]
+requirements: [TAG-01]
 files_modified: [src/tags.txt]
 must_pass:
   - {id: tags, type: file_exists, path: src/tags.txt}
@@ -100,6 +116,7 @@ cat >"$g/phases/02-tags/02-02-PLAN.md" <<'EOF'
 phase: 02-tags
 plan: 02
 depends_on: ["01"]
+requirements: [TAG-02]
 files_modified: [src/checked.txt]
 autonomous: false
 ---
@@ -160,6 +177,10 @@ log=$(cd "$p" && git log --format=%B --grep 'Plan: 02-01')
 grep -q '^- \[x\] 02-02: tags checked$' "$g/ROADMAP.md" || fail "ROADMAP checkboxes: $(cat "$g/ROADMAP.md")"
 grep -q '^| 1. Core | 2/2 | Complete | 2025-11-18 |$' "$g/ROADMAP.md" || fail "ROADMAP phase 1 row: $(cat "$g/ROADMAP.md")"
 grep -Eq '^\| 2\. Tags \| 2/2 \| Complete \| 20[0-9]{2}-[0-9]{2}-[0-9]{2} \|$' "$g/ROADMAP.md" || fail "ROADMAP phase 2 row: $(cat "$g/ROADMAP.md")"
+
+# GSD's REQUIREMENTS: the requirements phase 2's plans meet ticked, as GSD marks them.
+grep -q '^- \[x\] \*\*TAG-01\*\*: notes have tags$' "$g/REQUIREMENTS.md" || fail "REQUIREMENTS checklist: $(cat "$g/REQUIREMENTS.md")"
+grep -q '^| TAG-02 | Phase 2 | Complete |$' "$g/REQUIREMENTS.md" || fail "REQUIREMENTS traceability: $(cat "$g/REQUIREMENTS.md")"
 
 # A teammate's clone under another name: the same plans, the same commits, all verified.
 git clone -q "$p" "$tmp/elsewhere"

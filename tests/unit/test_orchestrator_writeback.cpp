@@ -264,3 +264,24 @@ TEST_CASE("a refresh that reads again only the SUMMARYs a run's tasks wrote writ
   fs::remove(results / "01-02-SUMMARY.md");
   step({"01-02", "09-09"});
 }
+
+TEST_CASE("a requirement is met once every plan naming it is verified", "[orchestrator][writeback]") {
+  spec::Spec s;
+  auto plan = [&](std::string id, std::vector<std::string> requirements) {
+    spec::Plan p;
+    p.id = std::move(id);
+    p.requirements = std::move(requirements);
+    s.plans.push_back(std::move(p));
+  };
+  plan("01-01", {"A-01", "B-01"});
+  plan("01-02", {"B-01"});
+  plan("01-03", {"C-01"});
+  plan("01-04", {});
+  graph::Progress progress;
+  progress.plans.push_back({"01-01", "", graph::PlanState::verified});
+  progress.plans.push_back({"01-02", "", graph::PlanState::executed});
+  progress.plans.push_back({"01-03", "", graph::PlanState::verified});
+  progress.plans.push_back({"01-04", "", graph::PlanState::verified});
+  const std::map<std::string, bool, std::less<>> met = {{"A-01", true}, {"B-01", false}, {"C-01", true}};
+  CHECK(orchestrator::requirements_met(s, progress) == met);
+}

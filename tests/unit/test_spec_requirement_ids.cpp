@@ -1,4 +1,6 @@
-// The requirement ids REQUIREMENTS.md defines (requirement_ids.hpp), which H040 holds plans' ids against.
+// The requirement ids REQUIREMENTS.md defines (requirement_ids.hpp), which H040 holds plans' ids against,
+// and GSD's marks of which are met (requirement_ticks.hpp).
+#include "harness/spec/requirement_ticks.hpp"
 #include "../../libharness/src/spec/requirement_ids.hpp"
 
 #include <catch2/catch.hpp>
@@ -21,4 +23,43 @@ TEST_CASE("Placeholders, other tables, code blocks and plain list items define n
   CHECK(parse_requirement_ids("- R6: no bold id\n- [ ] plain text\n").empty());
   // A table ends at its first line without a bar: the next table's header is read anew.
   CHECK(parse_requirement_ids("| id | a |\n|---|---|\n| R1 | x |\n\n| Requirement | b |\n|---|---|\n| R2 | y |\n") == Ids{"R1"});
+}
+
+TEST_CASE("tick_requirements marks GSD's checklist and traceability table as the plans say", "[spec][requirements]") {
+  // Review S, finding 9: GSD ticks a requirement when its phase completes and reads the marks
+  // back; phases harness verified left them all unticked.
+  const std::string before = "# Requirements\n\n"
+                             "- [ ] **STOR-01**: stored\n"
+                             "- [x] **STOR-02**: has an id\n"
+                             "  * [ ] **TAG-01** tags\n"
+                             "- [-] **TAG-02**: somebody's own mark\n"
+                             "- **SYNC-01**: no box\n"
+                             "- [ ] **OTHER-01**: no plan names it\n"
+                             "```\n- [ ] **STOR-01**: in a code block\n```\n\n"
+                             "| Requirement | Phase | Status |\r\n"
+                             "|-------------|-------|--------|\r\n"
+                             "| STOR-01 | Phase 1 | Pending |\r\n"
+                             "| STOR-02 | Phase 1 | Complete |\r\n"
+                             "| TAG-01 | Phase 2 | In Progress |\r\n"
+                             "| OTHER-01 | Phase 3 | Pending |\r\n\n"
+                             "| Feature | Status |\n|---|---|\n| STOR-01 | Pending |\n";
+  const std::string after = "# Requirements\n\n"
+                            "- [x] **STOR-01**: stored\n"
+                            "- [ ] **STOR-02**: has an id\n"
+                            "  * [x] **TAG-01** tags\n"
+                            "- [-] **TAG-02**: somebody's own mark\n"
+                            "- **SYNC-01**: no box\n"
+                            "- [ ] **OTHER-01**: no plan names it\n"
+                            "```\n- [ ] **STOR-01**: in a code block\n```\n\n"
+                            "| Requirement | Phase | Status |\r\n"
+                            "|-------------|-------|--------|\r\n"
+                            "| STOR-01 | Phase 1 | Complete |\r\n"
+                            "| STOR-02 | Phase 1 | Pending |\r\n"
+                            "| TAG-01 | Phase 2 | Complete |\r\n"
+                            "| OTHER-01 | Phase 3 | Pending |\r\n\n"
+                            "| Feature | Status |\n|---|---|\n| STOR-01 | Pending |\n";
+  const std::map<std::string, bool, std::less<>> met = {{"STOR-01", true}, {"STOR-02", false}, {"TAG-01", true}, {"TAG-02", true}};
+  CHECK(harness::spec::tick_requirements(before, met) == after);
+  CHECK(harness::spec::tick_requirements(after, met) == after);
+  CHECK(harness::spec::tick_requirements(before, {}) == before);
 }

@@ -195,10 +195,17 @@ struct Orchestrator::Impl {
   /// run ends is reported, and a run that would exit 0 exits 1 (finish_run).
   std::map<std::string, std::string> failed_writes, failed_commits;
   std::optional<std::vector<worker::GitChange>> changes_at_start; ///< git status when the run began
-  /// ROADMAP.md as this run last wrote it, and whether it holds edits of someone else's that are
-  /// not committed (then its progress is updated but the file is left for them to commit).
-  std::optional<std::string> roadmap_written;
-  bool roadmap_theirs = false;
+  /// A document of the user's whose progress marks the run keeps (ROADMAP.md; in GSD's layout
+  /// REQUIREMENTS.md): as this run last wrote it, and whether it holds edits of someone else's
+  /// that are not committed (then its marks are updated but the file is left for them to commit).
+  struct KeptDocument {
+    /// The run keeps it: it exists and has marks the run sets (REQUIREMENTS.md: looked at when the
+    /// run starts; ROADMAP.md: at every write).
+    bool kept = false;
+    std::optional<std::string> written;
+    bool theirs = false;
+  };
+  KeptDocument roadmap_doc, requirements_doc;
   fs::path git_dir;                             ///< where HEAD is read (StartFacts::git_dir)
   std::optional<worker::GitHead> head_at_start; ///< what HEAD named when the run began: its commits go there
   std::optional<worker::GitHead> head_moved_to; ///< what it named instead, once it did: the run stops
@@ -322,7 +329,14 @@ struct Orchestrator::Impl {
   worker::SpecOwner ours() const {
     return [this](std::string_view trailer) { return spec.layout.owns_spec_trailer(trailer); };
   }
-  void note_roadmap_theirs();
+  /// At the run's start: `doc` (at `path`) changed and not by a killed run of ours is someone's;
+  /// otherwise what it holds now is what the run compares its next write with.
+  void adopt_kept_document(KeptDocument& doc, const fs::path& path);
+  /// Writes `doc`'s marks (`update` reads, marks and writes it) and records the write; an edit
+  /// made since the run last wrote it makes the file theirs.
+  void keep_document(KeptDocument& doc, const fs::path& path,
+                     const std::function<std::expected<DocumentWrite, std::string>()>& update);
+  void note_theirs(KeptDocument& doc, const fs::path& path);
   std::string attempt_leftovers_note(const sched::Action& a);
   /// Removes git's index.lock when a stopped worker's git left it (worker::remove_orphaned_git_locks),
   /// now or `after` this long, and says so; looks again while another git's work hides it

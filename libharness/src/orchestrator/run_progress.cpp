@@ -29,16 +29,24 @@ void Orchestrator::Impl::write_progress(bool running) {
   const std::string state = running ? "running" : summary.outcome;
   // Recorded before they are written (see run_verification); an unchanged one is not committed.
   wrote({spec.layout.status_md});
-  if (!roadmap_theirs && spec.roadmap) wrote({spec.layout.roadmap_md});
   record_write(spec.layout.status_md, util::write_file_atomic(spec.layout.status_md, render_status_md(progress, state, blocked_tasks)));
-  if (auto r = update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running); r && spec.roadmap) {
-    // Edited since this run last wrote it: by a person, whose edit is theirs to commit (the
-    // update kept it; the commit must not take it).
-    if (roadmap_written && r->before != *roadmap_written) note_roadmap_theirs();
-    record_write(spec.layout.roadmap_md,
-                 r->write_error.empty() ? std::expected<void, std::string>() : std::unexpected(r->write_error));
-    roadmap_written = std::move(r->write_error.empty() ? r->after : r->before); // what the file holds
-  }
+  roadmap_doc.kept = spec.roadmap.has_value(); // a ROADMAP written during the run counts from then on
+  keep_document(roadmap_doc, spec.layout.roadmap_md,
+                [&] { return update_roadmap(spec, progress, roadmap_minutes_before + execute_minutes, running); });
+  keep_document(requirements_doc, spec.layout.requirements_md, [&] { return update_requirements(spec, progress); });
+}
+
+void Orchestrator::Impl::keep_document(KeptDocument& doc, const fs::path& path,
+                                       const std::function<std::expected<DocumentWrite, std::string>()>& update) {
+  if (!doc.kept) return;
+  if (!doc.theirs) wrote({path});
+  auto r = update();
+  if (!r) return;
+  // Edited since this run last wrote it: by a person, whose edit is theirs to commit (the update
+  // kept it; the commit must not take it).
+  if (doc.written && r->before != *doc.written) note_theirs(doc, path);
+  record_write(path, r->write_error.empty() ? std::expected<void, std::string>() : std::unexpected(r->write_error));
+  doc.written = std::move(r->write_error.empty() ? r->after : r->before); // what the file holds
 }
 
 void Orchestrator::Impl::refresh_status_soon(const std::string& task) {
@@ -60,19 +68,30 @@ void Orchestrator::Impl::refresh_status_soon(const std::string& task) {
   });
 }
 
-void Orchestrator::Impl::note_roadmap_theirs() {
-  if (roadmap_theirs) return;
-  roadmap_theirs = true;
+void Orchestrator::Impl::adopt_kept_document(KeptDocument& doc, const fs::path& path) {
+  if (!doc.kept) return;
   std::error_code ec;
-  const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
-  if (own_writes.erase(roadmap)) save_own_writes();
+  const auto rel = fs::relative(path, spec.layout.project_root, ec).generic_string();
+  // Changed, and not by a run of ours that was killed before committing it: the user's edit.
+  if (!own_writes.contains(rel) && std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) { return c.path == rel; }))
+    note_theirs(doc, path);
+  else // what it holds now is committed or ours: any change before our first write is someone's
+    doc.written = util::read_file(path).value_or("");
+}
+
+void Orchestrator::Impl::note_theirs(KeptDocument& doc, const fs::path& path) {
+  if (doc.theirs) return;
+  doc.theirs = true;
+  std::error_code ec;
+  const auto rel = fs::relative(path, spec.layout.project_root, ec).generic_string();
+  if (own_writes.erase(rel)) save_own_writes();
   // A file no commit holds has no "edits": it is all the user's to commit.
   const bool uncommitted = changes_at_start && std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) {
-                             return c.path == roadmap && (c.untracked || c.added);
+                             return c.path == rel && (c.untracked || c.added);
                            });
   emit(RunEventKind::note, "", -1, 0,
        fmt::format("{} {}: it keeps updating its progress there but does not commit the file; commit it yourself ({})",
-                   spec.layout.relative(spec.layout.roadmap_md),
+                   spec.layout.relative(path),
                    uncommitted ? "is not committed" : "has uncommitted edits harness did not make",
                    uncommitted ? "with the progress in it" : "those edits and the progress together"));
 }
@@ -99,14 +118,14 @@ void Orchestrator::Impl::warn_about_dirty_files() {
   // One look at the whole tree: it also is the baseline of warn_about_undeclared_changes().
   changes_at_start = worker::changed_paths(spec.layout.project_root);
   if (auto note = uncommitted_spec_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  roadmap_doc.kept = spec.roadmap.has_value();
+  // GSD keeps its requirements' marks there (and reads them back); harness's template has none.
   std::error_code ec;
-  const auto roadmap = fs::relative(spec.layout.roadmap_md, spec.layout.project_root, ec).generic_string();
-  // Changed, and not by a run of ours that was killed before committing it: the user's edit.
-  if (spec.roadmap && !own_writes.contains(roadmap) &&
-      std::ranges::any_of(*changes_at_start, [&](const worker::GitChange& c) { return c.path == roadmap; }))
-    note_roadmap_theirs();
-  else if (spec.roadmap) // what it holds now is committed or ours: any change before our first write is someone's
-    roadmap_written = util::read_file(spec.layout.roadmap_md).value_or("");
+  requirements_doc.kept = spec.layout.kind == spec::LayoutKind::legacy_gsd &&
+                          fs::is_regular_file(spec.layout.requirements_md, ec) &&
+                          std::ranges::any_of(spec.plans, [](const spec::Plan& p) { return !p.requirements.empty(); });
+  adopt_kept_document(roadmap_doc, spec.layout.roadmap_md);
+  adopt_kept_document(requirements_doc, spec.layout.requirements_md);
   roadmap_minutes_before = roadmap_minutes(spec);
   const auto dirty = dirty_declared_files(spec, *changes_at_start);
   // A plan an earlier run already tried (a killed run's worker stopped before its commit): its

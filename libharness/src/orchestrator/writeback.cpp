@@ -4,7 +4,9 @@
 
 #include "harness/spec/document_parsers.hpp"
 #include "harness/spec/frontmatter_writer.hpp"
+#include "harness/spec/requirement_ticks.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/utc_time.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -12,24 +14,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <ctime>
 #include <set>
 #include <unistd.h>
 
 namespace harness::orchestrator {
-namespace {
-
-/// Today in UTC, "2026-11-25": the date a phase GSD's Progress table shows as completed.
-std::string utc_date() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char buf[16];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-  return buf;
-}
-
-} // namespace
+namespace fs = std::filesystem;
 
 std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status) {
   auto text = util::read_file(summary);
@@ -92,7 +81,7 @@ double roadmap_minutes(const spec::Spec& spec) {
 std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& spec, const std::string& text,
                                                               const graph::Progress& p, double total_minutes,
                                                               bool running) {
-  std::string ticked = tick_roadmap(text, p, utc_date());
+  std::string ticked = tick_roadmap(text, p, util::utc_now("%Y-%m-%d")); // the day a phase is shown completed
   if (!spec.roadmap || !spec.roadmap->has_frontmatter) return ticked;
   int completed_phases = 0;
   std::string current = p.phases.empty() ? "" : spec::to_string(p.phases.back().number);
@@ -119,9 +108,9 @@ std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& 
   return spec::update_frontmatter(ticked, updates);
 }
 
-std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p,
-                                                        double total_minutes, bool running) {
-  if (!spec.roadmap) return RoadmapWrite{};
+std::expected<DocumentWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& p,
+                                                         double total_minutes, bool running) {
+  if (!spec.roadmap) return DocumentWrite{};
   auto text = util::read_file(spec.layout.roadmap_md);
   if (!text) return std::unexpected(text.error());
   auto after = roadmap_with_progress(spec, *text, p, total_minutes, running);
@@ -129,7 +118,32 @@ std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, 
   std::string write_error;
   if (*after != *text)
     if (auto w = util::write_file_atomic(spec.layout.roadmap_md, *after); !w) write_error = w.error();
-  return RoadmapWrite{std::move(*text), std::move(*after), std::move(write_error)};
+  return DocumentWrite{std::move(*text), std::move(*after), std::move(write_error)};
+}
+
+std::map<std::string, bool, std::less<>> requirements_met(const spec::Spec& spec, const graph::Progress& progress) {
+  std::map<std::string, bool, std::less<>> met;
+  for (const auto& plan : progress.plans) {
+    const auto* p = spec.find_plan(plan.id);
+    if (!p) continue;
+    for (const auto& id : p->requirements) {
+      auto [it, added] = met.try_emplace(id, true);
+      it->second = it->second && plan.state == graph::PlanState::verified;
+    }
+  }
+  return met;
+}
+
+std::expected<DocumentWrite, std::string> update_requirements(const spec::Spec& spec, const graph::Progress& progress) {
+  std::error_code ec;
+  if (!fs::is_regular_file(spec.layout.requirements_md, ec)) return DocumentWrite{};
+  auto text = util::read_file(spec.layout.requirements_md);
+  if (!text) return std::unexpected(text.error());
+  std::string after = spec::tick_requirements(*text, requirements_met(spec, progress));
+  std::string write_error;
+  if (after != *text)
+    if (auto w = util::write_file_atomic(spec.layout.requirements_md, after); !w) write_error = w.error();
+  return DocumentWrite{std::move(*text), std::move(after), std::move(write_error)};
 }
 
 std::expected<void, std::string> append_commits_log(const std::filesystem::path& log, const std::vector<std::string>& lines) {

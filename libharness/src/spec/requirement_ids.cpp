@@ -1,6 +1,7 @@
 #include "requirement_ids.hpp"
 
 #include "harness/util/markdown_table.hpp"
+#include "harness/util/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -9,19 +10,17 @@
 namespace harness::spec::detail {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using util::trim_space;
 
-/// `**R1**`, `` `R1` `` or R1 -> "R1"; empty unless it looks like an id (a letter or digit first,
-/// then letters, digits, '-', '_', '.'): a template's `...` or `{{id}}` defines nothing.
+} // namespace
+
+// A letter or digit first, then letters, digits, '-', '_', '.': a template's `...` or `{{id}}`
+// defines nothing.
 std::string as_id(std::string_view cell) {
-  cell = trim(cell);
+  cell = trim_space(cell);
   for (std::string_view mark : {"**", "__", "`"})
     if (cell.size() > 2 * mark.size() && cell.starts_with(mark) && cell.ends_with(mark))
-      cell = trim(cell.substr(mark.size(), cell.size() - 2 * mark.size()));
+      cell = trim_space(cell.substr(mark.size(), cell.size() - 2 * mark.size()));
   if (cell.empty() || !std::isalnum(static_cast<unsigned char>(cell.front()))) return {};
   const bool id_chars = std::ranges::all_of(cell, [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
@@ -29,18 +28,15 @@ std::string as_id(std::string_view cell) {
   return id_chars ? std::string(cell) : std::string();
 }
 
-/// `- [ ] **AUTH-01**: text`, `* [x] **AUTH-01** text`, `- **AUTH-01**: text` -> "AUTH-01".
 std::string checklist_id(std::string_view line) {
-  line = trim(line);
+  line = trim_space(line);
   if (!(line.starts_with("- ") || line.starts_with("* "))) return {};
-  line = trim(line.substr(2));
-  if (line.size() >= 3 && line[0] == '[' && line[2] == ']') line = trim(line.substr(3));
+  line = trim_space(line.substr(2));
+  if (line.size() >= 3 && line[0] == '[' && line[2] == ']') line = trim_space(line.substr(3));
   if (!line.starts_with("**")) return {};
   const std::size_t end = line.find("**", 2);
   return end == std::string_view::npos ? std::string() : as_id(line.substr(0, end + 2));
 }
-
-} // namespace
 
 std::set<std::string, std::less<>> parse_requirement_ids(std::string_view text) {
   std::set<std::string, std::less<>> ids;
@@ -49,7 +45,7 @@ std::set<std::string, std::less<>> parse_requirement_ids(std::string_view text) 
     const std::size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
-    const std::string_view t = trim(line);
+    const std::string_view t = trim_space(line);
     if (t.starts_with("```") || t.starts_with("~~~")) {
       in_fence = !in_fence;
       continue;

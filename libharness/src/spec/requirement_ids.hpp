@@ -14,4 +14,11 @@ namespace harness::spec::detail {
 
 std::set<std::string, std::less<>> parse_requirement_ids(std::string_view requirements_md);
 
+/// The id a checklist line defines (`- [ ] **AUTH-01**: text`, `* [x] **AUTH-01** text`,
+/// `- **AUTH-01**: text` -> "AUTH-01"), empty for any other line.
+std::string checklist_id(std::string_view line);
+
+/// `**R1**`, `` `R1` `` or R1 -> "R1"; empty unless it looks like an id.
+std::string as_id(std::string_view cell);
+
 } // namespace harness::spec::detail

@@ -1,5 +1,7 @@
 #include "harness/util/text.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 
 namespace harness::util {
@@ -48,6 +50,12 @@ std::string_view utf8_prefix(std::string_view text, std::size_t max_bytes) {
   std::size_t end = max_bytes;
   while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xc0) == 0x80) --end; // not inside a character
   return text.substr(0, end);
+}
+
+std::string_view trim_space(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
 }
 
 std::string clipped(std::string_view text, std::size_t max_bytes) {

@@ -10,6 +10,7 @@
 #include "harness/worker/git.hpp"
 
 #include <expected>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,9 +33,9 @@ std::expected<bool, std::string> mark_summary_failed(const std::filesystem::path
 std::string render_status_md(const graph::Progress& progress, std::string_view run_state,
                              const std::vector<spec::BlockedTask>& blocked);
 
-/// ROADMAP.md as update_roadmap found it and as it left it (equal when nothing changed; both
-/// empty without a roadmap).
-struct RoadmapWrite {
+/// A document of the user's as update_roadmap or update_requirements found it and as it left it
+/// (equal when nothing changed; both empty without the document).
+struct DocumentWrite {
   std::string before;
   std::string after;
   std::string write_error; ///< the progress was computed but could not be written: why (the file holds `before`)
@@ -49,9 +50,17 @@ std::expected<std::string, std::string> roadmap_with_progress(const spec::Spec& 
 /// Updates ROADMAP.md's frontmatter from the progress (`total_minutes` of execution, every run's,
 /// as the velocity's total; a roadmap without frontmatter gets none) and ticks its body's plan and
 /// phase checkboxes and GSD's Progress table (tick_roadmap, dated today in UTC). The error: the file could not be read or its frontmatter not
-/// updated; a failed write is RoadmapWrite::write_error.
-std::expected<RoadmapWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& progress,
+/// updated; a failed write is DocumentWrite::write_error.
+std::expected<DocumentWrite, std::string> update_roadmap(const spec::Spec& spec, const graph::Progress& progress,
                                                         double total_minutes, bool running);
+
+/// Which requirements the plans meet: each id some plan names in `requirements:`, true when every
+/// plan naming it is verified.
+std::map<std::string, bool, std::less<>> requirements_met(const spec::Spec& spec, const graph::Progress& progress);
+
+/// Marks REQUIREMENTS.md's checklist and traceability table as requirements_met says
+/// (spec::tick_requirements). The error: the file could not be read; no file is nothing to do.
+std::expected<DocumentWrite, std::string> update_requirements(const spec::Spec& spec, const graph::Progress& progress);
 
 /// The execution minutes ROADMAP.md's velocity holds (0 without a roadmap or the key): what a run
 /// adds its own to. Read once when the run starts, since the run rewrites that value.

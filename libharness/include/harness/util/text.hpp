@@ -20,6 +20,9 @@ bool valid_utf8(std::string_view text);
 /// NUL, DEL) and invalid bytes are dropped.
 std::string printable(std::string_view text, bool keep_newlines);
 
+/// `text` without the white space (std::isspace) at either end.
+std::string_view trim_space(std::string_view text);
+
 /// `text` cut to at most `max_bytes` at a character boundary, with " ... (N more bytes)" after it
 /// when cut: a worker's message is shown on one line, however long it made it.
 std::string clipped(std::string_view text, std::size_t max_bytes);
