@@ -16,6 +16,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
+/// The `commits` check of `spec`'s plan `plan_id`.
+verify::CheckResult commits_check_of(const spec::Spec& spec, const std::string& plan_id, const verify::VerifyOptions& opt = {}) {
+  const auto report = verify::verify_plan(spec, *spec.find_plan(plan_id), opt);
+  for (const auto& r : report.results)
+    if (r.id == "commits") return r;
+  FAIL("no commits check");
+  return {};
+}
+
 /// A GSD project with two plans in phase 1: 01-01 (src/a.py) and 01-02 (src/b.py).
 struct GsdProject {
   test::TempDir dir;
@@ -41,14 +50,7 @@ struct GsdProject {
     REQUIRE(s->valid());
     return std::move(*s);
   }
-  verify::CheckResult commits_check(const std::string& plan_id, const verify::VerifyOptions& opt = {}) const {
-    const auto s = spec();
-    const auto report = verify::verify_plan(s, *s.find_plan(plan_id), opt);
-    for (const auto& r : report.results)
-      if (r.id == "commits") return r;
-    FAIL("no commits check");
-    return {};
-  }
+  verify::CheckResult commits_check(const std::string& plan_id) const { return commits_check_of(spec(), plan_id); }
   /// What GSD's executor does for plan 01-01: a commit per task, then one for its SUMMARY.
   void gsd_executes_01_01() {
     dir.write("src/a.py", "A = 1\n");
@@ -115,12 +117,9 @@ TEST_CASE("a plan GSD executed before harness ran the project passes the commits
     REQUIRE(s);
     verify::VerifyOptions opt;
     opt.history = worker::HistoryDepth::shallow;
-    const auto report = verify::verify_plan(*s, *s->find_plan("01-01"), opt);
-    for (const auto& r : report.results)
-      if (r.id == "commits") {
-        CHECK(r.status == verify::CheckStatus::passed);
-        CHECK_FALSE(r.history_cut);
-      }
+    const auto r = commits_check_of(*s, "01-01", opt);
+    CHECK(r.status == verify::CheckStatus::passed);
+    CHECK_FALSE(r.history_cut);
   }
   SECTION("after `harness-cli redo` of the plan, GSD's commits before it are no longer its work") {
     p.git("commit -q --allow-empty -m 'chore(notes): run 01-01 again' -m 'Redo: 01-01' -m 'Spec: .planning'");
@@ -174,11 +173,7 @@ TEST_CASE("GSD commits count for the GSD project they change, not for another in
   auto check = [&](const char* app) {
     auto s = spec::load_spec(dir.path / "apps" / app, dir.path);
     REQUIRE(s);
-    const auto report = verify::verify_plan(*s, s->plans.at(0));
-    for (const auto& r : report.results)
-      if (r.id == "commits") return r;
-    FAIL("no commits check");
-    return verify::CheckResult{};
+    return commits_check_of(*s, "01-01");
   };
   CHECK(check("a").status == verify::CheckStatus::passed);
   const auto b = check("b");
@@ -196,15 +191,9 @@ TEST_CASE("GSD-style subjects count only in GSD's layout", "[verify][gsd]") {
   test::sh(dir.path, "git init -q && git add -A && git commit -qm 'feat(01-01): write a'");
   auto s = spec::load_spec(dir.path / "docs/specs/SPC-005-x");
   REQUIRE(s);
-  const auto report = verify::verify_plan(*s, s->plans.at(0));
-  bool seen = false;
-  for (const auto& r : report.results)
-    if (r.id == "commits") {
-      seen = true;
-      CHECK(r.status == verify::CheckStatus::failed);
-      CHECK(r.message == "no commit carries 'Plan: 01-01'");
-    }
-  CHECK(seen);
+  const auto r = commits_check_of(*s, "01-01");
+  CHECK(r.status == verify::CheckStatus::failed);
+  CHECK(r.message == "no commit carries 'Plan: 01-01'");
 }
 
 TEST_CASE("a GSD project's commits carry the .planning directory's path as their spec, which any clone owns",
@@ -233,12 +222,9 @@ TEST_CASE("a GSD project's commits carry the .planning directory's path as their
   auto cloned = spec::load_spec(clone, clone);
   REQUIRE(cloned);
   CHECK(cloned->layout.spec_name == "elsewhere");
-  const auto report = verify::verify_plan(*cloned, *cloned->find_plan("01-01"));
-  for (const auto& r : report.results)
-    if (r.id == "commits") {
-      CHECK(r.status == verify::CheckStatus::passed);
-      CHECK(r.message == "1 commit, 1 of 1 tasks covered");
-    }
+  const auto r = commits_check_of(*cloned, "01-01");
+  CHECK(r.status == verify::CheckStatus::passed);
+  CHECK(r.message == "1 commit, 1 of 1 tasks covered");
 }
 
 TEST_CASE("a GSD project below the repository's root is told apart from another by its path", "[verify][gsd]") {

@@ -1,5 +1,7 @@
 #include "text_match.hpp"
 
+#include "harness/util/text.hpp"
+
 #include <cctype>
 
 namespace harness::spec::detail {
@@ -16,11 +18,7 @@ bool starts_with_word(std::string_view s, size_t i, std::string_view word) {
   return true;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+using util::trim_space;
 
 /// Digits with at most one inner dot, starting at i.
 std::string_view number_at(std::string_view s, size_t& i) {
@@ -140,11 +138,11 @@ std::optional<std::string> task_heading_name(std::string_view text) {
   while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) ++i;
   if (i == digits) return std::nullopt;
   skip_blanks(text, i);
-  if (i == text.size()) return std::string(trim(text));
+  if (i == text.size()) return std::string(trim_space(text));
   if (text[i] != ':' && text[i] != '.' && text[i] != '-') return std::nullopt;
   ++i;
-  std::string_view name = trim(text.substr(i));
-  return std::string(name.empty() ? trim(text) : name);
+  std::string_view name = trim_space(text.substr(i));
+  return std::string(name.empty() ? trim_space(text) : name);
 }
 
 std::optional<std::pair<PhaseNumber, std::string>> phase_heading(std::string_view text) {
@@ -158,7 +156,7 @@ std::optional<std::pair<PhaseNumber, std::string>> phase_heading(std::string_vie
   skip_blanks(text, i);
   if (i < text.size() && (text[i] == ':' || text[i] == '-')) ++i;
   else if (i < text.size()) return std::nullopt;
-  return std::pair{*number, std::string(trim(text.substr(i)))};
+  return std::pair{*number, std::string(trim_space(text.substr(i)))};
 }
 
 std::optional<std::string> element_text(std::string_view text, std::string_view tag, size_t from) {
@@ -167,12 +165,12 @@ std::optional<std::string> element_text(std::string_view text, std::string_view 
   if (a == std::string_view::npos) return std::nullopt;
   const size_t b = text.find(close, a + open.size());
   if (b == std::string_view::npos) return std::nullopt;
-  return std::string(trim(text.substr(a + open.size(), b - a - open.size())));
+  return std::string(trim_space(text.substr(a + open.size(), b - a - open.size())));
 }
 
 PhaseList phase_list(std::string_view text) {
   const std::string value = without_parentheses(text);
-  const std::string_view s = trim(value);
+  const std::string_view s = trim_space(value);
   PhaseList out;
   size_t i = 0;
   // A value that is nothing but a list ("1, 2 and 4"); leading numbers followed by prose ("2

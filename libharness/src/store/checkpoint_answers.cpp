@@ -3,6 +3,7 @@
 #include "harness/protocol/answer.hpp"
 #include "harness/protocol/codec.hpp"
 #include "harness/util/shell_words.hpp"
+#include "harness/util/text.hpp"
 
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
@@ -13,12 +14,7 @@
 namespace harness::store {
 namespace {
 
-std::string_view trimmed(std::string_view text) {
-  auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
-  return text;
-}
+using util::trim_space;
 
 bool is_word(std::string_view text, std::string_view word) {
   return text.size() == word.size() && std::equal(text.begin(), text.end(), word.begin(), [](char a, char b) {
@@ -83,7 +79,7 @@ std::string answer_forms(CheckpointAsks asks, const std::vector<std::string>& op
 
 std::expected<CheckpointAnswer, std::string> read_typed_answer(CheckpointAsks asks, const std::vector<std::string>& options,
                                                               std::string_view text) {
-  text = trimmed(text);
+  text = trim_space(text);
   if (asks == CheckpointAsks::decision) return read_decision(options, text);
   auto yes = protocol::parse_approval(text);
   if (!yes && asks == CheckpointAsks::action && is_word(text, "done")) yes = true;

@@ -1,4 +1,5 @@
 #include "harness/util/discarded_dir.hpp"
+#include "harness/util/utc_time.hpp"
 
 #include <fmt/format.h>
 
@@ -9,12 +10,7 @@
 namespace harness::util {
 
 std::string new_discarded_dir(std::string_view spec_name, std::string_view what) {
-  char stamp[32];
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  return fmt::format(".orchestration/discarded/{}/{}-{}-{}", spec_name, what, stamp, ::getpid());
+  return fmt::format(".orchestration/discarded/{}/{}-{}-{}", spec_name, what, utc_now("%Y%m%dT%H%M%SZ"), ::getpid());
 }
 
 } // namespace harness::util

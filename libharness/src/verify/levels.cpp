@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/spec/done_state.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/util/utc_time.hpp"
 #include "harness/verify/human_answer.hpp"
 #include "harness/verify/work_hash.hpp"
 #include "harness/worker/git.hpp"
@@ -318,14 +319,7 @@ std::set<std::pair<std::string, std::string>> accepted_gaps(const spec::Spec& sp
   return {v->second.gaps.begin(), v->second.gaps.end()};
 }
 
-std::string now_iso() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string now_iso() { return util::utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 } // namespace
 

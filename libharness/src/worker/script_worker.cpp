@@ -2,6 +2,7 @@
 
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/discarded_dir.hpp"
+#include "harness/util/utc_time.hpp"
 #include "harness/spec/document_parsers.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/util/glob.hpp"
@@ -39,14 +40,7 @@ void write_json(const ScriptWorkerRequest& req, const char* name, boost::json::o
   (void)util::write_file_atomic(req.session_dir / name, boost::json::serialize(o) + "\n");
 }
 
-std::string now_iso() {
-  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string now_iso() { return util::utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 /// What a plan's worker commits and resets: the changed paths its files_modified cover, except
 /// the spec directory (`spec_dir`, relative to the project root, ending in '/'). A glob such as
