@@ -239,3 +239,34 @@ TEST_CASE("a GSD project below the repository's root is told apart from another 
   CHECK(s->layout.command_argument() == "apps/web"); // what the user ran, not apps/web/.planning
   CHECK_FALSE(s->layout.owns_spec_trailer(".planning"));
 }
+
+TEST_CASE("a phase GSD's verifier found gaps in asks a person, though harness's checks pass", "[verify][gsd]") {
+  // Review U, finding 1: GSD's gaps_found report was verified again by harness's checks, which do
+  // not see the truths GSD judged, and replaced with `passed`: nobody was asked, the gaps vanished.
+  GsdProject p;
+  p.gsd_executes_01_01();
+  p.dir.write("src/b.py", "B = 1\n");
+  p.git("add src/b.py && git commit -qm 'feat(01-02): write b'");
+  const std::string gsd_report = "---\nphase: 01-core\nverified: 2026-11-20T10:00:00Z\nstatus: {}\nscore: 4/5 must-haves "
+                                 "verified\ngaps:\n  - truth: \"a is read back\"\n    status: failed\n---\n# Phase 1 verification\n";
+  auto phase_status = [&](const std::string& status) {
+    p.dir.write(".planning/phases/01-core/01-VERIFICATION.md", fmt::format(fmt::runtime(gsd_report), status));
+    const auto report = verify::verify_phase(p.spec(), {1, 0});
+    std::string gsd;
+    for (const auto& r : report.results)
+      if (r.id == "gsd-verification") gsd = r.message;
+    return std::pair{report.status, gsd};
+  };
+  auto [status, message] = phase_status("gaps_found");
+  CHECK(status == spec::VerificationStatus::human_needed);
+  CHECK(message == "GSD's verifier found gaps_found (4/5) in phases/01-core/01-VERIFICATION.md: it judged what harness's "
+                   "checks do not see (the must_haves truths); read its findings (git keeps the file this report "
+                   "replaces) before approving");
+  std::tie(status, message) = phase_status("human_needed");
+  CHECK(status == spec::VerificationStatus::human_needed);
+  CHECK_THAT(message, Catch::StartsWith("GSD's verifier found human_needed"));
+  // GSD's passing report asks nobody.
+  std::tie(status, message) = phase_status("passed");
+  CHECK(status == spec::VerificationStatus::passed);
+  CHECK(message.empty());
+}

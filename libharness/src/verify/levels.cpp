@@ -270,6 +270,28 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   out.back().outside_files = std::move(outside);
 }
 
+/// In GSD's layout, a phase report GSD's verifier wrote (harness's carry a work_hash) that found
+/// gaps or items for a person: it judged what harness's checks do not see (the must_haves truths),
+/// and harness's report replaces the file. An item for a person, naming it, so that its verdict is
+/// read before the phase counts as verified instead of vanishing under a passing report.
+std::optional<CheckResult> gsd_verdict(const spec::Spec& spec, spec::PhaseNumber phase) {
+  if (spec.layout.kind != spec::LayoutKind::legacy_gsd) return std::nullopt;
+  const auto v = spec.verifications.find(phase);
+  if (v == spec.verifications.end() || !v->second.work_hash.empty() || !v->second.status) return std::nullopt;
+  const auto status = *v->second.status;
+  if (status != spec::VerificationStatus::gaps_found && status != spec::VerificationStatus::human_needed) return std::nullopt;
+  CheckResult c;
+  c.id = "gsd-verification";
+  c.type = "review";
+  c.status = CheckStatus::human;
+  const std::string score =
+      v->second.score_total > 0 ? fmt::format(" ({}/{})", v->second.score_passed, v->second.score_total) : std::string();
+  c.message = fmt::format("GSD's verifier found {}{} in {}: it judged what harness's checks do not see (the must_haves "
+                          "truths); read its findings (git keeps the file this report replaces) before approving",
+                          spec::to_string(status), score, v->second.file);
+  return c;
+}
+
 /// A plan's must_pass checks and must_haves: everything but its commits.
 void own_checks(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions& opt, std::vector<CheckResult>& out) {
   for (const auto& c : plan.must_pass) {
@@ -352,6 +374,7 @@ Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const Verif
           c.message = p.success_criteria[i];
           r.results.push_back(std::move(c));
         }
+  if (auto gsd = gsd_verdict(spec, phase)) r.results.push_back(std::move(*gsd));
   r.status = overall_status(r.results);
   r.work_hash = work_hash(spec, r.plans);
   return r;
