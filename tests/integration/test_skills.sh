@@ -121,6 +121,17 @@ fill verification.md "$s/execution/phases/01-core/VERIFICATION.md" -e "s/{{phase
 out=$("$cli" validate "$s" 2>&1) || fail "templates do not validate: $out"
 [[ "$out" == *"2 plans in 2 phases, 0 errors, 0 warnings"* ]] || fail "validate: $out"
 [[ "$("$cli" status "$s")" == *"1/2 plans verified"* ]] || fail "status of the filled-in templates: $("$cli" status "$s")"
+# The SUMMARY template of a GSD project (GSD's keys beside harness's) in GSD's layout.
+g=$tmp/gsd
+mkdir -p "$g/.planning/phases/01-core"
+(cd "$g" && git init -q)
+printf '# Roadmap\n\n## Phase 1: Core\n' >"$g/.planning/ROADMAP.md"
+printf -- '---\ndepends_on: []\nfiles_modified: [src/core.py]\n---\n# 01-01\n\n### Task 1: t\n' >"$g/.planning/phases/01-core/01-01-PLAN.md"
+fill summary-gsd.md "$g/.planning/phases/01-core/01-01-SUMMARY.md" \
+  -e 's/{{plan_id}}/01-01/g; s#{{file_modified}}#src/core.py#g; s/{{phase_slug}}/01-core/; s/{{plan}}/01/; s/{{minutes}}/5/'
+out=$(cd "$g" && "$cli" validate . 2>&1) || fail "the GSD SUMMARY template does not validate: $out"
+[[ "$out" == *"1 plan in 1 phase, 0 errors, 0 warnings"* ]] || fail "validate of the GSD SUMMARY template: $out"
+[[ "$(cd "$g" && "$cli" status .)" == *"1 executed"* ]] || fail "the GSD SUMMARY template is not read as executed: $(cd "$g" && "$cli" status .)"
 # The plan template's frontmatter as the parser reads it: estimate, depends_on, files_modified
 # (a second plan writing the same file must show as a conflict).
 fill plan.md "$s/planning/plans/01-core/01-02-PLAN.md" -e 's/{{plan_id}}/01-02/g; s/{{phase}}/1/; s/{{plan}}/2/; s#{{file_modified}}#src/core.py#g' \

@@ -235,6 +235,28 @@ TEST_CASE("An executor is told which of its plan's tasks an earlier attempt comm
   CHECK(std::string(retry.at("instructions").as_string()).find("Do not do them again") != std::string::npos);
 }
 
+TEST_CASE("An executor in a GSD project gets GSD's SUMMARY keys and is told what GSD's workflow steps are harness's",
+          "[orchestrator][planning]") {
+  // Review U, finding 2: harness's SUMMARY template made a real agent drop GSD's keys
+  // (requirements-completed, provides, key-decisions), which GSD's later planning reads.
+  harness::test::TempDir dir;
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n## Phase 1: Core\n");
+  dir.write(".planning/phases/01-core/01-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [a]\n---\n# x\n\n### Task 1: t\n");
+  fs::create_directory(dir.path / ".git");
+  auto s = spec::load_spec(dir.path, dir.path);
+  REQUIRE(s);
+  auto first = orchestrator::task_brief(*s, action(TaskKind::execute, "01-01"), "/t");
+  CHECK(first.at("template").as_string() == "/t/summary-gsd.md");
+  const std::string gsd(first.at("instructions").as_string());
+  CHECK_THAT(gsd, Catch::StartsWith("A GSD project: write the SUMMARY from the template with GSD's keys filled in"));
+  CHECK_THAT(gsd, Catch::Contains("leave STATE.md and ROADMAP.md alone"));
+  // A retry is told both.
+  auto retry = orchestrator::task_brief(*s, action(TaskKind::execute, "01-01"), "/t", {}, {{1, "abc123"}});
+  const std::string both(retry.at("instructions").as_string());
+  CHECK_THAT(both, Catch::StartsWith("The tasks in committed_tasks are done"));
+  CHECK_THAT(both, Catch::EndsWith(gsd));
+}
+
 TEST_CASE("An executor is told where its plan needs a person: checkpoints by kind, autonomous: false", "[orchestrator][planning]") {
   SpecDir d;
   d.plan("01-01");

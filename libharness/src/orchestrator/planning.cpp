@@ -209,7 +209,16 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
       if (const auto* dir = spec.layout.find_phase(p->phase); dir && a.kind == TaskKind::execute)
         o["summary_file"] = spec.layout.summary_file(*dir, p->id).string();
       if (a.kind == TaskKind::execute) {
-        o["template"] = tmpl("summary.md"); // the SUMMARY's keys and the values the harness takes
+        // The SUMMARY's keys and the values the harness takes; GSD's own keys too in a GSD
+        // project, whose later planning and milestone audit read them.
+        const bool gsd = spec.layout.kind == spec::LayoutKind::legacy_gsd;
+        o["template"] = tmpl(gsd ? "summary-gsd.md" : "summary.md");
+        if (gsd)
+          o["instructions"] = "A GSD project: write the SUMMARY from the template with GSD's keys filled in "
+                              "(requirements-completed: the plan's requirements you met). Where the PLAN's "
+                              "<execution_context> workflow commits, or updates STATE.md or ROADMAP.md, the harness "
+                              "does that here: commit with harness_worker_commit, and leave STATE.md and ROADMAP.md "
+                              "alone.";
         // Where its planner said a person is needed: the executor asks there (decision, action).
         json::array kinds;
         for (const auto k : spec::checkpoint_kinds(*p)) kinds.emplace_back(spec::to_string(k));
@@ -240,9 +249,12 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
           done.push_back(std::move(t));
         }
         o["committed_tasks"] = std::move(done);
+        // Before a GSD project's note, if it has one: both hold.
+        const auto* gsd_note = o.if_contains("instructions");
         o["instructions"] = "The tasks in committed_tasks are done: their commits (with this plan's trailers) are "
                             "in history, made by an earlier attempt. Do not do them again; do the plan's other "
-                            "tasks in order, then write and commit the SUMMARY, listing every task's commit.";
+                            "tasks in order, then write and commit the SUMMARY, listing every task's commit." +
+                            (gsd_note ? " " + std::string(gsd_note->as_string()) : std::string());
       }
     }
     break;
