@@ -4,7 +4,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -533,4 +536,23 @@ TEST_CASE("a spec or phase directory whose name holds a newline is an error: the
   REQUIRE(clean);
   INFO(said(*clean));
   CHECK(with_code(*clean, "H039").empty());
+}
+
+TEST_CASE("In a GSD project a phase inserted after phase N comes before phase N+1") {
+  // Review U, finding 4: /gsd:insert-phase leaves phase 2's `Depends on: Phase 1`, and GSD runs
+  // phases in numeric order; harness's gate let 01.1 run beside phase 2.
+  harness::test::TempDir dir;
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n### Phase 1: Base\n**Depends on**: Nothing\n\n"
+                                    "### Phase 1.1: Hotfix (INSERTED)\n**Depends on**: Phase 1\n\n"
+                                    "### Phase 2: Next\n**Depends on**: Phase 1\n\n### Phase 3: Last\n**Depends on**: Phase 2\n");
+  for (const char* p : {"01-base/01-01", "01.1-hotfix/01.1-01", "01.2-more/01.2-01", "02-next/02-01", "03-last/03-01"})
+    dir.write(fmt::format(".planning/phases/{}-PLAN.md", p), "---\ndepends_on: []\nfiles_modified: [a]\n---\n# x\n\n### Task 1: t\n");
+  const auto spec = load_project(dir);
+  REQUIRE(spec.roadmap);
+  std::map<std::string, std::vector<std::string>> deps;
+  for (const auto& p : spec.roadmap->phases)
+    for (const auto& d : p.depends_on) deps[to_string(p.number)].push_back(to_string(d));
+  CHECK(deps["02"] == std::vector<std::string>{"01", "01.1", "01.2"}); // 01.2: a directory the ROADMAP does not list yet
+  CHECK(deps["03"] == std::vector<std::string>{"02"});
+  CHECK(deps["01.1"] == std::vector<std::string>{"01"});
 }

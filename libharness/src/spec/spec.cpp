@@ -4,6 +4,7 @@
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/plan_parser.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "inserted_phases.hpp"
 #include "requirement_ids.hpp"
 #include "validate.hpp"
 
@@ -345,6 +346,7 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
                                          "no plans directory yet (plan the spec with /harness:plan-phase)"));
   if (auto text = util::read_file(spec.layout.roadmap_md))
     spec.roadmap = parse_roadmap(*text, spec.layout.relative(spec.layout.roadmap_md), spec.diagnostics);
+  if (spec.roadmap && spec.layout.kind == LayoutKind::legacy_gsd) detail::order_inserted_phases(*spec.roadmap, spec.layout.phases);
   detail::validate_links_outside(spec.layout, spec.diagnostics);
   detail::validate_directory_names(spec.layout, spec.diagnostics);
   detail::SourceTexts texts;
