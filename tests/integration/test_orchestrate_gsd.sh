@@ -122,6 +122,7 @@ autonomous: false
 ---
 ```bash
 echo checked > src/checked.txt
+setsid sleep 1001 >/dev/null 2>&1 </dev/null &
 ```
 
 <tasks>
@@ -160,7 +161,8 @@ started=$(grep -o 'task_started  *[^ ]*' <<<"$out" | awk '{print $2}' | sort | t
   fail "tasks run (phase 1 must be verified, not executed again): $started"
 # The person asked to approve 02-02 is told what GSD's checkpoint task says to look at (--yes answers;
 # the approved checkpoint comes back as a second verify-plan:02-02).
-[[ $out == *"verification of 02-02: automated checks passed ("*"); built: Tags on the list page; to check: 1. Run: notes list 2. See the tags column"* ]] ||
+# What its worker left running (a server the steps point at) is gone by then: the question says so.
+[[ $out == *"verification of 02-02: automated checks passed ("*"); built: Tags on the list page; to check: 1. Run: notes list 2. See the tags column; what the plan's worker left running (\`sleep 1001\`) was stopped when it ended: start it again to check"* ]] ||
   fail "02-02's checkpoint question: $(grep 02-02 <<<"$out")"
 # What GSD wrote stays; harness adds its verification's outcome to the frontmatter.
 [[ $(grep -v '^verification: passed$' "$g/phases/01-core/01-01-SUMMARY.md") == "$(cat "$tmp/summary.before")" ]] ||

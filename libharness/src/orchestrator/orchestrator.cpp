@@ -431,6 +431,10 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   }
   pump_messages(); // reports written just before the exit count
   if (!x.escaped.empty()) emit(RunEventKind::note, task, -1, 0, escaped_note(x.escaped));
+  if (s.action.kind == TaskKind::execute) {
+    if (x.escaped.empty()) stopped_leftovers.erase(s.action.subject);
+    else stopped_leftovers[s.action.subject] = x.escaped;
+  }
   // Stopped by the run itself (an interrupt, --max-cost): its question is still the task's, and
   // goes to the task's next worker; a worker that exits on its own takes its question with it.
   const bool shutdown = x.stopped && x.stop_reason == "shutdown";
