@@ -126,6 +126,11 @@ out=$(cat "$tmp/resume.out")
 [[ $(grep -c "checkpoint_opened" <<<"$out") -eq 1 && $out == *"harness-cli respond $id approve|refuse (asked by an earlier run, answered since"* ]] \
   || fail "the resumed run did not take over $id: $out"
 [[ $out == *"checkpoint_answered verify-plan:01-01: approved: looked at it"* ]] || fail "the answer was not taken: $out"
+# The sign-off is in the plan's SUMMARY, which the run commits: not only in the ignored .orchestration/.
+summary=$(ls "$p/$spec"/execution/phases/*/01-01-SUMMARY.md)
+grep -q '^approved_by: ".*(harness-cli respond)"$' "$summary" && grep -q '^approval_note: "looked at it"$' "$summary" \
+  || fail "01-01's SUMMARY does not record the approval: $(cat "$summary")"
+[[ -z $(cd "$p" && git status --porcelain -- "$summary") ]] || fail "the SUMMARY with the approval is not committed"
 [[ $out == *"task_succeeded      execute:01-03"* && $out == *"run_finished       : complete"* ]] || fail "not complete: $out"
 [[ $out != *"ingest:"* ]] || fail "a checkpoint file was read as a worker report: $out"
 rc=0; err=$(cd "$p" && "$cli" respond "$id" approve 2>&1) || rc=$?

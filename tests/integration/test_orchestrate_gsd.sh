@@ -164,6 +164,8 @@ started=$(grep -o 'task_started  *[^ ]*' <<<"$out" | awk '{print $2}' | sort | t
 # What its worker left running (a server the steps point at) is gone by then: the question says so.
 [[ $out == *"verification of 02-02: automated checks passed ("*"); built: Tags on the list page; to check: 1. Run: notes list 2. See the tags column; what the plan's worker left running (\`sleep 1001\`) was stopped when it ended: start it again to check"* ]] ||
   fail "02-02's checkpoint question: $(grep 02-02 <<<"$out")"
+grep -q '^approved_by: "orchestrate --yes (its checks passed)"$' "$g/phases/02-tags/02-02-SUMMARY.md" ||
+  fail "02-02's SUMMARY does not say who approved it: $(cat "$g/phases/02-tags/02-02-SUMMARY.md")"
 # What GSD wrote stays; harness adds its verification's outcome to the frontmatter.
 [[ $(grep -v '^verification: passed$' "$g/phases/01-core/01-01-SUMMARY.md") == "$(cat "$tmp/summary.before")" ]] ||
   fail "GSD's SUMMARY was rewritten: $(cat "$g/phases/01-core/01-01-SUMMARY.md")"

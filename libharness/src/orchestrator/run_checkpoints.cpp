@@ -224,6 +224,7 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
   const bool checks_passed = a.kind == TaskKind::verify_plan && a.reason.find("automated checks passed") != std::string::npos;
   if (opt.auto_yes && checks_passed && !answered_meanwhile) { // a person's answer outweighs --yes
     if (earlier) store::close_answered_checkpoint(state_dir, earlier->id);
+    plan_approvals[a.subject] = spec::HumanAnswer{true, "orchestrate --yes (its checks passed)", protocol::now_iso8601(), ""};
     // No checkpoint file: nothing for `respond`, so no checkpoint_id either.
     emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, question);
     asio::post(ctx, [this, t = a.task] {
@@ -495,6 +496,9 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
   // Recorded before the checkpoint closes: killed in between, the next run finds the phase
   // answered in its VERIFICATION and the checkpoint expires unused; never the other way round.
   record_gate_answer(task, answer);
+  if (const auto* t = scheduler->find_task(task); t && t->kind == TaskKind::verify_plan && answer.approved)
+    plan_approvals[t->subject] = spec::HumanAnswer{true, answer.by.empty() ? store::who_answers("an answer file") : answer.by,
+                                                   answer.at.empty() ? protocol::now_iso8601() : answer.at, answer.note};
   store::close_answered_checkpoint(state_dir, id);
   bool elsewhere = false;
   if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
@@ -673,7 +677,11 @@ void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
   if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr) {
     const auto summary_file = spec.layout.summary_file(*phase, plan->id);
     wrote({summary_file}); // first: see run_verification
-    record_write(summary_file, mark_summary_verification(summary_file, "passed"), a.task);
+    const auto approval = plan_approvals.find(plan->id);
+    record_write(summary_file,
+                 mark_summary_verification(summary_file, "passed",
+                                           approval == plan_approvals.end() ? std::nullopt : std::optional(approval->second)),
+                 a.task);
   }
 }
 

@@ -209,6 +209,9 @@ struct Orchestrator::Impl {
   /// By plan: the processes its last execute's worker left running outside its group, stopped at
   /// its exit (a dev server): the person asked to check the plan is told to start them again.
   std::map<std::string, std::vector<std::string>> stopped_leftovers;
+  /// By plan: a person's approval at its verification checkpoint, recorded in its SUMMARY once
+  /// the plan is marked verified.
+  std::map<std::string, spec::HumanAnswer> plan_approvals;
   fs::path git_dir;                             ///< where HEAD is read (StartFacts::git_dir)
   std::optional<worker::GitHead> head_at_start; ///< what HEAD named when the run began: its commits go there
   std::optional<worker::GitHead> head_moved_to; ///< what it named instead, once it did: the run stops

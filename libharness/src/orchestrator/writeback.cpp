@@ -20,10 +20,19 @@
 namespace harness::orchestrator {
 namespace fs = std::filesystem;
 
-std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status) {
+std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status,
+                                                           const std::optional<spec::HumanAnswer>& approval) {
   auto text = util::read_file(summary);
   if (!text) return std::unexpected(text.error());
-  auto updated = spec::update_frontmatter(*text, {{"verification", std::string(status)}});
+  std::vector<spec::FrontmatterUpdate> updates = {{"verification", std::string(status)}};
+  if (approval) {
+    // JSON strings are valid YAML double-quoted scalars, whatever a note contains.
+    auto quoted = [](std::string_view s) { return boost::json::serialize(boost::json::string(s)); };
+    updates.push_back({"approved_by", quoted(approval->by)});
+    updates.push_back({"approved_at", quoted(approval->at)});
+    if (!approval->note.empty()) updates.push_back({"approval_note", quoted(approval->note)});
+  }
+  auto updated = spec::update_frontmatter(*text, updates);
   if (!updated) return std::unexpected(summary.string() + ": " + updated.error());
   return util::write_file_atomic(summary, *updated);
 }

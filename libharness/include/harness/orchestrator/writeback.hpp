@@ -19,8 +19,11 @@
 
 namespace harness::orchestrator {
 
-/// Sets `verification: <status>` in the SUMMARY's frontmatter.
-std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status);
+/// Sets `verification: <status>` in the SUMMARY's frontmatter, and with `approval` (a person
+/// approved the plan at its checkpoint) `approved_by`, `approved_at` and `approval_note`: the
+/// sign-off is then in the project's history, not only in the run's ignored state.
+std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status,
+                                                           const std::optional<spec::HumanAnswer>& approval = {});
 
 /// Sets `status: failed` in the SUMMARY a failed execute attempt left (a frontmatter is added to
 /// one without): whatever the worker wrote there, the attempt did not succeed, so the SUMMARY is
