@@ -555,4 +555,6 @@ TEST_CASE("In a GSD project a phase inserted after phase N comes before phase N+
   CHECK(deps["02"] == std::vector<std::string>{"01", "01.1", "01.2"}); // 01.2: a directory the ROADMAP does not list yet
   CHECK(deps["03"] == std::vector<std::string>{"02"});
   CHECK(deps["01.1"] == std::vector<std::string>{"01"});
+  // GSD's "(INSERTED)" says how the phase came, and is not shown as part of its name.
+  CHECK(spec.roadmap->phases.at(1).name == "Hotfix");
 }

@@ -77,3 +77,22 @@ TEST_CASE("a key_link anchored with ^ is found on any line of its file, not only
   CHECK(report.results[1].status == verify::CheckStatus::failed);
   CHECK(report.results[1].message == "/^import .* from \"./db\"/ not found in src/app.js");
 }
+
+TEST_CASE("an artifact's exports are whole names in its file, not any text that holds them") {
+  // Review S, finding 10: `exports: [GET]` passed on any file with "GET" in it (a "TARGET").
+  test::TempDir dir;
+  dir.write("src/route.ts", "const TARGET = 1;\nexport async function POST(req) {}\nexport { $store };\n");
+  spec::Spec s;
+  s.layout.project_root = dir.path;
+  spec::Plan plan;
+  plan.id = "01-01";
+  plan.must_haves.artifacts.push_back({"src/route.ts", "the route", std::nullopt, {}, {"GET"}, 5});
+  plan.must_haves.artifacts.push_back({"src/route.ts", "the route", std::nullopt, {}, {"POST", "$store"}, 6});
+  verify::VerifyOptions opt;
+  opt.check_commits = false;
+  const auto report = verify::verify_plan(s, plan, opt);
+  REQUIRE(report.results.size() == 2);
+  CHECK(report.results[0].status == verify::CheckStatus::failed);
+  CHECK(report.results[0].message == "src/route.ts does not export 'GET' (no such whole name in it)");
+  CHECK(report.results[1].status == verify::CheckStatus::passed);
+}

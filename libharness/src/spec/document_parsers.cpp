@@ -303,6 +303,8 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
         p.number = heading->first;
         p.name = heading->second;
         if (p.name.ends_with("✓") || p.name.ends_with("(complete)")) p.complete = true;
+        // GSD's mark of a phase /gsd:insert-phase added: how it came, not its name.
+        if (p.name.ends_with(" (INSERTED)")) p.name.resize(p.name.size() - 11);
         p.line = b.line;
         for (const auto& existing : rm.phases)
           if (existing.number == p.number)

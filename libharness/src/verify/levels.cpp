@@ -16,6 +16,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <ctime>
 #include <iterator>
 #include <map>
@@ -38,6 +39,20 @@ CheckResult item(const spec::Plan& plan, std::string id, std::string type, Check
   return r;
 }
 
+/// Whether `name` occurs in `text` as a whole name: no letter, digit, '_' or '$' right before or
+/// after it. GSD's `exports: [GET]` must not pass on any file that says "GET" inside a word.
+bool has_name(std::string_view text, std::string_view name) {
+  if (name.empty()) return true;
+  auto part_of_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+  for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+    const bool starts = at == 0 || !part_of_name(text[at - 1]) || !part_of_name(name.front());
+    const std::size_t end = at + name.size();
+    const bool ends = end == text.size() || !part_of_name(text[end]) || !part_of_name(name.back());
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckResult>& out) {
   for (const auto& a : plan.must_haves.artifacts) {
     auto text = util::read_file(root / a.path);
@@ -49,7 +64,7 @@ void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckR
       for (const auto& c : a.contains)
         if (why.empty() && text->find(c) == std::string::npos) why = fmt::format("{} does not contain '{}'", a.path, c);
       for (const auto& e : a.exports)
-        if (why.empty() && text->find(e) == std::string::npos) why = fmt::format("{} does not export '{}'", a.path, e);
+        if (why.empty() && !has_name(*text, e)) why = fmt::format("{} does not export '{}' (no such whole name in it)", a.path, e);
     }
     out.push_back(item(plan, "artifact:" + a.path, "artifact", why.empty() ? CheckStatus::passed : CheckStatus::failed,
                        why.empty() ? a.provides : why, a.line));
