@@ -3,6 +3,7 @@
 // the commits harness makes there carry a `Spec:` trailer that a clone elsewhere still owns.
 #include "harness/spec/spec.hpp"
 #include "harness/verify/engine.hpp"
+#include "harness/verify/human_answer.hpp"
 #include "harness/worker/gsd_commits.hpp"
 #include "harness/worker/worker_commit.hpp"
 #include "spec_test_util.hpp"
@@ -262,6 +263,24 @@ TEST_CASE("a phase GSD's verifier found gaps in asks a person, though harness's 
   CHECK(message == "GSD's verifier found gaps_found (4/5) in phases/01-core/01-VERIFICATION.md: it judged what harness's "
                    "checks do not see (the must_haves truths); read its findings (git keeps the file this report "
                    "replaces) before approving");
+  {
+    // Harness's report replaces GSD's at once, before anybody answers: verified again (a fix
+    // committed, a second run), the phase asks the same, until a person approves (review V 1).
+    const auto first = verify::verify_phase(p.spec(), {1, 0});
+    REQUIRE(verify::write_report(p.spec(), spec::PhaseNumber{1, 0}, first));
+    p.dir.write("src/a.py", "A = 2\n");
+    p.git("commit -qam 'fix(01-01): a fix'");
+    auto again = verify::verify_phase(p.spec(), {1, 0});
+    CHECK(again.status == spec::VerificationStatus::human_needed);
+    std::string carried;
+    for (const auto& r : again.results)
+      if (r.id == "gsd-verification") carried = r.message;
+    CHECK(carried == message);
+    const auto report = p.spec().layout.verification_file(*p.spec().layout.find_phase({1, 0}));
+    REQUIRE(verify::record_verification_answer(report, {true, "alice", "2026-11-25T00:00:00Z", "read them"}));
+    again = verify::verify_phase(p.spec(), {1, 0});
+    CHECK(again.status == spec::VerificationStatus::passed);
+  }
   std::tie(status, message) = phase_status("human_needed");
   CHECK(status == spec::VerificationStatus::human_needed);
   CHECK_THAT(message, Catch::StartsWith("GSD's verifier found human_needed"));

@@ -129,13 +129,12 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
       // What the plan's author asked the person to look at (GSD's checkpoint:human-verify task).
       if (!plan->human_check.empty()) {
         e.detail += "; " + util::clipped(plan->human_check, 600);
-        // Its worker's processes went with it (a server its how-to-verify points at).
-        std::string left;
+        // Its worker's processes went with it (a server its how-to-verify points at). Said only
+        // when this run saw some stopped: otherwise nothing is known to have run.
         if (const auto l = stopped_leftovers.find(a.subject); l != stopped_leftovers.end() && !l->second.empty())
-          left = fmt::format(" (`{}`)", util::clipped(util::printable(l->second.front(), false), 100));
-        e.detail += fmt::format("; what the plan's worker left running{} was stopped when it ended: start it again to "
-                                "check",
-                                left);
+          e.detail += fmt::format("; what the plan's worker left running (`{}`) was stopped when it ended: start it "
+                                  "again to check",
+                                  util::clipped(util::printable(l->second.front(), false), 100));
       }
       end_session(sid, "checks passed; checkpoint opened");
       return feed(e);

@@ -289,16 +289,31 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
 /// gaps or items for a person: it judged what harness's checks do not see (the must_haves truths),
 /// and harness's report replaces the file. An item for a person, naming it, so that its verdict is
 /// read before the phase counts as verified instead of vanishing under a passing report.
+/// Once harness's report has replaced GSD's, the item it asked and nobody approved yet is carried
+/// over from that report's "Needs a human" list (`- gsd-verification: ...`): verified again before
+/// an answer (a fix committed, a second run), the phase must still ask.
 std::optional<CheckResult> gsd_verdict(const spec::Spec& spec, spec::PhaseNumber phase) {
   if (spec.layout.kind != spec::LayoutKind::legacy_gsd) return std::nullopt;
   const auto v = spec.verifications.find(phase);
-  if (v == spec.verifications.end() || !v->second.work_hash.empty() || !v->second.status) return std::nullopt;
+  if (v == spec.verifications.end() || !v->second.status) return std::nullopt;
   const auto status = *v->second.status;
   if (status != spec::VerificationStatus::gaps_found && status != spec::VerificationStatus::human_needed) return std::nullopt;
   CheckResult c;
   c.id = "gsd-verification";
   c.type = "review";
   c.status = CheckStatus::human;
+  if (!v->second.work_hash.empty()) { // harness's report
+    if (v->second.answer && v->second.answer->approved) return std::nullopt;
+    const auto* dir = spec.layout.find_phase(phase);
+    if (!dir) return std::nullopt;
+    const auto text = util::read_file(spec.layout.verification_file(*dir));
+    constexpr std::string_view asked = "\n- gsd-verification: ";
+    const std::size_t at = text ? text->find(asked) : std::string::npos;
+    if (at == std::string::npos) return std::nullopt;
+    const std::size_t from = at + asked.size();
+    c.message = text->substr(from, text->find('\n', from) - from);
+    return c;
+  }
   const std::string score =
       v->second.score_total > 0 ? fmt::format(" ({}/{})", v->second.score_passed, v->second.score_total) : std::string();
   c.message = fmt::format("GSD's verifier found {}{} in {}: it judged what harness's checks do not see (the must_haves "
