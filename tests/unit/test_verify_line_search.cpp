@@ -19,6 +19,18 @@ spec::Check contains(std::string path, std::string pattern) {
   return c;
 }
 
+/// Plan 01-01 with `must_haves` (nothing else) verified in a project at `root`, commits not asked.
+verify::Report must_haves_report(const std::filesystem::path& root, const spec::MustHaves& must_haves) {
+  spec::Spec s;
+  s.layout.project_root = root;
+  spec::Plan plan;
+  plan.id = "01-01";
+  plan.must_haves = must_haves;
+  verify::VerifyOptions opt;
+  opt.check_commits = false;
+  return verify::verify_plan(s, plan, opt);
+}
+
 } // namespace
 
 TEST_CASE("a pattern is searched in each line: anchors are the line's ends, a CR is not part of it") {
@@ -63,15 +75,10 @@ TEST_CASE("a line just under the cap is searched with a repetition that would ov
 TEST_CASE("a key_link anchored with ^ is found on any line of its file, not only the first") {
   test::TempDir dir;
   dir.write("src/app.js", "// the app\n'use strict';\nimport { list } from \"./api\";\n\nlist();\n");
-  spec::Spec s;
-  s.layout.project_root = dir.path;
-  spec::Plan plan;
-  plan.id = "01-01";
-  plan.must_haves.key_links.push_back({"src/app.js", "src/api.js", "import", "^import .* from \"./api\"", 12});
-  plan.must_haves.key_links.push_back({"src/app.js", "src/db.js", "import", "^import .* from \"./db\"", 13});
-  verify::VerifyOptions opt;
-  opt.check_commits = false;
-  const auto report = verify::verify_plan(s, plan, opt);
+  spec::MustHaves m;
+  m.key_links.push_back({"src/app.js", "src/api.js", "import", "^import .* from \"./api\"", 12});
+  m.key_links.push_back({"src/app.js", "src/db.js", "import", "^import .* from \"./db\"", 13});
+  const auto report = must_haves_report(dir.path, m);
   REQUIRE(report.results.size() == 2);
   CHECK(report.results[0].status == verify::CheckStatus::passed);
   CHECK(report.results[1].status == verify::CheckStatus::failed);
@@ -82,15 +89,10 @@ TEST_CASE("an artifact's exports are whole names in its file, not any text that 
   // Review S, finding 10: `exports: [GET]` passed on any file with "GET" in it (a "TARGET").
   test::TempDir dir;
   dir.write("src/route.ts", "const TARGET = 1;\nexport async function POST(req) {}\nexport { $store };\n");
-  spec::Spec s;
-  s.layout.project_root = dir.path;
-  spec::Plan plan;
-  plan.id = "01-01";
-  plan.must_haves.artifacts.push_back({"src/route.ts", "the route", std::nullopt, {}, {"GET"}, 5});
-  plan.must_haves.artifacts.push_back({"src/route.ts", "the route", std::nullopt, {}, {"POST", "$store"}, 6});
-  verify::VerifyOptions opt;
-  opt.check_commits = false;
-  const auto report = verify::verify_plan(s, plan, opt);
+  spec::MustHaves m;
+  m.artifacts.push_back({"src/route.ts", "the route", std::nullopt, {}, {"GET"}, 5});
+  m.artifacts.push_back({"src/route.ts", "the route", std::nullopt, {}, {"POST", "$store"}, 6});
+  const auto report = must_haves_report(dir.path, m);
   REQUIRE(report.results.size() == 2);
   CHECK(report.results[0].status == verify::CheckStatus::failed);
   CHECK(report.results[0].message == "src/route.ts does not export 'GET' (no such whole name in it)");

@@ -15,6 +15,12 @@
 namespace harness::orchestrator {
 namespace {
 
+/// An answer as the documents record it: who and when filled in where an answer file left them out.
+spec::HumanAnswer human_answer_of(const store::CheckpointAnswer& answer) {
+  return {answer.approved, answer.by.empty() ? store::who_answers("an answer file") : answer.by,
+          answer.at.empty() ? protocol::now_iso8601() : answer.at, answer.note};
+}
+
 /// The answers offered on the terminal, after the question.
 std::string terminal_choices(const PendingCheckpoint& cp) {
   switch (cp.asks) {
@@ -496,8 +502,7 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
   // answered in its VERIFICATION and the checkpoint expires unused; never the other way round.
   record_gate_answer(task, answer);
   if (const auto* t = scheduler->find_task(task); t && t->kind == TaskKind::verify_plan && answer.approved)
-    plan_approvals[t->subject] = spec::HumanAnswer{true, answer.by.empty() ? store::who_answers("an answer file") : answer.by,
-                                                   answer.at.empty() ? protocol::now_iso8601() : answer.at, answer.note};
+    plan_approvals[t->subject] = human_answer_of(answer);
   store::close_answered_checkpoint(state_dir, id);
   bool elsewhere = false;
   if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
@@ -663,8 +668,7 @@ void Orchestrator::Impl::record_gate_answer(const std::string& task, const store
   else if (auto n = spec::parse_phase_number(t->subject))
     if (const auto* dir = spec.layout.find_phase(*n)) file = spec.layout.verification_file(*dir);
   if (file.empty()) return;
-  const spec::HumanAnswer human{answer.approved, answer.by.empty() ? store::who_answers("an answer file") : answer.by,
-                                answer.at.empty() ? protocol::now_iso8601() : answer.at, answer.note};
+  const spec::HumanAnswer human = human_answer_of(answer);
   wrote({file}); // first: see run_verification
   auto recorded = verify::record_verification_answer(file, human);
   record_write(file, recorded, task);

@@ -7,11 +7,13 @@
 #include "harness/spec/requirement_ticks.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/utc_time.hpp"
+#include "harness/verify/human_answer.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <cstdio>
 #include <set>
@@ -25,13 +27,7 @@ std::expected<void, std::string> mark_summary_verification(const std::filesystem
   auto text = util::read_file(summary);
   if (!text) return std::unexpected(text.error());
   std::vector<spec::FrontmatterUpdate> updates = {{"verification", std::string(status)}};
-  if (approval) {
-    // JSON strings are valid YAML double-quoted scalars, whatever a note contains.
-    auto quoted = [](std::string_view s) { return boost::json::serialize(boost::json::string(s)); };
-    updates.push_back({"approved_by", quoted(approval->by)});
-    updates.push_back({"approved_at", quoted(approval->at)});
-    if (!approval->note.empty()) updates.push_back({"approval_note", quoted(approval->note)});
-  }
+  if (approval) std::ranges::move(verify::answer_frontmatter(*approval), std::back_inserter(updates));
   auto updated = spec::update_frontmatter(*text, updates);
   if (!updated) return std::unexpected(summary.string() + ": " + updated.error());
   return util::write_file_atomic(summary, *updated);

@@ -7,6 +7,8 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 namespace harness::verify {
@@ -25,20 +27,25 @@ std::string_view findings(std::string_view text) {
 
 } // namespace
 
+std::vector<spec::FrontmatterUpdate> answer_frontmatter(const spec::HumanAnswer& a) {
+  // JSON strings are valid YAML double-quoted scalars, whatever a note contains.
+  auto quoted = [](std::string_view s) { return boost::json::serialize(boost::json::string(s)); };
+  const std::string verb = a.approved ? "approved" : "refused";
+  std::vector<spec::FrontmatterUpdate> out = {{verb + "_by", quoted(a.by)}, {verb + "_at", quoted(a.at)}};
+  if (!a.note.empty()) out.push_back({a.approved ? "approval_note" : "refusal_note", quoted(a.note)});
+  return out;
+}
+
 std::expected<std::string, std::string> with_human_answer(std::string_view text, const std::string& display_path,
                                                           const spec::HumanAnswer& a) {
   std::vector<spec::Diagnostic> ignored;
   const auto v = spec::parse_verification(text, display_path, ignored);
-  // JSON strings are valid YAML double-quoted scalars, whatever a note contains.
-  auto quoted = [](std::string_view s) { return boost::json::serialize(boost::json::string(s)); };
   const std::string verb = a.approved ? "approved" : "refused";
   std::vector<spec::FrontmatterUpdate> updates;
   if (a.approved && v.status && *v.status != spec::VerificationStatus::passed)
     updates.push_back({"checks_status", std::string(spec::to_string(*v.status))});
   if (a.approved) updates.push_back({"status", "passed"});
-  updates.push_back({verb + "_by", quoted(a.by)});
-  updates.push_back({verb + "_at", quoted(a.at)});
-  if (!a.note.empty()) updates.push_back({a.approved ? "approval_note" : "refusal_note", quoted(a.note)});
+  std::ranges::move(answer_frontmatter(a), std::back_inserter(updates));
   auto updated = spec::update_frontmatter(text, updates);
   if (!updated) return std::unexpected(display_path + ": " + updated.error());
   // The section is the body's last: an answer recorded again replaces it.

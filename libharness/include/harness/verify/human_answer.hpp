@@ -4,12 +4,14 @@
 // and its checks find the same thing (so nobody is asked twice about what they already judged).
 
 #include "harness/spec/documents.hpp"
+#include "harness/spec/frontmatter_writer.hpp"
 
 #include <expected>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace harness::verify {
 
@@ -21,6 +23,11 @@ namespace harness::verify {
 /// one an earlier answer left). Frontmatter is updated in place.
 std::expected<std::string, std::string> with_human_answer(std::string_view text, const std::string& display_path,
                                                           const spec::HumanAnswer& answer);
+
+/// The frontmatter lines that record `answer`: `approved_by`, `approved_at` and (with a note)
+/// `approval_note`, or the `refused_*` ones; values quoted so that any note reads back as written.
+/// A VERIFICATION file's (with_human_answer) and a plan SUMMARY's record of an approval.
+std::vector<spec::FrontmatterUpdate> answer_frontmatter(const spec::HumanAnswer& answer);
 
 /// with_human_answer on the file, written atomically.
 std::expected<void, std::string> record_verification_answer(const std::filesystem::path& verification,
