@@ -7,6 +7,8 @@
 #      `respond` refuses an unclear answer (exit 2) and takes "Approve".
 #   3. The next run takes that answer (the same checkpoint, no new question) and completes; the
 #      answered checkpoint is refused from then on, and no run reads it as a worker report.
+#   3b. The approved plan runs again (redo): the earlier phase and final reports do not verify the
+#      new work, so a refusal of its checkpoint given between runs is taken, not dropped.
 #   4. A run killed (kill -9) while its checkpoint waits: the checkpoint outlives it, a refusal
 #      over MCP (harness_respond) is taken, and the next run blocks the plan as refused.
 #   5. A phase that needs a person: --yes does not answer for them; the line names the check.
@@ -135,6 +137,29 @@ grep -q '^approved_by: ".*(harness-cli respond)"$' "$summary" && grep -q '^appro
 [[ $out != *"ingest:"* ]] || fail "a checkpoint file was read as a worker report: $out"
 rc=0; err=$(cd "$p" && "$cli" respond "$id" approve 2>&1) || rc=$?
 [[ $rc -eq 2 && $err == *"checkpoint $id was answered already (approved)"* ]] || fail "answering twice: rc $rc, $err"
+
+# 3b. The approved plan runs again (redo) and writes the same files: the new work's checkpoint is
+# refused while no run is alive. The phase's and the final verification of the earlier work must
+# not verify it: the next run takes the refusal and blocks the plan.
+(cd "$p" && "$cli" redo "$spec" 01-01 >/dev/null) || fail "redo 01-01 exited $?"
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/redo.out" 2>&1 </dev/null) || rc=$?
+[[ $rc -eq 3 ]] || fail "the run after redo exited $rc, expected 3: $(cat "$tmp/redo.out")"
+grep -q "^executed_since: \['01-01'\]" "$p/$spec"/execution/phases/*/VERIFICATION.md \
+  || fail "the phase's report does not say 01-01 ran again: $(cat "$p/$spec"/execution/phases/*/VERIFICATION.md)"
+grep -q "^executed_since: \['01-01'\]" "$p/$spec/execution/FINAL-VERIFICATION.md" || fail "the final report does not say 01-01 ran again"
+[[ -z $(cd "$p" && git status --porcelain -- "$spec") ]] || fail "the marks are not committed: $(cd "$p" && git status --porcelain)"
+id=$(cd "$p" && "$cli" respond --list | awk '{print $1; exit}')
+[[ -n $id ]] || fail "no checkpoint for the new work: $(cat "$tmp/redo.out")"
+(cd "$p" && "$cli" respond "$id" refuse --note "not this" >/dev/null) || fail "respond refuse exited $?"
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/refused.out" 2>&1 </dev/null) || rc=$?
+out=$(cat "$tmp/refused.out")
+[[ $rc -eq 1 && $out == *"task_blocked        verify-plan:01-01: refused by a human: not this"* ]] || fail "the refusal was not taken: rc $rc: $out"
+[[ $out != *"expired"* ]] || fail "the refused checkpoint expired: $out"
+status=$(cd "$p" && "$cli" status "$spec")
+[[ $status == *"2/3 plans verified"* && $status == *"its report no longer holds: 01-01 executed again since"* ]] \
+  || fail "status after the refusal: $status"
 
 # 4. Killed while the checkpoint waits (01-02 keeps the run busy): the checkpoint outlives the run.
 p=$tmp/killed

@@ -92,6 +92,34 @@ TEST_CASE("a SUMMARY removed (to have the plan done again) or failed leaves the 
   CHECK_FALSE(d.final.passed());
 }
 
+TEST_CASE("a plan executed again after its phase was verified (executed_since) keeps that verification from holding") {
+  // `redo`, then a run that executed the plan and stopped before its verifications: the reports
+  // are about the earlier work, whatever the new SUMMARY says.
+  harness::test::TempDir dir;
+  finished_spec(dir);
+  dir.write("execution/phases/01-a/VERIFICATION.md",
+            "---\nstatus: passed\nplans: ['01-01', '01-02']\nexecuted_since: ['01-01']\n---\n");
+  dir.write("execution/FINAL-VERIFICATION.md",
+            "---\nstatus: passed\nplans: ['01-01', '01-02', '02-01']\nexecuted_since: ['01-01']\n---\n");
+  auto d = load(dir);
+  CHECK(d.plans.at("01-01").executed);
+  CHECK_FALSE(d.plans.at("01-01").verified);
+  CHECK_FALSE(d.plans.at("01-02").verified); // its phase verifies it again, with 01-01
+  CHECK_FALSE(d.phases.at({1, 0}).passed());
+  CHECK(d.phases.at({1, 0}).stale == "01-01 executed again since");
+  CHECK(d.phases.at({2, 0}).passed());
+  CHECK_FALSE(d.final.passed());
+  CHECK(d.final.stale == "01-01 executed again since");
+  // Its verify-plan passed (the SUMMARY says so): the plan is verified, the phase still is not.
+  dir.write("execution/phases/01-a/01-01-SUMMARY.md", summary("01-01", "verification: passed\n"));
+  d = load(dir);
+  CHECK(d.plans.at("01-01").verified);
+  CHECK_FALSE(d.phases.at({1, 0}).passed());
+  // A plan it lists without a SUMMARY now is not executed: that reason, not both.
+  std::filesystem::remove(dir.path / "execution/phases/01-a/01-01-SUMMARY.md");
+  CHECK(load(dir).phases.at({1, 0}).stale == "01-01 not executed (no SUMMARY)");
+}
+
 TEST_CASE("a plan removed since makes the verification stale; a file that names no plans holds for the plans there are") {
   harness::test::TempDir dir;
   finished_spec(dir);

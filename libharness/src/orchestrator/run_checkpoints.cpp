@@ -8,6 +8,7 @@
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/util/shell_words.hpp"
 #include "harness/util/text.hpp"
+#include "harness/verify/executed_since.hpp"
 #include "harness/verify/human_answer.hpp"
 
 #include <fmt/ranges.h>
@@ -685,6 +686,31 @@ void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
                  mark_summary_verification(summary_file, "passed",
                                            approval == plan_approvals.end() ? std::nullopt : std::optional(approval->second)),
                  a.task);
+  }
+}
+
+void Orchestrator::Impl::note_executed_again(const sched::Action& a) {
+  const auto* plan = plan_of(a);
+  const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+  if (!phase) return;
+  const std::string id = plan->id;
+  const auto number = plan->phase;
+  for (const fs::path& file : {spec.layout.verification_file(*phase), spec.layout.final_verification}) {
+    std::error_code ec;
+    if (!fs::exists(file, ec)) continue; // the common case: no verification of this work yet
+    auto text = util::read_file(file);
+    auto updated = text ? verify::with_executed_since(*text, spec.layout.relative(file), id)
+                        : std::expected<std::optional<std::string>, std::string>(std::unexpected(text.error()));
+    if (updated && !*updated) continue;
+    wrote({file}); // first: see run_verification
+    record_write(file, updated ? util::write_file_atomic(file, **updated) : std::unexpected(updated.error()), a.task);
+    // Until the next reload, what this run reads (STATUS.md, the gates) must not see the old verdict hold.
+    const bool final = file == spec.layout.final_verification;
+    loop_spec.edit([&](spec::Spec& s) {
+      auto* v = final ? (s.final_verification ? &*s.final_verification : nullptr)
+                      : (s.verifications.contains(number) ? &s.verifications.at(number) : nullptr);
+      if (v && std::ranges::find(v->executed_since, id) == v->executed_since.end()) v->executed_since.push_back(id);
+    });
   }
 }
 

@@ -466,6 +466,10 @@ struct Orchestrator::Impl {
   void list_open_questions();
   /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.
   void mark_plan_verified(const sched::Action& a);
+  /// An execute starts: the phase's and the final VERIFICATION that covered the plan's earlier
+  /// work list it in `executed_since` (verify/executed_since.hpp), so no later read takes their
+  /// verdict for the new work's.
+  void note_executed_again(const sched::Action& a);
 
   // ---- run lifecycle -------------------------------------------------------------------------
 

@@ -403,6 +403,7 @@ Verification parse_verification(std::string_view text, const std::string& displa
   v.gaps = table_gaps(rows);
   if (const YAML::Node c = fm["checks_status"]; c && c.IsScalar()) v.checks_status = parse_verification_status(c.Scalar());
   if (fm["work_hash"]) v.work_hash = r.string(fm["work_hash"], "work_hash").value_or("");
+  if (fm["executed_since"]) v.executed_since = r.string_list(fm["executed_since"], "executed_since").value_or(std::vector<std::string>{});
   v.answer = human_answer(fm, r);
   return v;
 }

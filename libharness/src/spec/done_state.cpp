@@ -16,15 +16,17 @@ std::string joined(const std::vector<std::string>& ids) {
 }
 
 /// Why a verification of `covered` (nullopt: unknown) does not hold for the plans `now`: plans
-/// added or removed since, or plans without a SUMMARY (a verification is of executed work).
+/// added or removed since, plans without a SUMMARY (a verification is of executed work), or
+/// plans a run executed again after it was written (their SUMMARY is about other work).
 std::string stale_reason(const std::optional<std::vector<std::string>>& covered, const std::vector<std::string>& now,
-                         const std::map<std::string, PlanDone>& plans) {
-  std::vector<std::string> added, removed, unexecuted;
+                         const std::map<std::string, PlanDone>& plans, const std::vector<std::string>& executed_since) {
+  std::vector<std::string> added, removed, unexecuted, again;
   const std::set<std::string> was = covered ? std::set<std::string>(covered->begin(), covered->end()) : std::set<std::string>();
   const std::set<std::string> is(now.begin(), now.end());
   for (const auto& id : now) {
     if (covered && !was.contains(id)) added.push_back(id);
     else if (!plans.at(id).executed) unexecuted.push_back(id);
+    else if (std::ranges::find(executed_since, id) != executed_since.end()) again.push_back(id);
   }
   for (const auto& id : was)
     if (!is.contains(id)) removed.push_back(id);
@@ -32,6 +34,7 @@ std::string stale_reason(const std::optional<std::vector<std::string>>& covered,
   if (!added.empty()) why.push_back(fmt::format("{} added since", joined(added)));
   if (!removed.empty()) why.push_back(fmt::format("{} no longer planned", joined(removed)));
   if (!unexecuted.empty()) why.push_back(fmt::format("{} not executed (no SUMMARY)", joined(unexecuted)));
+  if (!again.empty()) why.push_back(fmt::format("{} executed again since", joined(again)));
   std::string out;
   for (const auto& w : why) out += (out.empty() ? "" : "; ") + w;
   return out;
@@ -42,7 +45,7 @@ GateDone gate(const Verification& v, const std::vector<std::string>& now, const 
   g.exists = true;
   g.status = v.status;
   g.answer = v.answer;
-  g.stale = stale_reason(v.plans, now, plans);
+  g.stale = stale_reason(v.plans, now, plans, v.executed_since);
   g.current = g.stale.empty();
   return g;
 }

@@ -99,6 +99,9 @@ struct Verification {
   std::optional<VerificationStatus> checks_status;
   /// `approved_by/at`, `approval_note` or `refused_by/at`, `refusal_note`.
   std::optional<HumanAnswer> answer;
+  /// Plans it covered that a run started executing again after it was written (frontmatter
+  /// `executed_since`, written by the orchestrator): their new work is not what it verified.
+  std::vector<std::string> executed_since;
 };
 
 /// A task the last `orchestrate` run gave up on (STATUS.md frontmatter `blocked:`).

@@ -27,7 +27,8 @@ struct GateDone {
   std::optional<VerificationStatus> status; ///< as the file says (`passed` after a person's approval too)
   std::optional<HumanAnswer> answer;        ///< a person's recorded answer
   /// It verified exactly the plans there are now, each of them executed (a SUMMARY). A file that
-  /// does not say which plans it covered is taken as covering the plans there are. The final
+  /// does not say which plans it covered is taken as covering the plans there are. A plan a run
+  /// executed again after it was written (`executed_since`) is not covered by it. The final
   /// verification is not current either while a phase of the ROADMAP has no plans, or while a
   /// phase's current verification does not pass.
   bool current = false;
