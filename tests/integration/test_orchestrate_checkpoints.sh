@@ -9,6 +9,8 @@
 #      answered checkpoint is refused from then on, and no run reads it as a worker report.
 #   3b. The approved plan runs again (redo): the earlier phase and final reports do not verify the
 #      new work, so a refusal of its checkpoint given between runs is taken, not dropped.
+#   3c. That refusal is kept in the SUMMARY: --yes does not approve over it, the question names
+#      it; an answer given between runs for work changed since is not taken, the plan asked again.
 #   4. A run killed (kill -9) while its checkpoint waits: the checkpoint outlives it, a refusal
 #      over MCP (harness_respond) is taken, and the next run blocks the plan as refused.
 #   5. A phase that needs a person: --yes does not answer for them; the line names the check.
@@ -160,6 +162,32 @@ out=$(cat "$tmp/refused.out")
 status=$(cd "$p" && "$cli" status "$spec")
 [[ $status == *"2/3 plans verified"* && $status == *"its report no longer holds: 01-01 executed again since"* ]] \
   || fail "status after the refusal: $status"
+
+# 3c. The refusal lasts: the SUMMARY records it, the next run asks again naming it, and --yes
+# does not approve over it. An approval given between runs for work changed since (a commit to the
+# plan's file) is not taken: asked again.
+grep -q '^refusal_note: "not this"$' "$p/$spec"/execution/phases/*/01-01-SUMMARY.md || fail "the refusal is not in the SUMMARY"
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes >"$tmp/yes.out" 2>&1 </dev/null) || rc=$?
+out=$(cat "$tmp/yes.out")
+[[ $rc -eq 3 && $out == *"--yes does not answer it: a person refused this plan's work before"* ]] || fail "--yes over a refusal: rc $rc: $out"
+[[ $out == *"checkpoint_opened   verify-plan:01-01: verification of 01-01: automated checks passed (2/2 checks passed); refused before by "*": not this -- answer with"* ]] \
+  || fail "the question does not name the refusal: $out"
+id=$(cd "$p" && "$cli" respond --list | awk '{print $1; exit}')
+(cd "$p" && "$cli" respond "$id" approve >/dev/null) || fail "respond approve exited $?"
+(cd "$p" && echo "changed by hand" >out/01-01.txt && git commit -qam "fix 01-01 by hand")
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/changed.out" 2>&1 </dev/null) || rc=$?
+out=$(cat "$tmp/changed.out")
+[[ $rc -eq 3 && $out == *"checkpoint $id of an earlier run expired: the plan or its files changed since it asked"*"(approved) was about other work: asked again"* ]] \
+  || fail "an approval of changed work was taken: rc $rc: $out"
+id=$(cd "$p" && "$cli" respond --list | awk '{print $1; exit}')
+(cd "$p" && "$cli" respond "$id" approve --note "the hand fix is right" >/dev/null) || fail "respond approve exited $?"
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/approved.out" 2>&1 </dev/null) || rc=$?
+[[ $rc -eq 0 ]] || fail "the run after the approval exited $rc: $(cat "$tmp/approved.out")"
+grep -q '^approval_note: "the hand fix is right"$' "$p/$spec"/execution/phases/*/01-01-SUMMARY.md || fail "the approval is not in the SUMMARY"
+[[ $(cd "$p" && "$cli" status "$spec") == *"3/3 plans verified"* ]] || fail "status after the approval: $(cd "$p" && "$cli" status "$spec")"
 
 # 4. Killed while the checkpoint waits (01-02 keeps the run busy): the checkpoint outlives the run.
 p=$tmp/killed

@@ -158,6 +158,42 @@ TEST_CASE("a failed attempt's SUMMARY is marked failed, keeping what the worker 
   CHECK(util::read_file(summary).value() == text);
 }
 
+TEST_CASE("a plan's refusal and a later approval both stay in its SUMMARY; the later one is its answer", "[orchestrator][writeback]") {
+  test::TempDir dir;
+  const auto summary = dir.write("01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\n---\n# 01-01\n");
+  auto read = [&] {
+    std::vector<spec::Diagnostic> diags;
+    auto s = spec::parse_summary(util::read_file(summary).value(), "01-01-SUMMARY.md", diags, "01-01");
+    CHECK(diags.empty());
+    return s;
+  };
+  REQUIRE(orchestrator::record_summary_refusal(summary, {false, "alice (harness-cli respond)", "2026-11-25T09:00:00.000Z",
+                                                         "the header is missing: \"Title\""}));
+  auto refused = read();
+  REQUIRE(refused.answer);
+  CHECK_FALSE(refused.answer->approved);
+  CHECK(refused.answer->note == "the header is missing: \"Title\"");
+  CHECK_FALSE(refused.verification); // a refusal verifies nothing
+  REQUIRE(orchestrator::mark_summary_verification(summary, "passed",
+                                                  spec::HumanAnswer{true, "bob (harness-cli respond)", "2026-11-25T10:00:00.000Z", ""}));
+  auto approved = read();
+  REQUIRE(approved.answer);
+  CHECK(approved.answer->approved);
+  CHECK(approved.answer->by == "bob (harness-cli respond)");
+  CHECK(approved.verification == spec::VerificationStatus::passed);
+  const auto text = util::read_file(summary).value();
+  CHECK(text.find("refused_by: \"alice (harness-cli respond)\"") != std::string::npos); // the record stays
+  CHECK(text.find("approval_note: \"\"") != std::string::npos);
+  // Refused again later (its files changed since the approval): the refusal is the answer now,
+  // and the note left out does not leave the earlier refusal's.
+  REQUIRE(orchestrator::record_summary_refusal(summary, {false, "carol", "2026-11-25T11:00:00.000Z", ""}));
+  auto again = read();
+  REQUIRE(again.answer);
+  CHECK_FALSE(again.answer->approved);
+  CHECK(again.answer->by == "carol");
+  CHECK(again.answer->note.empty());
+}
+
 TEST_CASE("a failed attempt's SUMMARY without frontmatter gets one that says failed", "[orchestrator][writeback]") {
   test::TempDir dir;
   const auto summary = dir.write("01-01-SUMMARY.md", "# 01-01\n\nDone, I think.\n");

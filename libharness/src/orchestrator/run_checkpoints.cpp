@@ -57,17 +57,39 @@ store::AskedCommit asked_commit(const fs::path& root, const std::string& head) {
 
 } // namespace
 
-bool Orchestrator::Impl::phase_work_changed_since(const std::string& task, const std::string& head) const {
+bool Orchestrator::Impl::work_changed_since(const std::string& task, const std::string& head) const {
   if (head.empty()) return true; // asked by a harness that did not record it: cannot tell
-  const auto n = spec::parse_phase_number(task.substr(task.find(':') + 1));
-  const auto* phase = n ? spec.layout.find_phase(*n) : nullptr;
-  if (!phase) return true;
   const fs::path& root = spec.layout.project_root;
-  std::vector<std::string> paths{worker::literal_pathspec(phase->plans_dir.lexically_relative(root).generic_string())};
-  if (task.starts_with("verify-phase:")) // what the phase's plans wrote is what was verified
+  const std::string subject = task.substr(task.find(':') + 1);
+  std::vector<std::string> paths;
+  if (task.starts_with("verify-plan:")) { // the plan as written, and what it wrote
+    const auto* plan = spec.find_plan(subject);
+    if (!plan) return true;
+    paths.push_back(worker::literal_pathspec((spec.layout.spec_dir / plan->file).lexically_relative(root).generic_string()));
+    for (const auto& f : plan->files_modified) paths.push_back(worker::glob_pathspec(f));
+  } else {
+    const auto n = spec::parse_phase_number(subject);
+    const auto* phase = n ? spec.layout.find_phase(*n) : nullptr;
+    if (!phase) return true;
+    paths.push_back(worker::literal_pathspec(phase->plans_dir.lexically_relative(root).generic_string()));
+    if (task.starts_with("verify-phase:")) // what the phase's plans wrote is what was verified
+      for (const auto& p : spec.plans)
+        if (p.phase == *n)
+          for (const auto& f : p.files_modified) paths.push_back(worker::glob_pathspec(f));
+  }
+  // What harness itself writes there since (the run's closing commit: SUMMARY marks, reports,
+  // STATUS, ROADMAP) is not a change of the work asked about, even under a plan's `docs/**`.
+  const auto& layout = spec.layout;
+  auto exclude = [&](const fs::path& file) {
+    if (!file.empty()) paths.push_back(":(exclude,literal)" + file.lexically_relative(root).generic_string());
+  };
+  for (const auto& file : {layout.status_md, layout.roadmap_md, layout.requirements_md, layout.final_verification, layout.commits_log})
+    exclude(file);
+  for (const auto& d : layout.phases) {
+    exclude(layout.verification_file(d));
     for (const auto& p : spec.plans)
-      if (p.phase == *n)
-        for (const auto& f : p.files_modified) paths.push_back(worker::glob_pathspec(f));
+      if (p.phase == d.number) exclude(layout.summary_file(d, p.id));
+  }
   std::vector<std::string> diff{"diff", "--quiet", head, "--"};
   diff.insert(diff.end(), paths.begin(), paths.end());
   if (worker::run_git(root, diff).exit_code != 0) return true; // changed (1), or git could not tell
@@ -209,7 +231,7 @@ std::vector<std::string> Orchestrator::Impl::loop_findings(const sched::Action& 
 }
 
 void Orchestrator::Impl::ask_human(const sched::Action& a) {
-  const std::string question = checkpoint_question(a, loop_findings(a));
+  std::string question = checkpoint_question(a, loop_findings(a));
   std::optional<std::string> message_id;
   WorkerQuestion asked; // what an orchestrator's own checkpoint asks: approve or refuse
   if (auto q = worker_question.find(a.task); q != worker_question.end()) {
@@ -228,7 +250,19 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
   if (message_id) earlier = take_carried_question(a.task, asked.asks, question, asked.options);
   const bool answered_meanwhile = earlier && earlier->answer;
   const bool checks_passed = a.kind == TaskKind::verify_plan && a.reason.find("automated checks passed") != std::string::npos;
-  if (opt.auto_yes && checks_passed && !answered_meanwhile) { // a person's answer outweighs --yes
+  // A person refused this work at an earlier run's checkpoint (its SUMMARY keeps the refusal
+  // until the plan runs again): they are asked again, told so, and --yes does not answer for them.
+  std::optional<spec::HumanAnswer> refused;
+  if (a.kind == TaskKind::verify_plan)
+    if (auto sum = spec.summaries.find(a.subject); sum != spec.summaries.end() && sum->second.answer && !sum->second.answer->approved)
+      refused = sum->second.answer;
+  if (refused) {
+    question += fmt::format("; refused before by {}{}{}", refused->by, refused->at.empty() ? "" : " at " + refused->at,
+                            refused->note.empty() ? "" : ": " + refused->note);
+    if (opt.auto_yes && checks_passed && !answered_meanwhile)
+      emit(RunEventKind::note, a.task, -1, 0, "--yes does not answer it: a person refused this plan's work before");
+  }
+  if (opt.auto_yes && checks_passed && !answered_meanwhile && !refused) { // a person's answer outweighs --yes
     if (earlier) store::close_answered_checkpoint(state_dir, earlier->id);
     plan_approvals[a.subject] = spec::HumanAnswer{true, "orchestrate --yes (its checks passed)", protocol::now_iso8601(), ""};
     // No checkpoint file: nothing for `respond`, so no checkpoint_id either.
@@ -305,6 +339,17 @@ void Orchestrator::Impl::take_over_checkpoints() {
                          r.id, r.head.substr(0, 7)));
       continue;
     }
+    // A plan's approval or refusal given between runs is about the work the question showed: a
+    // commit to the plan or its files since (a fix by hand) is other work, which is asked again.
+    if (r.answer && r.asker == store::CheckpointAsker::orchestrator && r.task.starts_with("verify-plan:") &&
+        work_changed_since(r.task, r.head)) {
+      const std::string why = fmt::format("the plan or its files changed since it asked (at commit {}), so its answer ({}) "
+                                          "was about other work: asked again",
+                                          r.head.substr(0, 7), r.answer->approved ? "approved" : "refused");
+      store::expire_checkpoint(state_dir, r.id, why);
+      emit(RunEventKind::note, r.task, -1, 0, fmt::format("checkpoint {} of an earlier run expired: {}", r.id, why));
+      continue;
+    }
     if (r.asker == store::CheckpointAsker::worker) { // open_checkpoints: in id order
       emit(RunEventKind::note, r.task, -1, 0,
            fmt::format("checkpoint {} of an earlier run (its worker was stopped while it waited) {}: the next worker of "
@@ -332,7 +377,7 @@ void Orchestrator::Impl::take_over_checkpoints() {
     // the plans the person judged and spend the rounds again.
     const bool escalation = r.asker == store::CheckpointAsker::orchestrator &&
                             (task.starts_with("check-plans:") || task.starts_with("verify-phase:")) &&
-                            !phase_work_changed_since(task, r.head);
+                            !work_changed_since(task, r.head);
     if (escalation) {
       auto e = sched::make_event(EventType::escalated, task);
       e.detail = "checkpoint: " + r.question; // asked in the same words
@@ -502,8 +547,10 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
   // Recorded before the checkpoint closes: killed in between, the next run finds the phase
   // answered in its VERIFICATION and the checkpoint expires unused; never the other way round.
   record_gate_answer(task, answer);
-  if (const auto* t = scheduler->find_task(task); t && t->kind == TaskKind::verify_plan && answer.approved)
-    plan_approvals[t->subject] = human_answer_of(answer);
+  if (const auto* t = scheduler->find_task(task); t && t->kind == TaskKind::verify_plan) {
+    if (answer.approved) plan_approvals[t->subject] = human_answer_of(answer); // written when it is marked verified
+    else record_plan_refusal(*t, human_answer_of(answer));
+  }
   store::close_answered_checkpoint(state_dir, id);
   bool elsewhere = false;
   if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
@@ -687,6 +734,20 @@ void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
                                            approval == plan_approvals.end() ? std::nullopt : std::optional(approval->second)),
                  a.task);
   }
+}
+
+void Orchestrator::Impl::record_plan_refusal(const sched::Task& t, const spec::HumanAnswer& refusal) {
+  const auto* plan = spec.find_plan(t.subject);
+  const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+  if (!phase) return;
+  const auto file = spec.layout.summary_file(*phase, plan->id);
+  wrote({file}); // first: see run_verification
+  const auto written = record_summary_refusal(file, refusal);
+  record_write(file, written, t.id);
+  if (written) // what the next question of this run reads too
+    loop_spec.edit([&](spec::Spec& s) {
+      if (auto sum = s.summaries.find(t.subject); sum != s.summaries.end()) sum->second.answer = refusal;
+    });
 }
 
 void Orchestrator::Impl::note_executed_again(const sched::Action& a) {

@@ -440,10 +440,11 @@ struct Orchestrator::Impl {
   /// VERIFICATION file (committed with the write-back), so no later run asks it again.
   void record_gate_answer(const std::string& task, const store::CheckpointAnswer& answer);
   std::optional<store::CheckpointAnswer> answered_in_store(const std::string& checkpoint_id);
-  /// Whether the phase `task` (check-plans:NN, verify-phase:NN) is about changed since commit
-  /// `head`: its PLAN files, and for a verification what its plans write, in the work tree (new
-  /// files included). An escalation carried over is taken as it stands only when nothing changed.
-  bool phase_work_changed_since(const std::string& task, const std::string& head) const;
+  /// Whether what `task` (check-plans:NN, verify-phase:NN, verify-plan:ID) is about changed
+  /// since commit `head`: the phase's PLAN files (the plan's own PLAN), and for a verification
+  /// what its plans write, in the work tree (new files included). An escalation carried over, or a
+  /// plan's answer given between runs, is taken as it stands only when nothing changed.
+  bool work_changed_since(const std::string& task, const std::string& head) const;
   /// `finished`: the worker reported task_completed, so it went on without the answer.
   bool withdraw_questions(const std::string& task, bool finished = false);
   /// The run stopped the worker of `task` (an interrupt, --max-cost) with its questions open: they
@@ -466,6 +467,9 @@ struct Orchestrator::Impl {
   void list_open_questions();
   /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.
   void mark_plan_verified(const sched::Action& a);
+  /// A person refused plan `t`'s verification checkpoint: recorded in its SUMMARY
+  /// (record_summary_refusal), before the checkpoint closes.
+  void record_plan_refusal(const sched::Task& t, const spec::HumanAnswer& refusal);
   /// An execute starts: the phase's and the final VERIFICATION that covered the plan's earlier
   /// work list it in `executed_since` (verify/executed_since.hpp), so no later read takes their
   /// verdict for the new work's.

@@ -22,15 +22,36 @@
 namespace harness::orchestrator {
 namespace fs = std::filesystem;
 
-std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status,
-                                                           const std::optional<spec::HumanAnswer>& approval) {
+namespace {
+
+/// A person's answer as SUMMARY keys. A SUMMARY may hold an earlier answer of the same kind (a
+/// plan asked again after its files changed): a note left out now must not leave the old one.
+std::vector<spec::FrontmatterUpdate> summary_answer(const spec::HumanAnswer& a) {
+  auto out = verify::answer_frontmatter(a);
+  if (a.note.empty()) out.push_back({a.approved ? "approval_note" : "refusal_note", "\"\""});
+  return out;
+}
+
+std::expected<void, std::string> update_summary(const std::filesystem::path& summary,
+                                                const std::vector<spec::FrontmatterUpdate>& updates) {
   auto text = util::read_file(summary);
   if (!text) return std::unexpected(text.error());
-  std::vector<spec::FrontmatterUpdate> updates = {{"verification", std::string(status)}};
-  if (approval) std::ranges::move(verify::answer_frontmatter(*approval), std::back_inserter(updates));
   auto updated = spec::update_frontmatter(*text, updates);
   if (!updated) return std::unexpected(summary.string() + ": " + updated.error());
   return util::write_file_atomic(summary, *updated);
+}
+
+} // namespace
+
+std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status,
+                                                           const std::optional<spec::HumanAnswer>& approval) {
+  std::vector<spec::FrontmatterUpdate> updates = {{"verification", std::string(status)}};
+  if (approval) std::ranges::move(summary_answer(*approval), std::back_inserter(updates));
+  return update_summary(summary, updates);
+}
+
+std::expected<void, std::string> record_summary_refusal(const std::filesystem::path& summary, const spec::HumanAnswer& refusal) {
+  return update_summary(summary, summary_answer(refusal));
 }
 
 std::expected<bool, std::string> mark_summary_failed(const std::filesystem::path& summary) {

@@ -188,21 +188,34 @@ std::vector<std::pair<std::string, std::string>> table_gaps(const std::optional<
   return gaps;
 }
 
-/// The person's answer the orchestrator recorded, if any (an approval wins over a refusal).
+/// The approval (`approved_by/at`, `approval_note`) or the refusal the orchestrator recorded.
+std::optional<HumanAnswer> answer_keys(const YAML::Node& fm, YamlReader& r, bool approved) {
+  const char* by = approved ? "approved_by" : "refused_by";
+  if (!fm[by]) return std::nullopt;
+  HumanAnswer a;
+  a.approved = approved;
+  a.by = r.string(fm[by], by).value_or("");
+  const char* at = approved ? "approved_at" : "refused_at";
+  if (fm[at]) a.at = r.string(fm[at], at).value_or("");
+  const char* note = approved ? "approval_note" : "refusal_note";
+  if (fm[note]) a.note = r.string(fm[note], note).value_or("");
+  return a;
+}
+
+/// The person's answer the orchestrator recorded in a VERIFICATION, if any (an approval wins
+/// over a refusal: a phase once approved is not asked again).
 std::optional<HumanAnswer> human_answer(const YAML::Node& fm, YamlReader& r) {
-  for (const bool approved : {true, false}) {
-    const char* by = approved ? "approved_by" : "refused_by";
-    if (!fm[by]) continue;
-    HumanAnswer a;
-    a.approved = approved;
-    a.by = r.string(fm[by], by).value_or("");
-    const char* at = approved ? "approved_at" : "refused_at";
-    if (fm[at]) a.at = r.string(fm[at], at).value_or("");
-    const char* note = approved ? "approval_note" : "refusal_note";
-    if (fm[note]) a.note = r.string(fm[note], note).value_or("");
-    return a;
-  }
-  return std::nullopt;
+  if (auto approval = answer_keys(fm, r, true)) return approval;
+  return answer_keys(fm, r, false);
+}
+
+/// In a SUMMARY the latest answer counts: a plan refused, then approved when asked again (or the
+/// other way round after its work changed) keeps both records.
+std::optional<HumanAnswer> latest_human_answer(const YAML::Node& fm, YamlReader& r) {
+  auto approval = answer_keys(fm, r, true);
+  auto refusal = answer_keys(fm, r, false);
+  if (approval && refusal) return refusal->at > approval->at ? refusal : approval; // ISO 8601 UTC: text order is time order
+  return approval ? approval : refusal;
 }
 
 /// The SUMMARY keys that decide a plan's state: `status: failed` fails it, `verification: passed`
@@ -229,6 +242,7 @@ void read_summary_facts(const YAML::Node& fm, std::string_view file_plan_id, Sum
     if (text && !s.verification)
       r.error(v, "H017", fmt::format("verification '{}' is not one of passed, gaps_found, human_needed", *text));
   }
+  s.answer = latest_human_answer(fm, r);
 }
 
 /// The line of phase `p`'s `Depends on` field: the first line from its heading that names it.

@@ -25,6 +25,11 @@ namespace harness::orchestrator {
 std::expected<void, std::string> mark_summary_verification(const std::filesystem::path& summary, std::string_view status,
                                                            const std::optional<spec::HumanAnswer>& approval = {});
 
+/// Records a person's refusal at the plan's verification checkpoint in its SUMMARY
+/// (`refused_by`, `refused_at`, `refusal_note`): it lasts beyond the run, so a later run with
+/// `--yes` does not approve the work the person refused, and the next question names it.
+std::expected<void, std::string> record_summary_refusal(const std::filesystem::path& summary, const spec::HumanAnswer& refusal);
+
 /// Sets `status: failed` in the SUMMARY a failed execute attempt left (a frontmatter is added to
 /// one without): whatever the worker wrote there, the attempt did not succeed, so the SUMMARY is
 /// no proof the plan was executed. The worker's text stays for a person to read. False when it

@@ -57,6 +57,16 @@ enum class VerificationStatus { passed, gaps_found, human_needed };
 std::string_view to_string(VerificationStatus s);
 std::optional<VerificationStatus> parse_verification_status(std::string_view s);
 
+/// A person's answer to a verification that needed one (`human_needed`, or gaps accepted), as
+/// the orchestrator records it in the VERIFICATION file: an approval sets `status: passed` and
+/// keeps the checks' verdict in `checks_status`; a refusal leaves the status as it was.
+struct HumanAnswer {
+  bool approved = false;
+  std::string by;   ///< who, and how: "alice (harness-cli respond)"
+  std::string at;   ///< ISO 8601
+  std::string note; ///< the note given with the answer, if any
+};
+
 /// SUMMARY.md: what an execution produced.
 struct Summary {
   std::string file;
@@ -67,16 +77,9 @@ struct Summary {
   std::vector<std::string> commits;
   std::vector<std::string> files_touched;
   std::optional<VerificationStatus> verification; ///< plan-level verification written by the orchestrator
-};
-
-/// A person's answer to a verification that needed one (`human_needed`, or gaps accepted), as
-/// the orchestrator records it in the VERIFICATION file: an approval sets `status: passed` and
-/// keeps the checks' verdict in `checks_status`; a refusal leaves the status as it was.
-struct HumanAnswer {
-  bool approved = false;
-  std::string by;   ///< who, and how: "alice (harness-cli respond)"
-  std::string at;   ///< ISO 8601
-  std::string note; ///< the note given with the answer, if any
+  /// A person's answer at the plan's verification checkpoint, as the orchestrator records it
+  /// (`approved_by/at`, `approval_note`; `refused_by/at`, `refusal_note`): the latest of the two.
+  std::optional<HumanAnswer> answer;
 };
 
 /// VERIFICATION.md: a phase (or final) verification result.
