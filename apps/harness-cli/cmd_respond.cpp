@@ -36,6 +36,12 @@ void add_respond(CLI::App& app, ExitCode& exit) {
   cmd->callback([opt, &exit] {
     const auto state = project_dir(opt->project) / ".orchestration";
     const Output output = opt->json ? Output::json : Output::text;
+    if (opt->id.empty() && !opt->answer.empty()) { // `respond "$ID" approve` with $ID unset: no answer is given
+      print_error("respond: the checkpoint ID is empty, so '" + opt->answer + "' answers nothing (harness-cli respond --list shows the ids)",
+                  output);
+      exit.value = 2;
+      return;
+    }
     if (opt->list || opt->id.empty()) {
       const auto pending = orchestrator::pending_checkpoints(state);
       std::cout << (opt->json ? orchestrator::checkpoints_json(pending) + "\n" : orchestrator::checkpoints_text(pending));

@@ -19,7 +19,9 @@ void add_start_session(CLI::App& app, ExitCode& exit) {
   cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
   cmd->add_flag("--json", opt->json, "print the answer as JSON");
   cmd->callback([opt, &exit] {
-    ask_and_print(project_dir(opt->project), "start_session", opt->plan, {{"plan_id", opt->plan}}, opt->json, exit,
+    // The run says who asked, as for end-session.
+    ask_and_print(project_dir(opt->project), "start_session", opt->plan,
+                  {{"plan_id", opt->plan}, {"requested_by", "harness-cli start-session"}}, opt->json, exit,
                   [](const boost::json::object& o) {
                     auto text = [&](const char* key) {
                       const auto* v = o.if_contains(key);

@@ -13,10 +13,13 @@
 #      it; an answer given between runs for work changed since is not taken, the plan asked again.
 #   4. A run killed (kill -9) while its checkpoint waits: the checkpoint outlives it, a refusal
 #      over MCP (harness_respond) is taken, and the next run blocks the plan as refused.
+#   4b. A plan refused while the run goes on: start-session says what reopens it.
 #   5. A phase that needs a person: --yes does not answer for them; the line names the check.
 #   6. A worker's question (an MCP worker waiting in harness_worker_await) dies with its killed
 #      run: not listed, `respond` refuses it as stale; once the next run's worker asks again,
 #      the refusal names the new checkpoint, which an answer then settles.
+#   7. The same question answered, then the run killed at once: the next worker gets the answer,
+#      nobody is asked twice.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 source "${HARNESS_SOURCE_DIR:?}/tests/integration/lib/project.sh" # mcp_call
@@ -119,6 +122,8 @@ assert msgs[0]["payload"]["question"].startswith("verification of 01-01: automat
 PY
 rc=0; err=$(cd "$p" && "$cli" respond "$id" perhaps 2>&1) || rc=$?
 [[ $rc -eq 2 && $err == *"answer 'perhaps' is not approve or refuse"* ]] || fail "an unclear answer: rc $rc, $err"
+rc=0; err=$(cd "$p" && "$cli" respond "" approve 2>&1) || rc=$? # `respond "$ID" approve` with $ID unset
+[[ $rc -eq 2 && $err == *"the checkpoint ID is empty, so 'approve' answers nothing"* ]] || fail "an empty id: rc $rc, $err"
 (cd "$p" && "$cli" respond "$id" Approve --note "looked at it" >/dev/null) || fail "respond Approve exited $?"
 [[ -z $(cd "$p" && "$cli" respond --list) ]] || fail "an answered checkpoint is still listed as pending"
 
@@ -214,6 +219,24 @@ out=$(cat "$tmp/after-kill.out")
   fail "the killed run's slow worker was not announced and stopped: $out"
 [[ $out != *"ingest:"* ]] || fail "ingest notes: $out"
 
+# 4b. Refused while the run goes on (01-02 keeps it busy): start-session of the refused plan says
+# what reopens it, instead of "is done".
+p=$tmp/refused-live
+new_project "$p"
+(cd "$p" && SLOW_0102=1 exec "$cli" orchestrate "$spec" --worker script >"$tmp/refused-live.out" 2>&1 </dev/null) &
+orch=$!
+id=$(wait_for_checkpoint)
+[[ -n $id ]] || { cat "$tmp/refused-live.out" >&2; fail "no checkpoint while the run was alive"; }
+(cd "$p" && "$cli" respond "$id" refuse --note "wrong" >/dev/null) || fail "respond refuse exited $?"
+for _ in $(seq 1 100); do grep -q 'task_blocked        verify-plan:01-01' "$tmp/refused-live.out" && break; sleep 0.1; done
+rc=0; err=$(cd "$p" && "$cli" start-session 01-01 2>&1) || rc=$?
+[[ $rc -eq 1 && $err == *"execute:01-01 has run, and its verification is blocked (refused by a human: wrong): the next orchestrate verifies it again (and asks again), or harness-cli redo $spec 01-01 runs the plan again"* ]] \
+  || fail "start-session of a refused plan: rc $rc: $err"
+kill -KILL "$orch" # 01-02 would sleep again in its retry
+wait "$orch" 2>/dev/null || true
+orch=
+pkill -KILL -f "sleep $SLOW" 2>/dev/null || true
+
 # 5. A phase that needs a person (a visual_quality check): --yes does not answer for them, and the
 # line says which check a person must look at and what approving does.
 p=$tmp/human
@@ -270,5 +293,25 @@ rc=0; wait "$orch" || rc=$?
 orch=
 [[ $rc -eq 0 ]] || fail "the run after the answer exited $rc: $(tail -5 "$tmp/asked2.out")"
 grep -q 'answered: {"message_id"' "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log || fail "the worker never got the answer"
+
+# 7. The same question answered, and the run killed right after `respond` returned (before it
+# could pass the answer on): the answer is not lost; the next run's worker gets it at once.
+p=$tmp/answered
+new_project "$p"
+(cd "$p" && exec "$cli" orchestrate "$spec" "${worker[@]}" >"$tmp/answered1.out" 2>&1 </dev/null) &
+orch=$!
+id=$(wait_for_question)
+[[ -n $id ]] || { cat "$tmp/answered1.out" >&2; fail "the worker's question never became a checkpoint"; }
+(cd "$p" && "$cli" respond "$id" yes >/dev/null) || fail "respond yes exited $?"
+kill -KILL "$orch"
+wait "$orch" 2>/dev/null || true
+orch=
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" "${worker[@]}" >"$tmp/answered2.out" 2>&1 </dev/null) || rc=$?
+out=$(cat "$tmp/answered2.out")
+[[ $rc -eq 0 ]] || fail "the run after the answered kill exited $rc (the person asked again?): $out"
+[[ $out != *"checkpoint_opened   execute:01-01"*"-- answer with"* || $out == *"answered since: taking that answer"* ]] \
+  || fail "the answer given before the kill was not taken: $out"
+grep -q 'answered: {"message_id"' "$p/.orchestration/sessions/execute-01-01-"*/output.log || fail "no worker got the answer"
 
 echo "orchestrate checkpoints: all checks passed"

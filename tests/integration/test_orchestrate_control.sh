@@ -188,6 +188,11 @@ orch=""
 [[ $rc -eq 0 ]] || fail "the run should complete after the blocked plan was restarted, exit $rc: $(cat "$tmp/stderr.log")"
 [[ -f $p/out/01-01.txt ]] || fail "01-01 never ran again"
 grep -q "status: complete" "$s"/execution/phases/01-core/01-01-SUMMARY.md || fail "no SUMMARY for 01-01"
+# Restarted and done, it is no blocker any more: not in STATUS.md, not in the run's closing lines.
+grep -q '^blocked: \[\]$' "$s/STATUS.md" || fail "STATUS.md still lists a blocker: $(head -8 "$s/STATUS.md")"
+! grep -q 'blocked: execute:01-01' "$tmp/stderr.log" || fail "the summary lists the restarted plan as blocked: $(cat "$tmp/stderr.log")"
+grep -q '"start of plan 01-01 asked (harness-cli start-session): queued' "$tmp/events.jsonl" \
+  || fail "the note does not say the CLI asked: $(grep 'start of plan 01-01' "$tmp/events.jsonl")"
 
 # 7. The orchestrator is gone again.
 out=$(call harness_end_session '{"session_id":"x"}')

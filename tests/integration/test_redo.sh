@@ -62,10 +62,13 @@ echo helo > out/b.txt
 PLAN
 (cd "$p" && git init -q && git add -A && git commit -qm init)
 
-run() { # log name -> output in $out, exit code in $rc
+run() { # log name [orchestrate args, default: --worker script] -> output in $out, exit code in $rc
   rc=0
-  (cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes >"$tmp/$1.out" 2>&1 </dev/null) || rc=$?
-  out=$(cat "$tmp/$1.out")
+  local name=$1
+  shift
+  [[ $# -gt 0 ]] || set -- --worker script
+  (cd "$p" && timeout 120 "$cli" orchestrate "$spec" --yes "$@" >"$tmp/$name.out" 2>&1 </dev/null) || rc=$?
+  out=$(cat "$tmp/$name.out")
 }
 redo() { # args -> output in $out (stdout and stderr), exit code in $rc
   rc=0
@@ -110,8 +113,12 @@ json=$(cd "$p" && "$cli" redo "$spec" 01-01:2 --json)
 python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["commit"] is None and d["plans"][0]["nothing_to_do"], d' "$json" \
   || fail "second redo: $json"
 
-run second
+# The worker is the script worker behind a command that keeps its prompt: the redo's note reaches
+# the plan's next worker (person_notes), as an agent's input.
+run second --worker command --command "bash -c \"cp {prompt_file} $tmp/prompt-{session_id}.md; exec {harness_cli} script-worker\""
 [[ $rc -eq 0 && $out == *"run_finished       : complete"* ]] || fail "the run after redo: rc $rc: $out"
+grep -q '"person_notes":\["asked to run again (harness-cli redo, commit [0-9a-f]*): task 2 wrote helo"\]' "$tmp"/prompt-execute-01-01-*.md \
+  || fail "the redo's note is not in the worker's input: $(grep -o '"person_notes[^]]*]' "$tmp"/prompt-execute-01-01-*.md)"
 [[ $(cat "$p/out/b.txt") == hello ]] || fail "task 2 did not run again: $(cat "$p/out/b.txt")"
 [[ $(cat "$p/out/a.txt") == "$first_a" ]] || fail "task 1 ran again"
 [[ $(commits_of 1) -eq 1 && $(commits_of 2) -eq 2 ]] || fail "task commits: task 1 $(commits_of 1), task 2 $(commits_of 2)"

@@ -106,6 +106,22 @@ TEST_CASE("redo of a task removes the SUMMARY, records a marker, and the task no
   CHECK(orchestrator::redo_json(*all).find("\"tasks\":\"all\"") != std::string::npos);
 }
 
+TEST_CASE("redo keeps a person's refusal of the undone work and its note in the marker, for the next worker",
+          "[orchestrator][redo]") {
+  Project p;
+  p.dir.write(fs::relative(p.summary, p.dir.path).string(),
+              "---\nplan_id: '01-01'\nstatus: complete\nrefused_by: \"alice (harness-cli respond)\"\n"
+              "refused_at: \"2026-11-25T09:00:00.000Z\"\nrefusal_note: \"2.txt must say two\"\n---\n# done\n");
+  test::sh(p.dir.path, "git commit -qam refused");
+  auto r = orchestrator::redo(p.load(), {target("01-01:2")}, "write the word, not the digit");
+  REQUIRE(r);
+  const auto msg = test::sh(p.dir.path, "git log -1 --format=%B");
+  CHECK(orchestrator::redo_note_of(msg) ==
+        "write the word, not the digit\n\n01-01 was refused by alice (harness-cli respond) at 2026-11-25T09:00:00.000Z: "
+        "2.txt must say two");
+  CHECK(orchestrator::redo_note_of("chore(SPC-1): run 01-01 again\n\nRedo: 01-01\nSpec: SPC-1\n").empty());
+}
+
 TEST_CASE("redo rewrites STATUS.md in the marker commit: the plan is not executed, its blockers are gone",
           "[orchestrator][redo]") {
   Project p;

@@ -79,10 +79,16 @@ TEST_CASE("a worker's question kept for its task outlives its run, and says who 
   REQUIRE(answer_checkpoint(state, "cp-w", CheckpointAnswer{true, "", "t", "", "hi"}));
   CHECK(read_checkpoint(state, "cp-w")->answer->choice == "hi");
   CHECK(read_checkpoint(state, "cp-w")->kept_for_task);
-  // Without the flag, the same question died with its worker.
+  // Without the flag, the question died with its worker, unless it was answered before the run
+  // could pass the answer on (killed right after `respond`): the next worker gets it.
   kept.kept_for_task = false;
   REQUIRE(write_open_checkpoint(state, kept));
-  CHECK(checkpoint_status(*read_checkpoint(state, "cp-w"), std::nullopt) == CheckpointStatus::stale);
+  const auto answered = read_checkpoint(state, "cp-w");
+  REQUIRE(answered->answer);
+  CHECK(checkpoint_status(*answered, std::nullopt) == CheckpointStatus::carried_over);
+  auto unanswered = *answered;
+  unanswered.answer.reset();
+  CHECK(checkpoint_status(unanswered, std::nullopt) == CheckpointStatus::stale);
 }
 
 TEST_CASE("an orchestrator's checkpoint whose file names no spec is read by no later run", "[store][checkpoints]") {

@@ -353,6 +353,27 @@ TEST_CASE("The trailer index reads the history once, then only what is new, and 
   CHECK(index.commits_for("01-03").size() == 1);
 }
 
+TEST_CASE("The trailer index names the redo marker a plan is being executed again for, until its next SUMMARY", "[worker][git]") {
+  GitRepo repo;
+  auto ours = [](std::string_view spec) { return spec == "SPC-001-a"; };
+  repo.commit("a.txt", "a\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a");
+  repo.commit("s.md", "summary\n\nPlan: 01-01\nSpec: SPC-001-a");
+  worker::TrailerIndex index(repo.dir.path);
+  index.refresh();
+  CHECK_FALSE(index.pending_redo("01-01", ours)); // no marker
+  const auto marker = repo.commit("m.txt", "chore: run 01-01 again\n\nRedo: 01-01\nSpec: SPC-001-a");
+  repo.commit("o.txt", "another spec's\n\nRedo: 01-01\nSpec: SPC-002-b");
+  repo.commit("a2.txt", "a again\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a"); // a task of the rerun
+  index.refresh();
+  const auto pending = index.pending_redo("01-01", ours);
+  REQUIRE(pending);
+  CHECK(pending->hash == marker); // ours, the newest; a task commit since does not end it
+  CHECK_FALSE(index.pending_redo("01-02", ours));
+  repo.commit("s2.md", "summary again\n\nPlan: 01-01\nSpec: SPC-001-a");
+  index.refresh();
+  CHECK_FALSE(index.pending_redo("01-01", ours)); // executed since
+}
+
 TEST_CASE("A history git could not read is an error of the trailer index, not a history without commits", "[worker][git]") {
   GitRepo repo;
   worker::TrailerIndex index(repo.dir.path);

@@ -2,6 +2,8 @@
 // The loop's state is Orchestrator::Impl (run_loop.hpp).
 #include "run_loop.hpp"
 
+#include "harness/orchestrator/redo.hpp"
+
 #include "harness/orchestrator/display.hpp"
 #include "harness/orchestrator/run_config.hpp"
 #include "harness/orchestrator/prune.hpp"
@@ -257,6 +259,7 @@ void Orchestrator::Impl::end_session(const std::string& sid, const std::string& 
   const auto& a = it->second.action;
   slot_task.erase(a.slot);
   task_session.erase(a.task);
+  close_answers_in_flight(a.task);
   emit(ok ? RunEventKind::task_succeeded : RunEventKind::task_failed, a.task, a.slot, a.attempt, message);
   sessions.erase(it);
 }
@@ -273,7 +276,7 @@ std::string Orchestrator::Impl::render_prompt(const Session& s) {
   auto findings = revision_findings.find(s.action.subject);
   auto task = task_brief(spec, s.action, opt.worker_prompt_template.parent_path(),
                          s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none,
-                         committed_tasks(s.action));
+                         committed_tasks(s.action), person_notes_for(s.action));
   if (auto kept = carried_questions.find(s.action.task); kept != carried_questions.end()) {
     for (auto& r : kept->second) r.answer = store::read_checkpoint_answer(state_dir, r.id); // answered since, perhaps
     task["earlier_questions"] = earlier_questions_input(kept->second);
@@ -286,6 +289,20 @@ std::string Orchestrator::Impl::render_prompt(const Session& s) {
                                            {"adapter", std::string(worker::to_string(s.adapter))},
                                            {"spec_dir", spec.layout.spec_dir.string()}, {"subject", s.action.subject}});
   return r ? *r : "You are a harness worker. Task: " + task_json;
+}
+
+std::vector<std::string> Orchestrator::Impl::person_notes_for(const sched::Action& a) {
+  std::vector<std::string> notes;
+  if (const auto* p = plan_of(a); p && a.kind == TaskKind::execute)
+    if (const auto marker = trailers->pending_redo(p->id, ours())) {
+      // Only a redone plan pays for this read: one commit's message.
+      const auto shown = worker::run_git(spec.layout.project_root, {"show", "-s", "--format=%B", marker->hash});
+      if (const auto note = shown.exit_code == 0 ? redo_note_of(shown.out) : ""; !note.empty())
+        notes.push_back(fmt::format("asked to run again (harness-cli redo, commit {}): {}", marker->hash.substr(0, 7), note));
+    }
+  if (const auto ended = ended_by_person.find(a.task); ended != ended_by_person.end())
+    notes.push_back("an earlier attempt was " + ended->second);
+  return notes;
 }
 
 void Orchestrator::Impl::fail_start(const std::string& sid, const std::string& task, const std::string& why, int error_number) {

@@ -137,9 +137,11 @@ std::string research_missing(const spec::Spec& spec, const sched::Action& a) {
 
 json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs::path& templates_dir,
                         const std::vector<std::string>& revision_findings,
-                        const std::vector<std::pair<int, std::string>>& committed_tasks) {
+                        const std::vector<std::pair<int, std::string>>& committed_tasks,
+                        const std::vector<std::string>& person_notes) {
   json::object o{{"task", a.task},       {"kind", sched::to_string(a.kind)}, {"subject", a.subject},
                  {"attempt", a.attempt}, {"spec_dir", spec.layout.spec_dir.string()}};
+  if (!person_notes.empty()) o["person_notes"] = strings(person_notes);
   auto tmpl = [&](const char* name) { return (templates_dir / name).string(); };
   const auto n = spec::parse_phase_number(a.subject);
   if (n) {

@@ -14,6 +14,7 @@
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "harness/util/json_text.hpp"
+#include "harness/util/text.hpp"
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
@@ -205,6 +206,15 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   }
   std::string message = fmt::format("chore({}): run {} again\n\n", layout.spec_name, fmt::join(named, ", "));
   if (!note.empty()) message += std::string(note) + "\n\n";
+  // A person's refusal of the work being undone is what the next worker must do differently: the
+  // SUMMARY that records it goes, the marker keeps it (redo_note_of).
+  for (const auto& p : result.plans)
+    if (auto s = spec.summaries.find(p.plan); !p.nothing_to_do() && s != spec.summaries.end() && s->second.answer &&
+                                              !s->second.answer->approved) {
+      const auto& a = *s->second.answer;
+      message += fmt::format("{} was refused by {}{}{}\n\n", p.plan, a.by, a.at.empty() ? "" : " at " + a.at,
+                             a.note.empty() ? "" : ": " + a.note);
+    }
   message += fmt::format("{}\nSpec: {}\n", fmt::join(trailers, "\n"), layout.spec_trailer);
   auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message, documents);
   if (!hash) return std::unexpected(RunError{hash.error(), 1});
@@ -231,6 +241,24 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   for (const auto& d : theirs)
     if (util::write_file_atomic(root / d.path, d.text)) result.documents_uncommitted.push_back(d.path);
   return result;
+}
+
+std::string redo_note_of(std::string_view message) {
+  std::vector<std::string_view> lines;
+  for (std::size_t start = 0; start <= message.size();) {
+    const auto nl = message.find('\n', start);
+    lines.push_back(message.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+    if (nl == std::string_view::npos) break;
+    start = nl + 1;
+  }
+  auto trailer = [](std::string_view l) { return l.starts_with("Redo: ") || l.starts_with("Spec: "); };
+  std::string out;
+  for (std::size_t i = 1; i < lines.size(); ++i) { // the subject says only which plans
+    if (trailer(lines[i])) continue;
+    if (!out.empty() || !util::trim_space(lines[i]).empty()) out += std::string(lines[i]) + "\n";
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
 }
 
 std::string redo_text(const RedoResult& result, std::string_view spec_arg) {

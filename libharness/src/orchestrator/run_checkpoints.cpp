@@ -352,9 +352,9 @@ void Orchestrator::Impl::take_over_checkpoints() {
     }
     if (r.asker == store::CheckpointAsker::worker) { // open_checkpoints: in id order
       emit(RunEventKind::note, r.task, -1, 0,
-           fmt::format("checkpoint {} of an earlier run (its worker was stopped while it waited) {}: the next worker of "
-                       "{} is told the question{}",
-                       r.id, r.answer ? "was answered since" : "is still open", r.task, r.answer ? " and its answer" : ""));
+           fmt::format("checkpoint {} of an earlier run ({}) {}: the next worker of {} is told the question{}", r.id,
+                       r.kept_for_task ? "its worker was stopped while it waited" : "its worker ended with that run",
+                       r.answer ? "was answered since" : "is still open", r.task, r.answer ? " and its answer" : ""));
       carried_questions[r.task].push_back(std::move(r));
       continue;
     }
@@ -393,7 +393,15 @@ void Orchestrator::Impl::take_over_checkpoints() {
   }
 }
 
+void Orchestrator::Impl::close_answers_in_flight(const std::string& task) {
+  auto it = answers_in_flight.find(task);
+  if (it == answers_in_flight.end()) return;
+  for (const auto& id : it->second) store::close_answered_checkpoint(state_dir, id);
+  answers_in_flight.erase(it);
+}
+
 void Orchestrator::Impl::settle_checkpoints() {
+  while (!answers_in_flight.empty()) close_answers_in_flight(answers_in_flight.begin()->first);
   std::vector<std::string> asked_by_workers;
   for (const auto& [id, cp] : checkpoints)
     if (checkpoint_message.contains(id)) asked_by_workers.push_back(id);
@@ -551,7 +559,10 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
     if (answer.approved) plan_approvals[t->subject] = human_answer_of(answer); // written when it is marked verified
     else record_plan_refusal(*t, human_answer_of(answer));
   }
-  store::close_answered_checkpoint(state_dir, id);
+  // A worker's question stays open with its answer until the worker's session ends: a run killed
+  // before then (the answer read, not acted on) leaves it for the task's next worker, not lost.
+  if (checkpoint_message.contains(id)) answers_in_flight[task].push_back(id);
+  else store::close_answered_checkpoint(state_dir, id);
   bool elsewhere = false;
   if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
     tty_queue.pop_front();

@@ -128,6 +128,11 @@ struct Orchestrator::Impl {
   std::optional<util::TerminalLineMode> tty_mode;
   util::LineEditor tty_editor;
   std::map<std::string, std::string> checkpoint_message;  ///< checkpoint id -> worker message id
+  /// task -> how a person ended its last attempt ("ended by harness-cli end-session: REASON").
+  std::map<std::string, std::string> ended_by_person;
+  /// task -> its workers' checkpoints answered in this run, closed when the worker's session ends:
+  /// a run killed before leaves them open with their answers, for the task's next worker.
+  std::map<std::string, std::vector<std::string>> answers_in_flight;
   /// task -> the open checkpoint an earlier run of this spec asked for it, about a commit this
   /// checkout's history holds: taken over (with any answer given meanwhile) when this run asks the same.
   std::map<std::string, store::CheckpointRecord> carried;
@@ -269,6 +274,9 @@ struct Orchestrator::Impl {
   std::string spec_arg() const { return spec.layout.command_argument(); }
 
   std::string render_prompt(const Session& s);
+  /// What a person said about the task's earlier work, for its worker's input (task_brief's
+  /// person_notes): the pending redo marker's note and refusal, an end-session reason.
+  std::vector<std::string> person_notes_for(const sched::Action& a);
   /// What the store could not record (a session's end, the files to commit, an answer: "store:
   /// commit: database or disk is full"): said as a note now, and the first one makes the run's
   /// end exit 1 with .orchestration/harness.db among its unwritten documents, since the next run
@@ -435,6 +443,11 @@ struct Orchestrator::Impl {
   /// At the end of a run: a worker's question dies with the worker; a checkpoint an earlier run
   /// left whose task got done without it can never be asked again.
   void settle_checkpoints();
+  /// Tasks a request reopened (start-session of a blocked plan, and what waited on it) leave the
+  /// run's blocked list: STATUS.md and the summary name only what is still blocked.
+  void forget_unblocked();
+  /// The checkpoints of `task`'s workers answered in this run (answers_in_flight) are closed.
+  void close_answers_in_flight(const std::string& task);
   void answer_checkpoint(const std::string& id, const store::CheckpointAnswer& answer);
   /// A person's answer to a phase or final verification that asked for one goes into its
   /// VERIFICATION file (committed with the write-back), so no later run asks it again.

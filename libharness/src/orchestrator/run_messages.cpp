@@ -109,10 +109,29 @@ Orchestrator::Impl::Answer Orchestrator::Impl::start_requested(const std::string
   };
   using sched::TaskState;
   if (t->state == TaskState::running) return answer("running");
+  // Executed, but its verification is blocked (refused by a person, failed its checks): starting
+  // the execute again is not what reopens it.
+  if (const auto* v = scheduler->find_task("verify-plan:" + plan); t->state == TaskState::done && v && v->state == TaskState::blocked)
+    return refuse(fmt::format("{} has run, and its verification is blocked ({}): the next orchestrate verifies it again "
+                              "(and asks again), or harness-cli redo {} {} runs the plan again",
+                              task, v->reason, spec_arg(), plan));
   if (t->state != TaskState::pending && t->state != TaskState::ready && t->state != TaskState::blocked)
     return refuse(fmt::format("{} is {}", task, sched::to_string(t->state)));
   feed(sched::make_event(EventType::requested, task));
+  forget_unblocked();
   return answer(task_session.contains(task) ? "started" : "queued");
+}
+
+void Orchestrator::Impl::forget_unblocked() {
+  auto still_blocked = [&](const std::string& task) {
+    const auto* t = scheduler->find_task(task);
+    return t && t->state == sched::TaskState::blocked;
+  };
+  std::erase_if(blocked_tasks, [&](const spec::BlockedTask& b) { return !still_blocked(b.task); });
+  std::erase_if(summary.blocked, [&](const std::string& line) { // "execute:01-02: why"; "run: why" stays
+    const auto colon = line.find(": ");
+    return colon != std::string::npos && line.compare(0, colon, "run") != 0 && !still_blocked(line.substr(0, colon));
+  });
 }
 
 Orchestrator::Impl::Answer Orchestrator::Impl::end_requested(const std::string& sid, const std::string& body) {
@@ -128,6 +147,7 @@ Orchestrator::Impl::Answer Orchestrator::Impl::end_requested(const std::string& 
   if (!ec && args.is_object())
     if (auto why = field(args.as_object(), "reason"); !why.empty()) reason += ": " + why;
   ended_by_request.insert(sid);
+  ended_by_person[it->second.action.task] = reason; // its next attempt (start-session) is told
   host->stop(sid, reason, std::chrono::seconds(2));
   return {"done", boost::json::object{{"session_id", sid}, {"ended", true}}};
 }

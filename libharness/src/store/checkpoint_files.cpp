@@ -183,7 +183,10 @@ CheckpointStatus checkpoint_status(const CheckpointRecord& r, const std::optiona
   if (r.state == CheckpointState::expired) return CheckpointStatus::expired;
   if (r.run.empty()) return CheckpointStatus::stale; // no run id: nothing says who would read it
   if (running && running->run_id == r.run) return CheckpointStatus::waiting;
-  if (r.asker == CheckpointAsker::worker && !r.kept_for_task) return CheckpointStatus::stale;
+  // A worker's question dies with its worker, unless its run stopped the worker while it waited
+  // (kept_for_task), or a person answered before the run passed the answer on (killed right after
+  // `respond`): then the task's next worker is given the question and the answer.
+  if (r.asker == CheckpointAsker::worker && !r.kept_for_task && !r.answer) return CheckpointStatus::stale;
   return r.spec.empty() ? CheckpointStatus::stale : CheckpointStatus::carried_over; // no spec: whose task?
 }
 

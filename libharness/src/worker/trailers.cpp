@@ -340,6 +340,22 @@ std::vector<std::pair<int, std::string>> TrailerIndex::standing_tasks(const std:
   return worker::standing_tasks(newest_first, plan_id, ours);
 }
 
+std::optional<TrailerCommit> TrailerIndex::pending_redo(const std::string& plan_id, const SpecOwner& ours) const {
+  std::lock_guard lock(m_mutex);
+  const auto m = m_redo.find(plan_id);
+  if (m == m_redo.end()) return std::nullopt;
+  // How many of the plan's commits are older than its newest SUMMARY commit (task 0), plus one.
+  std::size_t summaries_before = 0;
+  if (const auto c = m_by_plan.find(plan_id); c != m_by_plan.end())
+    for (std::size_t i = 0; i < c->second.size(); ++i)
+      if (c->second[i].task == 0 && ours(c->second[i].spec)) summaries_before = i + 1;
+  for (auto it = m->second.rbegin(); it != m->second.rend(); ++it) {
+    if (it->first < summaries_before) return std::nullopt; // a SUMMARY since: that redo was done
+    if (ours(it->second.spec)) return it->second;
+  }
+  return std::nullopt;
+}
+
 std::vector<TrailerCommit> TrailerIndex::untrailed() const {
   std::lock_guard lock(m_mutex);
   return m_untrailed;

@@ -66,10 +66,13 @@ std::string research_missing(const spec::Spec& spec, const sched::Action& a);
 /// the deviations to reconcile, the verification whose gaps to close, and `revision_findings`
 /// for a planner sent back by the checker, and for an execute the plan's tasks whose commits
 /// stand (`committed_tasks`, (task, hash) as worker::standing_tasks gives them: an earlier
-/// attempt's work, which the worker must not do twice). Absolute paths: a worker may run anywhere.
+/// attempt's work, which the worker must not do twice), and `person_notes`: what a person said
+/// about the task's earlier work (a redo's note and refusal, an end-session reason). Absolute
+/// paths: a worker may run anywhere.
 boost::json::object task_brief(const spec::Spec& spec, const sched::Action& a, const std::filesystem::path& templates_dir,
                                const std::vector<std::string>& revision_findings = {},
-                               const std::vector<std::pair<int, std::string>>& committed_tasks = {});
+                               const std::vector<std::pair<int, std::string>>& committed_tasks = {},
+                               const std::vector<std::string>& person_notes = {});
 
 /// The key/value store entry that says phase `phase` of `spec_name` is being planned: set when a
 /// planner starts, removed when the phase's check-plans is done. Left behind by a killed run, it

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -102,6 +103,9 @@ public:
   std::vector<TrailerCommit> commits_for(const std::string& plan_id) const;
   /// standing_tasks of the history read so far: which tasks of the plan a worker may skip.
   std::vector<std::pair<int, std::string>> standing_tasks(const std::string& plan_id, const SpecOwner& ours) const;
+  /// The newest redo marker of the plan (of a spec `ours` owns) with no SUMMARY commit of the plan
+  /// after it: the plan is being executed again because of it. nullopt when there is none.
+  std::optional<TrailerCommit> pending_redo(const std::string& plan_id, const SpecOwner& ours) const;
   /// The paths these commits changed, sorted and unique. Commits read by a refresh after the
   /// first one come with their paths; older ones (a resumed run's) are asked of git once.
   std::vector<std::string> files_of(const std::vector<TrailerCommit>& commits) const;
