@@ -2,6 +2,7 @@
 // The loop's state is Orchestrator::Impl (run_loop.hpp).
 #include "run_loop.hpp"
 
+#include "harness/orchestrator/changes_since_final.hpp"
 #include "harness/orchestrator/redo.hpp"
 
 #include "harness/orchestrator/display.hpp"
@@ -757,6 +758,12 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (auto note = gsd_config_note(spec.layout); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (auto note = prune_hint(state_dir); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  if (const auto changed = changes_since_final(spec); !changed.empty())
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("the final verification holds, so this run verifies nothing again, but since it was written {}: "
+                     "harness-cli verify {} --final checks the work as it is now, and harness-cli redo {} PLAN runs a "
+                     "plan again",
+                     fmt::join(changed, "; "), spec_arg(), spec_arg()));
   if (!plan_watch_error.empty())
     emit(RunEventKind::note, "", -1, 0, "PLAN files edited during the run are not noticed: " + plan_watch_error);
   warn_about_dirty_files();
