@@ -427,3 +427,26 @@ TEST_CASE("status holds a plan whose phase depends in ROADMAP on a phase not don
   CHECK(p.ready.empty());
   CHECK(p.plans[1].waits_for == "phase 01's plans");
 }
+
+TEST_CASE("status and graph say which order GSD's inserted phases impose, not a ROADMAP line", "[graph]") {
+  // Review V, finding 3: the implied order (02 after 01.1) was called "ROADMAP Depends on".
+  test::TempDir dir;
+  std::filesystem::create_directory(dir.path / ".git");
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n### Phase 1: Base\n**Depends on**: Nothing\n\n"
+                                    "### Phase 1.1: Hotfix (INSERTED)\n**Depends on**: Nothing\n\n"
+                                    "### Phase 1.2: More (INSERTED)\n**Depends on**: Nothing\n\n"
+                                    "### Phase 2: Next\n**Depends on**: Phase 1\n");
+  for (const char* p : {"01-base/01-01", "01.1-hotfix/01.1-01", "01.2-more/01.2-01", "02-next/02-01"})
+    dir.write(std::string(".planning/phases/") + p + "-PLAN.md", "---\ndepends_on: []\nfiles_modified: [a]\n---\n# x\n\n### Task 1: t\n");
+  auto spec = spec::load_spec(dir.path, "/");
+  REQUIRE(spec);
+  auto g = graph::build_plan_graph(spec->plans, &*spec->roadmap);
+  const auto text = graph::progress_text(graph::compute_progress(*spec, g, std::nullopt));
+  CHECK(text.find("(waits for the plans of phases 01, 01.1, 01.2, ROADMAP Depends on, and inserted before its phase)") !=
+        std::string::npos); // 02-01
+  CHECK(text.find("(waits for phase 01.1's plans, inserted before its phase)") != std::string::npos); // 01.2-01
+  const auto drawn = graph::render_graph(g, graph::GraphFormat::text);
+  CHECK(drawn.find("  phase 01 -> phase 02\n") != std::string::npos); // its Depends on line
+  CHECK(drawn.find("  phase 01.1 -> phase 02 (inserted before it, not a Depends on line)\n") != std::string::npos);
+  CHECK(drawn.find("  phase 01.1 -> phase 01.2 (inserted before it, not a Depends on line)\n") != std::string::npos);
+}

@@ -555,6 +555,52 @@ TEST_CASE("In a GSD project a phase inserted after phase N comes before phase N+
   CHECK(deps["02"] == std::vector<std::string>{"01", "01.1", "01.2"}); // 01.2: a directory the ROADMAP does not list yet
   CHECK(deps["03"] == std::vector<std::string>{"02"});
   CHECK(deps["01.1"] == std::vector<std::string>{"01"});
+  // Which of those orders no `Depends on` line gives: said so in status, graph and H036.
+  std::map<std::string, std::vector<std::string>> inserted;
+  for (const auto& p : spec.roadmap->phases)
+    for (const auto& d : p.inserted_before) inserted[to_string(p.number)].push_back(to_string(d));
+  CHECK(inserted["02"] == std::vector<std::string>{"01.1", "01.2"});
+  CHECK(inserted["01.1"].empty()); // its own `Depends on` names phase 1
   // GSD's "(INSERTED)" says how the phase came, and is not shown as part of its name.
   CHECK(spec.roadmap->phases.at(1).name == "Hotfix");
+}
+
+TEST_CASE("In a GSD project inserted phases run in their numeric order: 01, 01.1, 01.2, then 02") {
+  // Review V, finding 3: 01.1 and 01.2 ran side by side, and an inserted phase whose `Depends on`
+  // named nothing ran beside phase 1.
+  harness::test::TempDir dir;
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n### Phase 1: Base\n**Depends on**: Nothing\n\n"
+                                    "### Phase 1.1: Hotfix (INSERTED)\n**Depends on**: Nothing\n\n"
+                                    "### Phase 1.2: More (INSERTED)\n**Depends on**: Nothing\n\n"
+                                    "### Phase 2: Next\n**Depends on**: Phase 1\n");
+  for (const char* p : {"01-base/01-01", "01.1-hotfix/01.1-01", "01.2-more/01.2-01", "02-next/02-01"})
+    dir.write(fmt::format(".planning/phases/{}-PLAN.md", p), "---\ndepends_on: []\nfiles_modified: [a]\n---\n# x\n\n### Task 1: t\n");
+  const auto spec = load_project(dir);
+  REQUIRE(spec.roadmap);
+  std::map<std::string, std::vector<std::string>> deps, inserted;
+  for (const auto& p : spec.roadmap->phases) {
+    for (const auto& d : p.depends_on) deps[to_string(p.number)].push_back(to_string(d));
+    for (const auto& d : p.inserted_before) inserted[to_string(p.number)].push_back(to_string(d));
+  }
+  CHECK(deps["01.1"] == std::vector<std::string>{"01"});
+  CHECK(deps["01.2"] == std::vector<std::string>{"01.1"});
+  CHECK(deps["02"] == std::vector<std::string>{"01", "01.1", "01.2"});
+  CHECK(inserted["01.1"] == std::vector<std::string>{"01"});
+  CHECK(inserted["01.2"] == std::vector<std::string>{"01.1"});
+}
+
+TEST_CASE("a cycle through the order of an inserted phase says so, not that the ROADMAP has a line it does not have") {
+  harness::test::TempDir dir;
+  dir.write(".planning/ROADMAP.md", "# Roadmap\n\n### Phase 1: Base\n**Depends on**: Nothing\n\n"
+                                    "### Phase 1.1: Hotfix (INSERTED)\n**Depends on**: Phase 1\n\n"
+                                    "### Phase 2: Next\n**Depends on**: Phase 1\n");
+  dir.write(".planning/phases/01-base/01-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [a]\n---\n# x\n\n### Task 1: t\n");
+  dir.write(".planning/phases/01.1-hotfix/01.1-01-PLAN.md",
+            "---\ndepends_on: ['02-01']\nfiles_modified: [b]\n---\n# x\n\n### Task 1: t\n");
+  dir.write(".planning/phases/02-next/02-01-PLAN.md", "---\ndepends_on: []\nfiles_modified: [c]\n---\n# x\n\n### Task 1: t\n");
+  const auto spec = load_project(dir);
+  const auto found = with_code(spec, "H036");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].message == "dependency cycle through the ROADMAP: 01.1-01 -> 02-01 -> phase 01.1's plans -> 01.1-01 (ROADMAP: "
+                            "phase 02 comes after phase 01.1, inserted before it); none of these plans can ever execute");
 }

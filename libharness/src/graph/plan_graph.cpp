@@ -84,15 +84,19 @@ OrderGraph order_graph(PlanGraph& g, const spec::Roadmap* roadmap) {
   // or a later one could only deadlock against the gate (H034), and a phase without plans has
   // none to wait for here.
   for (const auto later : phases) {
-    std::vector<spec::PhaseNumber> earlier;
+    std::vector<spec::PhaseNumber> earlier, inserted;
     for (const auto& rp : roadmap->phases)
-      if (rp.number == later) earlier = rp.depends_on;
+      if (rp.number == later) earlier = rp.depends_on, inserted = rp.inserted_before;
     std::ranges::sort(earlier);
     earlier.erase(std::unique(earlier.begin(), earlier.end()), earlier.end());
     for (const auto d : earlier)
-      if (d < later && node_of(d) >= 0) g.phase_edges.emplace_back(d, later);
+      if (d < later && node_of(d) >= 0) {
+        g.phase_edges.emplace_back(d, later);
+        if (std::ranges::find(inserted, d) != inserted.end()) g.inserted_phase_edges.emplace_back(d, later);
+      }
   }
   std::ranges::sort(g.phase_edges);
+  std::ranges::sort(g.inserted_phase_edges);
   for (const auto& [d, later] : g.phase_edges)
     for (const int i : plans_of[static_cast<std::size_t>(node_of(later)) - o.plans]) link(node_of(d), i);
   return o;

@@ -63,25 +63,30 @@ std::vector<PhaseNumber> roadmap_depends(const spec::Spec& spec, PhaseNumber n, 
 /// Holds the planned plans of each phase that depends on a phase not done yet (no plans, a plan
 /// not verified, or its plans in `unchecked`): not ready, and `waits_for` says which phases.
 void hold_by_roadmap(Progress& p, const std::vector<PhaseNumber>& unchecked) {
-  std::map<PhaseNumber, std::string> waits;
+  std::map<PhaseNumber, std::pair<std::string, std::string>> waits; // what, whose order
   for (const auto& ph : p.phases) {
     std::string open;
-    int count = 0;
+    int count = 0, inserted = 0;
     for (auto d : ph.depends_on) {
       auto it = std::ranges::find(p.phases, d, &PhaseProgress::number);
       const bool done = it != p.phases.end() && it->plans > 0 && it->verified == it->plans &&
                         std::ranges::find(unchecked, d) == unchecked.end();
       if (done) continue;
       open += (count++ ? ", " : "") + to_string(d);
+      inserted += std::ranges::find(ph.inserted_before, d) != ph.inserted_before.end();
     }
-    if (count == 1) waits[ph.number] = fmt::format("phase {}'s plans", open);
-    else if (count > 1) waits[ph.number] = fmt::format("the plans of phases {}", open);
+    const std::string why = inserted == 0       ? "ROADMAP Depends on"
+                            : inserted == count ? "inserted before its phase"
+                                                : "ROADMAP Depends on, and inserted before its phase";
+    if (count == 1) waits[ph.number] = {fmt::format("phase {}'s plans", open), why};
+    else if (count > 1) waits[ph.number] = {fmt::format("the plans of phases {}", open), why};
   }
   if (waits.empty()) return;
   for (auto& pl : p.plans) {
     auto it = waits.find(pl.phase);
     if (pl.state != PlanState::planned || it == waits.end()) continue;
-    pl.waits_for = it->second;
+    pl.waits_for = it->second.first;
+    pl.waits_why = it->second.second;
     pl.ready = false;
     std::erase(p.ready, pl.id);
   }
@@ -130,7 +135,12 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     ph.verified += pp.state == PlanState::verified;
     out.plans.push_back(std::move(pp));
   }
-  for (auto& [n, ph] : phases) ph.depends_on = roadmap_depends(spec, n, phases);
+  for (auto& [n, ph] : phases) {
+    ph.depends_on = roadmap_depends(spec, n, phases);
+    if (spec.roadmap)
+      for (const auto& rp : spec.roadmap->phases)
+        if (rp.number == n) ph.inserted_before = rp.inserted_before;
+  }
   // A phase is verified by its own verification only (every plan verified is not enough: the
   // phase as integrated is checked again), and only by one that covers the plans there are now.
   for (auto& [n, ph] : phases) {
@@ -275,7 +285,7 @@ std::string progress_text(const Progress& p) {
                          plan.running            ? "  (running)"
                          : plan.unchecked        ? "  (waiting on its plan check)"
                          : plan.ready            ? "  (ready)"
-                         : !plan.waits_for.empty() ? "  (waits for " + plan.waits_for + ", ROADMAP Depends on)"
+                         : !plan.waits_for.empty() ? "  (waits for " + plan.waits_for + ", " + plan.waits_why + ")"
                                                  : "");
     }
   }

@@ -46,7 +46,9 @@ std::string render_text(const PlanGraph& g) {
   for (size_t v = 0; v < g.ids.size(); ++v)
     for (int d : g.deps[v]) out += fmt::format("  {} -> {}\n", g.ids[static_cast<size_t>(d)], g.ids[v]);
   if (!g.phase_edges.empty()) out += "phase edges (ROADMAP Depends on: the later phase's plans wait for every plan of the earlier):\n";
-  for (const auto& [from, to] : g.phase_edges) out += fmt::format("  phase {} -> phase {}\n", to_string(from), to_string(to));
+  for (const auto& e : g.phase_edges)
+    out += fmt::format("  phase {} -> phase {}{}\n", to_string(e.first), to_string(e.second),
+                       std::ranges::binary_search(g.inserted_phase_edges, e) ? " (inserted before it, not a Depends on line)" : "");
   out += fmt::format("critical path: {}\n", critical_text(g));
   out += "file conflicts (never run together):\n";
   if (g.conflicts.empty()) out += "  none\n";

@@ -12,7 +12,9 @@
 namespace harness::spec::detail {
 
 /// Adds to each integer phase N+1 of `roadmap` the decimal phases N.x (in the roadmap or as phase
-/// directories) to its `depends_on`, where it does not name them already.
+/// directories), and to each decimal phase N.x of the roadmap the phase just before it (N.(x-1),
+/// or N), to its `depends_on` where it does not name them already, and records them in
+/// `inserted_before`. A phase directory without a ROADMAP entry has no `Depends on` to extend.
 void order_inserted_phases(Roadmap& roadmap, const std::vector<PhaseDir>& phase_dirs);
 
 } // namespace harness::spec::detail

@@ -193,9 +193,13 @@ void validate_roadmap_cycles(const std::vector<Plan>& plans, const Roadmap& road
           continue;
         }
         const PhaseNumber d = g.phases[static_cast<std::size_t>(v - n)];
+        const PhaseNumber later = plans[static_cast<std::size_t>(path[k - 1])].phase;
         text += fmt::format(" -> phase {}'s plans", to_string(d));
-        why += fmt::format("{}phase {} depends on phase {}", why.empty() ? "" : ", ",
-                           to_string(plans[static_cast<std::size_t>(path[k - 1])].phase), to_string(d));
+        // An order GSD's insertion implies is no line of the ROADMAP: say what it is.
+        const auto rp = std::ranges::find(roadmap.phases, later, &RoadmapPhase::number);
+        const bool inserted = rp != roadmap.phases.end() && std::ranges::find(rp->inserted_before, d) != rp->inserted_before.end();
+        why += fmt::format("{}phase {} {} phase {}{}", why.empty() ? "" : ", ", to_string(later),
+                           inserted ? "comes after" : "depends on", to_string(d), inserted ? ", inserted before it" : "");
       }
       const std::string& source = texts.count(p.file) ? texts.at(p.file) : std::string();
       add(out, p, texts, find_line(source, key_line(p, "depends_on"), dep), Severity::error, "H036",

@@ -28,6 +28,8 @@ struct PlanGraph {
   /// verified, so the order, levels and critical path count them as edges from every plan of the
   /// earlier phase to every plan of the later; they are drawn once per pair of phases.
   std::vector<std::pair<spec::PhaseNumber, spec::PhaseNumber>> phase_edges;
+  /// Of phase_edges, those that order a phase GSD inserted rather than a `Depends on` line.
+  std::vector<std::pair<spec::PhaseNumber, spec::PhaseNumber>> inserted_phase_edges;
   std::vector<int> topo_order;                 ///< stable (ties by plan order); partial when cyclic
   std::vector<std::vector<std::string>> cycles;///< each cycle as ids, first id repeated at the end
   std::vector<int> level;                      ///< longest edge count from a root, phase edges included; -1 inside a cycle

@@ -27,6 +27,9 @@ struct PlanProgress {
   /// phases whose plans are not all planned and verified yet, as the scheduler holds it
   /// ("phase 02's plans", "the plans of phases 02, 03"); empty when nothing of that kind holds it.
   std::string waits_for = {};
+  /// Whose order that is: "ROADMAP Depends on", or "inserted before its phase" for phases GSD
+  /// inserted (spec::RoadmapPhase::inserted_before), or both.
+  std::string waits_why = {};
   spec::PhaseNumber phase{};
 };
 
@@ -42,6 +45,8 @@ struct PhaseProgress {
   int verified = 0;
   /// Earlier phases its ROADMAP entry depends on (`Depends on`), as the scheduler counts them.
   std::vector<spec::PhaseNumber> depends_on = {};
+  /// Of depends_on, the phases GSD inserted before it (no `Depends on` line names them).
+  std::vector<spec::PhaseNumber> inserted_before = {};
 };
 
 struct Progress {

@@ -39,6 +39,9 @@ struct RoadmapPhase {
   std::string name;
   std::string goal;
   std::vector<PhaseNumber> depends_on;  ///< the phases its `Depends on` names (see docs/readme/spec.md)
+  /// Of depends_on, the phases no `Depends on` names, ordered before this one because GSD inserted
+  /// them there (02 after 01.1, 01.2 after 01.1; spec/inserted_phases.hpp): said so, not "ROADMAP".
+  std::vector<PhaseNumber> inserted_before;
   std::string depends_on_text;           ///< that value as written, markup stripped
   std::vector<std::string> success_criteria;
   std::vector<ChecklistItem> checklist; ///< checkboxes in the section (plans, criteria)
