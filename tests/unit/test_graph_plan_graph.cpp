@@ -6,6 +6,7 @@
 #include "spec_test_util.hpp"
 
 #include <boost/json.hpp>
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -449,4 +450,24 @@ TEST_CASE("status and graph say which order GSD's inserted phases impose, not a 
   CHECK(drawn.find("  phase 01 -> phase 02\n") != std::string::npos); // its Depends on line
   CHECK(drawn.find("  phase 01.1 -> phase 02 (inserted before it, not a Depends on line)\n") != std::string::npos);
   CHECK(drawn.find("  phase 01.1 -> phase 01.2 (inserted before it, not a Depends on line)\n") != std::string::npos);
+}
+
+TEST_CASE("a plan whose verification checkpoint waits is due an answer, not its checks", "[graph]") {
+  test::TempDir dir;
+  const auto spec_dir = dir.path / "docs/specs/SPC-001-w";
+  dir.write("docs/specs/SPC-001-w/SPEC.md", "# W\n");
+  for (const char* id : {"01-01", "01-02"}) {
+    dir.write(fmt::format("docs/specs/SPC-001-w/planning/plans/01-core/{}-PLAN.md", id),
+              fmt::format("---\nplan_id: '{}'\ndepends_on: []\nfiles_modified: ['{}.txt']\n---\n# {}\n", id, id, id));
+    dir.write(fmt::format("docs/specs/SPC-001-w/execution/phases/01-core/{}-SUMMARY.md", id),
+              fmt::format("---\nplan_id: '{}'\nstatus: complete\n---\n", id));
+  }
+  auto spec = spec::load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  auto p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans));
+  graph::mark_awaiting_answer(p, {"verify-plan:01-01", "verify-phase:01"});
+  const auto text = graph::progress_text(p);
+  CHECK(text.find("  - plan 01-01: its checks passed; it waits for a person's answer (harness-cli respond --list)\n") !=
+        std::string::npos);
+  CHECK(text.find("  - plan 01-02: executed, its checks not run\n") != std::string::npos);
 }

@@ -265,6 +265,16 @@ void mark_unchecked(Progress& p, const std::vector<spec::PhaseNumber>& phases) {
   hold_by_roadmap(p, phases);
 }
 
+void mark_awaiting_answer(Progress& p, const std::vector<std::string>& task_ids) {
+  for (const auto& task : task_ids) {
+    if (!task.starts_with("verify-plan:")) continue;
+    const std::string id = task.substr(12);
+    for (auto& due : p.verifications_due)
+      if (due == fmt::format("plan {}: executed, its checks not run", id))
+        due = fmt::format("plan {}: its checks passed; it waits for a person's answer (harness-cli respond --list)", id);
+  }
+}
+
 std::string progress_text(const Progress& p) {
   std::string out = fmt::format("{}: {}/{} plans verified ({:.0f}%), {} executed{}\n\n", p.spec_name, p.plans_verified,
                                 p.plans_total, p.percent, p.plans_executed, p.complete ? ", complete" : "");

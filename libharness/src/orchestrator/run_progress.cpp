@@ -26,6 +26,9 @@ void Orchestrator::Impl::write_progress(bool running) {
   for (const auto& phase : planning_marked)
     if (auto n = spec::parse_phase_number(phase)) unchecked.push_back(*n);
   graph::mark_unchecked(progress, unchecked);
+  std::vector<std::string> asking;
+  for (const auto& [id, cp] : checkpoints) asking.push_back(cp.task);
+  graph::mark_awaiting_answer(progress, asking);
   const std::string state = running ? "running" : summary.outcome;
   // Recorded before they are written (see run_verification); an unchanged one is not committed.
   wrote({spec.layout.status_md});

@@ -168,6 +168,13 @@ std::vector<std::string> waiting_lines(const fs::path& state_dir, const std::str
   return out;
 }
 
+std::vector<std::string> waiting_tasks(const fs::path& state_dir, const std::string& spec_name) {
+  std::vector<std::string> out;
+  for (const auto& cp : pending_checkpoints(state_dir))
+    if (cp.spec.empty() || cp.spec == spec_name) out.push_back(cp.task);
+  return out;
+}
+
 std::vector<std::string> running_tasks(const fs::path& project_root, const std::string& spec_name) {
   std::vector<std::string> out;
   if (!store::running_orchestrator(project_root / ".orchestration")) return out; // nothing runs: no store opened

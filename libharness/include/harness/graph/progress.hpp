@@ -92,6 +92,11 @@ void mark_running(Progress& p, const std::vector<std::string>& task_ids);
 /// "ready now" either; nor are the plans of phases that depend on them (ROADMAP `Depends on`).
 void mark_unchecked(Progress& p, const std::vector<spec::PhaseNumber>& phases);
 
+/// Plans whose verify-plan checkpoint waits for a person (`verify-plan:ID` among `task_ids`, the
+/// tasks of open checkpoints): their checks ran and passed, so the verification due says it waits
+/// for that answer, not "its checks not run".
+void mark_awaiting_answer(Progress& p, const std::vector<std::string>& task_ids);
+
 std::string progress_text(const Progress& p);
 std::string progress_json(const Progress& p);
 

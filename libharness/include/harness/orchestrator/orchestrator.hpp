@@ -72,6 +72,8 @@ std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending);
 std::string waiting_line(const PendingCheckpoint& checkpoint);
 /// waiting_line of each checkpoint in `state_dir` that belongs to spec `spec_name` (or names none).
 std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, const std::string& spec_name);
+/// The tasks those checkpoints wait in ("verify-plan:01-02"), for graph::mark_awaiting_answer.
+std::vector<std::string> waiting_tasks(const std::filesystem::path& state_dir, const std::string& spec_name);
 
 /// The task ids of `spec_name` a running orchestrate has workers on now (its store's running
 /// sessions); empty when none runs or the store cannot be read. Opens the store only while an
