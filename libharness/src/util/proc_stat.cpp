@@ -1,8 +1,8 @@
 #include "harness/util/proc_stat.hpp"
 
+#include "harness/util/atomic_file.hpp"
+
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 
@@ -26,10 +26,11 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
 
 std::optional<ProcStat> read_proc_stat(long long pid) {
   if (pid <= 0) return std::nullopt;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  if (!in) return std::nullopt;
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return parse_proc_stat(text);
+  // read_file, not a stream: a process that ends while its file is read fails the read with
+  // ESRCH, which libstdc++'s filebuf throws out of (seen from `respond --list` in a test).
+  const auto text = read_file("/proc/" + std::to_string(pid) + "/stat");
+  if (!text) return std::nullopt;
+  return parse_proc_stat(*text);
 }
 
 } // namespace harness::util
