@@ -191,7 +191,7 @@ TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a s
   // A second answer before the run takes the first (two people at once) replaces nothing.
   auto second = answer_checkpoint(state, "cp-verify", {false, "no", "", ""});
   REQUIRE_FALSE(second);
-  CHECK(second.error().message.find("has an answer already (approve: fine) that the run has not taken yet") != std::string::npos);
+  CHECK(second.error().message.find("has an answer already (approve: fine); the first answer stands, and nothing replaces it") != std::string::npos);
   CHECK(read_checkpoint_answer(state, "cp-verify")->approved);
 
   auto stale = answer_checkpoint(state, "cp-old", {true, "", "", ""});

@@ -299,7 +299,8 @@ std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const f
   // the first answer stands until the run takes it.
   if (r->answer)
     return std::unexpected(CheckpointRefusal{fmt::format(
-        "checkpoint {} has an answer already ({}{}) that the run has not taken yet; nothing replaces it", id,
+        // Taken or not (a worker's answer stays open until the worker is done with it), it stands.
+        "checkpoint {} has an answer already ({}{}); the first answer stands, and nothing replaces it", id,
         answer_text(*r->answer, r->asks), r->answer->note.empty() ? "" : ": " + r->answer->note)});
   return std::move(*r);
 }
