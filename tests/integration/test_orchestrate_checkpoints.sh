@@ -20,6 +20,7 @@
 #      the refusal names the new checkpoint, which an answer then settles.
 #   7. The same question answered, then the run killed at once: the next worker gets the answer,
 #      nobody is asked twice.
+#   8. A checkpoint --yes approved in a later run: answering it says who did.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 source "${HARNESS_SOURCE_DIR:?}/tests/integration/lib/project.sh" # mcp_call
@@ -143,7 +144,7 @@ grep -q '^approved_by: ".*(harness-cli respond)"$' "$summary" && grep -q '^appro
 [[ $out == *"task_succeeded      execute:01-03"* && $out == *"run_finished       : complete"* ]] || fail "not complete: $out"
 [[ $out != *"ingest:"* ]] || fail "a checkpoint file was read as a worker report: $out"
 rc=0; err=$(cd "$p" && "$cli" respond "$id" approve 2>&1) || rc=$?
-[[ $rc -eq 2 && $err == *"checkpoint $id was answered already (approved)"* ]] || fail "answering twice: rc $rc, $err"
+[[ $rc -eq 2 && $err == *"checkpoint $id was answered already (approved by "*"(harness-cli respond))"* ]] || fail "answering twice: rc $rc, $err"
 
 # 3b. The approved plan runs again (redo) and writes the same files: the new work's checkpoint is
 # refused while no run is alive. The phase's and the final verification of the earlier work must
@@ -313,5 +314,20 @@ out=$(cat "$tmp/answered2.out")
 [[ $out != *"checkpoint_opened   execute:01-01"*"-- answer with"* || $out == *"answered since: taking that answer"* ]] \
   || fail "the answer given before the kill was not taken: $out"
 grep -q 'answered: {"message_id"' "$p/.orchestration/sessions/execute-01-01-"*/output.log || fail "no worker got the answer"
+
+# 8. A checkpoint left open by one run, approved by the next one's --yes: answering it later says
+# who answered it.
+p=$tmp/yes-later
+new_project "$p"
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/yes1.out" 2>&1 </dev/null) || rc=$?
+[[ $rc -eq 3 ]] || fail "the first run exited $rc: $(cat "$tmp/yes1.out")"
+id=$(cd "$p" && "$cli" respond --list | awk '{print $1; exit}')
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes >"$tmp/yes2.out" 2>&1 </dev/null) || rc=$?
+[[ $rc -eq 0 ]] || fail "the --yes run exited $rc: $(cat "$tmp/yes2.out")"
+rc=0; err=$(cd "$p" && "$cli" respond "$id" refuse 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"checkpoint $id was answered already (approved by orchestrate --yes (its checks passed))"* ]] \
+  || fail "answering what --yes approved: rc $rc, $err"
 
 echo "orchestrate checkpoints: all checks passed"

@@ -263,8 +263,12 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
       emit(RunEventKind::note, a.task, -1, 0, "--yes does not answer it: a person refused this plan's work before");
   }
   if (opt.auto_yes && checks_passed && !answered_meanwhile && !refused) { // a person's answer outweighs --yes
-    if (earlier) store::close_answered_checkpoint(state_dir, earlier->id);
-    plan_approvals[a.subject] = spec::HumanAnswer{true, "orchestrate --yes (its checks passed)", protocol::now_iso8601(), ""};
+    const spec::HumanAnswer yes{true, "orchestrate --yes (its checks passed)", protocol::now_iso8601(), ""};
+    if (earlier) { // an earlier run's open checkpoint: answered, so `respond` to it says by whom
+      (void)store::answer_checkpoint(state_dir, earlier->id, store::CheckpointAnswer{true, "", yes.by, yes.at});
+      store::close_answered_checkpoint(state_dir, earlier->id);
+    }
+    plan_approvals[a.subject] = yes;
     // No checkpoint file: nothing for `respond`, so no checkpoint_id either.
     emit(RunEventKind::checkpoint_opened, a.task, a.slot, a.attempt, question);
     asio::post(ctx, [this, t = a.task] {

@@ -282,10 +282,12 @@ std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const f
   case CheckpointStatus::answered:
     return std::unexpected(CheckpointRefusal{fmt::format(
         "checkpoint {} was answered already{}; nothing reads another answer", id,
-        !r->answer                   ? ""
-        : !r->answer->choice.empty() ? " (chose " + r->answer->choice + ")"
-        : r->answer->approved        ? " (approved)"
-                                     : " (refused)")});
+        !r->answer ? ""
+                   : fmt::format(" ({}{})",
+                                 !r->answer->choice.empty() ? "chose " + r->answer->choice
+                                 : r->answer->approved      ? std::string("approved")
+                                                            : std::string("refused"),
+                                 r->answer->by.empty() ? "" : " by " + r->answer->by))});
   case CheckpointStatus::expired:
     return std::unexpected(CheckpointRefusal{
         fmt::format("checkpoint {} has expired ({}){}", id, r->expired_because, where_to_answer(state_dir, *r, running))});
