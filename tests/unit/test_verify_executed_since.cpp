@@ -48,7 +48,14 @@ TEST_CASE("a list harness cannot extend in place is an error naming the file, an
   auto block = with_executed_since("---\nstatus: passed\nexecuted_since:\n  - '01-01'\n---\n", "docs/V.md", "01-02");
   REQUIRE_FALSE(block);
   CHECK(block.error() == "docs/V.md: cannot add 01-02 to its executed_since list in place (write it as [...] on one line)");
-  auto no_frontmatter = with_executed_since("# Verification\n", "docs/V.md", "01-02");
-  REQUIRE_FALSE(no_frontmatter);
-  CHECK(no_frontmatter.error().starts_with("docs/V.md: "));
+  // A flow-style frontmatter map cannot be extended in place either.
+  auto flow = with_executed_since("---\n{status: passed}\n---\n", "docs/V.md", "01-02");
+  REQUIRE_FALSE(flow);
+  CHECK(flow.error().starts_with("docs/V.md: "));
+}
+
+TEST_CASE("a report without a status (no frontmatter, a GSD file written by hand) vouches for nothing: nothing to mark") {
+  auto none = with_executed_since("# Verification\n\nAll good.\n", "docs/V.md", "01-02");
+  REQUIRE(none);
+  CHECK_FALSE(*none);
 }

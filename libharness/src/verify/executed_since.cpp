@@ -13,6 +13,7 @@ std::expected<std::optional<std::string>, std::string> with_executed_since(std::
                                                                            const std::string& plan) {
   std::vector<spec::Diagnostic> ignored;
   const auto v = spec::parse_verification(text, display_path, ignored);
+  if (!v.status) return std::nullopt; // no verdict (a file without frontmatter): it vouches for nothing
   if (v.plans && std::ranges::find(*v.plans, plan) == v.plans->end()) return std::nullopt; // not its work
   if (std::ranges::find(v.executed_since, plan) != v.executed_since.end()) return std::nullopt;
   auto ids = v.executed_since;

@@ -13,8 +13,9 @@
 namespace harness::verify {
 
 /// `text` with `plan` added to its frontmatter's `executed_since` list; nullopt when there is
-/// nothing to add (the file does not cover the plan, or lists it already). Fails on a file whose
-/// frontmatter harness cannot update in place; `display_path` names it in the message.
+/// nothing to add (the file has no status, so no verdict to hold; it does not cover the plan; it
+/// lists it already). Fails on a file whose frontmatter harness cannot update in place;
+/// `display_path` names it in the message.
 std::expected<std::optional<std::string>, std::string> with_executed_since(std::string_view text, const std::string& display_path,
                                                                            const std::string& plan);
 
