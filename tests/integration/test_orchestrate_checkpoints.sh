@@ -101,6 +101,9 @@ line=$(grep "checkpoint_opened" <<<"$out") || fail "no checkpoint line: $out"
 id=$(sed -n 's/.*harness-cli respond \(cp-[^ ]*\) approve|refuse.*/\1/p' <<<"$line")
 [[ -n $id ]] || fail "no checkpoint id in: $line"
 [[ $out == *"run_finished       : waiting_for_human after"* ]] || fail "run_finished: $out"
+# The question is about the work as the run left it: its last commit, not the one when it asked.
+grep -q "\"head\":\"$(cd "$p" && git rev-parse HEAD)\"" "$p/.orchestration/sessions/$id/checkpoint.json" \
+  || fail "the checkpoint's head is not the run's last commit: $(cat "$p/.orchestration/sessions/$id/checkpoint.json")"
 [[ $err == *"waiting: verify-plan:01-01 of SPC-009-checkpoints: verification of 01-01"*"harness-cli respond $id approve|refuse"* ]] || fail "stderr: $err"
 [[ $err == *"then run harness-cli orchestrate $spec again"* ]] || fail "stderr does not say how to go on: $err"
 [[ $out == *"task_succeeded      verify-plan:01-02"* ]] || fail "01-02 did not run while the checkpoint waited: $out"

@@ -116,10 +116,15 @@ TEST_CASE("redo keeps a person's refusal of the undone work and its note in the 
   auto r = orchestrator::redo(p.load(), {target("01-01:2")}, "write the word, not the digit");
   REQUIRE(r);
   const auto msg = test::sh(p.dir.path, "git log -1 --format=%B");
-  CHECK(orchestrator::redo_note_of(msg) ==
+  CHECK(orchestrator::redo_note_of(msg, "01-01") ==
         "write the word, not the digit\n\n01-01 was refused by alice (harness-cli respond) at 2026-11-25T09:00:00.000Z: "
         "2.txt must say two");
-  CHECK(orchestrator::redo_note_of("chore(SPC-1): run 01-01 again\n\nRedo: 01-01\nSpec: SPC-1\n").empty());
+  CHECK(orchestrator::redo_note_of("chore(SPC-1): run 01-01 again\n\nRedo: 01-01\nSpec: SPC-1\n", "01-01").empty());
+  // Several plans in one marker: each plan's worker gets the note, and its own refusal only.
+  const std::string two = "chore(SPC-1): run 01-01, 01-03 again\n\nboth wrong\n\n01-01 was refused by a: x\n\n"
+                          "01-03 was refused by b: y\n\nRedo: 01-01\nRedo: 01-03\nSpec: SPC-1\n";
+  CHECK(orchestrator::redo_note_of(two, "01-03") == "both wrong\n\n01-03 was refused by b: y");
+  CHECK(orchestrator::redo_note_of(two, "01-01") == "both wrong\n\n01-01 was refused by a: x");
 }
 
 TEST_CASE("redo rewrites STATUS.md in the marker commit: the plan is not executed, its blockers are gone",

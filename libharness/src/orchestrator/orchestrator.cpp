@@ -298,7 +298,7 @@ std::vector<std::string> Orchestrator::Impl::person_notes_for(const sched::Actio
     if (const auto marker = trailers->pending_redo(p->id, ours())) {
       // Only a redone plan pays for this read: one commit's message.
       const auto shown = worker::run_git(spec.layout.project_root, {"show", "-s", "--format=%B", marker->hash});
-      if (const auto note = shown.exit_code == 0 ? redo_note_of(shown.out) : ""; !note.empty())
+      if (const auto note = shown.exit_code == 0 ? redo_note_of(shown.out, p->id) : ""; !note.empty())
         notes.push_back(fmt::format("asked to run again (harness-cli redo, commit {}): {}", marker->hash.substr(0, 7), note));
     }
   if (const auto ended = ended_by_person.find(a.task); ended != ended_by_person.end())
@@ -646,6 +646,7 @@ void Orchestrator::Impl::finish_run() {
   if (!head_moved()) {
     write_progress(false);
     commit_writeback("orchestrate: " + summary.outcome);
+    show_open_checkpoints_at_head();
     // A complete spec whose record is not on disk or not in git is no success: a script or CI job
     // trusting exit 0 would move on with STATUS.md saying `running`.
     summary.unwritten = unwritten_documents();

@@ -243,7 +243,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   return result;
 }
 
-std::string redo_note_of(std::string_view message) {
+std::string redo_note_of(std::string_view message, std::string_view plan) {
   std::vector<std::string_view> lines;
   for (std::size_t start = 0; start <= message.size();) {
     const auto nl = message.find('\n', start);
@@ -252,10 +252,16 @@ std::string redo_note_of(std::string_view message) {
     start = nl + 1;
   }
   auto trailer = [](std::string_view l) { return l.starts_with("Redo: ") || l.starts_with("Spec: "); };
+  auto others_refusal = [&](std::string_view l) { // "01-03 was refused by ...": another plan's work
+    const auto at = l.find(" was refused by ");
+    return at != std::string_view::npos && at > 0 && l.find(' ') == at && l.substr(0, at) != plan;
+  };
   std::string out;
   for (std::size_t i = 1; i < lines.size(); ++i) { // the subject says only which plans
-    if (trailer(lines[i])) continue;
-    if (!out.empty() || !util::trim_space(lines[i]).empty()) out += std::string(lines[i]) + "\n";
+    if (trailer(lines[i]) || others_refusal(lines[i])) continue;
+    const bool blank = util::trim_space(lines[i]).empty();
+    if (blank && (out.empty() || out.ends_with("\n\n"))) continue; // one blank line between paragraphs
+    out += std::string(lines[i]) + "\n";
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;

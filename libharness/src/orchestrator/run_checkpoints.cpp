@@ -79,17 +79,8 @@ bool Orchestrator::Impl::work_changed_since(const std::string& task, const std::
   }
   // What harness itself writes there since (the run's closing commit: SUMMARY marks, reports,
   // STATUS, ROADMAP) is not a change of the work asked about, even under a plan's `docs/**`.
-  const auto& layout = spec.layout;
-  auto exclude = [&](const fs::path& file) {
-    if (!file.empty()) paths.push_back(":(exclude,literal)" + file.lexically_relative(root).generic_string());
-  };
-  for (const auto& file : {layout.status_md, layout.roadmap_md, layout.requirements_md, layout.final_verification, layout.commits_log})
-    exclude(file);
-  for (const auto& d : layout.phases) {
-    exclude(layout.verification_file(d));
-    for (const auto& p : spec.plans)
-      if (p.phase == d.number) exclude(layout.summary_file(d, p.id));
-  }
+  for (const auto& file : spec::harness_written_files(spec))
+    paths.push_back(":(exclude,literal)" + file.lexically_relative(root).generic_string());
   std::vector<std::string> diff{"diff", "--quiet", head, "--"};
   diff.insert(diff.end(), paths.begin(), paths.end());
   if (worker::run_git(root, diff).exit_code != 0) return true; // changed (1), or git could not tell
@@ -355,6 +346,13 @@ void Orchestrator::Impl::take_over_checkpoints() {
       continue;
     }
     if (r.asker == store::CheckpointAsker::worker) { // open_checkpoints: in id order
+      // Its task got done anyway (a worker left running by a killed run finished it): no next
+      // worker will ask, and nobody is told one will.
+      if (const auto* t = scheduler->find_task(r.task); t && t->state == sched::TaskState::done) {
+        if (r.answer) store::close_answered_checkpoint(state_dir, r.id);
+        else store::expire_checkpoint(state_dir, r.id, "its task was done without it");
+        continue;
+      }
       emit(RunEventKind::note, r.task, -1, 0,
            fmt::format("checkpoint {} of an earlier run ({}) {}: the next worker of {} is told the question{}", r.id,
                        r.kept_for_task ? "its worker was stopped while it waited" : "its worker ended with that run",
@@ -394,6 +392,18 @@ void Orchestrator::Impl::take_over_checkpoints() {
       }
     }
     emit(RunEventKind::note, task, -1, 0, fmt::format("checkpoint {} of an earlier run {}: asked again when {} gets there", r.id, state, task));
+  }
+}
+
+void Orchestrator::Impl::show_open_checkpoints_at_head() {
+  const std::string head = head_commit(spec.layout.project_root);
+  if (head.empty()) return;
+  for (const auto& [id, cp] : checkpoints) {
+    if (checkpoint_message.contains(id)) continue; // a worker's: settled with its worker
+    auto r = store::read_checkpoint(state_dir, id);
+    if (!r || r->state != store::CheckpointState::open || r->answer || r->head == head) continue;
+    r->head = head;
+    (void)store::write_open_checkpoint(state_dir, *r);
   }
 }
 

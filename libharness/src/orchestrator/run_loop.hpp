@@ -443,6 +443,10 @@ struct Orchestrator::Impl {
   /// At the end of a run: a worker's question dies with the worker; a checkpoint an earlier run
   /// left whose task got done without it can never be asked again.
   void settle_checkpoints();
+  /// At the end of a run, its own questions still open are about the work as the run leaves it
+  /// (other plans may have written shared files after one was asked): their `head` becomes the
+  /// run's last commit, which an answer given before the next run is compared with.
+  void show_open_checkpoints_at_head();
   /// Tasks a request reopened (start-session of a blocked plan, and what waited on it) leave the
   /// run's blocked list: STATUS.md and the summary name only what is still blocked.
   void forget_unblocked();

@@ -385,4 +385,16 @@ std::expected<Plan, std::string> load_one_plan(const Layout& layout, const std::
   return *plan;
 }
 
+std::vector<std::filesystem::path> harness_written_files(const Spec& spec) {
+  const auto& l = spec.layout;
+  std::vector<std::filesystem::path> out{l.status_md, l.roadmap_md, l.requirements_md, l.final_verification, l.commits_log};
+  for (const auto& d : l.phases) {
+    out.push_back(l.verification_file(d));
+    for (const auto& p : spec.plans)
+      if (p.phase == d.number) out.push_back(l.summary_file(d, p.id));
+  }
+  std::erase_if(out, [](const auto& p) { return p.empty(); });
+  return out;
+}
+
 } // namespace harness::spec

@@ -38,6 +38,10 @@ std::string work_hash(const spec::Spec& spec, const std::vector<std::string>& pl
   Fnv128 h;
   if (globs.empty()) return h.hex(); // `git ls-files --` without a pathspec would list everything
   const auto& root = spec.layout.project_root;
+  // The reports, SUMMARYs and STATUS harness writes after taking the hash are no plan's work,
+  // even under a plan's `docs/**`: the hash would never match again.
+  for (const auto& file : spec::harness_written_files(spec))
+    globs.insert(":(exclude,literal)" + file.lexically_relative(root).generic_string());
   std::vector<std::string> args = {"ls-files", "--stage", "-z", "--"};
   for (const auto& g : globs) args.push_back(worker::glob_pathspec(g));
   const auto index = worker::run_git(root, std::move(args));

@@ -64,10 +64,11 @@ struct RedoResult {
 std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vector<RedoTarget>& targets,
                                          std::string_view note);
 
-/// What a person said with a redo, from its marker commit's message: the lines between the
-/// subject and the trailers (`--note`, and the refusal the removed SUMMARY recorded), "" when
-/// none. The plan's next worker is given it (task input `person_notes`).
-std::string redo_note_of(std::string_view marker_message);
+/// What a person said with a redo about `plan`, from its marker commit's message: the lines
+/// between the subject and the trailers (`--note`, and the refusal the removed SUMMARY recorded,
+/// "01-02 was refused by ...", this plan's only), "" when none. The plan's next worker is given it
+/// (task input `person_notes`).
+std::string redo_note_of(std::string_view marker_message, std::string_view plan);
 
 /// "01-02: task 2 runs again at the next orchestrate ..." lines and the commit, for a person;
 /// `spec_arg` is the spec directory as the user wrote it (for the next command to run).

@@ -48,4 +48,10 @@ void reload_summaries(Spec& spec, const std::set<std::string>& plan_ids);
 /// does not validate, with the diagnostics rendered.
 std::expected<Plan, std::string> load_one_plan(const Layout& layout, const std::string& plan_id);
 
+/// The spec's files the orchestrator writes as a run goes: STATUS.md, ROADMAP.md, REQUIREMENTS.md,
+/// FINAL-VERIFICATION.md, commits.log, each phase's VERIFICATION and each plan's SUMMARY. They are
+/// no plan's work, even where a plan's `files_modified` (`docs/**`) covers them: what was verified
+/// or asked about (work_hash, a checkpoint's answer) is compared without them.
+std::vector<std::filesystem::path> harness_written_files(const Spec& spec);
+
 } // namespace harness::spec
