@@ -160,6 +160,10 @@ grep -q "^executed_since: \['01-01'\]" "$p/$spec"/execution/phases/*/VERIFICATIO
   || fail "the phase's report does not say 01-01 ran again: $(cat "$p/$spec"/execution/phases/*/VERIFICATION.md)"
 grep -q "^executed_since: \['01-01'\]" "$p/$spec/execution/FINAL-VERIFICATION.md" || fail "the final report does not say 01-01 ran again"
 [[ -z $(cd "$p" && git status --porcelain -- "$spec") ]] || fail "the marks are not committed: $(cd "$p" && git status --porcelain)"
+# ...and committed before the new SUMMARY: a clone after a crash never holds one without the other.
+log=$(cd "$p" && git log --format=%s -3)
+[[ $log == *"docs(01-01): summary"*"01-01 runs again: the reports of its earlier work no longer hold"* ]] \
+  || fail "the marks were not committed before the new SUMMARY: $log"
 id=$(cd "$p" && "$cli" respond --list | awk '{print $1; exit}')
 [[ -n $id ]] || fail "no checkpoint for the new work: $(cat "$tmp/redo.out")"
 (cd "$p" && "$cli" respond "$id" refuse --note "not this" >/dev/null) || fail "respond refuse exited $?"

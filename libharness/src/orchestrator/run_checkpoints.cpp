@@ -781,6 +781,7 @@ void Orchestrator::Impl::note_executed_again(const sched::Action& a) {
   if (!phase) return;
   const std::string id = plan->id;
   const auto number = plan->phase;
+  bool marked = false;
   for (const fs::path& file : {spec.layout.verification_file(*phase), spec.layout.final_verification}) {
     std::error_code ec;
     if (!fs::exists(file, ec)) continue; // the common case: no verification of this work yet
@@ -789,7 +790,9 @@ void Orchestrator::Impl::note_executed_again(const sched::Action& a) {
                         : std::expected<std::optional<std::string>, std::string>(std::unexpected(text.error()));
     if (updated && !*updated) continue;
     wrote({file}); // first: see run_verification
-    record_write(file, updated ? util::write_file_atomic(file, **updated) : std::unexpected(updated.error()), a.task);
+    const auto written = updated ? util::write_file_atomic(file, **updated) : std::unexpected(updated.error());
+    record_write(file, written, a.task);
+    marked = marked || written.has_value();
     // Until the next reload, what this run reads (STATUS.md, the gates) must not see the old verdict hold.
     const bool final = file == spec.layout.final_verification;
     loop_spec.edit([&](spec::Spec& s) {
@@ -798,6 +801,9 @@ void Orchestrator::Impl::note_executed_again(const sched::Action& a) {
       if (v && std::ranges::find(v->executed_since, id) == v->executed_since.end()) v->executed_since.push_back(id);
     });
   }
+  // Into the history before the worker's SUMMARY, as far as the git lock allows: a clone taken
+  // after a crash must not read the new SUMMARY beside reports that still vouch for the old work.
+  if (marked) commit_writeback_when_free(fmt::format("{} runs again: the reports of its earlier work no longer hold", id));
 }
 
 } // namespace harness::orchestrator
