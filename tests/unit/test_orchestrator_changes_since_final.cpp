@@ -19,22 +19,27 @@ spec::Spec load(const test::TempDir& dir) {
   return std::move(*s);
 }
 
-/// One plan, executed and verified, the reports committed with the work_hash of out/a.txt.
-void finished(const test::TempDir& dir) {
+/// One plan writing `glob`, its work `file`, executed and verified: the reports (and what a run
+/// writes with them: the SUMMARY's mark, STATUS.md) committed with the work_hash taken before them.
+/// Returns that hash.
+std::string finished(const test::TempDir& dir, const std::string& glob = "out/a.txt", const std::string& file = "out/a.txt") {
   test::set_git_identity();
   const std::string s = spec_dir;
   dir.write(s + "/SPEC.md", "# Done\n");
   dir.write(s + "/planning/plans/01-core/01-01-PLAN.md",
-            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\n---\n# 01-01\n");
+            fmt::format("---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['{}']\n---\n# 01-01\n", glob));
   dir.write(s + "/execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\n---\n");
-  dir.write("out/a.txt", "a\n");
+  dir.write(file, "a\n");
   test::sh(dir.path, "git init -q && git add -A && git commit -qm work");
   const auto hash = verify::work_hash(load(dir), {"01-01"});
   REQUIRE_FALSE(hash.empty());
   const auto report = fmt::format("---\nstatus: passed\nplans: ['01-01']\nwork_hash: '{}'\n---\n", hash);
   dir.write(s + "/execution/phases/01-core/VERIFICATION.md", report);
   dir.write(s + "/execution/FINAL-VERIFICATION.md", report);
+  dir.write(s + "/execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n");
+  dir.write(s + "/STATUS.md", "---\nrun: \"complete\"\nblocked: []\n---\n# Status\n");
   test::sh(dir.path, "git add -A && git commit -qm 'final verification'");
+  return hash;
 }
 
 } // namespace
@@ -73,21 +78,7 @@ TEST_CASE("a plan writing docs/** does not count harness's own reports and STATU
   // Review X, finding 3: the work_hash covered FINAL-VERIFICATION.md and STATUS.md, written after
   // it was taken, so every run of the finished spec said the work had changed.
   test::TempDir dir;
-  test::set_git_identity();
-  const std::string s = spec_dir;
-  dir.write(s + "/SPEC.md", "# Done\n");
-  dir.write(s + "/planning/plans/01-core/01-01-PLAN.md",
-            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['docs/**']\n---\n# 01-01\n");
-  dir.write(s + "/execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\n---\n");
-  dir.write("docs/guide.md", "guide\n");
-  test::sh(dir.path, "git init -q && git add -A && git commit -qm work");
-  const auto hash = verify::work_hash(load(dir), {"01-01"});
-  const auto report = fmt::format("---\nstatus: passed\nplans: ['01-01']\nwork_hash: '{}'\n---\n", hash);
-  dir.write(s + "/execution/phases/01-core/VERIFICATION.md", report);
-  dir.write(s + "/execution/FINAL-VERIFICATION.md", report);
-  dir.write(s + "/execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n");
-  dir.write(s + "/STATUS.md", "---\nrun: \"complete\"\nblocked: []\n---\n# Status\n");
-  test::sh(dir.path, "git add -A && git commit -qm 'final verification'");
+  const auto hash = finished(dir, "docs/**", "docs/guide.md");
   CHECK(verify::work_hash(load(dir), {"01-01"}) == hash);
   CHECK(orchestrator::changes_since_final(load(dir)).empty());
   dir.write("docs/guide.md", "guide, edited\n"); // the plan's own work does count
