@@ -45,8 +45,7 @@ void add_status(CLI::App& app, ExitCode& exit) {
       graph::mark_running(progress, orchestrator::running_tasks(spec->layout.project_root, spec->layout.spec_name));
     }
     graph::mark_unchecked(progress, orchestrator::unchecked_plan_phases(spec->layout.project_root, spec->layout.spec_name));
-    progress.waiting = orchestrator::waiting_lines(state_dir, spec->layout.spec_name);
-    graph::mark_awaiting_answer(progress, orchestrator::waiting_tasks(state_dir, spec->layout.spec_name));
+    orchestrator::show_waiting_checkpoints(progress, state_dir, spec->layout.spec_name);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;
   });

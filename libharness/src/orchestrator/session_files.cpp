@@ -161,18 +161,30 @@ std::string waiting_line(const PendingCheckpoint& cp) {
                      checkpoint_opened_message(cp.question, cp.id, store::answer_forms(cp.asks, cp.options)));
 }
 
+namespace {
+
+/// The pending checkpoints of spec `spec_name`, or naming no spec.
+std::vector<PendingCheckpoint> spec_checkpoints(const fs::path& state_dir, const std::string& spec_name) {
+  auto all = pending_checkpoints(state_dir);
+  std::erase_if(all, [&](const PendingCheckpoint& cp) { return !cp.spec.empty() && cp.spec != spec_name; });
+  return all;
+}
+
+} // namespace
+
 std::vector<std::string> waiting_lines(const fs::path& state_dir, const std::string& spec_name) {
   std::vector<std::string> out;
-  for (const auto& cp : pending_checkpoints(state_dir))
-    if (cp.spec.empty() || cp.spec == spec_name) out.push_back(waiting_line(cp));
+  for (const auto& cp : spec_checkpoints(state_dir, spec_name)) out.push_back(waiting_line(cp));
   return out;
 }
 
-std::vector<std::string> waiting_tasks(const fs::path& state_dir, const std::string& spec_name) {
-  std::vector<std::string> out;
-  for (const auto& cp : pending_checkpoints(state_dir))
-    if (cp.spec.empty() || cp.spec == spec_name) out.push_back(cp.task);
-  return out;
+void show_waiting_checkpoints(graph::Progress& p, const fs::path& state_dir, const std::string& spec_name) {
+  std::vector<std::string> tasks;
+  for (const auto& cp : spec_checkpoints(state_dir, spec_name)) {
+    p.waiting.push_back(waiting_line(cp));
+    tasks.push_back(cp.task);
+  }
+  graph::mark_awaiting_answer(p, tasks);
 }
 
 std::vector<std::string> running_tasks(const fs::path& project_root, const std::string& spec_name) {

@@ -5,6 +5,7 @@
 // of finished work, so a killed run restarts from them: executed plans are not executed again,
 // and the script worker's per-task commits make even a half-finished plan resume exactly once.
 
+#include "harness/graph/progress.hpp"
 #include "harness/orchestrator/run_event.hpp"
 #include "harness/orchestrator/run_options.hpp"
 #include "harness/orchestrator/verifier.hpp"
@@ -72,8 +73,9 @@ std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending);
 std::string waiting_line(const PendingCheckpoint& checkpoint);
 /// waiting_line of each checkpoint in `state_dir` that belongs to spec `spec_name` (or names none).
 std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, const std::string& spec_name);
-/// The tasks those checkpoints wait in ("verify-plan:01-02"), for graph::mark_awaiting_answer.
-std::vector<std::string> waiting_tasks(const std::filesystem::path& state_dir, const std::string& spec_name);
+/// `status`'s view of those checkpoints, from one reading: `p.waiting` holds their waiting_lines,
+/// and the plans whose verification waits on one are marked (graph::mark_awaiting_answer).
+void show_waiting_checkpoints(graph::Progress& p, const std::filesystem::path& state_dir, const std::string& spec_name);
 
 /// The task ids of `spec_name` a running orchestrate has workers on now (its store's running
 /// sessions); empty when none runs or the store cannot be read. Opens the store only while an
