@@ -18,6 +18,9 @@ namespace {
 using spec::PhaseNumber;
 using spec::VerificationStatus;
 
+/// A plan's line under "Verifications to run" while no run has recorded its checks.
+std::string checks_not_run(const std::string& id) { return fmt::format("plan {}: executed, its checks not run", id); }
+
 PlanState plan_state(const spec::Spec& spec, const spec::DoneState& done, const spec::Plan& plan) {
   const auto& d = done.plans.at(plan.id);
   auto s = spec.summaries.find(plan.id);
@@ -165,7 +168,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     // dependents wait on its checks, which only orchestrate records. Said, or "Ready now: nothing,
     // Blockers: none" explains nothing.
     if (pp.state == PlanState::executed)
-      out.verifications_due.push_back(fmt::format("plan {}: executed, its checks not run", pp.id));
+      out.verifications_due.push_back(checks_not_run(pp.id));
     if (pp.state != PlanState::planned || graph.index_of(pp.id) < 0) continue;
     bool deps_ok = true;
     for (const auto& d : plan->depends_on) {
@@ -270,7 +273,7 @@ void mark_awaiting_answer(Progress& p, const std::vector<std::string>& task_ids)
     if (!task.starts_with("verify-plan:")) continue;
     const std::string id = task.substr(12);
     for (auto& due : p.verifications_due)
-      if (due == fmt::format("plan {}: executed, its checks not run", id))
+      if (due == checks_not_run(id)) // what compute_progress listed for it
         due = fmt::format("plan {}: its checks passed; it waits for a person's answer (harness-cli respond --list)", id);
   }
 }
