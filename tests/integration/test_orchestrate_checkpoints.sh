@@ -112,6 +112,15 @@ grep -q 'waiting_for_human' "$p/$spec/STATUS.md" || fail "STATUS.md: $(head -5 "
 status=$(cd "$p" && "$cli" status "$spec")
 [[ $status == *$'Waiting for your answer:\n  - verify-plan:01-01 of SPC-009-checkpoints: verification of 01-01: automated checks passed (2/2 checks passed) -- answer with: harness-cli respond '"$id"' approve|refuse'* ]] \
   || fail "status does not show the waiting checkpoint: $status"
+[[ $status == *"plan 01-01: its checks passed; it waits for a person's answer (harness-cli respond --list)"* ]] \
+  || fail "status does not say 01-01 waits for an answer: $status"
+# The SUMMARY says so too: a phase report run by hand meanwhile does not pass over the question.
+grep -q '^verification: human_needed$' "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md" \
+  || fail "01-01's SUMMARY: $(cat "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md")"
+rc=0; out=$(cd "$p" && "$cli" verify "$spec" --phase 01) || rc=$? # gaps: 01-03 has not run
+[[ $rc -eq 1 && $out == *"human    01-01   approval                 01-01's checks passed and its verification checkpoint waits for a person's answer"* ]] \
+  || fail "verify --phase by hand while 01-01's checkpoint waits: rc $rc: $out"
+rm "$p/$spec/execution/phases/01-core/VERIFICATION.md"
 
 # 2. No run alive: still listed (saying who reads the answer), over MCP too; answers are read as words.
 list=$(cd "$p" && "$cli" respond --list)
@@ -175,6 +184,13 @@ out=$(cat "$tmp/refused.out")
 status=$(cd "$p" && "$cli" status "$spec")
 [[ $status == *"2/3 plans verified"* && $status == *"its report no longer holds: 01-01 executed again since"* ]] \
   || fail "status after the refusal: $status"
+# The phase verified by hand now, every other plan verified: the refused plan is not verified by it.
+rc=0; out=$(cd "$p" && "$cli" verify "$spec" --phase 01) || rc=$?
+[[ $rc -eq 3 && $out == *"human    01-01   approval                 01-01 was refused by "*": not this: it is verified once a person approves it"* ]] \
+  || fail "verify --phase by hand after the refusal: rc $rc: $out"
+status=$(cd "$p" && "$cli" status "$spec")
+[[ $status == *"2/3 plans verified"* && $status == *"plan 01-01: its checks passed; refused by "*": not this: the next orchestrate asks again"* ]] \
+  || fail "status after verify --phase by hand: $status"
 
 # 3c. The refusal lasts: the SUMMARY records it, the next run asks again naming it, and --yes
 # does not approve over it. An approval given between runs for work changed since (a commit to the

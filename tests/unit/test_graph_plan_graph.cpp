@@ -471,3 +471,28 @@ TEST_CASE("a plan whose verification checkpoint waits is due an answer, not its 
         std::string::npos);
   CHECK(text.find("  - plan 01-02: executed, its checks not run\n") != std::string::npos);
 }
+
+TEST_CASE("a plan whose SUMMARY says its verification needs a person is due an answer, and a refusal is named",
+          "[graph]") {
+  test::TempDir dir;
+  const auto spec_dir = dir.path / "docs/specs/SPC-001-w";
+  dir.write("docs/specs/SPC-001-w/SPEC.md", "# W\n");
+  const std::vector<std::pair<const char*, const char*>> plans = {
+      {"01-01", "verification: human_needed\n"},
+      {"01-02", "verification: human_needed\nrefused_by: bob\nrefused_at: '2026-01-02T03:04:05Z'\nrefusal_note: too dark\n"}};
+  for (const auto& [id, keys] : plans) {
+    dir.write(fmt::format("docs/specs/SPC-001-w/planning/plans/01-core/{}-PLAN.md", id),
+              fmt::format("---\nplan_id: '{}'\ndepends_on: []\nfiles_modified: ['{}.txt']\n---\n# {}\n", id, id, id));
+    dir.write(fmt::format("docs/specs/SPC-001-w/execution/phases/01-core/{}-SUMMARY.md", id),
+              fmt::format("---\nplan_id: '{}'\nstatus: complete\n{}---\n", id, keys));
+  }
+  auto spec = spec::load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  const auto p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans));
+  CHECK(p.plans_executed == 2);
+  CHECK(p.plans_verified == 0);
+  CHECK(p.verifications_due ==
+        std::vector<std::string>{"plan 01-01: its checks passed; it waits for a person's answer (harness-cli respond --list)",
+                                 "plan 01-02: its checks passed; refused by bob at 2026-01-02T03:04:05Z: too dark: the next "
+                                 "orchestrate asks again (or harness-cli redo)"});
+}

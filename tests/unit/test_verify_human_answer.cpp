@@ -307,3 +307,51 @@ TEST_CASE("the final verification counts the gaps a person accepted at the phase
     CHECK(final_report.results[0].status == verify::CheckStatus::failed);
   }
 }
+
+TEST_CASE("a plan whose verification checkpoint waits (or was refused) keeps a phase or final report run by hand "
+          "from passing over it",
+          "[verify][answer]") {
+  harness::test::TempDir dir;
+  const std::string s = "docs/specs/SPC-001-x/";
+  const std::string plan = "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\ncheckpoints: "
+                           "['verification']\nmust_pass:\n  - id: a\n    type: file_exists\n    path: out/a.txt\n---\n"
+                           "# 01-01\n\n### Task 1: a\n\n```bash\necho a > out/a.txt\n```\n";
+  const std::string head = "---\nplan_id: '01-01'\nstatus: complete\n";
+  verify::VerifyOptions opt;
+  opt.check_commits = false;
+  const spec::PhaseNumber one{1, 0};
+  auto reports = [&](const std::string& summary) {
+    committed_plan(dir, plan, summary, {{"out/a.txt", "a\n"}});
+    auto spec = spec::load_spec(dir.path / s, dir.path);
+    REQUIRE(spec);
+    return std::pair(verify::verify_phase(*spec, one, opt), verify::verify_final(*spec, opt));
+  };
+
+  SECTION("waiting: the item for a person says so, and the phase report is human_needed") {
+    const auto [phase, final_report] = reports(head + "verification: human_needed\n---\n# done\n");
+    CHECK(phase.status == spec::VerificationStatus::human_needed);
+    REQUIRE(phase.results.size() == 2);
+    CHECK(phase.results[1].id == "approval");
+    CHECK(phase.results[1].plan == "01-01");
+    CHECK(phase.results[1].status == verify::CheckStatus::human);
+    CHECK(phase.results[1].message ==
+          "01-01's checks passed and its verification checkpoint waits for a person's answer (harness-cli respond --list)");
+    CHECK(final_report.status == spec::VerificationStatus::human_needed);
+  }
+  SECTION("refused: the refusal is named") {
+    const auto [phase, final_report] = reports(head + "verification: human_needed\nrefused_by: bob\nrefused_at: "
+                                                      "'2026-01-02T03:04:05Z'\nrefusal_note: too dark\n---\n# done\n");
+    CHECK(phase.status == spec::VerificationStatus::human_needed);
+    REQUIRE(phase.results.size() == 2);
+    CHECK(phase.results[1].message == "01-01 was refused by bob at 2026-01-02T03:04:05Z: too dark: it is verified once a "
+                                      "person approves it (the next orchestrate asks again) or after harness-cli redo");
+  }
+  SECTION("approved (verification: passed), or a SUMMARY that says nothing of it (GSD's): nothing to ask") {
+    for (const auto* verification : {"verification: passed\napproved_by: bob\napproved_at: '2026-01-02T03:04:05Z'\n", ""}) {
+      const auto [phase, final_report] = reports(head + verification + "---\n# done\n");
+      CHECK(phase.status == spec::VerificationStatus::passed);
+      CHECK(phase.results.size() == 1);
+      CHECK(final_report.status == spec::VerificationStatus::passed);
+    }
+  }
+}

@@ -21,6 +21,19 @@ using spec::VerificationStatus;
 /// A plan's line under "Verifications to run" while no run has recorded its checks.
 std::string checks_not_run(const std::string& id) { return fmt::format("plan {}: executed, its checks not run", id); }
 
+/// ... and while its verification checkpoint waits for a person.
+std::string waits_for_answer(const std::string& id) {
+  return fmt::format("plan {}: its checks passed; it waits for a person's answer (harness-cli respond --list)", id);
+}
+
+/// The line of a plan whose SUMMARY says its verification needs a person: waiting, or refused
+/// (the next run asks again; `redo` runs it again).
+std::string person_line(const std::string& id, const std::optional<spec::HumanAnswer>& a) {
+  if (!a || a->approved) return waits_for_answer(id);
+  return fmt::format("plan {}: its checks passed; refused by {}{}{}: the next orchestrate asks again (or harness-cli redo)",
+                     id, a->by, a->at.empty() ? "" : " at " + a->at, a->note.empty() ? "" : ": " + a->note);
+}
+
 PlanState plan_state(const spec::Spec& spec, const spec::DoneState& done, const spec::Plan& plan) {
   const auto& d = done.plans.at(plan.id);
   auto s = spec.summaries.find(plan.id);
@@ -169,6 +182,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     // Blockers: none" explains nothing.
     if (pp.state == PlanState::executed)
       out.verifications_due.push_back(checks_not_run(pp.id));
+    if (pp.state == PlanState::human_needed) out.verifications_due.push_back(person_line(pp.id, spec.summaries.at(pp.id).answer));
     if (pp.state != PlanState::planned || graph.index_of(pp.id) < 0) continue;
     bool deps_ok = true;
     for (const auto& d : plan->depends_on) {
@@ -273,8 +287,7 @@ void mark_awaiting_answer(Progress& p, const std::vector<std::string>& task_ids)
     if (!task.starts_with("verify-plan:")) continue;
     const std::string id = task.substr(12);
     for (auto& due : p.verifications_due)
-      if (due == checks_not_run(id)) // what compute_progress listed for it
-        due = fmt::format("plan {}: its checks passed; it waits for a person's answer (harness-cli respond --list)", id);
+      if (due == checks_not_run(id)) due = waits_for_answer(id); // what compute_progress listed for it
   }
 }
 

@@ -145,6 +145,7 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
       sessions.at(sid).last_progress = "waiting for a verification checkpoint";
       auto e = sched::make_event(EventType::checkpoint, a.task);
       e.worker_alive = false;
+      mark_plan_waiting(a);
       e.detail = fmt::format("verification of {}: automated checks passed ({})", a.subject, out.message);
       // What the plan's author asked the person to look at (GSD's checkpoint:human-verify task).
       if (!plan->human_check.empty()) {
@@ -748,24 +749,46 @@ void Orchestrator::Impl::record_gate_answer(const std::string& task, const store
   if (recorded) reload_spec();
 }
 
+std::filesystem::path Orchestrator::Impl::summary_file_of(const std::string& plan_id) const {
+  const auto* plan = spec.find_plan(plan_id);
+  const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
+  return phase ? spec.layout.summary_file(*phase, plan->id) : std::filesystem::path();
+}
+
 void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
-  const auto* plan = plan_of(a);
-  if (const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr) {
-    const auto summary_file = spec.layout.summary_file(*phase, plan->id);
-    wrote({summary_file}); // first: see run_verification
-    const auto approval = plan_approvals.find(plan->id);
-    record_write(summary_file,
-                 mark_summary_verification(summary_file, "passed",
-                                           approval == plan_approvals.end() ? std::nullopt : std::optional(approval->second)),
-                 a.task);
-  }
+  const auto file = summary_file_of(a.subject);
+  if (file.empty()) return;
+  wrote({file}); // first: see run_verification
+  const auto found = plan_approvals.find(a.subject);
+  const auto approval = found == plan_approvals.end() ? std::nullopt : std::optional(found->second);
+  const auto written = mark_summary_verification(file, "passed", approval);
+  record_write(file, written, a.task);
+  if (written) // the phase's verification reads it next (mark_plan_waiting marked it waiting)
+    loop_spec.edit([&](spec::Spec& s) {
+      if (auto sum = s.summaries.find(a.subject); sum != s.summaries.end()) {
+        sum->second.verification = spec::VerificationStatus::passed;
+        if (approval) sum->second.answer = approval;
+      }
+    });
+}
+
+void Orchestrator::Impl::mark_plan_waiting(const sched::Action& a) {
+  const auto file = summary_file_of(a.subject);
+  std::error_code ec;
+  if (file.empty() || !fs::exists(file, ec)) return; // the checks found it; nothing to mark
+  wrote({file}); // first: see run_verification
+  const auto written = mark_summary_verification(file, "human_needed", std::nullopt);
+  record_write(file, written, a.task);
+  if (written) // STATUS.md of this run reads it too
+    loop_spec.edit([&](spec::Spec& s) {
+      if (auto sum = s.summaries.find(a.subject); sum != s.summaries.end())
+        sum->second.verification = spec::VerificationStatus::human_needed;
+    });
 }
 
 void Orchestrator::Impl::record_plan_refusal(const sched::Task& t, const spec::HumanAnswer& refusal) {
-  const auto* plan = spec.find_plan(t.subject);
-  const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
-  if (!phase) return;
-  const auto file = spec.layout.summary_file(*phase, plan->id);
+  const auto file = summary_file_of(t.subject);
+  if (file.empty()) return;
   wrote({file}); // first: see run_verification
   const auto written = record_summary_refusal(file, refusal);
   record_write(file, written, t.id);

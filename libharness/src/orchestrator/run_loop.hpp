@@ -270,6 +270,8 @@ struct Orchestrator::Impl {
   void start_task(const sched::Action& a);
   void end_session(const std::string& sid, const std::string& message, bool ok = true);
   const spec::Plan* plan_of(const sched::Action& a) const { return spec.find_plan(a.subject); }
+  /// Where plan `plan_id`'s SUMMARY is (or will be); empty for a plan or phase this spec lacks.
+  std::filesystem::path summary_file_of(const std::string& plan_id) const;
   /// The spec directory as a user names it from the project root (for the commands we suggest).
   std::string spec_arg() const { return spec.layout.command_argument(); }
 
@@ -484,6 +486,10 @@ struct Orchestrator::Impl {
   void list_open_questions();
   /// `verification: passed` in the plan's SUMMARY, once its verify-plan task is done.
   void mark_plan_verified(const sched::Action& a);
+  /// `verification: human_needed` in the plan's SUMMARY as its verification checkpoint opens:
+  /// until a person approves, no report run meanwhile (`verify --phase` by hand) may pass over
+  /// the question, and `status` reads the plan as waiting for one.
+  void mark_plan_waiting(const sched::Action& a);
   /// A person refused plan `t`'s verification checkpoint: recorded in its SUMMARY
   /// (record_summary_refusal), before the checkpoint closes.
   void record_plan_refusal(const sched::Task& t, const spec::HumanAnswer& refusal);

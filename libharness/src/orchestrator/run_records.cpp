@@ -94,12 +94,9 @@ void Orchestrator::Impl::commit_orphan_summaries() {
 }
 
 void Orchestrator::Impl::discount_failed_summary(const std::string& task, const std::string& plan_id) {
-  const auto* plan = spec.find_plan(plan_id);
-  const auto* phase = plan ? spec.layout.find_phase(plan->phase) : nullptr;
-  if (!phase) return;
-  const fs::path file = spec.layout.summary_file(*phase, plan->id);
+  const fs::path file = summary_file_of(plan_id);
   std::error_code ec;
-  if (!fs::exists(file, ec)) return;
+  if (file.empty() || !fs::exists(file, ec)) return;
   wrote({file}); // first: see run_verification
   auto marked = mark_summary_failed(file);
   record_write(file, marked ? std::expected<void, std::string>() : std::unexpected(marked.error()), task);

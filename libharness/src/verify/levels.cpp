@@ -360,6 +360,25 @@ void missing_summary(const spec::Spec& spec, const spec::Plan& plan, const Verif
                      0));
 }
 
+/// A plan whose own verification waits for a person (its SUMMARY says `verification:
+/// human_needed`: orchestrate opened its checkpoint and nobody approved it yet, or the person
+/// refused): an item for a person, so a phase or final report run by hand meanwhile cannot pass
+/// over the plan's question (the phase report's verdict would count the plan verified).
+std::optional<CheckResult> awaiting_person(const spec::Spec& spec, const spec::Plan& plan) {
+  const auto s = spec.summaries.find(plan.id);
+  if (s == spec.summaries.end() || s->second.verification != spec::VerificationStatus::human_needed) return std::nullopt;
+  const auto& a = s->second.answer;
+  std::string message =
+      a && !a->approved
+          ? fmt::format("{} was refused by {}{}{}: it is verified once a person approves it (the next orchestrate "
+                        "asks again) or after harness-cli redo",
+                        plan.id, a->by, a->at.empty() ? "" : " at " + a->at, a->note.empty() ? "" : ": " + a->note)
+          : fmt::format("{}'s checks passed and its verification checkpoint waits for a person's answer "
+                        "(harness-cli respond --list)",
+                        plan.id);
+  return item(plan, "approval", "review", CheckStatus::human, std::move(message), 0);
+}
+
 /// The gaps a person accepted at phase `n`, as (plan, check): those its approved verification
 /// found, while the phase's work is still the work approved (the same work_hash). Other work, or
 /// a file that does not say which work it was, asks again.
@@ -392,6 +411,7 @@ Report verify_phase(const spec::Spec& spec, spec::PhaseNumber phase, const Verif
     r.plans.push_back(plans[i]->id);
     std::ranges::move(results[i], std::back_inserter(r.results));
     missing_summary(spec, *plans[i], opt, r.results);
+    if (auto waiting = awaiting_person(spec, *plans[i])) r.results.push_back(std::move(*waiting));
   }
   if (spec.roadmap)
     for (const auto& p : spec.roadmap->phases)
@@ -425,6 +445,7 @@ Report verify_final(const spec::Spec& spec, const VerifyOptions& opt) {
     const size_t first = r.results.size();
     std::ranges::move(results[p], std::back_inserter(r.results));
     missing_summary(spec, plan, opt, r.results);
+    if (auto waiting = awaiting_person(spec, plan)) r.results.push_back(std::move(*waiting));
     // What a person judged at the phase, and that phase's verification still holds: asking again,
     // word for word, for the whole spec would only repeat the question. That is its items for a
     // person and, when the person accepted the phase with its gaps, those gaps over the same work.
