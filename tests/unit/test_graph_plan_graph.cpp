@@ -212,13 +212,23 @@ TEST_CASE("progress comes from the files: summaries execute, a passed verificati
   spec = spec::load_spec(dir.path);
   REQUIRE(spec->valid());
   p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
-  REQUIRE(p.blockers.size() == 4); // the two above, the cause, and a count of what waits on it
-  CHECK(graph::progress_text(p).find("execute:02-01 blocked by the last run: worker crashed (exit 139)") != std::string::npos);
-  CHECK(p.blockers.back() == "2 more tasks wait on these");
+  REQUIRE(p.blockers.size() == 3); // the two above and the cause; what waits on it is counted
+  CHECK(graph::progress_text(p).find("execute:02-01 blocked by the last run: worker crashed (exit 139)\n"
+                                     "  - 2 more tasks wait on these\n") != std::string::npos);
+  CHECK(p.tasks_waiting_on_blockers == 2);
+  {
+    // As data: the list holds causes only, and the plan says it is blocked.
+    const auto data = boost::json::parse(graph::progress_json(p));
+    CHECK(data.at("blockers").as_array().size() == 3);
+    CHECK(data.at("tasks_waiting_on_blockers").as_int64() == 2);
+    for (const auto& pl : data.at("plans").as_array())
+      if (pl.at("id") == "02-01") CHECK(pl.at("blocked") == "execute:02-01: worker crashed (exit 139)");
+      else CHECK(pl.at("blocked").is_null());
+  }
   dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:02-01\n    reason: \"worker crashed (exit 139)\"\n"
                          "  - task: verify-plan:02-01\n    reason: its execute is blocked\n---\n# Status\n");
   spec = spec::load_spec(dir.path);
-  CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1).blockers.back() == "1 more task waits on these");
+  CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1).tasks_waiting_on_blockers == 1);
   dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:02-01\n    reason: \"worker crashed (exit 139)\"\n"
                          "  - task: verify-plan:02-01\n    reason: its execute is blocked\n"
                          "  - task: verify-phase:02\n    reason: waits on verify-plan:02-01 (blocked)\n---\n# Status\n");
@@ -290,8 +300,9 @@ TEST_CASE("a blocker of the last run for a plan removed since is not a blocker a
                          "  - task: final\n    reason: waits on verify-phase:01 (blocked)\n---\n# Status\n");
   spec = spec::load_spec(dir.path);
   REQUIRE(spec);
-  CHECK(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1).blockers ==
-        std::vector<std::string>{"execute:01-01 blocked by the last run: crashed: exited 1", "1 more task waits on these"});
+  const auto left = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(left.blockers == std::vector<std::string>{"execute:01-01 blocked by the last run: crashed: exited 1"});
+  CHECK(left.tasks_waiting_on_blockers == 1);
 }
 
 TEST_CASE("the final is not due while a phase has gaps or is not planned yet, though every plan is verified") {

@@ -226,23 +226,24 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
           return b.reason.starts_with("waits on") || b.reason.starts_with("its execute is blocked");
         }))
       still.clear();
-    int waiting = 0;
     for (const auto& b : still) {
       if (b.reason.starts_with("waits on") || b.reason.starts_with("its execute is blocked")) {
-        ++waiting;
+        ++out.tasks_waiting_on_blockers;
         continue;
       }
       out.blockers.push_back(b.reason.empty() ? fmt::format("{} blocked by the last run", b.task)
                                               : fmt::format("{} blocked by the last run: {}", b.task, b.reason));
     }
-    if (waiting > 0) out.blockers.push_back(fmt::format("{} more task{} on these", waiting, waiting == 1 ? " waits" : "s wait"));
     // A plan the last run gave up on is a blocker, not "ready now" (orchestrate still retries it).
     for (const auto& b : still) {
       const auto colon = b.task.find(':');
       const std::string id = colon == std::string::npos ? std::string() : b.task.substr(colon + 1);
       std::erase(out.ready, id);
       for (auto& pp : out.plans)
-        if (pp.id == id) pp.ready = false;
+        if (pp.id == id) {
+          pp.ready = false;
+          if (pp.blocked.empty()) pp.blocked = b.reason.empty() ? b.task : b.task + ": " + b.reason;
+        }
     }
   }
   out.percent = out.plans_total ? 100.0 * out.plans_verified / out.plans_total : 0;
@@ -322,11 +323,12 @@ std::string progress_text(const Progress& p) {
     out += "Verifications to run (orchestrate runs them):\n";
     for (const auto& v : p.verifications_due) out += "  - " + v + "\n";
   }
-  out += "Blockers: ";
-  if (p.blockers.empty()) out += "none\n";
+  out += "Blockers:";
+  if (p.blockers.empty()) out += " none\n";
   else {
     out += "\n";
     for (const auto& b : p.blockers) out += "  - " + b + "\n";
+    if (const auto more = waiting_on_blockers_line(p); !more.empty()) out += "  - " + more + "\n";
   }
   if (!p.waiting.empty()) {
     out += "Waiting for your answer:\n";
@@ -346,6 +348,11 @@ boost::json::value percent_value(double percent) {
 
 } // namespace
 
+std::string waiting_on_blockers_line(const Progress& p) {
+  const int n = p.tasks_waiting_on_blockers;
+  return n == 0 ? std::string() : fmt::format("{} more task{} on these", n, n == 1 ? " waits" : "s wait");
+}
+
 std::string progress_json(const Progress& p) {
   namespace json = boost::json;
   json::array phases, plans, ready, blockers, waiting, due;
@@ -356,7 +363,8 @@ std::string progress_json(const Progress& p) {
     plans.push_back(json::object{
         {"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}, {"running", pl.running},
         {"waiting_on_check", pl.unchecked},
-        {"waits_for", pl.waits_for.empty() ? json::value(nullptr) : json::value(pl.waits_for)}});
+        {"waits_for", pl.waits_for.empty() ? json::value(nullptr) : json::value(pl.waits_for)},
+        {"blocked", pl.blocked.empty() ? json::value(nullptr) : json::value(pl.blocked)}});
   for (const auto& r : p.ready) ready.push_back(json::string(r));
   for (const auto& b : p.blockers) blockers.push_back(json::string(b));
   for (const auto& w : p.waiting) waiting.push_back(json::string(w));
@@ -364,7 +372,8 @@ std::string progress_json(const Progress& p) {
   json::object o{{"spec", p.spec_name},         {"plans_total", p.plans_total}, {"plans_executed", p.plans_executed},
                  {"plans_verified", p.plans_verified}, {"percent", percent_value(p.percent)},  {"complete", p.complete},
                  {"phases", std::move(phases)}, {"plans", std::move(plans)},   {"ready", std::move(ready)},
-                 {"blockers", std::move(blockers)}, {"waiting", std::move(waiting)},
+                 {"blockers", std::move(blockers)}, {"tasks_waiting_on_blockers", p.tasks_waiting_on_blockers},
+                 {"waiting", std::move(waiting)},
                  {"verifications_due", std::move(due)}};
   o["running"] = p.running.empty() ? json::value(nullptr) : json::value(p.running);
   o["running_orchestrate"] = nullptr;

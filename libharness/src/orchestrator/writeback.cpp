@@ -96,6 +96,7 @@ std::string render_status_md(const graph::Progress& p, std::string_view run_stat
   out += "\n## Blockers\n";
   if (p.blockers.empty()) out += "None.\n";
   for (const auto& b : p.blockers) out += fmt::format("- {}\n", b);
+  if (const auto more = graph::waiting_on_blockers_line(p); !more.empty() && !p.blockers.empty()) out += fmt::format("- {}\n", more);
   out += "\n_Written by harness-cli orchestrate; `harness-cli status` shows the same from the files._\n";
   return out;
 }

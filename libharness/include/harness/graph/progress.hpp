@@ -30,6 +30,9 @@ struct PlanProgress {
   /// Whose order that is: "ROADMAP Depends on", or "inserted before its phase" for phases GSD
   /// inserted (spec::RoadmapPhase::inserted_before), or both.
   std::string waits_why = {};
+  /// The last run gave up on a task of it (STATUS.md `blocked`) and it is not done since: that
+  /// task and why ("execute:01-02: crashed: ..."); empty otherwise.
+  std::string blocked = {};
   spec::PhaseNumber phase{};
 };
 
@@ -58,7 +61,10 @@ struct Progress {
   int plans_verified = 0;
   double percent = 0;               ///< verified / total
   std::vector<std::string> ready;   ///< plan ids
-  std::vector<std::string> blockers;///< human-readable
+  std::vector<std::string> blockers;///< human-readable, one cause each
+  /// Tasks the last run held only because what they wait on is blocked: counted, not listed
+  /// among the blockers (those name the causes).
+  int tasks_waiting_on_blockers = 0;
   /// Phase and final verifications still to run, each with why: "phase 02: every plan is
   /// verified; ...", "final: again, its report no longer holds: 03-01 added since".
   std::vector<std::string> verifications_due;
@@ -98,6 +104,8 @@ void mark_unchecked(Progress& p, const std::vector<spec::PhaseNumber>& phases);
 void mark_awaiting_answer(Progress& p, const std::vector<std::string>& task_ids);
 
 std::string progress_text(const Progress& p);
+/// "5 more tasks wait on these" below the blockers; empty when none waits.
+std::string waiting_on_blockers_line(const Progress& p);
 std::string progress_json(const Progress& p);
 
 } // namespace harness::graph
