@@ -20,12 +20,14 @@ void add_end_session(CLI::App& app, ExitCode& exit) {
   auto* cmd = app.add_subcommand("end-session", "Stop a worker of the running orchestrate (its task is blocked for this run)");
   cmd->add_option("SESSION_ID", opt->session, "session id (end-session --list, start-session's answer)");
   cmd->add_option("--reason", opt->reason, "recorded with the blocked task");
-  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
+  add_project_option(cmd, opt->project);
   cmd->add_flag("--list", opt->list, "list the running workers' session ids instead");
   cmd->add_flag("--json", opt->json, "print the answer (or the list) as JSON");
   cmd->callback([opt, &exit] {
-    const auto project = project_dir(opt->project);
     const Output output = opt->json ? Output::json : Output::text;
+    const auto found = existing_project_dir(opt->project, output, exit.value);
+    if (!found) return;
+    const auto& project = *found;
     if (opt->list) {
       auto sessions = store::running_sessions(project / ".orchestration");
       if (!sessions) {

@@ -21,7 +21,7 @@ void add_init(CLI::App& app, ExitCode& exit) {
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("init", "Create docs/specs/SPC-NNN-name/SPEC.md from the spec template");
   cmd->add_option("--spec", opt->spec, "the spec's name, e.g. \"user sign-in\"");
-  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
+  add_project_option(cmd, opt->project);
   cmd->add_flag("--allow-same-name", opt->allow_same_name, "number a new spec even when one with this name exists");
   cmd->callback([opt, &exit] {
     const auto skills = setup::find_skills_dir(self_dir(), HARNESS_SOURCE_DIR);

@@ -16,7 +16,7 @@ namespace harness::cli {
 void add_install_skills(CLI::App& app, ExitCode& exit) {
   auto project = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("install-skills", "Install the /harness:* Claude Code skills and the MCP server entry into a project");
-  cmd->add_option("--project", *project, "project root (default: the nearest directory up holding .git, as git finds it)");
+  add_project_option(cmd, *project);
   cmd->callback([project, &exit] {
     const auto skills = setup::find_skills_dir(self_dir(), HARNESS_SOURCE_DIR);
     if (skills.empty()) {

@@ -24,10 +24,12 @@ void add_prune(CLI::App& app, ExitCode& exit) {
       ->check(CLI::Range(0, 1000000));
   cmd->add_flag("--dry-run", opt->dry_run, "list what would be removed, remove nothing");
   cmd->add_flag("--json", opt->json, "print the outcome as JSON");
-  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
+  add_project_option(cmd, opt->project);
   cmd->callback([opt, &exit] {
     const Output output = opt->json ? Output::json : Output::text;
-    auto r = orchestrator::prune(project_dir(opt->project), {opt->keep_runs, opt->dry_run});
+    const auto project = existing_project_dir(opt->project, output, exit.value);
+    if (!project) return;
+    auto r = orchestrator::prune(*project, {opt->keep_runs, opt->dry_run});
     if (!r) {
       print_error(r.error().message, output);
       exit.value = r.error().exit_code;

@@ -23,6 +23,7 @@ void add_respond(CLI::App& app, ExitCode& exit) {
     std::string project;
     bool list = false;
     bool json = false;
+    bool replace = false;
   };
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("respond", "Answer a checkpoint orchestrate waits on (or the next run will read)");
@@ -30,12 +31,15 @@ void add_respond(CLI::App& app, ExitCode& exit) {
   cmd->add_option("ANSWER", opt->answer, "approve | refuse (y, yes, ok / n, no, reject; any case); a worker's decision: one of its options "
                   "(text or number) | refuse; a worker's action: done | refuse");
   cmd->add_option("--note", opt->note, "a note kept with the answer");
-  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
+  add_project_option(cmd, opt->project);
+  cmd->add_flag("--replace", opt->replace, "replace an answer given before, while no orchestrate runs (a run may have read it)");
   cmd->add_flag("--list", opt->list, "list the checkpoints waiting for an answer");
   cmd->add_flag("--json", opt->json, "print the list or the answer as JSON");
   cmd->callback([opt, &exit] {
-    const auto state = project_dir(opt->project) / ".orchestration";
     const Output output = opt->json ? Output::json : Output::text;
+    const auto project = existing_project_dir(opt->project, output, exit.value);
+    if (!project) return;
+    const auto state = *project / ".orchestration";
     if (opt->id.empty() && !opt->answer.empty()) { // `respond "$ID" approve` with $ID unset: no answer is given
       print_error("respond: the checkpoint ID is empty, so '" + opt->answer + "' answers nothing (harness-cli respond --list shows the ids)",
                   output);
@@ -60,7 +64,8 @@ void add_respond(CLI::App& app, ExitCode& exit) {
       exit.value = 2;
       return;
     }
-    auto r = orchestrator::respond_checkpoint(state, opt->id, opt->answer, opt->note);
+    auto r = orchestrator::respond_checkpoint(state, opt->id, opt->answer, opt->note,
+                                              opt->replace ? store::Replace::yes : store::Replace::no);
     if (!r) {
       print_error(r.error().message, output);
       exit.value = r.error().exit_code;

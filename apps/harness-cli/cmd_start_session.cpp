@@ -16,11 +16,13 @@ void add_start_session(CLI::App& app, ExitCode& exit) {
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("start-session", "Ask the running orchestrate to start a plan next (a blocked one is retried)");
   cmd->add_option("PLAN_ID", opt->plan, "plan id, e.g. 02-03")->required();
-  cmd->add_option("--project", opt->project, "project root (default: the nearest directory up holding .git, as git finds it)");
+  add_project_option(cmd, opt->project);
   cmd->add_flag("--json", opt->json, "print the answer as JSON");
   cmd->callback([opt, &exit] {
+    const auto project = existing_project_dir(opt->project, opt->json ? Output::json : Output::text, exit.value);
+    if (!project) return;
     // The run says who asked, as for end-session.
-    ask_and_print(project_dir(opt->project), "start_session", opt->plan,
+    ask_and_print(*project, "start_session", opt->plan,
                   {{"plan_id", opt->plan}, {"requested_by", "harness-cli start-session"}}, opt->json, exit,
                   [](const boost::json::object& o) {
                     auto text = [&](const char* key) {

@@ -2,17 +2,39 @@
 // The project a command works on: --project when given, else the repository the working
 // directory lies in (util::find_project_root), else the working directory.
 
+#include "print_error.hpp"
+
 #include "harness/util/project_root.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace harness::cli {
+
+/// The `--project DIR` option, the same on every command that takes it.
+inline void add_project_option(CLI::App* cmd, std::string& into) {
+  cmd->add_option("--project", into, "project root (default: the nearest directory up holding .git, as git finds it)");
+}
 
 /// `given` is --project's value, empty when the flag was not given.
 inline std::filesystem::path project_dir(const std::string& given) {
   if (!given.empty()) return given;
   return util::find_project_root(".").value_or(".");
+}
+
+/// project_dir, or nullopt after saying so (exit 2) when --project names no directory: a mistyped
+/// path must not read as a project where nothing waits and nothing runs.
+inline std::optional<std::filesystem::path> existing_project_dir(const std::string& given, Output output, int& exit_code) {
+  std::error_code ec;
+  if (!given.empty() && !std::filesystem::is_directory(given, ec)) {
+    print_error("--project " + given + " is not a directory", output);
+    exit_code = 2;
+    return std::nullopt;
+  }
+  return project_dir(given);
 }
 
 } // namespace harness::cli

@@ -53,4 +53,10 @@ grep -q '"id":3' out.sub || fail "no answer to harness_set_state: $(cat out.sub)
 rc=0; "$mcp" --no-such-flag </dev/null >/dev/null 2>err.txt || rc=$?
 [[ $rc -eq 2 ]] || fail "unknown flag exit code $rc"
 grep -q "unknown option" err.txt || fail "no usage error on stderr"
+# A mistyped --project or --tools name: exit 2 before serving, nothing created.
+rc=0; printf '%s\n%s\n' "$init" "$set_state" | "$mcp" --project "$work/nope/deeper" >out.missing 2>err.txt || rc=$?
+[[ $rc -eq 2 && ! -e "$work/nope" && ! -s out.missing ]] || fail "--project of a missing directory: rc $rc, $(cat err.txt)"
+grep -q "is not a directory" err.txt || fail "no reason on stderr: $(cat err.txt)"
+rc=0; "$mcp" --project proj --tools harness_get_state,harness_get_stat </dev/null >/dev/null 2>err.txt || rc=$?
+[[ $rc -eq 2 ]] && grep -q "names no tool of this server: harness_get_stat (it has " err.txt || fail "--tools typo: rc $rc, $(cat err.txt)"
 echo "ok"

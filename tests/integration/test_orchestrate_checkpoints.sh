@@ -4,7 +4,8 @@
 #   1. No terminal, no --yes: the run does all it can (01-02), then stops with exit 3; the
 #      checkpoint's line says what it waits for and how to answer it, and so does `status`.
 #   2. No run is alive: `respond --list` and harness_get_pending still show the checkpoint;
-#      `respond` refuses an unclear answer (exit 2) and takes "Approve".
+#      `respond` refuses an unclear answer (exit 2), takes a refusal, and replaces it by "Approve"
+#      with --replace (only then).
 #   3. The next run takes that answer (the same checkpoint, no new question) and completes; the
 #      answered checkpoint is refused from then on, and no run reads it as a worker report.
 #   3b. The approved plan runs again (redo): the earlier phase and final reports do not verify the
@@ -137,7 +138,15 @@ rc=0; err=$(cd "$p" && "$cli" respond "$id" perhaps 2>&1) || rc=$?
 [[ $rc -eq 2 && $err == *"answer 'perhaps' is not approve or refuse"* ]] || fail "an unclear answer: rc $rc, $err"
 rc=0; err=$(cd "$p" && "$cli" respond "" approve 2>&1) || rc=$? # `respond "$ID" approve` with $ID unset
 [[ $rc -eq 2 && $err == *"the checkpoint ID is empty, so 'approve' answers nothing"* ]] || fail "an empty id: rc $rc, $err"
-(cd "$p" && "$cli" respond "$id" Approve --note "looked at it" >/dev/null) || fail "respond Approve exited $?"
+# A mistaken answer is replaced with --replace while no run can have read it, and only then.
+(cd "$p" && "$cli" respond "$id" refuse --note "wrong one" >/dev/null) || fail "respond refuse exited $?"
+rc=0; err=$(cd "$p" && "$cli" respond "$id" Approve 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"has an answer already (refuse: wrong one); the first answer stands: no run has read it yet, so \`harness-cli respond $id ANSWER --replace\` replaces it"* ]] \
+  || fail "a second answer without --replace: rc $rc, $err"
+out=$(cd "$p" && "$cli" respond "$id" Approve --note "looked at it" --replace) || fail "respond --replace exited $?"
+[[ $out == "answered $id: approve (it replaces refuse: wrong one)" ]] || fail "respond --replace: $out"
+rc=0; err=$(cd "$p" && "$cli" respond --list --project "$tmp/no-such-dir" 2>&1) || rc=$?
+[[ $rc -eq 2 && $err == *"--project $tmp/no-such-dir is not a directory"* ]] || fail "respond --list in a missing project: rc $rc, $err"
 [[ -z $(cd "$p" && "$cli" respond --list) ]] || fail "an answered checkpoint is still listed as pending"
 
 # 3. The next run takes the answer: the same checkpoint, approved with the note, and the spec completes.

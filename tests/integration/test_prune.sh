@@ -56,6 +56,9 @@ rows_before=$(sqlite3 "$p/.orchestration/harness.db" "SELECT count(*) FROM sessi
 # Invalid input, and a project a run holds: exit 2 / 1, nothing removed.
 rc=0; (cd "$p" && "$cli" prune --keep-runs -1) >/dev/null 2>"$tmp/bad.err" || rc=$?
 [[ $rc -eq 2 && $(cat "$tmp/bad.err") == *"-1 not in range 0 to 1000000"* ]] || fail "--keep-runs -1 exited $rc: $(cat "$tmp/bad.err")"
+# A mistyped --project is no empty project: exit 2, and --json still gets an object.
+rc=0; out=$("$cli" prune --project "$p/no-such-dir" --json 2>/dev/null) || rc=$?
+[[ $rc -eq 2 && $out == '{"error":"--project '"$p"'/no-such-dir is not a directory"}' ]] || fail "prune in a missing project: rc $rc, $out"
 hold_run_lock "$p"
 rc=0; (cd "$p" && "$cli" prune) >/dev/null 2>"$tmp/held.err" || rc=$?
 [[ $rc -eq 1 ]] || fail "prune beside a running orchestrate exited $rc"

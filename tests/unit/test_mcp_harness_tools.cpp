@@ -83,6 +83,21 @@ TEST_CASE("--tools exposes only the named tools") {
   const Server server = build_server(o, {});
   REQUIRE(server.tools().size() == 2);
   CHECK(server.tools()[0].name == "harness_set_state");
+  CHECK_FALSE(unusable_options(o, {}));
+}
+
+TEST_CASE("harness-mcp refuses a --project that is no directory and a --tools name no tool has") {
+  TempProject p;
+  McpOptions o = project_options(p.root, Role::orchestrator);
+  o.project = p.root / "missing";
+  CHECK(unusable_options(o, {}) == "--project " + o.project.string() + " is not a directory");
+  o = project_options(p.root, Role::worker);
+  o.tools = {"harness_worker_report", "harness_get_state", "nope"};
+  const auto why = unusable_options(o, {});
+  REQUIRE(why);
+  // Names the orchestrator's tool too: the worker role does not have it.
+  CHECK(why->starts_with("--tools names no tool of this server: harness_get_state, nope (it has harness_worker_"));
+  CHECK_FALSE(fs::exists(p.root / "missing"));
 }
 
 TEST_CASE("a worker without a session identity still lists tools but its calls fail clearly") {
@@ -252,6 +267,12 @@ TEST_CASE("a worker commits its plan's files through harness_worker_commit, and 
   CHECK(out.at("undeclared") == json::array{"app.py"});
   CHECK(harness::test::sh(root, "git log -1 --format=%B") ==
         "feat(01-01): package layout\n\nPlan: 01-01, Task: 1/2\nSpec: SPC-001-task-tracker\n\n");
+  // Task 0 is no task (a worker counting from 0): refused, not taken for the SUMMARY commit.
+  std::ofstream(root / "app.py") << "y\n";
+  auto zero = call_tool(w, 3, "harness_worker_commit", {{"message", "m"}, {"files", json::array{"app.py"}}, {"task", 0}});
+  CHECK(is_error(zero));
+  CHECK(text_of(zero).find("task") != std::string::npos);
+  CHECK(harness::test::sh(root, "git log -1 --format=%s") == "feat(01-01): package layout\n");
   auto outside = call_tool(w, 2, "harness_worker_commit", {{"message", "m"}, {"files", json::array{"../x"}}});
   CHECK(is_error(outside));
   CHECK(text_of(outside).find("outside the project") != std::string::npos);

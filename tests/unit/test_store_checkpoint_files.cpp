@@ -78,6 +78,11 @@ TEST_CASE("a worker's question kept for its task outlives its run, and says who 
   // An answer is taken, as for any carried-over checkpoint; the flag stays with the record.
   REQUIRE(answer_checkpoint(state, "cp-w", CheckpointAnswer{true, "", "t", "", "hi"}));
   CHECK(read_checkpoint(state, "cp-w")->answer->choice == "hi");
+  // A worker's answer is not replaced, even with no run alive: the worker may have read it.
+  auto replaced = answer_checkpoint(state, "cp-w", CheckpointAnswer{true, "", "t", "", "hello"}, Replace::yes);
+  REQUIRE_FALSE(replaced);
+  CHECK(replaced.error().message.ends_with("nothing replaces it: a worker may have read it already"));
+  CHECK(read_checkpoint(state, "cp-w")->answer->choice == "hi");
   CHECK(read_checkpoint(state, "cp-w")->kept_for_task);
   // Without the flag, the question died with its worker, unless it was answered before the run
   // could pass the answer on (killed right after `respond`): the next worker gets it.
@@ -188,11 +193,28 @@ TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a s
   CHECK(read_checkpoint_answer(state, "cp-verify")->by.ends_with(" (harness-cli respond)"));
   CHECK(read_checkpoint_answer(state, "cp-verify")->at.starts_with("20"));
   CHECK(pending_checkpoint_views(state).empty()); // answered: no longer waits for one
-  // A second answer before the run takes the first (two people at once) replaces nothing.
+  // A second answer before the run takes the first (two people at once) replaces nothing...
   auto second = answer_checkpoint(state, "cp-verify", {false, "no", "", ""});
   REQUIRE_FALSE(second);
-  CHECK(second.error().message.find("has an answer already (approve: fine); the first answer stands, and nothing replaces it") != std::string::npos);
+  CHECK(second.error().message ==
+        "checkpoint cp-verify has an answer already (approve: fine); the first answer stands: no run has read it yet, so "
+        "`harness-cli respond cp-verify ANSWER --replace` replaces it");
   CHECK(read_checkpoint_answer(state, "cp-verify")->approved);
+  {
+    // ...nor does --replace while an orchestrate runs: it may have read the first one.
+    auto running = RunLock::acquire(state, {0, "spec", "", "ccc"});
+    REQUIRE(running);
+    auto replaced = answer_checkpoint(state, "cp-verify", {false, "no", "", ""}, Replace::yes);
+    REQUIRE_FALSE(replaced);
+    CHECK(replaced.error().message.find("the first answer stands, and nothing replaces it while an orchestrate runs") !=
+          std::string::npos);
+    CHECK(read_checkpoint_answer(state, "cp-verify")->approved);
+  }
+  // With no run alive, the person who answered by mistake replaces it.
+  REQUIRE(answer_checkpoint(state, "cp-verify", {false, "no", "", ""}, Replace::yes));
+  CHECK_FALSE(read_checkpoint_answer(state, "cp-verify")->approved);
+  CHECK(read_checkpoint_answer(state, "cp-verify")->note == "no");
+  REQUIRE(answer_checkpoint(state, "cp-verify", {true, "fine", who_answers("harness-cli respond"), ""}, Replace::yes));
 
   auto stale = answer_checkpoint(state, "cp-old", {true, "", "", ""});
   REQUIRE_FALSE(stale);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
+#include <iostream>
 
 namespace harness::mcp {
 
@@ -58,7 +60,30 @@ Server build_server(const McpOptions& options, const WorkerIdentity& identity) {
   return filtered(std::move(server), options.tools);
 }
 
+std::optional<std::string> unusable_options(const McpOptions& options, const WorkerIdentity& identity) {
+  std::error_code ec;
+  // A mistyped path would serve an empty project ("nothing pending") and create it on a write.
+  if (!options.project.empty() && !std::filesystem::is_directory(options.project, ec))
+    return "--project " + options.project.string() + " is not a directory";
+  if (options.tools.empty()) return std::nullopt;
+  McpOptions all = options;
+  all.tools.clear();
+  const Server full = build_server(all, identity);
+  std::string unknown, known;
+  for (const auto& name : options.tools)
+    if (std::ranges::none_of(full.tools(), [&](const Tool& t) { return t.name == name; }))
+      unknown += (unknown.empty() ? "" : ", ") + name;
+  if (unknown.empty()) return std::nullopt;
+  for (const Tool& t : full.tools()) known += (known.empty() ? "" : ", ") + t.name;
+  // A typo in a client's config must not make a tool vanish without a word.
+  return "--tools names no tool of this server: " + unknown + " (it has " + known + ")";
+}
+
 int run_server(const McpOptions& options, int in_fd, int out_fd) {
+  if (auto why = unusable_options(options, identity_from_environment())) {
+    std::cerr << "harness-mcp: " << *why << "\n";
+    return 2;
+  }
   const Server server = build_server(options, identity_from_environment());
   ServeOptions serve_options;
   serve_options.page_size = options.page_size;

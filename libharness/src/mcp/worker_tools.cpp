@@ -134,10 +134,13 @@ void add_worker_tools(Server& server, const ToolEnvironment& env) {
            Execution::own_thread);
   json::object strings = typed("array", "paths relative to the project root: exactly what this commit holds");
   strings["items"] = typed("string");
+  // 0 would read as "omitted": a worker counting from 0 would commit task 1's files as the SUMMARY's.
+  json::object task = typed("integer", "1-based task of the plan; omit for the SUMMARY commit");
+  task["minimum"] = 1;
   add_tool(server, "harness_worker_commit", "Commit the named files with this plan's trailers (never run git commit).",
            object_schema({{"message", typed("string", "subject line (and body); Plan/Task/Spec trailers are added")},
                           {"files", std::move(strings)},
-                          {"task", typed("integer", "1-based task of the plan; omit for the SUMMARY commit")}},
+                          {"task", std::move(task)}},
                          {"message", "files"}),
            object_schema({{"commit", typed("string")},
                           {"files", typed("array", "paths the commit changed")},

@@ -217,17 +217,21 @@ std::vector<spec::PhaseNumber> unchecked_plan_phases(const fs::path& project_roo
 }
 
 std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
-                                                 const std::string& answer, const std::string& note) {
+                                                        const std::string& answer, const std::string& note,
+                                                        store::Replace replace) {
   // Whether anybody reads an answer comes first: "stale" says more than "not one of the options".
-  auto cp = store::answerable_checkpoint(state_dir, id);
+  auto cp = store::answerable_checkpoint(state_dir, id, replace);
   if (!cp) return std::unexpected(RunError{cp.error().message, cp.error().exit_code});
   auto typed = store::read_typed_answer(cp->asks, cp->options, answer);
   if (!typed) return std::unexpected(RunError{typed.error(), 2});
   typed->note = note;
   typed->by = store::who_answers("harness-cli respond");
-  if (auto r = store::answer_checkpoint(state_dir, id, *typed); !r)
+  if (auto r = store::answer_checkpoint(state_dir, id, *typed, replace); !r)
     return std::unexpected(RunError{r.error().message, r.error().exit_code});
-  return store::answer_text(*typed, cp->asks);
+  if (!cp->answer) return store::answer_text(*typed, cp->asks);
+  const auto& before = *cp->answer;
+  return fmt::format("{} (it replaces {}{})", store::answer_text(*typed, cp->asks), store::answer_text(before, cp->asks),
+                     before.note.empty() ? "" : ": " + before.note);
 }
 
 } // namespace harness::orchestrator

@@ -274,7 +274,8 @@ void expire_checkpoint(const fs::path& state_dir, const std::string& id, const s
   remove_from_index(state_dir, open_index(), id);
 }
 
-std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const fs::path& state_dir, const std::string& id) {
+std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const fs::path& state_dir, const std::string& id,
+                                                                        Replace replace) {
   auto r = read_checkpoint(state_dir, id);
   if (!r) return std::unexpected(CheckpointRefusal{fmt::format("no checkpoint '{}' (harness-cli respond --list shows the pending ones)", id)});
   const auto running = running_orchestrator(state_dir);
@@ -298,18 +299,29 @@ std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const f
   case CheckpointStatus::carried_over: break;
   }
   // Two people answering (a terminal and an MCP client) must not overwrite each other silently:
-  // the first answer stands until the run takes it.
-  if (r->answer)
+  // the first answer stands until the run takes it, unless its author replaces it while nothing
+  // can have read it.
+  if (!r->answer) return std::move(*r);
+  const std::string given = fmt::format("checkpoint {} has an answer already ({}{})", id, answer_text(*r->answer, r->asks),
+                                        r->answer->note.empty() ? "" : ": " + r->answer->note);
+  // Taken or not (a worker's answer stays open until the worker is done with it), it stands.
+  if (running)
     return std::unexpected(CheckpointRefusal{fmt::format(
-        // Taken or not (a worker's answer stays open until the worker is done with it), it stands.
-        "checkpoint {} has an answer already ({}{}); the first answer stands, and nothing replaces it", id,
-        answer_text(*r->answer, r->asks), r->answer->note.empty() ? "" : ": " + r->answer->note)});
+        "{}; the first answer stands, and nothing replaces it while an orchestrate runs ({}: it may have read it)", given,
+        describe_run(*running))});
+  if (r->asker == CheckpointAsker::worker)
+    return std::unexpected(CheckpointRefusal{fmt::format(
+        "{}; the first answer stands, and nothing replaces it: a worker may have read it already", given)});
+  if (replace == Replace::no)
+    return std::unexpected(CheckpointRefusal{fmt::format(
+        "{}; the first answer stands: no run has read it yet, so `harness-cli respond {} ANSWER --replace` replaces it",
+        given, id)});
   return std::move(*r);
 }
 
 std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_dir, const std::string& id,
-                                                         const CheckpointAnswer& answer) {
-  if (auto r = answerable_checkpoint(state_dir, id); !r) return std::unexpected(std::move(r.error()));
+                                                         const CheckpointAnswer& answer, Replace replace) {
+  if (auto r = answerable_checkpoint(state_dir, id, replace); !r) return std::unexpected(std::move(r.error()));
   json::object o{{"id", id},
                  {"answer", answer.approved ? "approve" : "refuse"},
                  {"note", answer.note},

@@ -5,6 +5,7 @@
 #include "harness/mcp/server.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 
 namespace harness::mcp {
@@ -12,6 +13,10 @@ namespace harness::mcp {
 /// Builds the server for `options` (tools filtered by options.tools); `identity` is used by the
 /// worker role only.
 Server build_server(const McpOptions& options, const WorkerIdentity& identity);
+
+/// Why the server cannot serve `options` (exit 2): a --project that is not a directory, a
+/// --tools name no tool of its role has. Nullopt when it can.
+std::optional<std::string> unusable_options(const McpOptions& options, const WorkerIdentity& identity);
 
 /// Reads the worker identity from the process environment.
 WorkerIdentity identity_from_environment();

@@ -94,8 +94,10 @@ std::vector<spec::PhaseNumber> unchecked_plan_phases(const std::filesystem::path
 /// written (approve | refuse | the option chosen). Fails with exit_code 2 for an answer the
 /// checkpoint does not take (the message lists those it does), an unknown id,
 /// or a checkpoint whose answer nobody would read (stale, answered, expired: the message names the
-/// one that waits for the same task), and 1 when the answer cannot be written.
+/// one that waits for the same task), and 1 when the answer cannot be written. `replace`: an
+/// answer given before may be replaced (store::Replace); the text then says which it replaced.
 std::expected<std::string, RunError> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
-                                                 const std::string& answer, const std::string& note);
+                                                        const std::string& answer, const std::string& note,
+                                                        store::Replace replace = store::Replace::no);
 
 } // namespace harness::orchestrator

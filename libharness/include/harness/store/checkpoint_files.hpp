@@ -147,16 +147,23 @@ struct CheckpointRefusal {
   std::string message;
   int exit_code = 2;
 };
+/// Whether an answer may take the place of one given before.
+enum class Replace {
+  no,  ///< the first answer stands (two people answering must not overwrite each other silently)
+  yes, ///< a person corrects their answer: only while no orchestrate runs in the project (none can
+       ///< have read it) and for an orchestrator's checkpoint (a worker may have read its answer)
+};
 /// The open checkpoint `id` if an answer to it would be read (waiting or carried over, none given
-/// yet); else why not, as answer_checkpoint refuses it. Lets `respond` read a typed answer against
-/// the checkpoint's options only once the checkpoint is known to take one.
+/// yet, or one `replace` may replace); else why not, as answer_checkpoint refuses it. Lets
+/// `respond` read a typed answer against the checkpoint's options only once the checkpoint is
+/// known to take one. The record's `answer` is the one given before, if any.
 std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const std::filesystem::path& state_dir,
-                                                                        const std::string& id);
+                                                                        const std::string& id, Replace replace = Replace::no);
 /// Writes the answer to an open checkpoint whose answer someone will read (waiting or carried
 /// over); refuses a stale or closed one, naming the checkpoint that waits for the same task of the
 /// same spec.
 std::expected<void, CheckpointRefusal> answer_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
-                                                         const CheckpointAnswer& answer);
+                                                         const CheckpointAnswer& answer, Replace replace = Replace::no);
 
 /// Open checkpoints without an answer yet whose answer someone will read, in id order.
 struct PendingCheckpointView {
