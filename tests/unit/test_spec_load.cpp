@@ -604,3 +604,22 @@ TEST_CASE("a cycle through the order of an inserted phase says so, not that the 
   CHECK(found[0].message == "dependency cycle through the ROADMAP: 01.1-01 -> 02-01 -> phase 01.1's plans -> 01.1-01 (ROADMAP: "
                             "phase 02 comes after phase 01.1, inserted before it); none of these plans can ever execute");
 }
+
+TEST_CASE("an entry named like a PLAN that is no readable file is an error, not a plan that vanishes") {
+  harness::test::TempDir dir;
+  const auto spec_dir = renamed_phase_spec(dir, "01-x");
+  const fs::path plans = spec_dir / "planning/plans/01-x";
+  fs::create_symlink("nowhere-PLAN.md", plans / "01-03-PLAN.md");
+  fs::create_directory(plans / "01-04-PLAN.md");
+  fs::create_directory(plans / "notes"); // any other directory is none of the spec's business
+  auto spec = load_spec(spec_dir, dir.path);
+  REQUIRE(spec);
+  CHECK_FALSE(spec->valid());
+  CHECK(spec->plans.size() == 2);
+  const auto text = said(*spec);
+  CHECK(text.find("planning/plans/01-x/01-03-PLAN.md: error[H002]: '01-03-PLAN.md' cannot be read: it is a symbolic "
+                  "link to nowhere-PLAN.md, which does not exist") != std::string::npos);
+  CHECK(text.find("planning/plans/01-x/01-04-PLAN.md: error[H002]: '01-04-PLAN.md' cannot be read: it is a directory, "
+                  "not a plan file") != std::string::npos);
+  CHECK(text.find("notes") == std::string::npos);
+}

@@ -20,13 +20,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<fs::path> sorted_files(const fs::path& dir) {
-  std::vector<fs::path> files;
+/// The entries of `dir` in name order: regular files only, or every entry.
+enum class Entries { files, all };
+std::vector<fs::path> sorted_entries(const fs::path& dir, Entries which) {
+  std::vector<fs::path> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file()) files.push_back(e.path());
-  std::sort(files.begin(), files.end());
-  return files;
+    if (which == Entries::all || e.is_regular_file()) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// Why the entry `file`, named like a plan, is no file a plan can be read from; empty when it is
+/// one. A directory or a dangling link named NN-MM-PLAN.md would otherwise vanish from the spec.
+std::string unreadable_entry(const fs::path& file) {
+  std::error_code ec;
+  if (fs::is_regular_file(file, ec)) return {};
+  if (fs::is_directory(file, ec)) return "it is a directory, not a plan file";
+  if (fs::is_symlink(fs::symlink_status(file, ec))) {
+    const auto target = fs::read_symlink(file, ec);
+    return fmt::format("it is a symbolic link to {}, which does not exist", ec ? std::string("a missing file") : target.string());
+  }
+  return "it is not a regular file";
 }
 
 /// A Markdown file whose name says "plan" in any case: meant as a plan, most likely.
@@ -91,9 +106,15 @@ void read_short_dependencies(Plan& plan) {
 void load_plans(Spec& spec, detail::SourceTexts& texts) {
   const auto dialect = spec.layout.kind == LayoutKind::legacy_gsd ? PlanDialect::gsd : PlanDialect::harness;
   for (const auto& phase : spec.layout.phases) {
-    for (const auto& file : sorted_files(phase.plans_dir)) {
+    for (const auto& file : sorted_entries(phase.plans_dir, Entries::all)) {
       const std::string name = file.filename().string();
       const std::string shown = spec.layout.relative(file);
+      std::error_code ec;
+      if (!name.ends_with("PLAN.md") && !fs::is_regular_file(file, ec)) continue; // a subdirectory, say
+      if (const auto why = unreadable_entry(file); name.ends_with("PLAN.md") && !why.empty()) {
+        spec.diagnostics.push_back(file_diag(shown, Severity::error, "H002", fmt::format("'{}' cannot be read: {}", name, why)));
+        continue;
+      }
       if (!name.ends_with("PLAN.md")) {
         // Only NN-MM-PLAN.md files are plans: a plan saved as plan-01.md or 01-01-plan.md would
         // never run, and nothing else would say so.
@@ -203,7 +224,7 @@ void warn_unread_summaries(Spec& spec) {
     if (!dir->is_directory(e2)) continue;
     const PhaseDir* owner = phase_with_results(spec.layout, dir->path());
     const fs::path plans = owner ? owner->plans_dir : spec.layout.plans_dir / dir->path().filename();
-    for (const auto& file : sorted_files(dir->path())) {
+    for (const auto& file : sorted_entries(dir->path(), Entries::files)) {
       const std::string name = file.filename().string();
       if (!name.ends_with(suffix)) continue;
       const std::string id = name.substr(0, name.size() - suffix.size());
