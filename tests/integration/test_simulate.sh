@@ -24,8 +24,10 @@ if (!g.complete) throw new Error('graph run did not complete');
 if (g.makespan < g.lower_bound - 1e-9) throw new Error('makespan below the lower bound');
 if (!(g.makespan <= w.makespan && g.makespan <= s.makespan)) throw new Error('graph slower than a baseline');
 for (const t of g.tasks) {
-  if (!t.id || !t.kind || t.slot < 0 || t.slot >= 4 || t.end < t.start) throw new Error(`bad task ${JSON.stringify(t)}`);
+  if (!t.id || !t.kind || t.slot < 1 || t.slot > 4 || t.end < t.start) throw new Error(`bad task ${JSON.stringify(t)}`);
 }
+// Slots count from 1, as orchestrate's events do (the range check above refuses a slot 0).
+if (!g.tasks.some((t) => t.slot === 1)) throw new Error('no task in slot 1');
 // No slot runs two tasks at once.
 const bySlot = {};
 for (const t of g.tasks) (bySlot[t.slot] ||= []).push(t);

@@ -12,8 +12,9 @@ namespace harness::sched {
 boost::json::object to_json(const SimResult& r) {
   boost::json::array util, tasks, blocked;
   for (double u : r.utilization) util.push_back(u);
+  // Slots count from 1, as in the text's chart and in orchestrate's events and tables.
   for (const auto& t : r.tasks)
-    tasks.push_back({{"id", t.id}, {"kind", to_string(t.kind)}, {"slot", t.slot}, {"start", t.start}, {"end", t.end}});
+    tasks.push_back({{"id", t.id}, {"kind", to_string(t.kind)}, {"slot", t.slot + 1}, {"start", t.start}, {"end", t.end}});
   for (const auto& b : r.blocked) blocked.push_back(boost::json::value(b));
   boost::json::array unplanned;
   for (auto n : r.unplanned_phases) unplanned.push_back(boost::json::value(spec::to_string(n)));
