@@ -1,5 +1,6 @@
 // harness-cli orchestrate SPEC_DIR: runs the spec's tasks in N slots until complete.
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "self_dir.hpp"
 
 #include "harness/orchestrator/display.hpp"
@@ -64,7 +65,7 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
   cmd->add_flag("--yes", opt->yes, "approve verification checkpoints whose automated checks passed");
   cmd->add_flag("--json", opt->json, "one JSON object per event on stdout");
   cmd->add_flag("--stop-on-interrupt", opt->stop_on_interrupt, "first Ctrl-C stops running workers too");
-  cmd->add_option("--max-cost", opt->max_cost, "stop dispatching when workers' summed cost reaches USD")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-cost", opt->max_cost, "stop dispatching when workers' summed cost reaches USD")->check(positive_number());
   cmd->add_option("--timeout", opt->timeout_min, "minutes before a task is stopped (default 60)")->check(CLI::Range(1, 10080));
   cmd->add_option("--idle-timeout", opt->idle_min, "minutes without output before a worker counts as stalled (default 15)")
       ->check(CLI::Range(1, 10080));

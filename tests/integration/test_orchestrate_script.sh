@@ -91,6 +91,9 @@ for bad in "--lookahead 2x" "--lookahead -1" "--lookahead 17" "--timeout 0" "--i
   set -e
   [[ $rc -eq 2 ]] || fail "orchestrate $bad exited $rc, expected 2: $err"
 done
+# Said in words, not as a range up to the largest double.
+err=$(cd "$p" && "$cli" orchestrate "$spec" --worker script --max-cost -5 2>&1 >/dev/null) && fail "--max-cost -5 ran"
+[[ $err == *"--max-cost: -5 is not a number above 0"* && ${#err} -lt 200 ]] || fail "--max-cost -5: $err"
 [[ ! -e "$p/.orchestration/harness.db" ]] || fail "a refused flag started a run"
 (cd "$p" && "$cli" orchestrate "$spec" --json >"$tmp/respond.jsonl" 2>&1) &
 orch=$!
