@@ -36,7 +36,21 @@ for e in ev:
         spans.setdefault(e["task"], []).append((e["event"], e["elapsed"]))
 a = dict(spans["execute:02-01"]); b = dict(spans["execute:02-02"])
 assert a["task_succeeded"] <= b["task_started"] or b["task_succeeded"] <= a["task_started"], spans
+# Each task's events name its session, the id end-session and harness_get_output take: the same
+# from task_started to its end; run-level events name none.
+session_of = {}
+for e in ev:
+    if e["event"] == "task_started": session_of[e["task"]] = e["session_id"]
+    if e["event"] in ("task_progress", "task_succeeded", "task_failed"):
+        assert e.get("session_id") == session_of.get(e["task"]), e
+assert len(set(session_of.values())) == len(session_of), session_of
+assert all(e.get("session_id") is None for e in ev if e["event"] in ("run_started", "run_finished")), ev
+workers = [sid for task, sid in session_of.items() if task.startswith("execute:")] # verifications run in harness
+open(sys.argv[1] + ".sessions", "w").write("\n".join(workers) + "\n")
 PY
+while read -r sid; do # ...a worker's is one of the session directories the run made
+  [[ -d "$p/.orchestration/sessions/$sid" ]] || fail "no session directory for $sid named in the events"
+done <"$tmp/events.jsonl.sessions"
 cd "$p"
 [[ $(git log --oneline --grep '^feat(' | wc -l) -eq 14 ]] || fail "expected 14 task commits, got $(git log --oneline --grep '^feat(' | wc -l)"
 grep -q "^Plan: 02-01, Task: 1/1$" <<<"$(git log --format=%B)" || fail "trailers missing"

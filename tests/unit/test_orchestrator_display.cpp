@@ -34,7 +34,10 @@ TEST_CASE("the JSON rendering is one object with only the fields that are set") 
   CHECK(j.at("task").as_string() == "verify-plan:01-01");
   CHECK(j.at("slot").as_int64() == 1);
   CHECK_FALSE(j.as_object().contains("message"));
-  for (const char* key : {"checkpoint_id", "options", "outcome", "exit_code"}) CHECK_FALSE(j.as_object().contains(key));
+  for (const char* key : {"checkpoint_id", "options", "outcome", "exit_code", "session_id"}) CHECK_FALSE(j.as_object().contains(key));
+  RunEvent e{RunEventKind::task_succeeded, 2.0, "execute:01-01", 1, 1, "done"};
+  e.session_id = "execute-01-01-a1";
+  CHECK(boost::json::parse(format_event_json(e)).at("session_id") == "execute-01-01-a1");
 }
 
 TEST_CASE("checkpoint and run_finished events carry their id, options, outcome and exit code as fields") {

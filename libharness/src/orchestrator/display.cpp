@@ -154,6 +154,7 @@ std::string format_event_json(const RunEvent& e) {
   if (e.attempt > 0) o["attempt"] = e.attempt;
   if (!e.message.empty()) o["message"] = e.message;
   if (!e.checkpoint_id.empty()) o["checkpoint_id"] = e.checkpoint_id;
+  if (!e.session_id.empty()) o["session_id"] = e.session_id;
   if (!e.options.empty()) {
     boost::json::array options;
     for (const auto& x : e.options) options.emplace_back(x);

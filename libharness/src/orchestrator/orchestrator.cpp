@@ -53,7 +53,9 @@ RunView Orchestrator::Impl::view() const {
 }
 
 void Orchestrator::Impl::emit(RunEventKind kind, const std::string& task, int slot, int attempt, std::string message) {
-  emit(RunEvent{kind, 0, task, slot, attempt, std::move(message)});
+  RunEvent e{kind, 0, task, slot, attempt, std::move(message)};
+  if (const auto s = task_session.find(task); s != task_session.end()) e.session_id = s->second;
+  emit(std::move(e));
 }
 
 void Orchestrator::Impl::emit(RunEvent e) {
@@ -259,9 +261,9 @@ void Orchestrator::Impl::end_session(const std::string& sid, const std::string& 
   if (it == sessions.end()) return;
   const auto& a = it->second.action;
   slot_task.erase(a.slot);
-  task_session.erase(a.task);
   close_answers_in_flight(a.task);
   emit(ok ? RunEventKind::task_succeeded : RunEventKind::task_failed, a.task, a.slot, a.attempt, message);
+  task_session.erase(a.task); // after its last event, which names the session
   sessions.erase(it);
 }
 

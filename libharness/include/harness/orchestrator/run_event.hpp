@@ -50,6 +50,9 @@ struct RunEvent {
   std::string outcome = {};              ///< run_finished: complete | blocked | waiting_for_human | interrupted | cost_limit
   std::optional<int> exit_code = {};     ///< run_finished: the exit code orchestrate ends with
   std::vector<UnwrittenDocument> unwritten = {}; ///< run_finished: documents not written or not committed
+  /// An event of a task while its session lives (task_started to task_succeeded/failed, and what
+  /// comes between): the id end-session, harness_end_session and harness_get_output take.
+  std::string session_id = {};
 };
 
 /// One row of the live table: what a slot is doing now.
