@@ -1,5 +1,6 @@
 // harness-cli: parses the command line and hands each subcommand to libharness.
 #include "commands.hpp"
+#include "print_error.hpp"
 
 #include "harness/util/open_file_limit.hpp"
 
@@ -8,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <string_view>
 
 namespace {
 
@@ -25,6 +27,17 @@ int check_stdout(int code, int seen_errno) {
   std::cerr << "harness-cli: error: cannot write standard output" << (why != 0 ? std::string(": ") + std::strerror(why) : "")
             << "\n";
   return code == 0 ? 1 : code;
+}
+
+/// Whether the command line asks for JSON: then stdout carries an object whatever happened, a
+/// command line that does not parse too (a script reading stdout gets its error there).
+bool asks_for_json(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a == "--") return false;
+    if (a == "--json") return true;
+  }
+  return false;
 }
 
 } // namespace
@@ -67,6 +80,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e); // --help and --version print on stdout too
+    if (code != 0 && asks_for_json(argc, argv)) print_json_error(e.what());
     return check_stdout(code == 0 ? 0 : 2, 0);
   } catch (const std::exception& e) {
     std::cerr << "harness-cli: error: " << e.what() << "\n";

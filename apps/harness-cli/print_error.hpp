@@ -13,10 +13,15 @@ namespace harness::cli {
 
 enum class Output { text, json };
 
+/// `{"error": "<message>"}` on stdout.
+inline void print_json_error(const std::string& message) {
+  std::cout << harness::util::json_text(boost::json::object{{"error", message}}) << "\n";
+}
+
 /// `harness-cli: error: <message>` on stderr; with Output::json also `{"error": "<message>"}` on stdout.
 inline void print_error(const std::string& message, Output output) {
   std::cerr << "harness-cli: error: " << message << "\n";
-  if (output == Output::json) std::cout << harness::util::json_text(boost::json::object{{"error", message}}) << "\n";
+  if (output == Output::json) print_json_error(message);
 }
 
 } // namespace harness::cli

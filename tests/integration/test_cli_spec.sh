@@ -161,5 +161,13 @@ python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["event"] =
 rc=0; "$cli" validate "$example" --bogus >"$tmp/out" 2>"$tmp/err" || rc=$?
 [[ $rc -eq 2 ]] || fail "an unknown flag exited $rc"
 grep -q "^harness-cli: error: The following argument was not expected: --bogus" "$tmp/err" || fail "unknown flag: $(cat "$tmp/err")"
+[[ ! -s "$tmp/out" ]] || fail "an unknown flag without --json printed on stdout: $(cat "$tmp/out")"
+# With --json, a command line that does not parse is an object on stdout too.
+for bad in "validate $example --json --bogus" "simulate $example --json --slots 0" "orchestrate $example --json --slots abc"; do
+  rc=0; $cli $bad >"$tmp/out" 2>"$tmp/err" || rc=$?
+  [[ $rc -eq 2 ]] || fail "$bad exited $rc"
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert list(j) == ["error"] and j["error"], j' "$tmp/out" \
+    || fail "$bad --json: stdout $(cat "$tmp/out")"
+done
 
 echo "cli spec commands: all checks passed"
