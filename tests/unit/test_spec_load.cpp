@@ -623,3 +623,24 @@ TEST_CASE("an entry named like a PLAN that is no readable file is an error, not 
                   "not a plan file") != std::string::npos);
   CHECK(text.find("notes") == std::string::npos);
 }
+
+TEST_CASE("a spec or phase directory whose name holds shell syntax is an error: the name reaches worker commands") {
+  harness::test::TempDir dir;
+  const auto plain = renamed_phase_spec(dir, "01-core$(touch x)");
+  auto spec = load_spec(plain, dir.path);
+  REQUIRE(spec);
+  CHECK_FALSE(spec->valid());
+  const auto found = with_code(*spec, "H042");
+  REQUIRE(found.size() == 1);
+  CHECK(render(found[0]) == "planning/plans/01-core$(touch x): error[H042]: the phase directory's name '01-core$(touch x)' "
+                            "holds '$', which a shell reads as syntax: the name goes into worker commands (its plans' "
+                            "paths), where a shell could run what follows it; rename the directory\n");
+  fs::rename(plain / "planning/plans/01-core$(touch x)", plain / "planning/plans/01-core (v2) [draft] ~x");
+  const fs::path quoted = plain.parent_path().parent_path() / "SPC-001-it's";
+  fs::rename(plain.parent_path(), quoted);
+  auto named = load_spec(quoted, dir.path);
+  REQUIRE(named);
+  const auto again = with_code(*named, "H042");
+  REQUIRE(again.size() == 1); // the spec's quote; blanks, brackets and ~ are left to the quoting
+  CHECK(render(again[0]).starts_with(".: error[H042]: the spec directory's name 'SPC-001-it's' holds '''"));
+}

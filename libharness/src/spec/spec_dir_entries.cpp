@@ -1,6 +1,6 @@
 // What the entries of a spec directory could make harness do outside it: a symbolic link that
-// leads out of the project (H038), a directory name with a control character (H039). A spec may
-// come from someone else (a pull request), and harness writes into it.
+// leads out of the project (H038), a directory name with a control character (H039) or a shell's
+// syntax (H042). A spec may come from someone else (a pull request), and harness writes into it.
 #include "validate.hpp"
 
 #include <fmt/format.h>
@@ -57,6 +57,15 @@ std::string shown(std::string_view name) {
   return out;
 }
 
+/// The first character of `name` a shell reads as syntax (substitution, quoting, a command's
+/// end, a redirection), or 0. `*` `?` `[` `~` `(` and blanks are left: a shell reads them only
+/// where they stand unquoted, which harness's quoting of a placeholder never leaves them.
+char shell_character(std::string_view name) {
+  constexpr std::string_view syntax = "$`\"'\\;|&<>";
+  const auto at = name.find_first_of(syntax);
+  return at == std::string_view::npos ? '\0' : name[at];
+}
+
 } // namespace
 
 void validate_links_outside(const Layout& layout, std::vector<Diagnostic>& out) {
@@ -89,6 +98,23 @@ void validate_directory_names(const Layout& layout, std::vector<Diagnostic>& out
                                          "harness writes the name into every commit message, where it would add lines; "
                                          "rename the directory",
                                          shown(layout.spec_name))));
+  // Both names reach worker commands inside paths ({spec_dir}, {plan_file}, the prompt): a
+  // command template quotes them for a shell it names (`bash -c`), but not for one a wrapper
+  // starts (`flock -c`, `su -c`, a shell inside the shell's code), where `$(...)` in a name from a
+  // pull request would run. The project's own path is the user's; these names come with the spec.
+  if (const char c = shell_character(layout.spec_name))
+    out.push_back(whole_file(".", "H042",
+                             fmt::format("the spec directory's name '{}' holds '{}', which a shell reads as syntax: the "
+                                         "name goes into worker commands, where a shell could run what follows it; "
+                                         "rename the directory",
+                                         shown(layout.spec_name), c)));
+  for (const auto& phase : layout.phases)
+    if (const char c = shell_character(phase.slug))
+      out.push_back(whole_file(shown(layout.relative(phase.plans_dir)), "H042",
+                               fmt::format("the phase directory's name '{}' holds '{}', which a shell reads as syntax: "
+                                           "the name goes into worker commands (its plans' paths), where a shell could "
+                                           "run what follows it; rename the directory",
+                                           shown(phase.slug), c)));
   for (const auto& phase : layout.phases)
     if (has_control_character(phase.slug))
       out.push_back(whole_file(shown(layout.relative(phase.plans_dir)), "H039",
