@@ -3,6 +3,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+
 #include <filesystem>
 #include <unistd.h>
 
@@ -36,5 +39,24 @@ TEST_CASE("OutputLog writes everything to its file and keeps a bounded tail in m
   CHECK(tail_file(dir / "s" / "output.log", 3) == "line 98\nline 99\npartial");
   CHECK(tail_file(dir / "s" / "output.log", 1000).starts_with("line 0\n"));
   CHECK(tail_file(dir / "absent.log", 3).empty());
+  fs::remove_all(dir);
+}
+
+TEST_CASE("OutputLog stops writing its file at the cap, and ends it with the output's last part") {
+  std::string tmpl = (fs::temp_directory_path() / "harness-log-XXXXXX").string();
+  fs::path dir = ::mkdtemp(tmpl.data());
+  {
+    OutputLog log(dir / "output.log", 32, 100);
+    for (int i = 0; i < 1000; ++i) log.append("line " + std::to_string(i) + "\n");
+    CHECK(log.total_bytes() > 5000);
+    CHECK(log.tail(1) == "line 999\n");
+  }
+  std::ifstream in(dir / "output.log");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.starts_with("line 0\nline 1\n"));
+  CHECK(text.find("[harness: output.log stops at 100 bytes; the rest is not kept") != std::string::npos);
+  CHECK(text.find("line 500\n") == std::string::npos); // the middle is left out
+  CHECK(text.ends_with("line 999\n"));
+  CHECK(text.size() < 400);
   fs::remove_all(dir);
 }

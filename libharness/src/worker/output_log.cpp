@@ -1,5 +1,6 @@
 #include "harness/worker/output_log.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 namespace harness::worker {
@@ -20,21 +21,37 @@ std::string last_lines(std::string_view text, size_t max_lines) {
 
 } // namespace
 
-OutputLog::OutputLog(std::filesystem::path path, size_t keep_bytes) : m_path(std::move(path)), m_keep(keep_bytes) {
+OutputLog::OutputLog(std::filesystem::path path, size_t keep_bytes, size_t file_cap)
+    : m_path(std::move(path)), m_keep(keep_bytes), m_cap(file_cap) {
   std::error_code ec;
   if (m_path.has_parent_path()) std::filesystem::create_directories(m_path.parent_path(), ec);
   m_file = std::fopen(m_path.c_str(), "abe"); // "e": close-on-exec, other workers must not inherit it
 }
 
 OutputLog::~OutputLog() {
-  if (m_file) std::fclose(m_file);
+  if (!m_file) return;
+  if (m_capped) { // the end of the output, which says how it ended
+    const std::string note = "\n[harness: the last " + std::to_string(m_tail.size()) + " bytes of the output follow]\n";
+    std::fwrite(note.data(), 1, note.size(), m_file);
+    std::fwrite(m_tail.data(), 1, m_tail.size(), m_file);
+  }
+  std::fclose(m_file);
 }
 
 void OutputLog::append(std::string_view chunk) {
   if (chunk.empty()) return;
   m_total += chunk.size();
-  if (m_file) {
-    std::fwrite(chunk.data(), 1, chunk.size(), m_file);
+  if (m_file && !m_capped) {
+    const std::string_view kept = chunk.substr(0, std::min(chunk.size(), m_cap - m_written));
+    std::fwrite(kept.data(), 1, kept.size(), m_file);
+    m_written += kept.size();
+    if (kept.size() < chunk.size()) {
+      m_capped = true;
+      const std::string size = m_cap >= (1u << 20) ? std::to_string(m_cap >> 20) + " MB" : std::to_string(m_cap) + " bytes";
+      const std::string note = "\n[harness: output.log stops at " + size +
+                               "; the rest is not kept, but its last part is written here when the worker ends]\n";
+      std::fwrite(note.data(), 1, note.size(), m_file);
+    }
     std::fflush(m_file);
   }
   m_tail.append(chunk);

@@ -3,16 +3,23 @@
 // memory so a status display or harness_get_output answers without reading the file.
 
 #include <cstdio>
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 namespace harness::worker {
 
+/// How much of a worker's output its log file keeps before it stops writing: a task that prints
+/// without end (`yes`, a runaway loop) wrote hundreds of MB a second until a timeout stopped it.
+inline constexpr std::size_t default_log_file_cap = std::size_t{256} << 20;
+
 class OutputLog {
 public:
-  /// Opens (appends to) `path`; `keep_bytes` bounds the in-memory tail.
-  explicit OutputLog(std::filesystem::path path, size_t keep_bytes = 64 * 1024);
+  /// Opens (appends to) `path`; `keep_bytes` bounds the in-memory tail. Past `file_cap` bytes the
+  /// file gets one line saying so and nothing more until the log closes, when the in-memory tail
+  /// follows (the head and the end of the output, the part between left out).
+  explicit OutputLog(std::filesystem::path path, size_t keep_bytes = 64 * 1024, size_t file_cap = default_log_file_cap);
   ~OutputLog();
   OutputLog(const OutputLog&) = delete;
   OutputLog& operator=(const OutputLog&) = delete;
@@ -32,7 +39,10 @@ private:
   std::FILE* m_file = nullptr;
   std::string m_tail;
   size_t m_keep;
+  size_t m_cap;
   size_t m_total = 0;
+  size_t m_written = 0; ///< bytes of output in the file
+  bool m_capped = false;
 };
 
 /// The last `max_lines` lines of a file, reading only its end (for processes that do not hold
