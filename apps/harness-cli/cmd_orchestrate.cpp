@@ -67,7 +67,7 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
   cmd->add_flag("--stop-on-interrupt", opt->stop_on_interrupt, "first Ctrl-C stops running workers too");
   cmd->add_option("--max-cost", opt->max_cost, "stop dispatching when workers' summed cost reaches USD")->check(positive_number());
   cmd->add_option("--timeout", opt->timeout_min, "minutes before a task is stopped (default 60)")->check(CLI::Range(1, 10080));
-  cmd->add_option("--idle-timeout", opt->idle_min, "minutes without output before a worker counts as stalled (default 15)")
+  cmd->add_option("--idle-timeout", opt->idle_min, "minutes without output or message before a worker is stopped as idle (default 15)")
       ->check(CLI::Range(1, 10080));
   cmd->callback([opt, cmd, &exit] {
     // A refusal is also the event stream's only event: a consumer of --json learns why nothing ran.

@@ -49,7 +49,8 @@ assert len(f) == 1 and "signal" in f[0]["message"].lower(), f
 assert of("task_succeeded", "execute:01-01"), "crash not retried"
 # hang: stopped for silence, then success
 f = of("task_failed", "execute:01-02")
-assert len(f) == 1 and ("idle" in f[0]["message"] or "stalled" in f[0]["message"]), f
+assert len(f) == 1 and f[0]["message"].startswith("idle (no output and no message) (log: .orchestration/sessions/execute-01-02-a1-"), f
+assert f[0]["message"].endswith("/output.log)"), f
 assert of("task_succeeded", "execute:01-02"), "hang not retried"
 # garbage on stdout changes nothing for a command worker
 assert not of("task_failed", "execute:01-03") and of("task_succeeded", "execute:01-03")

@@ -666,7 +666,7 @@ TEST_CASE("Ctrl-C while a verification runs ends the run once the verification i
   CHECK(rec.sent);
   CHECK(r->outcome == "interrupted");
   CHECK(r->exit_code == 130);
-  CHECK(rec.interrupt_note == "interrupt: no new tasks; running ones finish (Ctrl-C again to stop them)");
+  CHECK(rec.interrupt_note == "interrupt: no new tasks; running ones finish (interrupt again, Ctrl-C or the same signal, to stop them)");
 }
 
 TEST_CASE("with --stop-on-interrupt the interrupt's note says the running tasks are being stopped") {

@@ -34,7 +34,8 @@ struct Run {
   /// Runs `script` with sh; returns the seconds until the host reported the exit (guard: 20 s).
   /// `started` runs once the process is up (to hold its timers, say).
   double run(const std::string& script, std::chrono::seconds timeout, const fs::path& dir,
-             std::chrono::seconds idle = std::chrono::seconds(0), const std::function<void()>& started = {}) {
+             std::chrono::seconds idle = std::chrono::seconds(0), const std::function<void()>& started = {},
+             std::chrono::seconds grace = std::chrono::seconds(10)) {
     worker::LaunchSpec spec;
     spec.argv = {"sh", "-c", script};
     // As the orchestrator's workers have it: every test calls its worker s1, and the test
@@ -42,7 +43,7 @@ struct Run {
     spec.env = {{"PATH", "/usr/bin:/bin"}, {"HARNESS_SESSION_ID", "s1"}, {"HARNESS_STATE_DIR", dir.string()}};
     spec.cwd = dir;
     const auto t0 = std::chrono::steady_clock::now();
-    REQUIRE(host.start("s1", spec, dir / "out.log", timeout, idle).has_value());
+    REQUIRE(host.start("s1", spec, dir / "out.log", timeout, idle, grace).has_value());
     if (started) started();
     boost::asio::steady_timer guard(ctx, std::chrono::seconds(20));
     guard.async_wait([this](boost::system::error_code e) {
@@ -127,6 +128,21 @@ TEST_CASE("A worker past its timeout is stopped with its whole process group", "
   const int bg = read_pid(dir.path / "bg.pid");
   for (int i = 0; i < 100 && test::process_running(bg); ++i) ::usleep(20'000);
   CHECK_FALSE(test::process_running(bg));
+}
+
+TEST_CASE("A worker that ignores TERM is killed after the grace it was started with, on either timeout", "[orchestrator][worker_host]") {
+  // timeouts.stop_grace: the fixed 10 s these stops had would take 11 s here. Timings are
+  // generous guards only.
+  for (const bool idle : {false, true}) {
+    test::TempDir dir;
+    Run r;
+    const double seconds = r.run("trap '' TERM; sleep 60", idle ? std::chrono::seconds(60) : std::chrono::seconds(1), dir.path,
+                                 idle ? std::chrono::seconds(1) : std::chrono::seconds(0), {}, std::chrono::seconds(1));
+    REQUIRE(r.exit.has_value());
+    CHECK(r.exit->stopped);
+    CHECK(r.exit->signal == SIGKILL);
+    CHECK(seconds < 8);
+  }
 }
 
 TEST_CASE("A worker held for a person's answer is stopped by neither timeout; released, its task timeout goes on", "[orchestrator][worker_host]") {

@@ -374,7 +374,7 @@ void Orchestrator::Impl::launch_worker(Session& s) {
     pre.adapter = std::string(worker::to_string(s.adapter));
     if (auto r = db->create_session(pre); !r) store_failed(task, "store: " + r.error());
   }
-  auto pid = host->start(s.id, *launch, s.dir / "output.log", opt.task_timeout, opt.idle_timeout);
+  auto pid = host->start(s.id, *launch, s.dir / "output.log", opt.task_timeout, opt.idle_timeout, opt.stop_grace);
   if (!pid) return fail_start(sid, task, pid.error().message, pid.error().error_number);
   write_worker_record(s.dir, {*pid, process_start_ticks(*pid), task, s.id, spec.layout.spec_name});
   if (db) {
@@ -495,9 +495,12 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     end_session(sid, x.stop_reason, false);
     return fail(task, sched::FailureClass::refused, x.stop_reason);
   }
-  if (x.stopped) {
-    end_session(sid, x.stop_reason, false);
-    return fail(task, sched::FailureClass::timed_out, x.stop_reason);
+  std::error_code ec;
+  const std::string log_path = fs::relative(s.dir / "output.log", spec.layout.project_root, ec).string();
+  if (x.stopped) { // a hung or looping task: its output is the first thing to look at
+    const std::string why = x.stop_reason + " (log: " + log_path + ")";
+    end_session(sid, why, false);
+    return fail(task, sched::FailureClass::timed_out, why);
   }
   if (facts && facts->rate_limited) {
     // A rate limit costs no attempt, so an error misread as one (or a limit that never lifts)
@@ -519,8 +522,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (facts) end.agent_failure = worker::agent_failure(*facts).value_or("");
   if (facts && !facts->permission_denials.empty()) end.refused_tools = refused_tools(*facts);
   end.output_tail = x.output_tail;
-  std::error_code ec;
-  end.log_path = fs::relative(s.dir / "output.log", spec.layout.project_root, ec).string();
+  end.log_path = log_path;
   bool deviations = false;
   if (x.exit_code == 0 && end.reported.empty() && end.agent_failure.empty()) {
     // A clean exit is still no success until the harness sees what the task must leave.
@@ -694,7 +696,7 @@ void Orchestrator::Impl::on_interrupt() {
     emit(RunEventKind::note, "", -1, 0,
          opt.interrupt == InterruptMode::stop_running
              ? "interrupt: no new tasks; stopping the running ones (--stop-on-interrupt)"
-             : "interrupt: no new tasks; running ones finish (Ctrl-C again to stop them)");
+             : "interrupt: no new tasks; running ones finish (interrupt again, Ctrl-C or the same signal, to stop them)");
     begin_drain();
   } else {
     emit(RunEventKind::note, "", -1, 0, "second interrupt: stopping every worker");

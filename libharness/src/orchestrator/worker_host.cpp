@@ -33,6 +33,7 @@ struct WorkerHost::Proc {
   asio::steady_timer kill_timer;
   asio::steady_timer hold_timer;               ///< ends a hold_for() hold
   std::chrono::seconds idle{0};
+  std::chrono::seconds grace{10};              ///< TERM to KILL when a timeout stops it
   std::string timeout_reason;                  ///< what the task timeout says when it ends the worker
   bool held = false;                           ///< waiting for a person: no timer runs
   bool hold_ends = false;                      ///< held by hold_for(): hold_timer ends it
@@ -66,7 +67,7 @@ WorkerHost::~WorkerHost() {
 
 std::expected<int, util::SystemError> WorkerHost::start(const std::string& session, const worker::LaunchSpec& spec,
                                                         const std::filesystem::path& log_path, std::chrono::seconds timeout,
-                                                        std::chrono::seconds idle) {
+                                                        std::chrono::seconds idle, std::chrono::seconds grace) {
   if (spec.argv.empty()) return std::unexpected(util::SystemError{"empty command", 0});
   for (const auto& f : spec.files)
     if (auto w = util::write_file_atomic_or_errno(f.path, f.content); !w) return std::unexpected(w.error());
@@ -84,6 +85,7 @@ std::expected<int, util::SystemError> WorkerHost::start(const std::string& sessi
   p->watch = std::make_unique<worker::ChildWatch>(m_ctx.get_executor(), *pid);
   p->pid = *pid;
   p->idle = idle;
+  p->grace = grace;
   m_procs[session] = p;
   // The reason follows the failure class in the run's lines ("timed_out: ..."): say what ran out.
   p->timeout_reason = timeout.count() % 60 == 0
@@ -112,7 +114,7 @@ std::expected<int, util::SystemError> WorkerHost::start(const std::string& sessi
 void WorkerHost::arm_deadline(const std::shared_ptr<Proc>& p, std::chrono::steady_clock::duration after) {
   p->deadline.expires_after(after);
   p->deadline.async_wait([this, p](boost::system::error_code e) {
-    if (!e && !p->exited) stop(p->session, p->timeout_reason, std::chrono::seconds(10));
+    if (!e && !p->exited) stop(p->session, p->timeout_reason, p->grace);
   });
 }
 
@@ -120,7 +122,7 @@ void WorkerHost::arm_timers(const std::shared_ptr<Proc>& p) {
   if (p->idle.count() <= 0 || p->held) return;
   p->idle_timer.expires_after(p->idle);
   p->idle_timer.async_wait([this, p](boost::system::error_code e) {
-    if (!e && !p->exited) stop(p->session, "idle (no output and no message)", std::chrono::seconds(10));
+    if (!e && !p->exited) stop(p->session, "idle (no output and no message)", p->grace);
   });
 }
 

@@ -57,11 +57,12 @@ public:
 
   /// Starts `spec` for `session` (whose environment sets HARNESS_SESSION_ID to `session`: what
   /// it leaves running outside its group is found by it); output goes to `log_path`. The task timeout stops it after
-  /// `timeout`, the idle timeout after `idle` without any output. Returns the pid, or why it did
-  /// not start, with the errno behind it (util::SystemError).
+  /// `timeout`, the idle timeout after `idle` without any output, each with `grace` between TERM
+  /// and KILL (`timeouts.stop_grace`). Returns the pid, or why it did not start, with the errno
+  /// behind it (util::SystemError).
   std::expected<int, util::SystemError> start(const std::string& session, const worker::LaunchSpec& spec,
                                         const std::filesystem::path& log_path, std::chrono::seconds timeout,
-                                        std::chrono::seconds idle);
+                                        std::chrono::seconds idle, std::chrono::seconds grace = std::chrono::seconds(10));
   /// TERM the session's process group, KILL after `grace`. The exit handler still runs.
   void stop(const std::string& session, const std::string& reason, std::chrono::seconds grace);
   /// Stops every process (shutdown).
