@@ -93,7 +93,7 @@ PY
     then return 0; fi
     sleep 0.1
   done
-  fail "timed out waiting for: $2"
+  fail "timed out waiting for: $1"
 }
 started() { echo "any(e['event'] == 'task_started' and e.get('task') == '$1' for e in ev)"; }
 
@@ -134,6 +134,8 @@ out=$(call harness_start_session '{"plan_id":"01-01"}')
 [[ $out == *'"status":"running"'* ]] || fail "start of a running plan: $out"
 sid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["result"]["structuredContent"]["session_id"])' "$out")
 pgrep -f "sleep $HANG" >/dev/null || fail "the hanging worker is not running"
+# The script worker's progress (its status.json) shows while it runs, not only when it ends.
+wait_for "any(e['event'] == 'task_progress' and e.get('task') == 'execute:01-01' and 'Task 1/1' in e.get('message', '') for e in ev)"
 # A harness-mcp a worker of this run starts (it inherits the worker's variables) steers nothing.
 for req in "harness_end_session {\"session_id\":\"$sid\"}" 'harness_start_session {"plan_id":"01-03"}'; do
   out=$(HARNESS_SESSION_ID=execute-01-05-a1-mine HARNESS_STATE_DIR=$p/./.orchestration call ${req%% *} "${req#* }")

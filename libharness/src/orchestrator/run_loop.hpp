@@ -96,6 +96,7 @@ struct Orchestrator::Impl {
     std::string reported_failure;    ///< a task_failed message's error
     bool retry_forbidden = false;    ///< ... with `retry: forbidden`: another attempt cannot help
     PlanningReport report;           ///< a check-plans worker's verdict and findings
+    fs::file_time_type status_seen{}; ///< the file-transport worker's status.json last read (ingest_live_status)
   };
   RunOptions opt;
   Verifier& verifier;
@@ -392,6 +393,11 @@ struct Orchestrator::Impl {
 
   void schedule_pump();
   void pump_messages();
+  /// A worker without MCP (the script worker) reports through files in its session directory,
+  /// which its exit reads; while it runs, a status.json changed since the last look is read too,
+  /// so that its progress shows live (the table, task_progress events). Duplicates are dropped
+  /// by the store, so the exit's reading adds only what is new.
+  void ingest_live_status();
 
   // ---- requests from harness-mcp (harness_start_session, harness_end_session) -----------------
 

@@ -4,6 +4,7 @@
 
 #include "harness/protocol/codec.hpp"
 #include "harness/store/checkpoint_answers.hpp"
+#include "harness/store/state_dir.hpp"
 #include "harness/util/text.hpp"
 
 namespace harness::orchestrator {
@@ -28,8 +29,24 @@ void Orchestrator::Impl::schedule_pump() {
     // A branch switched meanwhile is noticed within half a second, while workers run: one small
     // file read, no git process.
     if (++pump_ticks % 50 == 0 && !draining && head_moved()) maybe_stop_after_drain();
+    if (pump_ticks % 25 == 0) ingest_live_status(); // a stat per running script worker
     schedule_pump();
   });
+}
+
+void Orchestrator::Impl::ingest_live_status() {
+  if (!db || done) return;
+  bool inserted = false;
+  for (auto& [sid, s] : sessions) {
+    if (s.adapter != worker::AdapterKind::script || !host->has_process(sid)) continue;
+    std::error_code ec;
+    const auto written = fs::last_write_time(s.dir / "status.json", ec);
+    if (ec || written == s.status_seen) continue;
+    s.status_seen = written;
+    // What it cannot read now (a file being replaced) its exit reads and reports.
+    inserted = store::StateDir(state_dir).ingest_session(*db, sid).inserted > 0 || inserted;
+  }
+  if (inserted) pump_messages();
 }
 
 void Orchestrator::Impl::pump_messages() {
