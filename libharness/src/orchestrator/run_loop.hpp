@@ -394,10 +394,10 @@ struct Orchestrator::Impl {
   void schedule_pump();
   void pump_messages();
   /// A worker without MCP (the script worker) reports through files in its session directory,
-  /// which its exit reads; while it runs, a status.json changed since the last look is read too,
-  /// so that its progress shows live (the table, task_progress events). Duplicates are dropped
-  /// by the store, so the exit's reading adds only what is new.
-  void ingest_live_status();
+  /// which its exit reads into the store; while it runs, a status.json changed since the last
+  /// look is shown (the table, a task_progress event) without touching the store: a locked
+  /// database must not stall the loop for its busy wait, and the exit's reading records it.
+  void show_live_status();
 
   // ---- requests from harness-mcp (harness_start_session, harness_end_session) -----------------
 

@@ -29,24 +29,27 @@ void Orchestrator::Impl::schedule_pump() {
     // A branch switched meanwhile is noticed within half a second, while workers run: one small
     // file read, no git process.
     if (++pump_ticks % 50 == 0 && !draining && head_moved()) maybe_stop_after_drain();
-    if (pump_ticks % 25 == 0) ingest_live_status(); // a stat per running script worker
+    if (pump_ticks % 25 == 0) show_live_status(); // a stat per running script worker
     schedule_pump();
   });
 }
 
-void Orchestrator::Impl::ingest_live_status() {
-  if (!db || done) return;
-  bool inserted = false;
+void Orchestrator::Impl::show_live_status() {
   for (auto& [sid, s] : sessions) {
     if (s.adapter != worker::AdapterKind::script || !host->has_process(sid)) continue;
     std::error_code ec;
     const auto written = fs::last_write_time(s.dir / "status.json", ec);
     if (ec || written == s.status_seen) continue;
     s.status_seen = written;
-    // What it cannot read now (a file being replaced) its exit reads and reports.
-    inserted = store::StateDir(state_dir).ingest_session(*db, sid).inserted > 0 || inserted;
+    // Shown only: what the run acts on comes from the store, after the exit's checked reading.
+    const auto status = store::StateDir(state_dir).read_status(sid);
+    if (!status || !*status || !(*status)->message) continue;
+    const std::string text = util::clipped(*(*status)->message, 500);
+    if (text.empty() || text == s.last_progress) continue;
+    s.last_progress = text;
+    host->touch(sid); // activity, as the same report over MCP is
+    emit(RunEventKind::task_progress, s.action.task, s.action.slot, s.action.attempt, text);
   }
-  if (inserted) pump_messages();
 }
 
 void Orchestrator::Impl::pump_messages() {
@@ -191,9 +194,12 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
   }
   const auto& a = s.action;
   if (m.type == "progress_update") {
-    // Shown on one line of the run's output: the store keeps the whole message.
-    s.last_progress = util::clipped(field(payload, "message"), 500);
-    emit(RunEventKind::task_progress, a.task, a.slot, a.attempt, s.last_progress);
+    // Shown on one line of the run's output: the store keeps the whole message. A script
+    // worker's status shown live already (show_live_status) is not said twice.
+    const std::string text = util::clipped(field(payload, "message"), 500);
+    const bool shown = s.adapter == worker::AdapterKind::script && text == s.last_progress;
+    s.last_progress = text;
+    if (!shown) emit(RunEventKind::task_progress, a.task, a.slot, a.attempt, s.last_progress);
   } else if (m.type == "task_completed") {
     s.reported_completed = true;
     if (auto v = field(payload, "verdict"); !v.empty()) s.report.verdict = v;
