@@ -644,3 +644,18 @@ TEST_CASE("a spec or phase directory whose name holds shell syntax is an error: 
   REQUIRE(again.size() == 1); // the spec's quote; blanks, brackets and ~ are left to the quoting
   CHECK(render(again[0]).starts_with(".: error[H042]: the spec directory's name 'SPC-001-it's' holds '''"));
 }
+
+TEST_CASE("A GSD project's own directory name is not judged for shell syntax: it is the user's, not the spec's") {
+  harness::test::TempDir dir;
+  const fs::path project = dir.path / "bob's app";
+  fs::create_directories(project / ".git");
+  std::ofstream(fs::path(project / "README.md")) << "x\n";
+  fs::create_directories(project / ".planning/phases/01-base");
+  std::ofstream(project / ".planning/ROADMAP.md") << "# Roadmap\n\n### Phase 1: Base\n";
+  std::ofstream(project / ".planning/phases/01-base/01-01-PLAN.md")
+      << "---\ndepends_on: []\nfiles_modified: [a]\n---\n# x\n\n### Task 1: t\n";
+  auto spec = load_spec(project, "/");
+  REQUIRE(spec);
+  CHECK(spec->layout.spec_name == "bob's app");
+  CHECK(with_code(*spec, "H042").empty());
+}

@@ -101,8 +101,9 @@ void validate_directory_names(const Layout& layout, std::vector<Diagnostic>& out
   // Both names reach worker commands inside paths ({spec_dir}, {plan_file}, the prompt): a
   // command template quotes them for a shell it names (`bash -c`), but not for one a wrapper
   // starts (`flock -c`, `su -c`, a shell inside the shell's code), where `$(...)` in a name from a
-  // pull request would run. The project's own path is the user's; these names come with the spec.
-  if (const char c = shell_character(layout.spec_name))
+  // pull request would run. The project's own path is the user's; these names come with the spec
+  // (in a GSD project the spec's name is the project directory's: the user's too).
+  if (const char c = shell_character(layout.spec_name); c && layout.kind != LayoutKind::legacy_gsd)
     out.push_back(whole_file(".", "H042",
                              fmt::format("the spec directory's name '{}' holds '{}', which a shell reads as syntax: the "
                                          "name goes into worker commands, where a shell could run what follows it; "
