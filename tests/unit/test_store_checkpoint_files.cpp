@@ -215,6 +215,12 @@ TEST_CASE("respond takes an answer for a carried-over checkpoint and refuses a s
   CHECK_FALSE(read_checkpoint_answer(state, "cp-verify")->approved);
   CHECK(read_checkpoint_answer(state, "cp-verify")->note == "no");
   REQUIRE(answer_checkpoint(state, "cp-verify", {true, "fine", who_answers("harness-cli respond"), ""}, Replace::yes));
+  // Once a run has read it (and was killed before it closed the checkpoint), it stands.
+  mark_answer_taken(state, "cp-verify");
+  auto late = answer_checkpoint(state, "cp-verify", {false, "no", "", ""}, Replace::yes);
+  REQUIRE_FALSE(late);
+  CHECK(late.error().message.ends_with("nothing replaces it: a run read it already and may have acted on it"));
+  CHECK(read_checkpoint_answer(state, "cp-verify")->approved);
 
   auto stale = answer_checkpoint(state, "cp-old", {true, "", "", ""});
   REQUIRE_FALSE(stale);

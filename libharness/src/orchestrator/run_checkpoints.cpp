@@ -567,6 +567,7 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
   const bool approved = answer.approved;
   const std::string& note = answer.note;
   checkpoints.erase(it);
+  store::mark_answer_taken(state_dir, id); // first: what follows acts on it, so nothing replaces it
   // Recorded before the checkpoint closes: killed in between, the next run finds the phase
   // answered in its VERIFICATION and the checkpoint expires unused; never the other way round.
   record_gate_answer(task, answer);

@@ -28,6 +28,7 @@ constexpr const char* expired_file = "checkpoint.expired.json";
 constexpr const char* response_file = "checkpoint_response.json";
 constexpr const char* answered_response_file = "checkpoint_response.answered.json";
 constexpr const char* expired_response_file = "checkpoint_response.expired.json";
+constexpr const char* taken_file = "checkpoint_response.taken"; ///< a run read the answer (mark_answer_taken)
 
 /// An id names one directory under sessions/, never a path out of it.
 bool plain_name(const std::string& id) {
@@ -252,6 +253,12 @@ std::expected<void, std::string> write_open_checkpoint(const fs::path& state_dir
   return util::write_file_atomic(state_dir / "sessions" / r.id / open_file, json::serialize(to_json(r)) + "\n");
 }
 
+void mark_answer_taken(const fs::path& state_dir, const std::string& id) {
+  if (!plain_name(id)) return;
+  // Best effort: without the mark, a --replace after a kill is taken and may be ignored, as before.
+  (void)util::write_file_atomic(state_dir / "sessions" / id / taken_file, "taken\n");
+}
+
 void close_answered_checkpoint(const fs::path& state_dir, const std::string& id) {
   if (!plain_name(id)) return;
   std::error_code ec;
@@ -312,6 +319,12 @@ std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const f
   if (r->asker == CheckpointAsker::worker)
     return std::unexpected(CheckpointRefusal{fmt::format(
         "{}; the first answer stands, and nothing replaces it: a worker may have read it already", given)});
+  std::error_code ec;
+  // A run killed after it read the answer may have acted on it already (an approval is written
+  // into a VERIFICATION before the checkpoint closes): replacing it now would be ignored.
+  if (fs::exists(state_dir / "sessions" / id / taken_file, ec))
+    return std::unexpected(CheckpointRefusal{fmt::format(
+        "{}; the first answer stands, and nothing replaces it: a run read it already and may have acted on it", given)});
   if (replace == Replace::no)
     return std::unexpected(CheckpointRefusal{fmt::format(
         "{}; the first answer stands: no run has read it yet, so `harness-cli respond {} ANSWER --replace` replaces it",

@@ -133,6 +133,9 @@ std::optional<CheckpointRecord> read_checkpoint(const std::filesystem::path& sta
 
 /// Writes `r` as the open checkpoint.json (atomic); an answer already given stays.
 std::expected<void, std::string> write_open_checkpoint(const std::filesystem::path& state_dir, const CheckpointRecord& r);
+/// A run read the answer and acts on it now: from here on --replace is refused (the run may be
+/// killed after it recorded the answer somewhere, before it closes the checkpoint).
+void mark_answer_taken(const std::filesystem::path& state_dir, const std::string& id);
 /// A run took the answer: checkpoint.json and the response become *.answered.json.
 void close_answered_checkpoint(const std::filesystem::path& state_dir, const std::string& id);
 /// Nobody will read an answer to it any more: checkpoint.expired.json records why.
