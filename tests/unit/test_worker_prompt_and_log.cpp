@@ -47,16 +47,27 @@ TEST_CASE("OutputLog stops writing its file at the cap, and ends it with the out
   fs::path dir = ::mkdtemp(tmpl.data());
   {
     OutputLog log(dir / "output.log", 32, 100);
-    for (int i = 0; i < 1000; ++i) log.append("line " + std::to_string(i) + "\n");
+    int i = 0;
+    for (; log.total_bytes() <= 100; ++i) log.append("line " + std::to_string(i) + "\n");
+    {
+      // Read while the worker runs (harness_get_output): the end so far is below the note already.
+      std::ifstream now(dir / "output.log");
+      const std::string so_far((std::istreambuf_iterator<char>(now)), std::istreambuf_iterator<char>());
+      CHECK(so_far.ends_with("line " + std::to_string(i - 1) + "\n"));
+    }
+    for (; i < 1000; ++i) log.append("line " + std::to_string(i) + "\n");
     CHECK(log.total_bytes() > 5000);
     CHECK(log.tail(1) == "line 999\n");
   }
   std::ifstream in(dir / "output.log");
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text.starts_with("line 0\nline 1\n"));
-  CHECK(text.find("[harness: output.log stops at 100 bytes; the rest is not kept") != std::string::npos);
+  CHECK(text.find("[harness: output.log keeps the output's first 100 bytes and, below this line, its last part") !=
+        std::string::npos);
   CHECK(text.find("line 500\n") == std::string::npos); // the middle is left out
   CHECK(text.ends_with("line 999\n"));
   CHECK(text.size() < 400);
+  const std::string below = text.substr(text.find("rewritten as the worker goes on]\n") + 33);
+  CHECK(below.starts_with("line ")); // whole lines below the note
   fs::remove_all(dir);
 }

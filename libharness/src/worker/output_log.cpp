@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fstream>
 
+#include <unistd.h>
+
 namespace harness::worker {
 namespace {
 
@@ -30,33 +32,54 @@ OutputLog::OutputLog(std::filesystem::path path, size_t keep_bytes, size_t file_
 
 OutputLog::~OutputLog() {
   if (!m_file) return;
-  if (m_capped) { // the end of the output, which says how it ended
-    const std::string note = "\n[harness: the last " + std::to_string(m_tail.size()) + " bytes of the output follow]\n";
-    std::fwrite(note.data(), 1, note.size(), m_file);
-    std::fwrite(m_tail.data(), 1, m_tail.size(), m_file);
-  }
+  if (m_capped) write_tail();
   std::fclose(m_file);
+}
+
+void OutputLog::write_tail() {
+  // In place below the cap's line: the file holds the head and the output's end as of now.
+  if (std::fseek(m_file, static_cast<long>(m_tail_at), SEEK_SET) != 0) return;
+  // The whole lines of the kept tail (its first one is cut once older output was dropped).
+  const auto nl = m_tail.find('\n');
+  const bool cut = m_total > m_tail.size();
+  const std::string_view lines = nl == std::string::npos || !cut ? std::string_view(m_tail) : std::string_view(m_tail).substr(nl + 1);
+  std::fwrite(lines.data(), 1, lines.size(), m_file);
+  std::fflush(m_file);
+  if (::ftruncate(::fileno(m_file), static_cast<off_t>(m_tail_at + lines.size())) != 0) return;
+  m_tail_written = std::chrono::steady_clock::now();
 }
 
 void OutputLog::append(std::string_view chunk) {
   if (chunk.empty()) return;
   m_total += chunk.size();
-  if (m_file && !m_capped) {
-    const std::string_view kept = chunk.substr(0, std::min(chunk.size(), m_cap - m_written));
-    std::fwrite(kept.data(), 1, kept.size(), m_file);
-    m_written += kept.size();
-    if (kept.size() < chunk.size()) {
-      m_capped = true;
-      const std::string size = m_cap >= (1u << 20) ? std::to_string(m_cap >> 20) + " MB" : std::to_string(m_cap) + " bytes";
-      const std::string note = "\n[harness: output.log stops at " + size +
-                               "; the rest is not kept, but its last part is written here when the worker ends]\n";
-      std::fwrite(note.data(), 1, note.size(), m_file);
-    }
-    std::fflush(m_file);
-  }
   m_tail.append(chunk);
   // Trim in large steps so appending stays amortized O(1).
   if (m_tail.size() > 2 * m_keep) m_tail.erase(0, m_tail.size() - m_keep);
+  if (!m_file) return;
+  if (m_capped) {
+    // Rewritten at most once a second: a reader (harness_get_output) and a run killed with
+    // SIGKILL find the end of the output at most that old.
+    if (std::chrono::steady_clock::now() - m_tail_written >= std::chrono::seconds(1)) write_tail();
+    return;
+  }
+  const std::string_view kept = chunk.substr(0, std::min(chunk.size(), m_cap - m_written));
+  std::fwrite(kept.data(), 1, kept.size(), m_file);
+  m_written += kept.size();
+  if (kept.size() < chunk.size()) {
+    m_capped = true;
+    const std::string size = m_cap >= (1u << 20) ? std::to_string(m_cap >> 20) + " MB" : std::to_string(m_cap) + " bytes";
+    const std::string note = "\n[harness: output.log keeps the output's first " + size +
+                             " and, below this line, its last part, rewritten as the worker goes on]\n";
+    std::fwrite(note.data(), 1, note.size(), m_file);
+    std::fflush(m_file);
+    // Opened for appending, where every write goes to the end: reopened to write in place.
+    m_tail_at = m_written + note.size();
+    if (auto* f = std::freopen(m_path.c_str(), "r+e", m_file)) m_file = f;
+    else m_file = nullptr; // freopen closed it; what is written stays
+    if (m_file) write_tail();
+    return;
+  }
+  std::fflush(m_file);
 }
 
 std::string OutputLog::tail(size_t max_lines) const { return last_lines(m_tail, max_lines); }

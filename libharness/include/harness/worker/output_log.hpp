@@ -3,6 +3,7 @@
 // memory so a status display or harness_get_output answers without reading the file.
 
 #include <cstdio>
+#include <chrono>
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -17,8 +18,9 @@ inline constexpr std::size_t default_log_file_cap = std::size_t{256} << 20;
 class OutputLog {
 public:
   /// Opens (appends to) `path`; `keep_bytes` bounds the in-memory tail. Past `file_cap` bytes the
-  /// file gets one line saying so and nothing more until the log closes, when the in-memory tail
-  /// follows (the head and the end of the output, the part between left out).
+  /// file gets one line saying so, and below it the in-memory tail, rewritten in place at most
+  /// once a second and when the log closes (the head and the end of the output, the part between
+  /// left out).
   explicit OutputLog(std::filesystem::path path, size_t keep_bytes = 64 * 1024, size_t file_cap = default_log_file_cap);
   ~OutputLog();
   OutputLog(const OutputLog&) = delete;
@@ -43,6 +45,9 @@ private:
   size_t m_total = 0;
   size_t m_written = 0; ///< bytes of output in the file
   bool m_capped = false;
+  size_t m_tail_at = 0; ///< where the rewritten tail starts in the file, once capped
+  std::chrono::steady_clock::time_point m_tail_written{};
+  void write_tail();
 };
 
 /// The last `max_lines` lines of a file, reading only its end (for processes that do not hold
