@@ -80,7 +80,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e); // --help and --version print on stdout too
-    if (code != 0 && asks_for_json(argc, argv)) print_json_error(e.what());
+    if (code != 0 && asks_for_json(argc, argv)) {
+      // orchestrate's stream has one shape of refusal, whoever refused.
+      if (argc > 1 && std::string_view(argv[1]) == "orchestrate")
+        std::cout << harness::util::json_text(boost::json::object{{"event", "run_refused"}, {"error", e.what()}, {"exit_code", 2}})
+                  << "\n";
+      else print_json_error(e.what());
+    }
     return check_stdout(code == 0 ? 0 : 2, 0);
   } catch (const std::exception& e) {
     std::cerr << "harness-cli: error: " << e.what() << "\n";

@@ -25,16 +25,20 @@ inline std::filesystem::path project_dir(const std::string& given) {
   return util::find_project_root(".").value_or(".");
 }
 
-/// project_dir, or nullopt after saying so (exit 2) when --project names no directory: a mistyped
-/// path must not read as a project where nothing waits and nothing runs.
+/// project_dir, or nullopt after saying so (exit 2) when --project names no directory, or one
+/// that is no project's root (neither .git nor .orchestration in it: a subdirectory, a sibling):
+/// a mistyped path must not read as a project where nothing waits and nothing runs.
 inline std::optional<std::filesystem::path> existing_project_dir(const std::string& given, Output output, int& exit_code) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (!given.empty() && !std::filesystem::is_directory(given, ec)) {
-    print_error("--project " + given + " is not a directory", output);
-    exit_code = 2;
-    return std::nullopt;
-  }
-  return project_dir(given);
+  std::string why;
+  if (!given.empty() && !fs::is_directory(given, ec)) why = "--project " + given + " is not a directory";
+  else if (!given.empty() && !fs::exists(fs::path(given) / ".git", ec) && !fs::exists(fs::path(given) / ".orchestration", ec))
+    why = "--project " + given + " is not a project's root: it holds neither .git nor .orchestration";
+  if (why.empty()) return project_dir(given);
+  print_error(why, output);
+  exit_code = 2;
+  return std::nullopt;
 }
 
 } // namespace harness::cli

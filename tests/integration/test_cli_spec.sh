@@ -163,7 +163,10 @@ rc=0; "$cli" validate "$example" --bogus >"$tmp/out" 2>"$tmp/err" || rc=$?
 grep -q "^harness-cli: error: The following argument was not expected: --bogus" "$tmp/err" || fail "unknown flag: $(cat "$tmp/err")"
 [[ ! -s "$tmp/out" ]] || fail "an unknown flag without --json printed on stdout: $(cat "$tmp/out")"
 # With --json, a command line that does not parse is an object on stdout too.
-for bad in "validate $example --json --bogus" "simulate $example --json --slots 0" "orchestrate $example --json --slots abc"; do
+rc=0; $cli orchestrate "$example" --json --slots abc >"$tmp/out" 2>"$tmp/err" || rc=$? # the stream's own refusal
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["event"] == "run_refused" and j["exit_code"] == 2 and "abc" in j["error"], j' "$tmp/out" \
+  || fail "orchestrate --json --slots abc: rc $rc, $(cat "$tmp/out")"
+for bad in "validate $example --json --bogus" "simulate $example --json --slots 0" "status $example --json --lookahead x"; do
   rc=0; $cli $bad >"$tmp/out" 2>"$tmp/err" || rc=$?
   [[ $rc -eq 2 ]] || fail "$bad exited $rc"
   python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert list(j) == ["error"] and j["error"], j' "$tmp/out" \

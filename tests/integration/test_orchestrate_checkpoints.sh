@@ -119,7 +119,7 @@ status=$(cd "$p" && "$cli" status "$spec")
 grep -q '^verification: human_needed$' "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md" \
   || fail "01-01's SUMMARY: $(cat "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md")"
 rc=0; out=$(cd "$p" && "$cli" verify "$spec" --phase 01) || rc=$? # gaps: 01-03 has not run
-[[ $rc -eq 1 && $out == *"human    01-01   approval                 01-01's checks passed and its verification checkpoint waits for a person's answer"* ]] \
+[[ $rc -eq 1 && $out == *"human    01-01   approval                 01-01's checks passed and it needs a person's approval (harness-cli respond --list shows its checkpoint"* ]] \
   || fail "verify --phase by hand while 01-01's checkpoint waits: rc $rc: $out"
 rm "$p/$spec/execution/phases/01-core/VERIFICATION.md"
 
@@ -147,6 +147,9 @@ out=$(cd "$p" && "$cli" respond "$id" Approve --note "looked at it" --replace) |
 [[ $out == "answered $id: approve (it replaces refuse: wrong one)" ]] || fail "respond --replace: $out"
 rc=0; err=$(cd "$p" && "$cli" respond --list --project "$tmp/no-such-dir" 2>&1) || rc=$?
 [[ $rc -eq 2 && $err == *"--project $tmp/no-such-dir is not a directory"* ]] || fail "respond --list in a missing project: rc $rc, $err"
+rc=0; err=$(cd "$p" && "$cli" respond --list --project "$p/docs" 2>&1) || rc=$? # a directory, not the project's root
+[[ $rc -eq 2 && $err == *"--project $p/docs is not a project's root: it holds neither .git nor .orchestration"* ]] \
+  || fail "respond --list in a subdirectory: rc $rc, $err"
 [[ -z $(cd "$p" && "$cli" respond --list) ]] || fail "an answered checkpoint is still listed as pending"
 
 # 3. The next run takes the answer: the same checkpoint, approved with the note, and the spec completes.

@@ -503,7 +503,12 @@ TEST_CASE("a plan whose SUMMARY says its verification needs a person is due an a
   CHECK(p.plans_executed == 2);
   CHECK(p.plans_verified == 0);
   CHECK(p.verifications_due ==
-        std::vector<std::string>{"plan 01-01: its checks passed; it waits for a person's answer (harness-cli respond --list)",
+        std::vector<std::string>{"plan 01-01: its checks passed; it needs a person's approval, which the next orchestrate asks for",
                                  "plan 01-02: its checks passed; refused by bob at 2026-01-02T03:04:05Z: too dark: the next "
                                  "orchestrate asks again (or harness-cli redo)"});
+  // With its checkpoint open (status and STATUS.md know), the line says where to answer it.
+  auto open = p;
+  graph::mark_awaiting_answer(open, {"verify-plan:01-01"});
+  CHECK(open.verifications_due.front() ==
+        "plan 01-01: its checks passed; it waits for a person's answer (harness-cli respond --list)");
 }

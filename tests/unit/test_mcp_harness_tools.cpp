@@ -71,6 +71,7 @@ TEST_CASE("options select the role, project, tool subset and reject unknown flag
   CHECK(o->role == Role::worker);
   CHECK(o->project == "/p");
   CHECK(o->tools == std::vector<std::string>{"a", "b"});
+  CHECK(parse_options({"--tools", "a, b ,,c"})->tools == std::vector<std::string>{"a", "b", "c"});
   CHECK_FALSE(parse_options({"--bogus"}).has_value());
   CHECK_FALSE(parse_options({"--project"}).has_value());
   CHECK(parse_options({"--conformance-fixture"})->role == Role::conformance_fixture);

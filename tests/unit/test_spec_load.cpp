@@ -633,7 +633,7 @@ TEST_CASE("a spec or phase directory whose name holds shell syntax is an error: 
   const auto found = with_code(*spec, "H042");
   REQUIRE(found.size() == 1);
   CHECK(render(found[0]) == "planning/plans/01-core$(touch x): error[H042]: the phase directory's name '01-core$(touch x)' "
-                            "holds '$', which a shell reads as syntax: the name goes into worker commands (its plans' "
+                            "holds `$`, which a shell reads as syntax: the name goes into worker commands (its plans' "
                             "paths), where a shell could run what follows it; rename the directory\n");
   fs::rename(plain / "planning/plans/01-core$(touch x)", plain / "planning/plans/01-core (v2) [draft] ~x");
   const fs::path quoted = plain.parent_path().parent_path() / "SPC-001-it's";
@@ -642,7 +642,7 @@ TEST_CASE("a spec or phase directory whose name holds shell syntax is an error: 
   REQUIRE(named);
   const auto again = with_code(*named, "H042");
   REQUIRE(again.size() == 1); // the spec's quote; blanks, brackets and ~ are left to the quoting
-  CHECK(render(again[0]).starts_with(".: error[H042]: the spec directory's name 'SPC-001-it's' holds '''"));
+  CHECK(render(again[0]).starts_with(".: error[H042]: the spec directory's name 'SPC-001-it's' holds `'`"));
 }
 
 TEST_CASE("A GSD project's own directory name is not judged for shell syntax: it is the user's, not the spec's") {

@@ -335,7 +335,8 @@ TEST_CASE("a plan whose verification checkpoint waits (or was refused) keeps a p
     CHECK(phase.results[1].plan == "01-01");
     CHECK(phase.results[1].status == verify::CheckStatus::human);
     CHECK(phase.results[1].message ==
-          "01-01's checks passed and its verification checkpoint waits for a person's answer (harness-cli respond --list)");
+          "01-01's checks passed and it needs a person's approval (harness-cli respond --list shows its checkpoint; "
+          "with none open, the next orchestrate asks)");
     CHECK(final_report.status == spec::VerificationStatus::human_needed);
   }
   SECTION("refused: the refusal is named") {

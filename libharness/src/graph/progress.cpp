@@ -26,10 +26,16 @@ std::string waits_for_answer(const std::string& id) {
   return fmt::format("plan {}: its checks passed; it waits for a person's answer (harness-cli respond --list)", id);
 }
 
+/// ... and when no run has its checkpoint open (killed before it asked, say): the next run asks.
+std::string needs_approval(const std::string& id) {
+  return fmt::format("plan {}: its checks passed; it needs a person's approval, which the next orchestrate asks for", id);
+}
+
 /// The line of a plan whose SUMMARY says its verification needs a person: waiting, or refused
-/// (the next run asks again; `redo` runs it again).
+/// (the next run asks again; `redo` runs it again). mark_awaiting_answer says when a checkpoint
+/// of it is open.
 std::string person_line(const std::string& id, const std::optional<spec::HumanAnswer>& a) {
-  if (!a || a->approved) return waits_for_answer(id);
+  if (!a || a->approved) return needs_approval(id);
   return fmt::format("plan {}: its checks passed; refused by {}{}{}: the next orchestrate asks again (or harness-cli redo)",
                      id, a->by, a->at.empty() ? "" : " at " + a->at, a->note.empty() ? "" : ": " + a->note);
 }
@@ -221,13 +227,13 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
     std::vector<spec::BlockedTask> still;
     for (const auto& b : spec.status->blocked)
       if (!done_since(b.task)) still.push_back(b);
+    auto only_waits = [](const spec::BlockedTask& b) {
+      return b.reason.starts_with("waits on") || b.reason.starts_with("its execute is blocked");
+    };
     // Only tasks that waited on others are left: their causes are gone, and so are they.
-    if (std::ranges::all_of(still, [](const spec::BlockedTask& b) {
-          return b.reason.starts_with("waits on") || b.reason.starts_with("its execute is blocked");
-        }))
-      still.clear();
+    if (std::ranges::all_of(still, only_waits)) still.clear();
     for (const auto& b : still) {
-      if (b.reason.starts_with("waits on") || b.reason.starts_with("its execute is blocked")) {
+      if (only_waits(b)) {
         ++out.tasks_waiting_on_blockers;
         continue;
       }
@@ -242,7 +248,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
       for (auto& pp : out.plans)
         if (pp.id == id) {
           pp.ready = false;
-          if (pp.blocked.empty()) pp.blocked = b.reason.empty() ? b.task : b.task + ": " + b.reason;
+          if (pp.blocked.empty() && !only_waits(b)) pp.blocked = b.reason.empty() ? b.task : b.task + ": " + b.reason;
         }
     }
   }
@@ -288,7 +294,7 @@ void mark_awaiting_answer(Progress& p, const std::vector<std::string>& task_ids)
     if (!task.starts_with("verify-plan:")) continue;
     const std::string id = task.substr(12);
     for (auto& due : p.verifications_due)
-      if (due == checks_not_run(id)) due = waits_for_answer(id); // what compute_progress listed for it
+      if (due == checks_not_run(id) || due == needs_approval(id)) due = waits_for_answer(id); // what compute_progress listed
   }
 }
 

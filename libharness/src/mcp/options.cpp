@@ -12,7 +12,10 @@ std::vector<std::string> split_commas(const std::string& text) {
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
     if (comma == std::string::npos) comma = text.size();
-    if (comma > start) out.push_back(text.substr(start, comma - start));
+    // "a, b": the blank after a comma is the list's, not the name's.
+    const auto first = text.find_first_not_of(' ', start), last = text.find_last_not_of(' ', comma - 1);
+    if (comma > start && first < comma && last != std::string::npos && last >= first)
+      out.push_back(text.substr(first, last - first + 1));
     start = comma + 1;
   }
   return out;

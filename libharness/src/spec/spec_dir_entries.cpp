@@ -105,14 +105,14 @@ void validate_directory_names(const Layout& layout, std::vector<Diagnostic>& out
   // (in a GSD project the spec's name is the project directory's: the user's too).
   if (const char c = shell_character(layout.spec_name); c && layout.kind != LayoutKind::legacy_gsd)
     out.push_back(whole_file(".", "H042",
-                             fmt::format("the spec directory's name '{}' holds '{}', which a shell reads as syntax: the "
+                             fmt::format("the spec directory's name '{}' holds `{}`, which a shell reads as syntax: the "
                                          "name goes into worker commands, where a shell could run what follows it; "
                                          "rename the directory",
                                          shown(layout.spec_name), c)));
   for (const auto& phase : layout.phases)
     if (const char c = shell_character(phase.slug))
       out.push_back(whole_file(shown(layout.relative(phase.plans_dir)), "H042",
-                               fmt::format("the phase directory's name '{}' holds '{}', which a shell reads as syntax: "
+                               fmt::format("the phase directory's name '{}' holds `{}`, which a shell reads as syntax: "
                                            "the name goes into worker commands (its plans' paths), where a shell could "
                                            "run what follows it; rename the directory",
                                            shown(phase.slug), c)));

@@ -373,8 +373,8 @@ std::optional<CheckResult> awaiting_person(const spec::Spec& spec, const spec::P
           ? fmt::format("{} was refused by {}{}{}: it is verified once a person approves it (the next orchestrate "
                         "asks again) or after harness-cli redo",
                         plan.id, a->by, a->at.empty() ? "" : " at " + a->at, a->note.empty() ? "" : ": " + a->note)
-          : fmt::format("{}'s checks passed and its verification checkpoint waits for a person's answer "
-                        "(harness-cli respond --list)",
+          : fmt::format("{}'s checks passed and it needs a person's approval (harness-cli respond --list shows its "
+                        "checkpoint; with none open, the next orchestrate asks)",
                         plan.id);
   return item(plan, "approval", "review", CheckStatus::human, std::move(message), 0);
 }
