@@ -205,6 +205,9 @@ rc=0; (cd "$p" && "$cli" end-session x) >"$tmp/cli.out" 2>&1 || rc=$?
 [[ $rc -eq 1 ]] && grep -q "orchestrator not running" "$tmp/cli.out" || fail "CLI after the run: rc $rc, $(cat "$tmp/cli.out")"
 # Asking in a directory where nothing ever ran leaves nothing behind.
 mkdir "$tmp/elsewhere"
+rc=0; "$cli" start-session 01-01 --project "$tmp/elsewhere" >"$tmp/cli.out" 2>&1 || rc=$? # no project at all
+[[ $rc -eq 2 && ! -e "$tmp/elsewhere/.orchestration" ]] || fail "start-session in no project: rc $rc, $(cat "$tmp/cli.out")"
+git -C "$tmp/elsewhere" init -q
 rc=0; "$cli" start-session 01-01 --project "$tmp/elsewhere" >"$tmp/cli.out" 2>&1 || rc=$?
 [[ $rc -eq 1 && ! -e "$tmp/elsewhere/.orchestration" ]] || fail "start-session elsewhere: rc $rc, $(ls -a "$tmp/elsewhere")"
 echo "ok"
