@@ -1,6 +1,7 @@
 // harness-cli orchestrate SPEC_DIR: runs the spec's tasks in N slots until complete.
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "print_error.hpp"
 #include "self_dir.hpp"
 
 #include "harness/orchestrator/display.hpp"
@@ -73,10 +74,7 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     // A refusal is also the event stream's only event: a consumer of --json learns why nothing ran.
     auto refuse = [&](const std::string& message, int code) {
       std::cerr << "harness-cli: error: " << message << "\n";
-      if (opt->json)
-        std::cout << harness::util::json_text(
-                         boost::json::object{{"event", "run_refused"}, {"error", message}, {"exit_code", code}})
-                  << "\n";
+      if (opt->json) print_run_refused(message, code);
       exit.value = code;
     };
     orchestrator::RunOptions ro;

@@ -83,8 +83,7 @@ int main(int argc, char** argv) {
     if (code != 0 && asks_for_json(argc, argv)) {
       // orchestrate's stream has one shape of refusal, whoever refused.
       if (argc > 1 && std::string_view(argv[1]) == "orchestrate")
-        std::cout << harness::util::json_text(boost::json::object{{"event", "run_refused"}, {"error", e.what()}, {"exit_code", 2}})
-                  << "\n";
+        print_run_refused(e.what(), 2);
       else print_json_error(e.what());
     }
     return check_stdout(code == 0 ? 0 : 2, 0);
