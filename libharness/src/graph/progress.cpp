@@ -36,8 +36,8 @@ std::string needs_approval(const std::string& id) {
 /// of it is open.
 std::string person_line(const std::string& id, const std::optional<spec::HumanAnswer>& a) {
   if (!a || a->approved) return needs_approval(id);
-  return fmt::format("plan {}: its checks passed; refused by {}{}{}: the next orchestrate asks again (or harness-cli redo)",
-                     id, a->by, a->at.empty() ? "" : " at " + a->at, a->note.empty() ? "" : ": " + a->note);
+  return fmt::format("plan {}: its checks passed; refused by {}: the next orchestrate asks again (or harness-cli redo)", id,
+                     spec::answered_by(*a));
 }
 
 PlanState plan_state(const spec::Spec& spec, const spec::DoneState& done, const spec::Plan& plan) {
@@ -55,8 +55,7 @@ PlanState plan_state(const spec::Spec& spec, const spec::DoneState& done, const 
 std::string gate_verdict(const spec::GateDone& g) {
   std::string out(spec::to_string(*g.status));
   if (g.answer && !g.answer->approved)
-    out += fmt::format("; refused by {}{}{}", g.answer->by, g.answer->at.empty() ? "" : " at " + g.answer->at,
-                       g.answer->note.empty() ? "" : ": " + g.answer->note);
+    out += "; refused by " + spec::answered_by(*g.answer);
   return out;
 }
 

@@ -212,8 +212,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     if (auto s = spec.summaries.find(p.plan); !p.nothing_to_do() && s != spec.summaries.end() && s->second.answer &&
                                               !s->second.answer->approved) {
       const auto& a = *s->second.answer;
-      message += fmt::format("{} was refused by {}{}{}\n\n", p.plan, a.by, a.at.empty() ? "" : " at " + a.at,
-                             a.note.empty() ? "" : ": " + a.note);
+      message += fmt::format("{} was refused by {}\n\n", p.plan, spec::answered_by(a));
     }
   message += fmt::format("{}\nSpec: {}\n", fmt::join(trailers, "\n"), layout.spec_trailer);
   auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message, documents);

@@ -249,8 +249,7 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
     if (auto sum = spec.summaries.find(a.subject); sum != spec.summaries.end() && sum->second.answer && !sum->second.answer->approved)
       refused = sum->second.answer;
   if (refused) {
-    question += fmt::format("; refused before by {}{}{}", refused->by, refused->at.empty() ? "" : " at " + refused->at,
-                            refused->note.empty() ? "" : ": " + refused->note);
+    question += "; refused before by " + spec::answered_by(*refused);
     if (opt.auto_yes && checks_passed && !answered_meanwhile)
       emit(RunEventKind::note, a.task, -1, 0, "--yes does not answer it: a person refused this plan's work before");
   }

@@ -36,6 +36,10 @@ std::optional<CheckType> parse_check_type(std::string_view name) {
 
 bool is_human(CheckType t) { return t == CheckType::visual_quality || t == CheckType::ux_flow; }
 
+std::string answered_by(const HumanAnswer& a) {
+  return a.by + (a.at.empty() ? "" : " at " + a.at) + (a.note.empty() ? "" : ": " + a.note);
+}
+
 std::string_view to_string(VerificationStatus s) {
   switch (s) {
   case VerificationStatus::passed: return "passed";

@@ -370,9 +370,9 @@ std::optional<CheckResult> awaiting_person(const spec::Spec& spec, const spec::P
   const auto& a = s->second.answer;
   std::string message =
       a && !a->approved
-          ? fmt::format("{} was refused by {}{}{}: it is verified once a person approves it (the next orchestrate "
+          ? fmt::format("{} was refused by {}: it is verified once a person approves it (the next orchestrate "
                         "asks again) or after harness-cli redo",
-                        plan.id, a->by, a->at.empty() ? "" : " at " + a->at, a->note.empty() ? "" : ": " + a->note)
+                        plan.id, spec::answered_by(*a))
           : fmt::format("{}'s checks passed and it needs a person's approval (harness-cli respond --list shows its "
                         "checkpoint; with none open, the next orchestrate asks)",
                         plan.id);

@@ -70,6 +70,10 @@ struct HumanAnswer {
   std::string note; ///< the note given with the answer, if any
 };
 
+/// "alice (harness-cli respond) at 2026-...: too dark": who answered, when and why, as every
+/// message that names an answer says it (the time and the note only when recorded).
+std::string answered_by(const HumanAnswer& a);
+
 /// SUMMARY.md: what an execution produced.
 struct Summary {
   std::string file;
