@@ -15,6 +15,8 @@
 #   4. A run killed (kill -9) while its checkpoint waits: the checkpoint outlives it, a refusal
 #      over MCP (harness_respond) is taken, and the next run blocks the plan as refused.
 #   4b. A plan refused while the run goes on: start-session says what reopens it.
+#   4c. A plan approved while the run goes on, the run killed before the SUMMARY records it: the
+#      next run takes the approval instead of asking again.
 #   5. A phase that needs a person: --yes does not answer for them; the line names the check.
 #   6. A worker's question (an MCP worker waiting in harness_worker_await) dies with its killed
 #      run: not listed, `respond` refuses it as stale; once the next run's worker asks again,
@@ -272,6 +274,35 @@ kill -KILL "$orch" # 01-02 would sleep again in its retry
 wait "$orch" 2>/dev/null || true
 orch=
 pkill -KILL -f "sleep $SLOW" 2>/dev/null || true
+
+# 4c. Approved while the run goes on, and the run killed before the approval reached the SUMMARY
+# (one slot, held by 01-02: the approved verification waits for it): the next run takes the
+# approval, and nobody is asked twice.
+p=$tmp/approved-live
+new_project "$p"
+(cd "$p" && SLOW_0102=1 exec "$cli" orchestrate "$spec" --worker script --slots 1 >"$tmp/approved-live.out" 2>&1 </dev/null) &
+orch=$!
+id=$(wait_for_checkpoint)
+[[ -n $id ]] || { cat "$tmp/approved-live.out" >&2; fail "no checkpoint while the run was alive"; }
+(cd "$p" && "$cli" respond "$id" approve --note "fine" >/dev/null) || fail "respond approve exited $?"
+for _ in $(seq 1 100); do grep -q 'checkpoint_answered verify-plan:01-01' "$tmp/approved-live.out" && break; sleep 0.1; done
+grep -q 'checkpoint_answered verify-plan:01-01' "$tmp/approved-live.out" || fail "the run did not read the answer: $(cat "$tmp/approved-live.out")"
+kill -KILL "$orch"
+wait "$orch" 2>/dev/null || true
+orch=
+pkill -KILL -f "sleep $SLOW" 2>/dev/null || true
+grep -q '^verification: human_needed$' "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md" \
+  || fail "the killed run marked 01-01 already (the test kills too late): $(cat "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md")"
+rc=0
+(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script >"$tmp/approved-after.out" 2>&1 </dev/null) || rc=$?
+out=$(cat "$tmp/approved-after.out")
+[[ $rc -eq 0 ]] || fail "the run after an approval its killed predecessor read exited $rc (asked again?): $out"
+[[ $out == *"harness-cli respond $id approve|refuse (asked by an earlier run, answered since: taking that answer)"* ]] \
+  || fail "the approval was not taken over: $out"
+grep -q '^approval_note: "fine"$' "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md" \
+  || fail "the approval is not in the SUMMARY: $(cat "$p/$spec/execution/phases/01-core/01-01-SUMMARY.md")"
+[[ -z $(cd "$p" && "$cli" respond --list) ]] || fail "a checkpoint is listed after the run: $(cd "$p" && "$cli" respond --list)"
+[[ -f $p/.orchestration/sessions/$id/checkpoint.answered.json ]] || fail "the approval's checkpoint was not closed: $(ls "$p/.orchestration/sessions/$id")"
 
 # 5. A phase that needs a person (a visual_quality check): --yes does not answer for them, and the
 # line says which check a person must look at and what approving does.

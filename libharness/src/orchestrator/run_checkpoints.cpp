@@ -570,14 +570,21 @@ void Orchestrator::Impl::answer_checkpoint(const std::string& id, const store::C
   // Recorded before the checkpoint closes: killed in between, the next run finds the phase
   // answered in its VERIFICATION and the checkpoint expires unused; never the other way round.
   record_gate_answer(task, answer);
+  const bool workers = checkpoint_message.contains(id);
+  bool approval = false;
   if (const auto* t = scheduler->find_task(task); t && t->kind == TaskKind::verify_plan) {
-    if (answer.approved) plan_approvals[t->subject] = human_answer_of(answer); // written when it is marked verified
-    else record_plan_refusal(*t, human_answer_of(answer));
+    if (answer.approved) { // written when the plan is marked verified (its checkpoint closed then)
+      plan_approvals[t->subject] = human_answer_of(answer);
+      if (!workers) approvals_in_flight[t->subject] = id;
+      approval = !workers;
+    } else {
+      record_plan_refusal(*t, human_answer_of(answer));
+    }
   }
   // A worker's question stays open with its answer until the worker's session ends: a run killed
   // before then (the answer read, not acted on) leaves it for the task's next worker, not lost.
-  if (checkpoint_message.contains(id)) answers_in_flight[task].push_back(id);
-  else store::close_answered_checkpoint(state_dir, id);
+  if (workers) answers_in_flight[task].push_back(id);
+  else if (!approval) store::close_answered_checkpoint(state_dir, id);
   bool elsewhere = false;
   if (!tty_queue.empty() && tty_queue.front() == id) { // answered elsewhere while shown: next one
     tty_queue.pop_front();
@@ -763,13 +770,18 @@ void Orchestrator::Impl::mark_plan_verified(const sched::Action& a) {
   const auto approval = found == plan_approvals.end() ? std::nullopt : std::optional(found->second);
   const auto written = mark_summary_verification(file, "passed", approval);
   record_write(file, written, a.task);
-  if (written) // the phase's verification reads it next (mark_plan_waiting marked it waiting)
-    loop_spec.edit([&](spec::Spec& s) {
-      if (auto sum = s.summaries.find(a.subject); sum != s.summaries.end()) {
-        sum->second.verification = spec::VerificationStatus::passed;
-        if (approval) sum->second.answer = approval;
-      }
-    });
+  if (!written) return; // an approval's checkpoint stays open with its answer: the next run takes it
+  // The phase's verification reads it next (mark_plan_waiting marked it waiting).
+  loop_spec.edit([&](spec::Spec& s) {
+    if (auto sum = s.summaries.find(a.subject); sum != s.summaries.end()) {
+      sum->second.verification = spec::VerificationStatus::passed;
+      if (approval) sum->second.answer = approval;
+    }
+  });
+  if (auto cp = approvals_in_flight.find(a.subject); cp != approvals_in_flight.end()) {
+    store::close_answered_checkpoint(state_dir, cp->second);
+    approvals_in_flight.erase(cp);
+  }
 }
 
 void Orchestrator::Impl::mark_plan_waiting(const sched::Action& a) {

@@ -134,6 +134,10 @@ struct Orchestrator::Impl {
   /// task -> its workers' checkpoints answered in this run, closed when the worker's session ends:
   /// a run killed before leaves them open with their answers, for the task's next worker.
   std::map<std::string, std::vector<std::string>> answers_in_flight;
+  /// plan -> the checkpoint whose approval this run took for it, closed once the plan's SUMMARY
+  /// records the approval (mark_plan_verified): a run killed in between leaves it open with its
+  /// answer, and the next run takes that answer instead of asking the person again.
+  std::map<std::string, std::string> approvals_in_flight;
   /// task -> the open checkpoint an earlier run of this spec asked for it, about a commit this
   /// checkout's history holds: taken over (with any answer given meanwhile) when this run asks the same.
   std::map<std::string, store::CheckpointRecord> carried;
