@@ -12,8 +12,8 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/file.h>
-#include <thread>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace harness;
@@ -100,6 +100,36 @@ TEST_CASE("/proc/locks names the holder of an exclusive flock, not a waiter or a
   CHECK(exclusive_flock_holder(text, 0xfe, 0, 11357275) == 4242);
   CHECK(!exclusive_flock_holder(text, 8, 1, 77).has_value());
   CHECK(!exclusive_flock_holder(text, 0xfe, 0, 1).has_value());
+}
+
+TEST_CASE("A command holding runs off makes a starting orchestrator wait, and is refused while one runs", "[store][run_lock]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  std::filesystem::create_directories(state);
+  {
+    auto held = hold_off_runs(state);
+    REQUIRE(held);
+    CHECK(!running_orchestrator(state).has_value()); // a hold is no run
+    // An orchestrator starting meanwhile waits for the hold to go, then runs.
+    std::optional<RunsHeldOff> moved(std::move(*held));
+    std::thread release([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      moved.reset();
+    });
+    const auto start = std::chrono::steady_clock::now();
+    auto lock = RunLock::acquire(state, {0, "docs/specs/SPC-001-x", "", ""});
+    const auto waited = std::chrono::steady_clock::now() - start;
+    release.join();
+    REQUIRE(lock);
+    CHECK(waited >= std::chrono::milliseconds(250));
+    // While it runs, nothing holds runs off: the refusal names the run.
+    auto refused = hold_off_runs(state);
+    REQUIRE(!refused);
+    CHECK(refused.error().pid == static_cast<long>(::getpid()));
+    CHECK(refused.error().spec == "docs/specs/SPC-001-x");
+  }
+  CHECK(hold_off_runs(state).has_value()); // the run ended
+  CHECK(hold_off_runs(dir.path / "missing").has_value()); // no directory: nothing to hold, no error
 }
 
 TEST_CASE("A killed orchestrator leaves no lock behind, and its workers never held it", "[store][run_lock]") {

@@ -123,11 +123,13 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     }
   }
   const fs::path state_dir = root / ".orchestration";
-  // A running orchestrate has read what is done and may be executing these very plans.
-  if (auto running = store::running_orchestrator(state_dir))
+  // A running orchestrate has read what is done and may be executing these very plans; one that
+  // starts before the marker is committed would read them as done. Held off until we return.
+  auto held = store::hold_off_runs(state_dir);
+  if (!held)
     return std::unexpected(RunError{fmt::format("an orchestrate is running in this project ({}); stop it first "
                                                 "(Ctrl-C in its terminal), then redo",
-                                                store::describe_run(*running)),
+                                                store::describe_run(held.error())),
                                     1});
 
   RedoResult result;

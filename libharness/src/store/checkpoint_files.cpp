@@ -334,6 +334,11 @@ std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const f
 
 std::expected<void, CheckpointRefusal> answer_checkpoint(const fs::path& state_dir, const std::string& id,
                                                          const CheckpointAnswer& answer, Replace replace) {
+  // A replacement is accepted only while no run can have read the first answer: no run starts
+  // before it is written (one that runs already makes answerable_checkpoint refuse it).
+  std::optional<RunsHeldOff> held;
+  if (replace == Replace::yes)
+    if (auto h = hold_off_runs(state_dir)) held.emplace(std::move(*h));
   if (auto r = answerable_checkpoint(state_dir, id, replace); !r) return std::unexpected(std::move(r.error()));
   json::object o{{"id", id},
                  {"answer", answer.approved ? "approve" : "refuse"},

@@ -95,10 +95,21 @@ std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, 
   // O_CLOEXEC: a worker must not inherit the lock and keep it alive after we die.
   const int fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (fd < 0) return std::unexpected(fmt::format("cannot open {}: {}", file.string(), std::strerror(errno)));
-  // running_orchestrator's probe holds a shared lock for a moment: only a lock that stays held
-  // belongs to another orchestrator.
+  // running_orchestrator's probe holds a shared lock for a moment, and a command holding runs off
+  // (hold_off_runs) for as long as it writes: only an exclusive lock belongs to another
+  // orchestrator, and a shared one is waited out.
   bool locked = false;
-  for (int i = 0; i < 5 && !(locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0); ++i) std::this_thread::sleep_for(10ms);
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  for (int i = 0; !(locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0); ++i) {
+    if (i >= 4 && (lock_holder(file) || std::chrono::steady_clock::now() >= give_up)) break;
+    std::this_thread::sleep_for(10ms);
+  }
+  if (!locked && !lock_holder(file)) {
+    ::close(fd);
+    return std::unexpected(fmt::format("{} stayed held by another harness-cli command (redo, respond --replace) for 5 s; "
+                                       "run again when it has finished",
+                                       file.string()));
+  }
   if (!locked) {
     ::close(fd);
     return std::unexpected(fmt::format("another harness-cli orchestrate is running in this project ({})",
@@ -116,6 +127,19 @@ std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, 
 
 RunLock::~RunLock() {
   if (m_fd >= 0) ::close(m_fd);
+}
+
+RunsHeldOff::~RunsHeldOff() {
+  if (m_fd >= 0) ::close(m_fd);
+}
+
+std::expected<RunsHeldOff, RunInfo> hold_off_runs(const fs::path& state_dir) {
+  const int fd = ::open((state_dir / "orchestrator.lock").c_str(), O_CREAT | O_RDONLY | O_CLOEXEC, 0644);
+  if (fd < 0) return RunsHeldOff(-1);
+  // A shared lock is refused only while an orchestrator holds the exclusive one.
+  if (::flock(fd, LOCK_SH | LOCK_NB) == 0) return RunsHeldOff(fd);
+  ::close(fd);
+  return std::unexpected(describe_holder(state_dir, 0ms));
 }
 
 std::optional<RunInfo> running_orchestrator(const fs::path& state_dir) {

@@ -34,6 +34,27 @@ private:
   int m_fd = -1;
 };
 
+/// A command's hold that keeps orchestrators from starting in a project while it lasts: a shared
+/// flock on the same file, which RunLock::acquire waits out (up to a few seconds). For a command
+/// that checks "no run is alive" and then writes what a run reads (`respond --replace`, `redo`): a
+/// run starting between the check and the write would read the old state.
+class RunsHeldOff {
+public:
+  RunsHeldOff(RunsHeldOff&& o) noexcept : m_fd(o.m_fd) { o.m_fd = -1; }
+  RunsHeldOff& operator=(RunsHeldOff&&) = delete;
+  RunsHeldOff(const RunsHeldOff&) = delete;
+  ~RunsHeldOff();
+
+private:
+  friend std::expected<RunsHeldOff, RunInfo> hold_off_runs(const std::filesystem::path& state_dir);
+  explicit RunsHeldOff(int fd) : m_fd(fd) {}
+  int m_fd = -1;
+};
+
+/// Holds runs off in `state_dir`, or says which orchestrator runs there. When the lock file cannot
+/// be made (no such directory), nothing is held: then no run has used the directory either.
+std::expected<RunsHeldOff, RunInfo> hold_off_runs(const std::filesystem::path& state_dir);
+
 /// The orchestrator running in `state_dir`, or nullopt when none holds the lock (whatever an
 /// old orchestrator.json says). Its pid is the lock holder's as the kernel reports it; `spec` and
 /// `started_at` are empty when orchestrator.json does not describe that process (an orchestrator
