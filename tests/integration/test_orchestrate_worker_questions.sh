@@ -78,7 +78,7 @@ list=$(cd "$p" && "$cli" respond --list)
 (cd "$p" && "$cli" respond --list --json) | python3 -c '
 import json, sys
 cps = {c["task"]: c for c in json.load(sys.stdin)["checkpoints"]}
-assert cps["execute:01-01"]["asks"] == "decision" and cps["execute:01-01"]["options"] == ["hello", "hi there"], cps
+assert cps["execute:01-01"]["asks"] == "decision" and cps["execute:01-01"]["options"] == ["hello", "hi there", "refuse"], cps
 assert cps["execute:01-02"]["asks"] == "action" and cps["execute:01-02"]["options"] == ["done", "refuse"], cps
 ' || fail "respond --list --json"
 grep -q "\"checkpoint_opened\".*Which greeting? -- answer with: harness-cli respond $decision hello|'hi there'|refuse" "$tmp/events.jsonl" \

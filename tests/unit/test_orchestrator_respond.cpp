@@ -75,7 +75,8 @@ TEST_CASE("a worker's decision is answered with one of its options, by its text 
   CHECK(pending[0].asks == store::CheckpointAsks::decision);
   CHECK(pending[0].options == std::vector<std::string>{"hello", "hi there"});
   CHECK(orchestrator::checkpoints_text(pending).find("which greeting?  [answer: hello|'hi there'|refuse]") != std::string::npos);
-  CHECK(orchestrator::checkpoints_json(pending).find(R"("asks":"decision","options":["hello","hi there"])") != std::string::npos);
+  // --json lists every answer it takes, as the text does.
+  CHECK(orchestrator::checkpoints_json(pending).find(R"("asks":"decision","options":["hello","hi there","refuse"])") != std::string::npos);
   CHECK(orchestrator::waiting_line(pending[0]).ends_with("-- answer with: harness-cli respond cp-d hello|'hi there'|refuse"));
 
   // approve is none of the options: refused, naming them.

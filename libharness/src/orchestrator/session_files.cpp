@@ -148,6 +148,9 @@ std::string checkpoints_json(const std::vector<PendingCheckpoint>& pending) {
   for (const auto& cp : pending) {
     json::array options;
     for (const auto& x : store::answer_options(cp.asks, cp.options)) options.emplace_back(x);
+    // Every answer it takes, as the text's `[answer: ...]` lists them: a decision's choices, or refuse.
+    if (cp.asks == store::CheckpointAsks::decision && !cp.options.empty() && std::ranges::find(cp.options, "refuse") == cp.options.end())
+      options.emplace_back("refuse");
     json::object o{{"id", cp.id},       {"spec", cp.spec},          {"task", cp.task},
                    {"question", cp.question}, {"asks", asks_name(cp.asks)}, {"options", std::move(options)}};
     if (!cp.head.empty()) o["head"] = cp.head;
