@@ -55,6 +55,11 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
     o.config.gate_lookahead = *gate;
     o.seed = opt->seed;
     const auto workload = sched::workload_from_spec(*spec);
+    if (auto nothing = sched::nothing_to_schedule(*spec, workload)) { // no run to predict: as orchestrate says
+      print_error(*nothing, output);
+      exit.value = 2;
+      return;
+    }
     if (!opt->durations.empty()) {
       auto text = util::read_file(opt->durations);
       if (!text) {

@@ -372,4 +372,9 @@ out=$(cd "$p" && "$cli" orchestrate "$spec" --worker script 2>&1) || rc=$?
 [[ $rc -eq 2 ]] || fail "an empty spec exited $rc, expected 2: $out"
 grep -q "nothing to run: no phases in ROADMAP.md and no PLAN files" <<<"$out" || fail "message: $out"
 [[ ! -e "$p/.orchestration" && ! -e "$p/$spec/STATUS.md" ]] || fail "an empty spec left files behind"
+# simulate predicts no run of it either (it once said complete, with a makespan).
+rc=0
+out=$(cd "$p" && "$cli" simulate "$spec" --json 2>/dev/null) || rc=$?
+[[ $rc -eq 2 && $out == *'"error":"SPC-001-greet: nothing to run: no phases in ROADMAP.md and no PLAN files'* ]] \
+  || fail "simulate of an empty spec: rc $rc: $out"
 echo "orchestrate planning: all checks passed"

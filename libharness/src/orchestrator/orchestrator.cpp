@@ -721,11 +721,8 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   // Watched from now on: an edit after this reading is noticed (plans_seen is this reading).
   if (auto w = PlanWatch::open(spec.layout)) plan_watch.emplace(std::move(*w));
   else plan_watch_error = w.error();
-  if (spec.plans.empty() && sched::workload_from_spec(spec).phases.empty())
-    return std::unexpected(RunError{fmt::format("{}: nothing to run: no phases in ROADMAP.md and no PLAN files; plan the "
-                                                "spec first (/harness:plan-spec {})",
-                                                spec.layout.spec_name, spec_arg()),
-                                    2});
+  if (auto nothing = sched::nothing_to_schedule(spec, sched::workload_from_spec(spec)))
+    return std::unexpected(RunError{*nothing, 2});
   // What would fail part-way (commits without git or an identity, a worker that cannot start)
   // is reported now, all of it, before the lock or any file is written.
   const auto facts = probe_start_facts(spec.layout);

@@ -2,11 +2,20 @@
 
 #include "harness/spec/done_state.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
 
 namespace harness::sched {
+
+std::optional<std::string> nothing_to_schedule(const spec::Spec& spec, const Workload& workload) {
+  if (!workload.plans.empty() || !workload.phases.empty()) return std::nullopt;
+  return fmt::format("{}: nothing to run: no phases in ROADMAP.md and no PLAN files; plan the spec first "
+                     "(/harness:plan-spec {})",
+                     spec.layout.spec_name, spec.layout.command_argument());
+}
 
 WorkPlan work_plan_of(const spec::Plan& p) {
   WorkPlan wp;

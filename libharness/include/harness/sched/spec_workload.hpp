@@ -4,6 +4,9 @@
 #include "harness/sched/types.hpp"
 #include "harness/spec/spec.hpp"
 
+#include <optional>
+#include <string>
+
 namespace harness::sched {
 
 /// Phases from the spec's phase directories and its roadmap; a phase with PLAN files has
@@ -14,6 +17,10 @@ namespace harness::sched {
 /// spec::read_done_state as `status` reads them: a phase or final verification that no longer
 /// covers the plans there are (one added, one without a SUMMARY) is not verified, and runs again.
 Workload workload_from_spec(const spec::Spec& spec);
+
+/// Why `spec` gives the scheduler nothing to do (no phase in its ROADMAP.md, no PLAN file), for
+/// `orchestrate` and `simulate` to refuse it with; nullopt when there is something.
+std::optional<std::string> nothing_to_schedule(const spec::Spec& spec, const Workload& workload);
 
 /// A plan as its frontmatter says (id, phase, dependencies, files, estimate, checkpoints,
 /// autonomous), nothing of its execution: what a plan edited on disk hands the scheduler.
