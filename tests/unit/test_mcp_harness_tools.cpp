@@ -280,6 +280,12 @@ TEST_CASE("a worker commits its plan's files through harness_worker_commit, and 
   const Server stranger = build_server(project_options(root, Role::worker), WorkerIdentity{"s1", "wrong", spec.string()});
   PipeSession x(stranger);
   CHECK(is_error(call_tool(x, 1, "harness_worker_commit", {{"message", "m"}, {"files", json::array{"app.py"}}})));
+  // Once the session has ended, its token commits nothing (a process the worker left behind).
+  REQUIRE(seed.set_status("s1", "completed"));
+  auto late = call_tool(w, 4, "harness_worker_commit", {{"message", "m"}, {"files", json::array{"app.py"}}, {"task", 2}});
+  CHECK(is_error(late));
+  CHECK(text_of(late).find("session s1 has ended (completed)") != std::string::npos);
+  CHECK(harness::test::sh(root, "git log -1 --format=%s") == "feat(01-01): package layout\n");
 }
 
 TEST_CASE("harness_get_pending lists the orchestrator's checkpoints and harness_respond answers them") {

@@ -125,6 +125,7 @@ TEST_CASE("a plan whose commits change another plan's declared file fails, namin
   p.dir.write("docs/specs/SPC-003-commits/planning/plans/01-core/01-02-PLAN.md",
               "---\nplan_id: '01-02'\ndepends_on: []\nfiles_modified: ['other/c.txt']\n---\n# 01-02\n\n### Task 1: write\n\n"
               "```bash\necho c > other/c.txt\n```\n");
+  test::sh(p.dir.path, "git add -A && git commit -qm 'plan 01-02'");
   p.dir.write("out/b.txt", "b\n");
   p.dir.write("elsewhere.txt", "e\n");
   test::sh(p.dir.path, "git add -A && git commit -qm 'feat(01-01): files' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-003-commits'");
@@ -140,6 +141,28 @@ TEST_CASE("a plan whose commits change another plan's declared file fails, namin
   CHECK(c.status == verify::CheckStatus::failed);
   CHECK_THAT(c.message, Catch::Contains("changed outside files_modified: other/c.txt (plan 01-02's), elsewhere.txt, out/b.txt"));
   CHECK_THAT(c.message, Catch::Contains("one of them is another plan's work, which 01-01 must leave alone"));
+}
+
+TEST_CASE("a plan whose commits change the spec's documents other than its own SUMMARY fails, naming them", "[verify][commits]") {
+  Project p;
+  p.dir.write("out/a.txt", "a\n");
+  p.dir.write("out/b.txt", "b\n");
+  p.dir.write("docs/specs/SPC-003-commits/execution/phases/01-core/01-01-SUMMARY.md", "---\nplan_id: '01-01'\n---\n# 01-01\n");
+  test::sh(p.dir.path, "git add -A && git commit -qm 'feat(01-01): work' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-003-commits'");
+  auto c = p.commits_check();
+  CHECK(c.status == verify::CheckStatus::passed); // its own SUMMARY is its to commit
+  // Its PLAN file and another plan's SUMMARY, committed under its trailers (a worker's own git,
+  // or a directory given to an older harness_worker_commit): a check edited to pass, a record forged.
+  p.dir.write("docs/specs/SPC-003-commits/planning/plans/01-core/01-01-PLAN.md",
+              "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt', 'src/**']\n---\n# 01-01\n\n"
+              "### Task 1: write\n\n```bash\ntrue\n```\n");
+  p.dir.write("docs/specs/SPC-003-commits/execution/phases/01-core/01-02-SUMMARY.md", "---\nplan_id: '01-02'\n---\n");
+  test::sh(p.dir.path, "git add -A && git commit -qm 'feat(01-01): tidy' -m 'Plan: 01-01, Task: 1/1' -m 'Spec: SPC-003-commits'");
+  c = p.commits_check();
+  CHECK(c.status == verify::CheckStatus::failed);
+  CHECK_THAT(c.message, Catch::Contains("it changed the spec's documents, of which only its own SUMMARY is a plan's to commit: "
+                                        "docs/specs/SPC-003-commits/execution/phases/01-core/01-02-SUMMARY.md, "
+                                        "docs/specs/SPC-003-commits/planning/plans/01-core/01-01-PLAN.md"));
 }
 
 TEST_CASE("the orchestrator's phase gate counts a plan whose SUMMARY is gone as a gap", "[verify][commits]") {

@@ -98,6 +98,9 @@ TEST_CASE("a worker's commit refuses paths outside the project, harness's docume
   refused({".orchestration/harness.db"}, "harness's run state");
   refused({"docs/specs/SPC-001-task-tracker/STATUS.md"}, "only this plan's SUMMARY");
   refused({"app/__init__.py", "docs/specs/SPC-001-task-tracker"}, "only this plan's SUMMARY");
+  // A directory above it would take the spec's documents and the other plans' SUMMARYs along.
+  refused({"docs"}, "docs holds the spec directory (docs/specs/SPC-001-task-tracker)");
+  refused({"app/__init__.py", "docs/specs/"}, "docs/specs holds the spec directory");
   refused({}, "no files named");
   refused({"app/__init__.py"}, "plan 01-01 has 2 tasks", 3);
   auto other_kind = p.request({"app/__init__.py"}, 1);
@@ -123,6 +126,9 @@ TEST_CASE("files a worker commits outside its plan's files_modified are committe
 TEST_CASE("a worker's message keeps its own lines and gets the plan's trailers", "[worker][commit]") {
   CHECK(worker::message_with_trailers("feat(x): y\n\nSpec: other\n", "Plan: 01-01\n", "f") == "feat(x): y\n\nPlan: 01-01\n");
   CHECK(worker::message_with_trailers("Plan: 01-01, Task: 1/2\n", "Plan: 01-01\n", "fallback") == "fallback\n\nPlan: 01-01\n");
+  // Control characters become blanks: the log harness reads separates records with some.
+  CHECK(worker::message_with_trailers("feat(x): y\x1e\x1f\x1d\r\n", "Plan: 01-01\n", "f") == "feat(x): y\n\nPlan: 01-01\n");
+  CHECK(worker::message_with_trailers("feat(x):\x1b[2Jy\n", "Plan: 01-01\n", "f") == "feat(x): [2Jy\n\nPlan: 01-01\n");
 }
 
 TEST_CASE("a worker's message cannot carry a redo marker for another plan", "[worker][commit]") {

@@ -46,6 +46,27 @@ TEST_CASE("Trailer log records give plan, task and spec; other commits are left 
   CHECK_FALSE(c[0].files_known);
 }
 
+TEST_CASE("A message's own control characters neither hide its commit nor forge another", "[worker][git]") {
+  // RS, US and GS in a worker's message (review BB H3): its trailers still count, and no record of
+  // its choosing appears. Git itself writes the log.
+  GitRepo repo;
+  repo.dir.write("out/b.txt", "clobbered\n");
+  const std::string head = test::sh(repo.dir.path, "git add -A && git commit -q -m init && git rev-parse HEAD");
+  repo.dir.write("out/b.txt", "again\n");
+  repo.dir.write("msg", "feat(02-01): tidy\x1e" + head.substr(0, 40) + " " + head.substr(0, 40) + "\x1f" +
+                            "docs: forged\n\nPlan: 09-09\nSpec: SPC-001-a\n\x1d\n\nPlan: 02-01, Task: 2/2\nSpec: SPC-001-a\n");
+  test::sh(repo.dir.path, "git add out/b.txt && git commit -q -F msg");
+  auto args = worker::trailer_log_args(true);
+  args.push_back("HEAD");
+  auto c = worker::parse_trailer_log(worker::run_git(repo.dir.path, args).out, true, true);
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].plan == "02-01");
+  CHECK(c[0].task == 2);
+  CHECK(c[0].spec == "SPC-001-a");
+  CHECK(c[0].files == std::vector<std::string>{"out/b.txt"});
+  CHECK(c[1].subject == "init");
+}
+
 TEST_CASE("Trailer log read by git itself carries the changed paths, any name included", "[worker][git]") {
   GitRepo repo;
   repo.dir.write("two words.txt", "a\n");

@@ -3,6 +3,8 @@
 
 #include "harness/worker/worker_commit.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <chrono>
 
@@ -75,6 +77,11 @@ ToolResult await_answer(ToolStore& store, const WorkerIdentity& id, const json::
 ToolResult commit(ToolStore& store, const ToolEnvironment& env, const json::object& args) {
   auto me = authenticate(store, env.identity);
   if (!me) return error_result(me.error());
+  // The worker has exited (something it left behind calls with its token): its attempt has been
+  // judged, and a commit now would land behind that judgement, in whichever attempt runs next.
+  if (me->status != "running")
+    return error_result(fmt::format("session {} has ended ({}): only a running session commits its plan's work",
+                                    me->id, me->status));
   worker::WorkerCommitRequest req;
   req.task_id = string_arg(me->task, "task_id");
   req.spec_name = string_arg(me->task, "spec");

@@ -4,6 +4,7 @@
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/plan_parser.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/glob.hpp"
 #include "inserted_phases.hpp"
 #include "requirement_ids.hpp"
 #include "validate.hpp"
@@ -415,6 +416,14 @@ std::vector<std::filesystem::path> harness_written_files(const Spec& spec) {
       if (p.phase == d.number) out.push_back(l.summary_file(d, p.id));
   }
   std::erase_if(out, [](const auto& p) { return p.empty(); });
+  return out;
+}
+
+std::vector<std::string> plans_declaring(const Spec& spec, std::string_view file) {
+  std::vector<std::string> out;
+  for (const auto& p : spec.plans)
+    if (std::ranges::any_of(p.files_modified, [&](const std::string& g) { return util::glob_match(g, file); }))
+      out.push_back(p.id);
   return out;
 }
 

@@ -89,8 +89,9 @@ void must_haves(const spec::Plan& plan, const fs::path& root, std::vector<CheckR
 /// current name or one of `old_names` (a commit made before a rename wrote them there). The
 /// scheduler keeps plans apart by their declared writes only, so an undeclared write is a
 /// conflict it could not see.
-std::vector<std::string> undeclared_files(const spec::Spec& spec, const spec::Plan& plan, std::vector<std::string> files,
-                                          const std::set<std::string>& old_names) {
+/// The spec directory as the project names it ("docs/specs/SPC-001-x/"), and as it was named
+/// before a rename (`old_names`: the Spec trailers of the plan's commits), each ending in '/'.
+std::vector<std::string> spec_doc_dirs(const spec::Spec& spec, const std::set<std::string>& old_names) {
   std::vector<std::string> doc_dirs;
   if (const std::string current = spec.layout.spec_dir_in_project(); !current.empty()) {
     doc_dirs.push_back(current);
@@ -100,14 +101,49 @@ std::vector<std::string> undeclared_files(const spec::Spec& spec, const spec::Pl
       if (!name.empty() && name.find('/') == std::string::npos && name != "." && name != "..")
         doc_dirs.push_back((parent.empty() ? "" : parent + "/") + name + "/");
   }
+  return doc_dirs;
+}
+
+bool in_doc_dirs(const std::vector<std::string>& doc_dirs, const std::string& f) {
+  return std::ranges::any_of(doc_dirs, [&](const std::string& d) { return f.starts_with(d); });
+}
+
+std::vector<std::string> undeclared_files(const std::vector<std::string>& doc_dirs, const spec::Plan& plan,
+                                          std::vector<std::string> files) {
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   std::erase_if(files, [&](const std::string& f) {
-    if (std::ranges::any_of(doc_dirs, [&](const std::string& d) { return f.starts_with(d); })) return true;
+    if (in_doc_dirs(doc_dirs, f)) return true; // foreign_documents judges those
     return std::any_of(plan.files_modified.begin(), plan.files_modified.end(),
                        [&](const std::string& g) { return util::glob_match(g, f); });
   });
   return files;
+}
+
+/// Whether a file of the spec directory named `name` is one of the documents that decide what is
+/// planned, done and verified: PLAN files, SUMMARYs, verification reports, STATUS.md, ROADMAP.md,
+/// REQUIREMENTS.md, SPEC.md, commits.log. (A note beside them decides nothing.)
+bool deciding_document(std::string_view name) {
+  for (std::string_view suffix : {"-PLAN.md", "-SUMMARY.md", "VERIFICATION.md"})
+    if (name.ends_with(suffix)) return true;
+  for (std::string_view doc : {"STATUS.md", "ROADMAP.md", "REQUIREMENTS.md", "SPEC.md", "PROJECT.md", "commits.log"})
+    if (name == doc) return true;
+  return false;
+}
+
+/// The deciding documents of the spec directory the plan's trailer commits changed, other than
+/// its own SUMMARY: its PLAN (a check edited to pass), another plan's SUMMARY, harness's reports.
+/// A plan's commits hold only its SUMMARY of those (harness_worker_commit refuses the rest), so
+/// these were committed past that rule: by a worker's own git, or an older harness.
+std::vector<std::string> foreign_documents(const std::vector<std::string>& doc_dirs, const spec::Plan& plan,
+                                           const std::vector<std::string>& files) {
+  const std::string own_summary = plan.id + "-SUMMARY.md"; // its phase directory may have been renamed
+  std::set<std::string> out;
+  for (const auto& f : files) {
+    const std::string name = fs::path(f).filename().string();
+    if (in_doc_dirs(doc_dirs, f) && name != own_summary && deciding_document(name)) out.insert(f);
+  }
+  return {out.begin(), out.end()};
 }
 
 /// "a, b and 3 more".
@@ -127,10 +163,8 @@ std::vector<std::string> outside_names(const spec::Spec& spec, const spec::Plan&
                                        const std::vector<std::string>& undeclared, std::size_t& taken) {
   std::vector<std::string> others, rest;
   for (const auto& f : undeclared) {
-    std::vector<std::string> owners;
-    for (const auto& other : spec.plans)
-      if (other.id != plan.id && std::ranges::any_of(other.files_modified, [&](const auto& g) { return util::glob_match(g, f); }))
-        owners.push_back(other.id);
+    auto owners = spec::plans_declaring(spec, f);
+    std::erase(owners, plan.id);
     if (owners.empty()) rest.push_back(f);
     else others.push_back(fmt::format("{} (plan {}'s)", f, fmt::join(owners, "'s, ")));
   }
@@ -232,7 +266,10 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   for (const auto& c : found)
     if (c.spec != spec.layout.spec_name && c.spec != spec.layout.spec_trailer) old_names.insert(c.spec);
   std::size_t taken = 0;
-  auto outside = outside_names(spec, plan, undeclared_files(spec, plan, files, old_names), taken);
+  const auto doc_dirs = spec_doc_dirs(spec, old_names);
+  auto outside = outside_names(spec, plan, undeclared_files(doc_dirs, plan, files), taken);
+  // GSD's own commits carry its planning documents (STATE.md, ROADMAP.md) with the SUMMARY.
+  const auto documents = by_subject ? std::vector<std::string>() : foreign_documents(doc_dirs, plan, files);
   std::set<int> tasks;
   for (const auto& c : found)
     if (c.task > 0) tasks.insert(c.task);
@@ -253,7 +290,8 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   // A GSD commit names a plan by subject only: a fix to another plan's file made under this
   // plan's name is said, not held against the plan as a worker's write would be.
   const bool taken_fails = taken > 0 && !by_subject;
-  const CheckStatus st = found.empty() || only_documents || !uncommitted.empty() || !in_submodules.empty() || taken_fails
+  const CheckStatus st = found.empty() || only_documents || !uncommitted.empty() || !in_submodules.empty() || taken_fails ||
+                                 !documents.empty()
                              ? CheckStatus::failed
                              : CheckStatus::passed;
   std::string msg = uncommitted.empty() ? std::string() : not_committed_message(uncommitted) + "; ";
@@ -281,6 +319,10 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
     msg += fmt::format("; {} another plan's work, which {} must leave alone (or declare in its files_modified, so that "
                        "the scheduler keeps the two plans' writes apart)",
                        taken == 1 ? "one of them is" : fmt::format("{} of them are", taken), plan.id);
+  if (!documents.empty())
+    msg += fmt::format("; it changed the spec's documents, of which only its own SUMMARY is a plan's to commit: {} "
+                       "(harness's, or another plan's; restore them from the commit before, git show COMMIT^:PATH)",
+                       names_list(documents));
   out.push_back(item(plan, "commits", "commits", st, msg, 0));
   out.back().outside_files = std::move(outside);
 }

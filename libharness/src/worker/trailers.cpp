@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <set>
 
@@ -22,17 +23,40 @@ std::vector<std::string> trailer_log_args(bool with_files) {
   return args;
 }
 
+namespace {
+
+/// Where the next commit's record starts at or after `from`: an RS that begins the output or
+/// follows a NUL (a message holds no NUL, so an RS a message carries is not one), then a hash.
+/// A worker's message "feat: x\x1e<hash>..." must neither hide its commit nor forge another.
+size_t record_start(std::string_view log, size_t from) {
+  for (size_t at = log.find('\x1e', from); at != std::string_view::npos; at = log.find('\x1e', at + 1)) {
+    if (at > 0 && log[at - 1] != '\0') continue;
+    size_t hex = at + 1;
+    while (hex < log.size() && std::isxdigit(static_cast<unsigned char>(log[hex]))) ++hex;
+    if (hex > at + 1 && hex < log.size() && (log[hex] == ' ' || log[hex] == '\x1f')) return at;
+  }
+  return std::string_view::npos;
+}
+
+} // namespace
+
 std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all) {
   std::vector<TrailerCommit> out;
-  size_t pos = log.find('\x1e');
+  size_t pos = record_start(log, 0);
   while (pos < log.size()) {
-    size_t end = log.find('\x1e', pos + 1);
+    size_t end = record_start(log, pos + 1);
     if (end == std::string_view::npos) end = log.size();
     std::string_view rec = log.substr(pos + 1, end - pos - 1);
     pos = end;
     const size_t sep = rec.find('\x1f');
-    const size_t stop = rec.find('\x1d', sep == std::string_view::npos ? 0 : sep);
-    if (sep == std::string_view::npos || stop == std::string_view::npos) continue;
+    if (sep == std::string_view::npos) continue;
+    // The message ends at the GS before the record's first NUL: one inside the message does not.
+    const size_t end_of_message = rec.find('\0', sep);
+    const size_t stop = end_of_message != std::string_view::npos && end_of_message > sep + 1 &&
+                                rec[end_of_message - 1] == '\x1d'
+                            ? end_of_message - 1
+                            : rec.rfind('\x1d');
+    if (stop == std::string_view::npos || stop <= sep) continue;
     TrailerCommit c;
     std::string_view names = rec.substr(0, sep); // "hash parent parent"
     for (size_t at = 0; at < names.size();) {

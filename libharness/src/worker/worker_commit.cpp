@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace harness::worker {
 namespace fs = std::filesystem;
@@ -36,6 +37,12 @@ std::string refusal(const std::string& rel, const std::string& spec_prefix, cons
     return fmt::format("{} is in the spec directory, whose documents (STATUS.md, VERIFICATION.md, commits.log, PLAN "
                        "files) harness commits itself; of those only this plan's SUMMARY ({}) is yours to commit",
                        rel, summary);
+  // git commits everything below a directory: one that holds the spec directory would take its
+  // documents and the other plans' SUMMARYs along.
+  if (!spec_prefix.empty() && spec_prefix.starts_with(rel + "/"))
+    return fmt::format("{} holds the spec directory ({}), whose documents harness commits itself: name the files of "
+                       "your work (and this plan's SUMMARY, {}) one by one",
+                       rel, spec_prefix.substr(0, spec_prefix.size() - 1), summary);
   return {};
 }
 
@@ -65,7 +72,9 @@ std::string message_with_trailers(const std::string& message, const std::string&
   while (pos <= message.size()) {
     size_t nl = message.find('\n', pos);
     if (nl == std::string::npos) nl = message.size();
-    const std::string_view line(message.data() + pos, nl - pos);
+    std::string line(message.data() + pos, nl - pos);
+    // Control characters mean nothing in a message, and the log harness reads splits on some.
+    std::ranges::replace_if(line, [](char ch) { return static_cast<unsigned char>(ch) < 0x20 && ch != '\t'; }, ' ');
     if (!is_plan_trailer(line)) kept.append(line).append("\n");
     pos = nl + 1;
   }
@@ -101,6 +110,7 @@ std::expected<WorkerCommit, std::string> commit_worker_files(const WorkerCommitR
   const auto summary = project_path(root, layout->summary_file(*phase, plan_id).string());
   if (!summary) return std::unexpected(summary.error());
   std::vector<std::string> paths;
+  std::set<std::string> named; // a long list stays linear
   const auto submodules = submodule_paths(root);
   for (const auto& f : req.files) {
     auto rel = project_path(root, f);
@@ -112,7 +122,7 @@ std::expected<WorkerCommit, std::string> commit_worker_files(const WorkerCommitR
                                          "this repository's files (a commit here can hold the submodule's commit, {}, "
                                          "never a file inside it)",
                                          *rel, *sub, *sub));
-    if (std::ranges::find(paths, *rel) == paths.end()) paths.push_back(*rel);
+    if (named.insert(*rel).second) paths.push_back(*rel);
   }
   const bool summary_only = paths == std::vector<std::string>{*summary};
   const std::string message = message_with_trailers(

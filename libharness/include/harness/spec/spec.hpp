@@ -54,4 +54,8 @@ std::expected<Plan, std::string> load_one_plan(const Layout& layout, const std::
 /// or asked about (work_hash, a checkpoint's answer) is compared without them.
 std::vector<std::filesystem::path> harness_written_files(const Spec& spec);
 
+/// The plans whose `files_modified` covers `file` (relative to the project root), in the spec's
+/// order: whose work a change to it is.
+std::vector<std::string> plans_declaring(const Spec& spec, std::string_view file);
+
 } // namespace harness::spec
