@@ -92,13 +92,16 @@ wait "$run" || rc=$?
 [[ $rc -eq 0 ]] || fail "run 2 exit $rc: $(cat "$log")"
 for note in "01-04-PLAN.md changed during the run: re-read (now depends on 01-01)" \
   "01-02 removed during the run: dropped" \
-  "01-03-PLAN.md changed during the run: 01-03 is running as it started; the edit applies if it runs again"; do
+  "01-03-PLAN.md changed during the run: 01-03 is running as it started (and is checked so in this run); the edit applies to its work if it runs again"; do
   grep -qF -- "$note" "$log" || fail "no note '$note': $(cat "$log")"
 done
 if grep -qE "execute:01-02" <(grep -E "task_(started|blocked)" "$log"); then fail "the removed 01-02 ran or blocked: $(cat "$log")"; fi
 (( $(line_of "$log" "task_succeeded +verify-plan:01-01") < $(line_of "$log" "task_started +execute:01-04") )) \
   || fail "01-04 started before its new dependency 01-01 was verified: $(cat "$log")"
 grep -qE "task_succeeded +execute:01-05" "$log" || fail "the added 01-05 did not run: $(cat "$log")"
+# The run took a PLAN file nobody committed: said at its end, as a run's start says it.
+grep -qF "added during the run: the spec's own files are not committed: 1 of its" "$log" \
+  || fail "the uncommitted added PLAN file is not named at the end: $(cat "$log")"
 status=$(cd "$p" && "$cli" status "$spec")
 [[ $status != *"blocked by the last run"* ]] || fail "status lists a blocker: $status"
 
@@ -124,6 +127,6 @@ wait "$run" || rc=$?
 [[ $rc -eq 1 ]] || fail "run 3 exit $rc (expected blocked): $(cat "$log")"
 grep -qE "task_succeeded +execute:01-02" "$log" || fail "the fixed 01-02 did not run: $(cat "$log")"
 if grep -qE "task_started +execute:01-03" "$log"; then fail "01-03 ran with errors in its file: $(cat "$log")"; fi
-grep -qE "task_blocked +execute:01-03.*held: its PLAN file was edited during the run and does not validate" "$log" \
+grep -qE "task_blocked +execute:01-03.*held: its PLAN file does not validate since the run read it" "$log" \
   || fail "01-03 not blocked as held: $(cat "$log")"
 echo PASS

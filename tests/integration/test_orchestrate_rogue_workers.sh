@@ -94,4 +94,46 @@ grep -q '"event":"task_succeeded",.*"task":"verify-plan:01-04".*changed outside 
 events=$(run) || true
 grep -q '"event":"phase_verified",.*"task":"verify-phase:01"' <<<"$events" \
   || fail "phase 01 not verified after git restore: $(grep 'verify-phase:01' <<<"$events" | cut -c1-400)"
+# A worker that makes its failing check pass by editing its own PLAN (here a script block
+# rewrites the check): the verification checks the plan as its execute started, in its retry
+# too, and says the file changed; the plan is blocked, not verified. It also rewrites the
+# project's .orchestration/config.yaml: the run's end names it.
+p=$tmp/self-edit
+spec=docs/specs/SPC-041-self-edit
+mkdir -p "$p/$spec/planning/plans/01-core"
+printf '# SPC-041: a plan that edits its own check\n' >"$p/$spec/SPEC.md"
+plan_file=$spec/planning/plans/01-core/01-01-PLAN.md
+cat >"$p/$plan_file" <<PLAN
+---
+plan_id: '01-01'
+depends_on: []
+files_modified: ['out/a.txt']
+must_pass:
+  - id: answer
+    type: command_output
+    shell: true
+    command: "grep -q 42 out/a.txt"
+    expects: {exit_code: 0}
+---
+# 01-01
+
+### Task 1: write a wrong answer, and make the check accept it
+
+\`\`\`bash
+mkdir -p out && echo 41 > out/a.txt
+sed -i 's/grep -q 42 out/grep -q 41 out/' $plan_file
+echo '# a worker was here' >> .orchestration/config.yaml
+\`\`\`
+PLAN
+(cd "$p" && git init -q && git add -A && git commit -qm init)
+rc=0
+out=$(cd "$p" && "$cli" orchestrate "$spec" --worker script --attempts 2 2>&1 </dev/null) || rc=$?
+[[ $rc -eq 1 ]] || fail "a plan that edited its own check exited $rc, expected 1 (blocked): $out"
+[[ $out == *"task_failed"*"verify-plan:01-01"*"checked as its execute started: its PLAN file changed since (by its worker, or by you: see git diff $plan_file)"* ]] \
+  || fail "the verification does not say it checked the plan as it started: $out"
+[[ $out != *"task_succeeded      verify-plan:01-01"* ]] || fail "the edited check passed the plan: $out"
+grep -q 'grep -q 41' "$p/$plan_file" || fail "the edit was lost (it is the person's to judge): $(cat "$p/$plan_file")"
+# It rewrote the project's configuration too, which chooses what the next run starts: said.
+[[ $out == *".orchestration/config.yaml changed during the run (by you, or by a worker: workers run as you)"* ]] \
+  || fail "the configuration a worker changed is not named: $out"
 echo "orchestrate rogue workers: all checks passed"

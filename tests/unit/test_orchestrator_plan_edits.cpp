@@ -96,6 +96,22 @@ TEST_CASE("A PLAN file that does not parse holds its plan rather than dropping i
   CHECK(found.event.held == std::vector<std::string>{"01-01"});
 }
 
+TEST_CASE("A plan broken by another plan's removal is held without blaming an edit of its own file", "[plan_edits]") {
+  test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("planning/plans/01-a/01-01-PLAN.md", plan_text("01-01", "['out/1']"));
+  dir.write("planning/plans/01-a/01-02-PLAN.md", plan_text("01-02", "['out/2']", "['01-01']"));
+  const auto seen = orchestrator::snapshot_plans(load(dir));
+  std::filesystem::remove(dir.path / "planning/plans/01-a/01-01-PLAN.md");
+  auto found = find_plan_edits(seen, load(dir), fate_of({"01-01", "01-02"}), none_own);
+  CHECK(found.event.removed == std::vector<std::string>{"01-01"});
+  CHECK(found.event.held == std::vector<std::string>{"01-02"});
+  REQUIRE(found.notes.size() == 2);
+  CHECK(found.notes[1].message.starts_with("01-02-PLAN.md no longer validates, though it did not change (a plan it names "
+                                           "was removed or changed during the run): "));
+  CHECK(found.notes[1].message.find("depends_on names unknown plan '01-01'") != std::string::npos);
+}
+
 TEST_CASE("What the run's own planner or reconcile writes is not an edit, and a running plan's edit waits", "[plan_edits]") {
   test::TempDir dir;
   dir.write("SPEC.md", "# x\n");
@@ -118,8 +134,23 @@ TEST_CASE("What the run's own planner or reconcile writes is not an edit, and a 
   CHECK(ids(later.event.plans) == std::vector<std::string>{"01-01"});
   REQUIRE(later.notes.size() == 2);
   CHECK(later.notes[0].message ==
-        "01-01-PLAN.md changed during the run: 01-01 is running as it started; the edit applies if it runs again");
+        "01-01-PLAN.md changed during the run: 01-01 is running as it started (and is checked so in this run); the edit applies to its work if it runs again");
   CHECK(later.notes[1].message.starts_with("01-03 added during the run: phase 01 is verified"));
+}
+
+TEST_CASE("A plan changed in what a worker or the verifier reads is told from one whose prose changed", "[plan_edits]") {
+  test::TempDir dir;
+  const std::string file = "planning/plans/01-core/01-01-PLAN.md";
+  const std::string check = "must_pass:\n  - {id: a, type: command_output, command: 'grep -q 42 out/a.txt'}\n";
+  auto write = [&](const std::string& check_text, const std::string& prose) {
+    dir.write(file, "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['out/a.txt']\n" + check_text + "---\n# 01-01\n\n" +
+                        prose + "\n\n### Task 1: write\n\n```bash\necho 42 > out/a.txt\n```\n");
+    return load(dir).plans.at(0);
+  };
+  const auto before = write(check, "Writes the answer.");
+  CHECK_FALSE(orchestrator::plan_changed(before, write(check, "Writes the answer, reworded.")));
+  CHECK(orchestrator::plan_changed(before, write("must_pass:\n  - {id: a, type: command_output, command: 'true'}\n", "Writes the answer.")));
+  CHECK(orchestrator::plan_changed(before, write(check + "estimate: 5\n", "Writes the answer.")));
 }
 
 TEST_CASE("The plans watch sees a PLAN file written, renamed in or removed, and nothing else", "[plan_edits]") {

@@ -210,7 +210,10 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
   sessions.emplace(sid, std::move(s));
   emit(RunEventKind::task_started, a.task, a.slot, a.attempt, a.continuation ? "continuation" : "");
   if (a.kind == TaskKind::plan && sessions.at(sid).adapter != worker::AdapterKind::script) mark_planning(a.subject, PlanningStage::planning);
-  if (a.kind == TaskKind::execute) note_executed_again(a);
+  if (a.kind == TaskKind::execute) {
+    note_executed_again(a);
+    remember_plan_as_started(a);
+  }
   if (a.kind == TaskKind::verify_plan && a.continuation) {
     // The checks passed before the checkpoint and a human approved: nothing to run again.
     asio::post(ctx, [this, sid, a] {

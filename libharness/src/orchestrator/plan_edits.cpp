@@ -99,6 +99,11 @@ PlanSnapshots snapshot_plans(const spec::Spec& spec) {
   return out;
 }
 
+bool plan_changed(const spec::Plan& before, const spec::Plan& now) {
+  const auto a = snapshot_plan(before), b = snapshot_plan(now);
+  return a.digest != b.digest || !same_frontmatter(a.frontmatter, b.frontmatter);
+}
+
 PlanEdits find_plan_edits(const PlanSnapshots& seen, const spec::Spec& now,
                           const std::function<EditFate(const std::string&, const spec::PhaseNumber&)>& fate,
                           const OwnWriter& own) {
@@ -141,7 +146,15 @@ PlanEdits find_plan_edits(const PlanSnapshots& seen, const spec::Spec& now,
         continue;
       }
       out.event.held.push_back(id);
-      note(id, fmt::format("{} changed during the run and does not validate: {}; {}", file_name(file), what,
+      // Its own file as it was: another plan's edit or removal broke it (a depends_on that names
+      // a plan gone), and the note says so rather than blame an edit nobody made.
+      const bool unchanged = it != by_id.end() && snapshot_plan(*it->second).digest == old.digest &&
+                             same_frontmatter(snapshot_plan(*it->second).frontmatter, old.frontmatter);
+      note(id, fmt::format("{} {}: {}; {}", file_name(file),
+                           unchanged ? "no longer validates, though it did not change (a plan it names was removed or "
+                                       "changed during the run)"
+                                     : "changed during the run and does not validate",
+                           what,
                            f == EditFate::applies       ? fmt::format("{} is held until the file is fixed", id)
                            : f == EditFate::next_attempt ? fmt::format("{} is running as it started; it does not run again until the file is fixed", id)
                                                          : fmt::format("{} has run already and stays as it ran", id)));
@@ -155,7 +168,9 @@ PlanEdits find_plan_edits(const PlanSnapshots& seen, const spec::Spec& now,
     const std::string head = fmt::format("{} {} during the run", file_name(file), old.held ? "was fixed" : "changed");
     note(id, f == EditFate::applies ? head + ": re-read" + what_changed(old.frontmatter, snap.frontmatter, old.held)
              : f == EditFate::next_attempt
-                 ? fmt::format("{}: {} is running as it started; the edit applies if it runs again", head, id)
+                 ? fmt::format("{}: {} is running as it started (and is checked so in this run); the edit applies to "
+                               "its work if it runs again",
+                               head, id)
                  : fmt::format("{}: {} has run already and stays as it ran; the edit applies only if it runs again", head, id));
   }
 

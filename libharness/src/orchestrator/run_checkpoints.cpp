@@ -104,12 +104,19 @@ void Orchestrator::Impl::run_verification(Session& s) {
   // Recorded before the verifier writes it: a kill in between must not leave a write that no
   // run commits.
   if (const auto report = report_file(a); !report.empty()) wrote({report});
+  bool edited = false;
+  auto as_started = a.kind == TaskKind::verify_plan ? plan_to_verify(a.subject, edited) : std::nullopt;
   // The pool reads a copy the loop never changes: the loop may reload `spec` meanwhile.
-  asio::post(*verify_pool, [this, a, sid, snapshot = loop_spec.shared()] {
+  asio::post(*verify_pool, [this, a, sid, snapshot = loop_spec.shared(), as_started = std::move(as_started), edited] {
     VerifyOutcome out;
     if (a.kind == TaskKind::verify_plan) {
-      if (const auto* p = snapshot->find_plan(a.subject)) out = verifier.verify_plan(*snapshot, *p);
+      if (as_started) out = verifier.verify_plan(*snapshot, *as_started);
+      else if (const auto* p = snapshot->find_plan(a.subject)) out = verifier.verify_plan(*snapshot, *p);
       else out = {sched::Verdict::passed, true, "unknown plan " + a.subject};
+      if (edited)
+        out.message += fmt::format("; checked as its execute started: its PLAN file changed since (by its worker, or by "
+                                   "you: see git diff {}), which counts from the next run on",
+                                   (spec.layout.spec_dir / as_started->file).lexically_relative(spec.layout.project_root).generic_string());
     } else if (a.kind == TaskKind::verify_phase) {
       out = verifier.verify_phase(*snapshot, *spec::parse_phase_number(a.subject));
     } else {
@@ -808,6 +815,23 @@ void Orchestrator::Impl::record_plan_refusal(const sched::Task& t, const spec::H
     loop_spec.edit([&](spec::Spec& s) {
       if (auto sum = s.summaries.find(t.subject); sum != s.summaries.end()) sum->second.answer = refusal;
     });
+}
+
+void Orchestrator::Impl::remember_plan_as_started(const sched::Action& a) {
+  if (auto it = plans_as_started.find(a.subject); it != plans_as_started.end() && it->second.pinned) return;
+  // From the file, not the run's copy of the spec: an edit the watch has not read yet is what the
+  // worker reads.
+  if (auto read = spec::load_one_plan(spec.layout, a.subject)) plans_as_started[a.subject] = {std::move(*read), false};
+  else plans_as_started.erase(a.subject); // checked as the run knows it
+}
+
+std::optional<spec::Plan> Orchestrator::Impl::plan_to_verify(const std::string& plan_id, bool& edited) {
+  auto it = plans_as_started.find(plan_id);
+  if (it == plans_as_started.end()) return std::nullopt;
+  const auto now = spec::load_one_plan(spec.layout, plan_id);
+  if (!now || plan_changed(it->second.plan, *now)) it->second.pinned = true;
+  edited = it->second.pinned;
+  return it->second.plan;
 }
 
 void Orchestrator::Impl::note_executed_again(const sched::Action& a) {

@@ -205,6 +205,9 @@ struct Orchestrator::Impl {
   /// run ends is reported, and a run that would exit 0 exits 1 (finish_run).
   std::map<std::string, std::string> failed_writes, failed_commits;
   std::optional<std::vector<worker::GitChange>> changes_at_start; ///< git status when the run began
+  /// .orchestration/config.yaml as the run began (empty: none): a worker that rewrites it chooses
+  /// what the next run starts as its workers, so a change is said at the end.
+  std::string config_at_start;
   /// A document of the user's whose progress marks the run keeps (ROADMAP.md; in GSD's layout
   /// REQUIREMENTS.md): as this run last wrote it, and whether it holds edits of someone else's
   /// that are not committed (then its marks are updated but the file is left for them to commit).
@@ -222,6 +225,13 @@ struct Orchestrator::Impl {
   /// By plan: a person's approval at its verification checkpoint, recorded in its SUMMARY once
   /// the plan is marked verified.
   std::map<std::string, spec::HumanAnswer> plan_approvals;
+  /// plan -> its PLAN as its last execute started (remember_plan_as_started), and whether it was
+  /// found edited during an execute (then it keeps the version of the first start).
+  struct PlanAsStarted {
+    spec::Plan plan;
+    bool pinned = false;
+  };
+  std::map<std::string, PlanAsStarted> plans_as_started;
   fs::path git_dir;                             ///< where HEAD is read (StartFacts::git_dir)
   std::optional<worker::GitHead> head_at_start; ///< what HEAD named when the run began: its commits go there
   std::optional<worker::GitHead> head_moved_to; ///< what it named instead, once it did: the run stops
@@ -507,6 +517,13 @@ struct Orchestrator::Impl {
   /// work list it in `executed_since` (verify/executed_since.hpp), so no later read takes their
   /// verdict for the new work's.
   void note_executed_again(const sched::Action& a);
+  /// An execute starts: its plan as the worker is given it (read from its file now), which the
+  /// plan's verification checks (plan_to_verify).
+  void remember_plan_as_started(const sched::Action& a);
+  /// The plan a verify-plan checks: as its execute started. A PLAN edited since (by its own
+  /// worker, making a failing check pass, or by you) is not what ran: `edited` says so, and the
+  /// plan stays pinned to that version for its retries in this run; the next run reads the edit.
+  std::optional<spec::Plan> plan_to_verify(const std::string& plan_id, bool& edited);
 
   // ---- run lifecycle -------------------------------------------------------------------------
 

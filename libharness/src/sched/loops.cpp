@@ -347,7 +347,7 @@ std::string Scheduler::stall_reason(int t) const {
   }
   case Blocker::Kind::gate: return "phase gate: waits for phase verification";
   case Blocker::Kind::barrier: return "wave barrier";
-  case Blocker::Kind::held: return "held: its PLAN file was edited during the run and does not validate";
+  case Blocker::Kind::held: return "held: its PLAN file does not validate since the run read it (an edit of it, or of a plan it names)";
   case Blocker::Kind::none: break;
   }
   return "not reached";
