@@ -113,3 +113,31 @@ TEST_CASE("write_file_atomic writes through a symbolic link and keeps a file's p
   REQUIRE(::stat(script.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0750);
 }
+
+TEST_CASE("write_file_atomic refuses a link in a repository that leads out of it, and writes nothing", "[util]") {
+  TempDir dir;
+  fs::create_directories(dir.path / "project" / ".git");
+  fs::create_directories(dir.path / "project" / "spec" / "phases");
+  fs::create_directories(dir.path / "outside" / "dir");
+  const auto victim = dir.path / "outside" / "bashrc";
+  REQUIRE(write_file_atomic(victim, "mine\n"));
+  // The file itself a link (STATUS.md -> ~/.bashrc), and a directory on the way (phases/01 -> ~).
+  const auto status = dir.path / "project" / "spec" / "STATUS.md";
+  fs::create_symlink(victim, status);
+  auto refused = write_file_atomic(status, "run: complete\n");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().find("STATUS.md: not written: a symbolic link leads it to " + victim.string() + ", outside the repository") !=
+        std::string::npos);
+  fs::create_directory_symlink(dir.path / "outside" / "dir", dir.path / "project" / "spec" / "phases" / "01");
+  CHECK_FALSE(write_file_atomic(dir.path / "project" / "spec" / "phases" / "01" / "01-01-SUMMARY.md", "x"));
+  CHECK(read_file(victim).value() == "mine\n");
+  CHECK(fs::is_empty(dir.path / "outside" / "dir"));
+  // A link within the repository is followed, and outside any repository links are yours.
+  const auto inside = dir.path / "project" / "shared.md";
+  REQUIRE(write_file_atomic(inside, "a"));
+  fs::create_symlink("../shared.md", dir.path / "project" / "spec" / "ROADMAP.md");
+  CHECK(write_file_atomic(dir.path / "project" / "spec" / "ROADMAP.md", "b"));
+  CHECK(read_file(inside).value() == "b");
+  fs::create_symlink(victim, dir.path / "loose-link");
+  CHECK(write_file_atomic(dir.path / "loose-link", "yours\n"));
+}

@@ -30,6 +30,33 @@ bool write_all(int fd, std::string_view data) {
   return true;
 }
 
+/// The repository holding `path` as it is spelled (its nearest ancestor with a `.git`, links on
+/// the way not followed); empty outside any.
+std::filesystem::path lexical_repository(const std::filesystem::path& path) {
+  std::error_code ec;
+  for (auto dir = path.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+    if (std::filesystem::exists(dir / ".git", ec)) return dir;
+    if (dir == dir.parent_path()) break;
+  }
+  return {};
+}
+
+/// Why a write to `spelled` must not land at `real` (where its links lead), or empty: a link in a
+/// repository, the final name or a directory on the way, leading out of it (a worker that
+/// replaced STATUS.md by a link to ~/.bashrc mid-run; validate refuses such links, H038, but only
+/// before a run).
+std::string leads_outside(const std::filesystem::path& spelled, const std::filesystem::path& real) {
+  const auto repository = lexical_repository(spelled);
+  if (repository.empty()) return {};
+  std::error_code ec;
+  const auto real_repository = std::filesystem::weakly_canonical(repository, ec);
+  if (ec) return {};
+  const auto rel = real.lexically_relative(real_repository);
+  if (!rel.empty() && *rel.begin() != "..") return {};
+  return fmt::format("{}: not written: a symbolic link leads it to {}, outside the repository {} (remove the link)",
+                     spelled.string(), real.string(), repository.string());
+}
+
 } // namespace
 
 std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path, std::string_view content) {
@@ -45,6 +72,9 @@ std::expected<void, SystemError> write_file_atomic_or_errno(const std::filesyste
   std::filesystem::path path = link_or_path;
   if (std::filesystem::is_symlink(link_or_path, ec))
     if (auto target = std::filesystem::weakly_canonical(link_or_path, ec); !ec) path = target;
+  const auto spelled = std::filesystem::absolute(link_or_path, ec).lexically_normal();
+  if (auto real = std::filesystem::weakly_canonical(spelled, ec); !ec)
+    if (auto why = leads_outside(spelled, real); !why.empty()) return std::unexpected(SystemError{std::move(why), EPERM});
   // An existing file keeps its permissions (a script stays executable, a private file private).
   struct stat old {};
   const mode_t mode = ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : 0644;
