@@ -2,6 +2,8 @@
 // options (by text or number) for a decision; anything else is refused with the list.
 #include "harness/store/checkpoint_answers.hpp"
 
+#include <boost/json.hpp>
+
 #include <catch2/catch.hpp>
 
 using namespace harness::store;
@@ -100,4 +102,18 @@ TEST_CASE("harness_respond's object reads as respond reads the same answer typed
   CHECK_FALSE(read_response_answer(CheckpointAsks::approval, {}, json::object{{"choice", "hello"}}).value().approved);
   CHECK(read_response_answer(CheckpointAsks::approval, {}, json::object{{"answer", "yes"}}).value().approved);
   CHECK_FALSE(read_response_answer(CheckpointAsks::approval, {}, json::object{{"answer", "maybe"}}));
+}
+
+TEST_CASE("a worker's decision options are taken as one printable line each, empty ones left out", "[store][checkpoints]") {
+  // An option is shown to a person and typed back on a command line: a worker's line breaks and
+  // escape sequences (review BB M3) must not draw on their terminal, nor a page-long option.
+  const boost::json::object payload{{"question", "which?"},
+                                    {"options", boost::json::array{"a\nb", "\x1b[1mbold", "", std::string(500, 'x'), 7}}};
+  const auto form = worker_question_form("decision_needed", payload);
+  REQUIRE(form);
+  CHECK(form->asks == CheckpointAsks::decision);
+  REQUIRE(form->options.size() == 3);
+  CHECK(form->options[0] == "a b");
+  CHECK(form->options[1] == "[1mbold");
+  CHECK(form->options[2] == std::string(200, 'x'));
 }

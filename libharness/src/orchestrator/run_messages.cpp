@@ -196,7 +196,7 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
   if (m.type == "progress_update") {
     // Shown on one line of the run's output: the store keeps the whole message. A script
     // worker's status shown live already (show_live_status) is not said twice.
-    const std::string text = util::clipped(field(payload, "message"), 500);
+    const std::string text = util::clipped(util::printable(field(payload, "message"), false), 500);
     const bool shown = s.adapter == worker::AdapterKind::script && text == s.last_progress;
     s.last_progress = text;
     if (!shown) emit(RunEventKind::task_progress, a.task, a.slot, a.attempt, s.last_progress);
@@ -207,12 +207,17 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
       for (const auto& x : f->as_array())
         if (x.is_string()) s.report.findings.emplace_back(x.as_string());
   } else if (m.type == "task_failed") {
-    s.reported_failure = util::clipped(field(payload, "error"), 2000);
+    s.reported_failure = util::clipped(util::printable(field(payload, "error"), false), 2000);
     s.retry_forbidden = field(payload, "retry") == "forbidden";
   } else if (asks) {
-    std::string question = m.type == "decision_needed" ? field(payload, "question")
-                           : m.type == "action_needed" ? field(payload, "action") + " (" + field(payload, "reason") + ")"
-                                                       : field(payload, "what_built") + ": " + field(payload, "how_to_verify");
+    // Shown to a person on one line (respond --list, status, the run's output): a worker's line
+    // breaks and escape sequences must not draw lines of its own, such as a forged "answer with".
+    const std::string question = util::clipped(
+        util::printable(m.type == "decision_needed" ? field(payload, "question")
+                        : m.type == "action_needed" ? field(payload, "action") + " (" + field(payload, "reason") + ")"
+                                                    : field(payload, "what_built") + ": " + field(payload, "how_to_verify"),
+                        false),
+        4000);
     auto form = store::worker_question_form(m.type, payload).value_or(store::WorkerQuestionForm{});
     WorkerQuestion q{m.id, form.asks, std::move(form.options)};
     worker_question[a.task] = std::move(q);

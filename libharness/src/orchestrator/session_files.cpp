@@ -9,6 +9,7 @@
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/store/session_index.hpp"
+#include "harness/util/text.hpp"
 #include "harness/store/store.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/proc_scan.hpp"
@@ -137,7 +138,7 @@ std::string_view asks_name(store::CheckpointAsks asks) {
 std::string checkpoints_text(const std::vector<PendingCheckpoint>& pending) {
   std::string out;
   for (const auto& cp : pending)
-    out += fmt::format("{}  {}  {}  {}{}{}\n", cp.id, spec_label(cp), cp.task, cp.question,
+    out += fmt::format("{}  {}  {}  {}{}{}\n", cp.id, spec_label(cp), cp.task, util::printable(cp.question, false), // one line each
                        cp.asks == store::CheckpointAsks::approval ? "" : "  [answer: " + store::answer_forms(cp.asks, cp.options) + "]",
                        cp.hint.empty() ? "" : "  (" + cp.hint + ")");
   return out;

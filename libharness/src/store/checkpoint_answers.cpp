@@ -126,7 +126,9 @@ std::optional<WorkerQuestionForm> worker_question_form(std::string_view type, co
   form.asks = CheckpointAsks::decision;
   if (const auto* opts = payload.if_contains("options"); opts && opts->is_array())
     for (const auto& x : opts->as_array())
-      if (x.is_string() && !x.as_string().empty()) form.options.emplace_back(x.as_string());
+      if (x.is_string()) // an answer names one on a command line: one line, printable, not a page
+        if (auto option = std::string(util::utf8_prefix(util::printable(x.as_string(), false), 200)); !option.empty())
+          form.options.push_back(std::move(option));
   return form;
 }
 
