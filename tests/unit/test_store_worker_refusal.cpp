@@ -1,10 +1,14 @@
 #include "harness/store/worker_refusal.hpp"
 
+#include "harness/store/store.hpp"
+#include "harness/util/proc_stat.hpp"
+
 #include "test_store_support.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <unistd.h>
 
 using harness::store::PersonsPart;
 using harness::store::refuse_inside_worker;
@@ -56,4 +60,38 @@ TEST_CASE("a worker of this project may not start or end its sessions, a worker 
   // A project where nothing ran yet: nothing to steer, and no worker of it.
   CHECK_FALSE(refuse_inside_worker(p.other.path / "nothing" / ".orchestration", p.other.path / "nothing" / ".orchestration",
                                    "execute-01-02-a1-abc", PersonsPart::steer_sessions));
+}
+
+TEST_CASE("a command whose environment was cleared is still refused when a running worker of the project is its ancestor",
+          "[store][worker_refusal]") {
+  TwoProjects p;
+  const auto& state = p.state;
+  harness::store::StoreOptions options;
+  options.db_path = state / "harness.db";
+  auto store = harness::store::Store::open(options);
+  REQUIRE(store);
+  // The test's own parent stands for the worker whose agent ran `env -u HARNESS_SESSION_ID
+  // harness-cli respond ...`: this process descends from it.
+  const auto parent = harness::util::read_proc_stat(::getppid());
+  REQUIRE(parent);
+  harness::store::SessionRecord worker;
+  worker.id = "execute-01-03-a1-abc";
+  worker.task_id = "execute:01-03";
+  worker.token = "t";
+  worker.pid = ::getppid();
+  worker.pid_start_time = parent->start_ticks;
+  REQUIRE(store->create_session(worker));
+  const auto why = refuse_inside_worker(state, "", "", PersonsPart::answer_checkpoint);
+  REQUIRE(why);
+  CHECK(why->starts_with("this runs inside worker session execute-01-03-a1-abc of this project (started by its worker "
+                         "process): a checkpoint asks a person"));
+  // The same pid started at another time is another process (a pid reused by a person's shell).
+  worker.pid_start_time = parent->start_ticks + 1;
+  REQUIRE(store->update_session(worker));
+  CHECK_FALSE(refuse_inside_worker(state, "", "", PersonsPart::answer_checkpoint));
+  // An ended session's process is no worker any more.
+  worker.pid_start_time = parent->start_ticks;
+  REQUIRE(store->update_session(worker));
+  REQUIRE(store->set_session_status(worker.id, "completed", 0));
+  CHECK_FALSE(refuse_inside_worker(state, "", "", PersonsPart::answer_checkpoint));
 }

@@ -12,6 +12,7 @@ TEST_CASE("parse_proc_stat reads the fields after a command name with blanks and
   REQUIRE(s);
   CHECK(s->state == 'Z');
   CHECK(s->exited());
+  CHECK(s->ppid == 1);
   CHECK(s->pgrp == 777);
   CHECK(s->start_ticks == 98765);
   CHECK_FALSE(parse_proc_stat("4242 (cmd) S 1 777"));   // cut short

@@ -17,6 +17,7 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
   int i = 3;
   for (; i <= 22 && rest >> field; ++i) {
     if (i == 3) s.state = field.empty() ? '?' : field[0];
+    else if (i == 4) s.ppid = std::atoi(field.c_str());
     else if (i == 5) s.pgrp = std::atoi(field.c_str());
     else if (i == 22) s.start_ticks = std::strtoull(field.c_str(), nullptr, 10);
   }

@@ -11,6 +11,7 @@ namespace harness::util {
 
 struct ProcStat {
   char state = '?';           ///< field 3: R, S, D, Z (zombie), X (dead), ...
+  int ppid = 0;               ///< field 4: the parent
   int pgrp = 0;               ///< field 5: the process group
   std::uint64_t start_ticks = 0; ///< field 22: start time in clock ticks since boot
   bool exited() const { return state == 'Z' || state == 'X'; }
