@@ -123,3 +123,20 @@ TEST_CASE("A 429 the Codex CLI retried past is not a rate limit; only a number 4
   limited.feed_line(R"({"type":"result","subtype":"error_during_execution","is_error":true,"result":"HTTP 429 Too Many Requests"})");
   CHECK(limited.facts().rate_limited);
 }
+
+TEST_CASE("a second result line neither clears an error nor lowers the cost") {
+  // Something writing into claude's stream after its result (review BB L5): the first verdict
+  // and the highest cost stand, so --max-cost and the failure are not talked away.
+  ClaudeStreamReader r;
+  r.feed_line(k_init);
+  r.feed_line(R"({"type":"result","subtype":"success","is_error":false,"num_turns":3,"total_cost_usd":9.5})");
+  r.feed_line(R"({"type":"result","subtype":"success","is_error":false,"num_turns":1,"total_cost_usd":0})");
+  CHECK(r.facts().cost_usd == Approx(9.5));
+  CHECK(r.facts().num_turns == 3);
+  ClaudeStreamReader e;
+  e.feed_line(k_init);
+  e.feed_line(R"({"type":"result","subtype":"error_during_execution","is_error":true,"result":"boom"})");
+  e.feed_line(R"({"type":"result","subtype":"success","is_error":false})");
+  REQUIRE(agent_failure(e.facts()));
+  CHECK(e.facts().is_error);
+}

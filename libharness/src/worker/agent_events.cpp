@@ -5,6 +5,8 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace harness::worker {
 namespace {
 
@@ -45,13 +47,16 @@ void read_claude_assistant(const json::object& ev, AgentRunFacts& f) {
 }
 
 void read_claude_result(const json::object& ev, AgentRunFacts& f) {
+  // One result ends a run; a second line that looks like one (something else writing to the
+  // stream) neither clears an error nor lowers the cost --max-cost counts.
+  if (f.saw_result && f.is_error) return;
   f.saw_result = true;
   f.result_subtype = protocol::string_field(ev, "subtype");
   if (auto it = ev.find("is_error"); it != ev.end() && it->value().is_bool()) f.is_error = it->value().as_bool();
   if (auto it = ev.find("num_turns"); it != ev.end() && it->value().is_int64())
-    f.num_turns = static_cast<int>(it->value().as_int64());
+    f.num_turns = std::max(f.num_turns, static_cast<int>(it->value().as_int64()));
   if (auto it = ev.find("total_cost_usd"); it != ev.end() && it->value().is_number()) {
-    f.cost_usd = it->value().to_number<double>();
+    f.cost_usd = f.cost_reported ? std::max(f.cost_usd, it->value().to_number<double>()) : it->value().to_number<double>();
     f.cost_reported = true;
   }
   if (auto it = ev.find("permission_denials"); it != ev.end() && it->value().is_array())
