@@ -30,8 +30,8 @@ out=$(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script --slots 
 [[ $out =~ \(plans?\ 01-0[12] ]] || fail "the plans whose commits are lost are not named: $out"
 [[ $out =~ git\ reset\ --hard\ ([0-9a-f]{40}) ]] || fail "no way back given: $out"
 old=${BASH_REMATCH[1]}
-[[ $out == *"blocked: run: main was rewound during the run: 2 commits it held are on no branch now"* ]] ||
-  fail "the end of the run does not say what was lost: $out"
+[[ $out == *"blocked: run: main was rewound during the run: 2 commits it held are on no branch now"*"(\`git branch rewound-"*" main\` keeps what was committed on the rewound branch"*"then git reset --hard "* ]] ||
+  fail "the end of the run does not say what was lost and how to keep what came after: $out"
 [[ $out != *"verify-plan:01-03"* && $out != *"verify-phase:01"* ]] || fail "the rewound branch was verified: $out"
 [[ $out != *"gaps"* ]] || fail "a gap was blamed on a plan whose commits were erased: $out"
 after=$(cd "$p" && git log --format=%s -1)

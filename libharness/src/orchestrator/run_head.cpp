@@ -87,10 +87,14 @@ bool Orchestrator::Impl::branch_rewound(const worker::GitHead& now) {
                                     "rewound-{} {}` keeps them to cherry-pick",
                                     commits_word(r.added.size()), commit_list(r.added), r.new_tip.substr(0, 10),
                                     r.new_tip.substr(0, 10));
+  // Said once the run has ended: the workers that finished after the rewind committed on the
+  // rewound branch too, so the reset drops more than the note counted then. Kept first, always.
+  const std::string keep = fmt::format("git branch rewound-{} {}", r.new_tip.substr(0, 10), now.branch.empty() ? "HEAD" : now.branch);
   stop_for_head(
-      fmt::format("{} was rewound during the run: {} it held {} on no branch now{}: put it back (git reset --hard {}, "
-                  "see {}) and run orchestrate again",
-                  where, commits_word(r.lost.size()), r.lost.size() == 1 ? "is" : "are", plan_part, old10, reflog),
+      fmt::format("{} was rewound during the run: {} it held {} on no branch now{}: put it back (`{}` keeps what was "
+                  "committed on the rewound branch, workers that finished since included, to cherry-pick; then git "
+                  "reset --hard {}, see {}) and run orchestrate again",
+                  where, commits_word(r.lost.size()), r.lost.size() == 1 ? "is" : "are", plan_part, keep, old10, reflog),
       fmt::format("{} was rewound during the run (a reset, an amend or a rebase, by a worker or elsewhere): its tip went "
                   "from {} to {}, which does not descend from it, so {} the run made or counted {} on no branch now, "
                   "though commits.log may still list {}{}: {}. No new tasks, and nothing more is verified, written "

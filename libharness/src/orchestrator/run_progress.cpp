@@ -6,8 +6,10 @@
 #include "harness/util/atomic_file.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
+#include <set>
 
 namespace harness::orchestrator {
 
@@ -120,6 +122,7 @@ void Orchestrator::Impl::warn_about_validation() {
 void Orchestrator::Impl::warn_about_dirty_files() {
   // One look at the whole tree: it also is the baseline of warn_about_undeclared_changes().
   changes_at_start = worker::changed_paths(spec.layout.project_root);
+  config_at_start = util::read_file(state_dir / "config.yaml").value_or("");
   if (auto note = uncommitted_spec_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   roadmap_doc.kept = spec.roadmap.has_value();
   // GSD keeps its requirements' marks there (and reads them back); harness's template has none.
@@ -160,7 +163,20 @@ void Orchestrator::Impl::warn_about_dirty_files() {
 void Orchestrator::Impl::warn_about_undeclared_changes() {
   if (!changes_at_start) return; // the run never got as far as its start
   warn_about_untrailed_commits();
-  const auto undeclared = undeclared_changes(spec, *changes_at_start, worker::changed_paths(spec.layout.project_root));
+  if (util::read_file(state_dir / "config.yaml").value_or("") != config_at_start)
+    emit(RunEventKind::note, "", -1, 0,
+         ".orchestration/config.yaml changed during the run (by you, or by a worker: workers run as you): the next run "
+         "reads it, and its adapters and commands choose what that run starts: look at it first (git does not track it)");
+  const auto now = worker::changed_paths(spec.layout.project_root);
+  // PLAN files added during the run (taken by it, or left for the next): what the start's note
+  // says of those already there.
+  std::set<std::string> before;
+  for (const auto& c : *changes_at_start) before.insert(c.path);
+  std::vector<worker::GitChange> since;
+  std::ranges::copy_if(now, std::back_inserter(since), [&](const worker::GitChange& c) { return !before.contains(c.path); });
+  if (auto note = uncommitted_spec_note(spec, since); !note.empty())
+    emit(RunEventKind::note, "", -1, 0, "added during the run: " + std::move(note));
+  const auto undeclared = undeclared_changes(spec, *changes_at_start, now);
   if (undeclared.empty()) return;
   std::string names;
   for (std::size_t i = 0; i < undeclared.size() && i < 10; ++i) names += (i ? ", " : "") + undeclared[i];
@@ -180,12 +196,21 @@ void Orchestrator::Impl::warn_about_untrailed_commits() {
   for (std::size_t i = 0; i < commits.size() && i < 5; ++i) {
     const auto& c = commits[i];
     std::string files;
-    for (std::size_t k = 0; k < c.files.size() && k < 5; ++k) files += (k ? ", " : "") + c.files[k];
+    std::set<std::string> owners; // whose declared files it took: their task commits may lack them
+    for (std::size_t k = 0; k < c.files.size(); ++k) {
+      const auto declaring = spec::plans_declaring(spec, c.files[k]);
+      if (k < 5) files += (k ? ", " : "") + c.files[k] + (declaring.empty() ? "" : fmt::format(" ({}'s)", fmt::join(declaring, "'s, ")));
+      owners.insert(declaring.begin(), declaring.end());
+    }
     if (c.files.size() > 5) files += fmt::format(" and {} more", c.files.size() - 5);
     emit(RunEventKind::note, "", -1, 0,
          fmt::format("commit {} '{}' was made during the run without Plan:/Spec: trailers (a worker's own commit, or "
-                     "someone else's): no plan owns it{}",
-                     c.hash.substr(0, 10), c.subject, files.empty() ? std::string() : "; it changed " + files));
+                     "someone else's): no plan owns it{}{}",
+                     c.hash.substr(0, 10), c.subject, files.empty() ? std::string() : "; it changed " + files,
+                     owners.empty() ? std::string()
+                                    : fmt::format("; it holds work of {} that their task commits lack (a `git commit -a` "
+                                                  "while the run went on?), so a task run again repeats it",
+                                                  fmt::join(owners, ", "))));
   }
   if (commits.size() > 5)
     emit(RunEventKind::note, "", -1, 0, fmt::format("and {} more commits without trailers", commits.size() - 5));
