@@ -60,9 +60,11 @@ cd - >/dev/null
 # user's Claude Code session would call it). The worker's await returns with the answer, and the
 # checkpoint the run opened for it closes with it: the run completes, nothing is left waiting.
 p=$tmp/project-mcp
-mkdir -p "$p/docs/specs"
+mkdir -p "$p/docs/specs" "$p/.orchestration"
 cp -r "$src/examples/specs/SPC-001-task-tracker" "$p/docs/specs/"
 (cd "$p" && git init -q && git add -A && git commit -qm init)
+# Agent starts spaced: a start held back is said, after its task_started.
+printf 'stagger_ms: 200\n' >"$p/.orchestration/config.yaml"
 (cd "$p" && "$cli" orchestrate "$spec" --worker command --command "$node --no-warnings $script {harness_mcp} {harness_cli}" \
    --yes --json >"$tmp/events2.jsonl" 2>"$tmp/stderr2.log") &
 orch=$!
@@ -87,6 +89,8 @@ assert ev[-1]["event"] == "run_finished" and ev[-1]["message"].startswith("compl
 answered = [e for e in ev if e["event"] == "checkpoint_answered" and e.get("task") == "execute:01-01"]
 # Said as respond says it: the choice, not only that something was answered.
 assert any(e["message"].startswith("chose yes") for e in answered), answered
+held = [e for e in ev if e["event"] == "note" and "its worker starts in" in e.get("message", "")]
+assert held and all(e["message"].endswith("s (stagger_ms spaces agent starts)") for e in held), held
 PY
 grep -q 'decision answered: {"choice":"yes"' "$p/.orchestration/sessions/execute-01-01-a1-"*/output.log || fail "the worker never got the MCP answer"
 [[ -z "$(cd "$p" && "$cli" respond --list)" ]] || fail "a checkpoint is still listed as waiting"

@@ -243,6 +243,11 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
     const auto at = std::max(now, next_agent_start);
     next_agent_start = at + opt.stagger;
     if (at > now) {
+      // task_started came with the dispatch: said, so its worker's silence meanwhile is no fault.
+      const auto& held = sessions.at(sid).action;
+      emit(RunEventKind::note, held.task, held.slot, held.attempt,
+           fmt::format("its worker starts in {:.1f} s (stagger_ms spaces agent starts)",
+                       std::chrono::duration<double>(at - now).count()));
       auto timer = std::make_shared<asio::steady_timer>(ctx, at);
       timer->async_wait([this, timer, sid](boost::system::error_code e) {
         auto it = sessions.find(sid);
