@@ -43,6 +43,8 @@ void add_status(CLI::App& app, ExitCode& exit) {
       progress.running = store::describe_run(*run);
       progress.running_orchestrate = graph::Progress::RunningOrchestrate{run->pid, run->spec, run->started_at};
       graph::mark_running(progress, orchestrator::running_tasks(spec->layout.project_root, spec->layout.spec_name));
+    } else {
+      orchestrator::show_left_running_workers(progress, spec->layout.project_root, spec->layout.spec_name);
     }
     graph::mark_unchecked(progress, orchestrator::unchecked_plan_phases(spec->layout.project_root, spec->layout.spec_name));
     orchestrator::show_waiting_checkpoints(progress, state_dir, spec->layout.spec_name);

@@ -245,6 +245,12 @@ wait "$orch" 2>/dev/null || true
 orch=
 list=$(cd "$p" && "$cli" respond --list)
 [[ $list == "$id  SPC-009-checkpoints  verify-plan:01-01  "*"(no orchestrate runs; the next one of SPC-009-checkpoints takes the answer"* ]] || fail "after kill -9: $list"
+# Its slow worker goes on: status names it, and does not offer its plan as ready.
+status=$(cd "$p" && "$cli" status "$spec")
+[[ $status == *"workers a killed run left running: execute:01-02 (pid "*") (they go on and commit; the next orchestrate stops them)"* ]] \
+  || fail "status after kill -9 does not name the worker left running: $status"
+[[ $status != *"01-02"*"(ready)"* ]] || fail "status offers the plan a left worker runs as ready: $status"
+[[ $(cd "$p" && "$cli" status "$spec" --json) == *'"left_running":["execute:01-02 (pid '* ]] || fail "status --json: no left_running"
 out=$(mcp_call "$p" harness_respond "{\"message_id\":\"$id\",\"response\":{\"verdict\":\"rejected\",\"feedback\":\"not like this\"}}")
 [[ $out == *'"responded":true'* ]] || fail "harness_respond: $out"
 rc=0

@@ -6,6 +6,7 @@
 
 #include <boost/json.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -301,6 +302,10 @@ std::string progress_text(const Progress& p) {
   std::string out = fmt::format("{}: {}/{} plans verified ({:.0f}%), {} executed{}\n\n", p.spec_name, p.plans_verified,
                                 p.plans_total, p.percent, p.plans_executed, p.complete ? ", complete" : "");
   if (!p.running.empty()) out.insert(out.size() - 1, fmt::format("orchestrate running: {}\n", p.running));
+  if (!p.left_running.empty())
+    out.insert(out.size() - 1, fmt::format("workers a killed run left running: {} (they go on and commit; the next "
+                                           "orchestrate stops them)\n",
+                                           fmt::join(p.left_running, ", ")));
   // Columns as wide as their widest cell: phase ids and plan ids vary in length (02, 02.1, 02.1-01).
   std::size_t phase_width = 2, name_width = 28, id_width = 8;
   for (const auto& ph : p.phases) {
@@ -381,6 +386,9 @@ std::string progress_json(const Progress& p) {
                  {"waiting", std::move(waiting)},
                  {"verifications_due", std::move(due)}};
   o["running"] = p.running.empty() ? json::value(nullptr) : json::value(p.running);
+  json::array left;
+  for (const auto& w : p.left_running) left.emplace_back(w);
+  o["left_running"] = std::move(left);
   o["running_orchestrate"] = nullptr;
   if (const auto& r = p.running_orchestrate)
     o["running_orchestrate"] = json::object{{"pid", r->pid}, {"spec", r->spec}, {"started_at", r->started_at}};

@@ -7,6 +7,7 @@
 #include "harness/protocol/codec.hpp"
 #include "harness/store/checkpoint_answers.hpp"
 #include "harness/store/checkpoint_files.hpp"
+#include "harness/store/recovery.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/store/session_index.hpp"
 #include "harness/util/text.hpp"
@@ -201,6 +202,23 @@ std::vector<std::string> running_tasks(const fs::path& project_root, const std::
   for (const auto& s : *sessions)
     if (s.status == "running" && s.spec == spec_name) out.push_back(s.task_id);
   return out;
+}
+
+void show_left_running_workers(graph::Progress& p, const fs::path& project_root, const std::string& spec_name) {
+  std::error_code ec;
+  if (!fs::exists(store::default_db_path(project_root), ec)) return;
+  if (store::running_orchestrator(project_root / ".orchestration")) return;
+  auto db = store::Store::open_project(project_root);
+  if (!db) return;
+  auto sessions = db->list_sessions();
+  if (!sessions) return;
+  std::vector<std::string> tasks;
+  for (const auto& s : *sessions)
+    if (s.status == "running" && s.spec == spec_name && s.pid && store::process_alive(*s.pid, s.pid_start_time)) {
+      tasks.push_back(s.task_id);
+      p.left_running.push_back(fmt::format("{} (pid {})", s.task_id, *s.pid));
+    }
+  graph::mark_running(p, tasks); // not ready: a worker is on it
 }
 
 std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_root, std::string_view spec_name) {

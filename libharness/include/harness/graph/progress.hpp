@@ -79,6 +79,9 @@ struct Progress {
     std::string started_at; ///< ISO 8601; empty when not recorded yet
   };
   std::optional<RunningOrchestrate> running_orchestrate;
+  /// Workers a killed run left running (no orchestrate runs, their processes do): they go on and
+  /// commit until the next run stops them. "execute:01-01 (pid 4242)"; set by the caller.
+  std::vector<std::string> left_running;
   /// Checkpoints waiting for a person's answer, each with the command that answers it. Set by the
   /// caller, like `running`.
   std::vector<std::string> waiting;

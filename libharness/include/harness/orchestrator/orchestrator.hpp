@@ -82,6 +82,12 @@ void show_waiting_checkpoints(graph::Progress& p, const std::filesystem::path& s
 /// orchestrate holds the project's lock.
 std::vector<std::string> running_tasks(const std::filesystem::path& project_root, const std::string& spec_name);
 
+/// The workers of `spec_name` an earlier run left running, while no orchestrate runs (sessions
+/// the store still says run whose process, pid and start time, is alive): their plans marked
+/// running and listed in `left_running` ("execute:01-01 (pid 4242)"). Nothing while an
+/// orchestrate runs (they are its own) or without a store.
+void show_left_running_workers(graph::Progress& p, const std::filesystem::path& project_root, const std::string& spec_name);
+
 /// The phases of `spec_name` whose plans a planner wrote and no plan checker has passed yet (the
 /// store's planning marks): sent back and waiting for a person, being checked, or left so by a
 /// killed run. Empty when the project has no store (nothing ran there; none is created).
