@@ -143,6 +143,7 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
     return fail(a.task, sched::FailureClass::verification_failed, why);
   }
   if (a.kind == TaskKind::verify_plan) {
+    plans_as_started.erase(a.subject); // its checks passed: no retry reads it (a redo starts anew)
     const auto* plan = plan_of(a);
     // A continuation is the approved checkpoint coming back: it must not ask again.
     const auto asked = executor_asked.contains(a.subject) ? spec::ExecutorAsked::yes : spec::ExecutorAsked::no;
