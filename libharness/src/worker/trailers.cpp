@@ -18,22 +18,40 @@ std::vector<std::string> trailer_log_args(bool with_files) {
   // Each commit: RS, hash, a space and its parents (space-separated), US, message, GS, then (-z) a
   // NUL and, with --name-only, a newline and the paths each ended by a NUL. Control characters
   // never occur in hashes or sane messages.
-  std::vector<std::string> args = {"log", "-z", "--format=%x1e%H %P%x1f%B%x1d"};
+  // --no-show-signature: log.showSignature=true would print gpg's lines before each record.
+  std::vector<std::string> args = {"log", "-z", "--no-show-signature", "--format=%x1e%H %P%x1f%B%x1d"};
   if (with_files) args.push_back("--name-only");
   return args;
 }
 
 namespace {
 
+/// Whether `names` ("hash parent parent", blanks between) is a commit's object names: whole
+/// ones, 40 hex digits (64 in a SHA-256 repository), the first one there.
+bool object_names(std::string_view names) {
+  bool first = true;
+  for (size_t at = 0; at <= names.size();) {
+    const size_t blank = std::min(names.find(' ', at), names.size());
+    const std::string_view word = names.substr(at, blank - at);
+    at = blank + 1;
+    if (word.empty() && !first) continue; // a root commit's empty parent list
+    if ((word.size() != 40 && word.size() != 64) ||
+        !std::ranges::all_of(word, [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; }))
+      return false;
+    first = false;
+  }
+  return true;
+}
+
 /// Where the next commit's record starts at or after `from`: an RS that begins the output or
-/// follows a NUL (a message holds no NUL, so an RS a message carries is not one), then a hash.
+/// follows a NUL (a message holds no NUL, so an RS a message carries is not one), then its hash
+/// and its parents' (a file name after a NUL that begins with RS is not one either).
 /// A worker's message "feat: x\x1e<hash>..." must neither hide its commit nor forge another.
 size_t record_start(std::string_view log, size_t from) {
   for (size_t at = log.find('\x1e', from); at != std::string_view::npos; at = log.find('\x1e', at + 1)) {
     if (at > 0 && log[at - 1] != '\0') continue;
-    size_t hex = at + 1;
-    while (hex < log.size() && std::isxdigit(static_cast<unsigned char>(log[hex]))) ++hex;
-    if (hex > at + 1 && hex < log.size() && (log[hex] == ' ' || log[hex] == '\x1f')) return at;
+    const size_t sep = log.find('\x1f', at);
+    if (sep != std::string_view::npos && object_names(log.substr(at + 1, sep - at - 1))) return at;
   }
   return std::string_view::npos;
 }
