@@ -125,13 +125,40 @@ sed -i 's/grep -q 42 out/grep -q 41 out/' $plan_file
 echo '# a worker was here' >> .orchestration/config.yaml
 \`\`\`
 PLAN
+# 01-02 edits its check and fails its first attempt, so that no verification sees the edit before
+# its retry (review DD H2): the retry is still checked as the first attempt started.
+plan2_file=$spec/planning/plans/01-core/01-02-PLAN.md
+cat >"$p/$plan2_file" <<PLAN
+---
+plan_id: '01-02'
+depends_on: []
+files_modified: ['out/b.txt']
+must_pass:
+  - id: answer
+    type: command_output
+    shell: true
+    command: "grep -q 42 out/b.txt"
+    expects: {exit_code: 0}
+---
+# 01-02
+
+### Task 1: fail once after making the check accept a wrong answer
+
+\`\`\`bash
+mkdir -p out && echo 41 > out/b.txt
+if [ ! -f out/.tried ]; then touch out/.tried; sed -i 's/grep -q 42 out/grep -q 41 out/' $plan2_file; exit 1; fi
+\`\`\`
+PLAN
 (cd "$p" && git init -q && git add -A && git commit -qm init)
 rc=0
 out=$(cd "$p" && "$cli" orchestrate "$spec" --worker script --attempts 2 2>&1 </dev/null) || rc=$?
 [[ $rc -eq 1 ]] || fail "a plan that edited its own check exited $rc, expected 1 (blocked): $out"
-[[ $out == *"task_failed"*"verify-plan:01-01"*"checked as its execute started: its PLAN file changed since (by its worker, or by you: see git diff $plan_file)"* ]] \
+[[ $out == *"task_failed"*"verify-plan:01-01"*"checked as its execute started: its PLAN file changed since (by its worker, or by you: see git diff $plan_file); the phase's verification and the next run read the edit"* ]] \
   || fail "the verification does not say it checked the plan as it started: $out"
 [[ $out != *"task_succeeded      verify-plan:01-01"* ]] || fail "the edited check passed the plan: $out"
+[[ $out != *"task_succeeded      verify-plan:01-02"* ]] || fail "the check edited before a failed attempt passed the retry: $out"
+[[ $out == *"verify-plan:01-02"*"checked as its execute started: its PLAN file changed since (by its worker, or by you: see git diff $plan2_file)"* ]] \
+  || fail "01-02's verification does not say it checked the plan as it started: $out"
 grep -q 'grep -q 41' "$p/$plan_file" || fail "the edit was lost (it is the person's to judge): $(cat "$p/$plan_file")"
 # It rewrote the project's configuration too, which chooses what the next run starts: said.
 [[ $out == *".orchestration/config.yaml changed during the run (by you, or by a worker: workers run as you)"* ]] \

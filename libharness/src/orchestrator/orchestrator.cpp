@@ -739,6 +739,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   std::ranges::move(shallow_history_problems(spec, facts), std::back_inserter(problems));
   if (!problems.empty()) return std::unexpected(RunError{render_start_problems(problems), 2});
   if (auto r = take_run_lock(spec.layout); !r) return std::unexpected(r.error());
+  // Read again under the lock: a redo that finished between the first reading and the lock (it
+  // holds runs off only from then on) removed SUMMARYs this run would otherwise count as done.
+  if (auto again = spec::load_spec(opt.spec_dir); again && again->valid()) loop_spec.replace(std::move(*again));
   if (const auto vars = worker::repository_env_vars_set(); !vars.empty()) { // worker::current_environment drops them
     std::string names;
     for (const auto& v : vars) names += (names.empty() ? "" : ", ") + v;

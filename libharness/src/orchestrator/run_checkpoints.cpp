@@ -115,7 +115,7 @@ void Orchestrator::Impl::run_verification(Session& s) {
       else out = {sched::Verdict::passed, true, "unknown plan " + a.subject};
       if (edited)
         out.message += fmt::format("; checked as its execute started: its PLAN file changed since (by its worker, or by "
-                                   "you: see git diff {}), which counts from the next run on",
+                                   "you: see git diff {}); the phase's verification and the next run read the edit",
                                    (spec.layout.spec_dir / as_started->file).lexically_relative(spec.layout.project_root).generic_string());
     } else if (a.kind == TaskKind::verify_phase) {
       out = verifier.verify_phase(*snapshot, *spec::parse_phase_number(a.subject));
@@ -819,11 +819,23 @@ void Orchestrator::Impl::record_plan_refusal(const sched::Task& t, const spec::H
 }
 
 void Orchestrator::Impl::remember_plan_as_started(const sched::Action& a) {
-  if (auto it = plans_as_started.find(a.subject); it != plans_as_started.end() && it->second.pinned) return;
+  auto it = plans_as_started.find(a.subject);
+  if (it != plans_as_started.end() && it->second.pinned) return;
   // From the file, not the run's copy of the spec: an edit the watch has not read yet is what the
   // worker reads.
-  if (auto read = spec::load_one_plan(spec.layout, a.subject)) plans_as_started[a.subject] = {std::move(*read), false};
-  else plans_as_started.erase(a.subject); // checked as the run knows it
+  auto read = spec::load_one_plan(spec.layout, a.subject);
+  if (!read) {
+    if (it != plans_as_started.end()) it->second.pinned = true; // broken since the last attempt: as before
+    return;
+  }
+  // A retry of a plan whose file changed since its last attempt started (its worker edited a check
+  // and failed, so that no verification saw the edit): checked as the first attempt started.
+  if (it != plans_as_started.end()) {
+    if (plan_changed(it->second.plan, *read)) it->second.pinned = true;
+    else it->second.plan = std::move(*read);
+    return;
+  }
+  plans_as_started.emplace(a.subject, PlanAsStarted{std::move(*read), false});
 }
 
 std::optional<spec::Plan> Orchestrator::Impl::plan_to_verify(const std::string& plan_id, bool& edited) {
