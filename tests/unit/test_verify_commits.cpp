@@ -163,6 +163,14 @@ TEST_CASE("a plan whose commits change the spec's documents other than its own S
   CHECK_THAT(c.message, Catch::Contains("it changed the spec's documents, of which only its own SUMMARY is a plan's to commit: "
                                         "docs/specs/SPC-003-commits/execution/phases/01-core/01-02-SUMMARY.md, "
                                         "docs/specs/SPC-003-commits/planning/plans/01-core/01-01-PLAN.md"));
+  // Restored as the message says (and committed): nothing left to hold against the plan.
+  test::sh(p.dir.path, "git show HEAD^:docs/specs/SPC-003-commits/planning/plans/01-core/01-01-PLAN.md > "
+                       "docs/specs/SPC-003-commits/planning/plans/01-core/01-01-PLAN.md && "
+                       "git rm -q docs/specs/SPC-003-commits/execution/phases/01-core/01-02-SUMMARY.md && "
+                       "git commit -qam 'restore the documents'");
+  c = p.commits_check();
+  CHECK(c.status == verify::CheckStatus::passed);
+  CHECK_THAT(c.message, !Catch::Contains("spec's documents"));
 }
 
 TEST_CASE("the orchestrator's phase gate counts a plan whose SUMMARY is gone as a gap", "[verify][commits]") {

@@ -3,6 +3,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "harness/spec/done_state.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/util/text.hpp"
 #include "harness/util/utc_time.hpp"
 #include "harness/verify/human_answer.hpp"
 #include "harness/verify/work_hash.hpp"
@@ -135,13 +136,21 @@ bool deciding_document(std::string_view name) {
 /// its own SUMMARY: its PLAN (a check edited to pass), another plan's SUMMARY, harness's reports.
 /// A plan's commits hold only its SUMMARY of those (harness_worker_commit refuses the rest), so
 /// these were committed past that rule: by a worker's own git, or an older harness.
+/// Only a change still in effect is held against the plan: one whose file's last change in the
+/// history is one of the plan's commits (`commits`). A document restored since, or changed again
+/// (harness rewrites its reports), no longer says what the plan's commit made it say.
 std::vector<std::string> foreign_documents(const std::vector<std::string>& doc_dirs, const spec::Plan& plan,
-                                           const std::vector<std::string>& files) {
+                                           const std::vector<std::string>& files, const fs::path& root,
+                                           const std::vector<worker::TrailerCommit>& commits) {
   const std::string own_summary = plan.id + "-SUMMARY.md"; // its phase directory may have been renamed
   std::set<std::string> out;
   for (const auto& f : files) {
     const std::string name = fs::path(f).filename().string();
-    if (in_doc_dirs(doc_dirs, f) && name != own_summary && deciding_document(name)) out.insert(f);
+    if (!in_doc_dirs(doc_dirs, f) || name == own_summary || !deciding_document(name)) continue;
+    // One git process per such document: there are none unless a plan's commit broke the rule.
+    const auto last = worker::run_git(root, {"log", "-1", "--no-show-signature", "--format=%H", "--", worker::literal_pathspec(f)});
+    const std::string hash(util::trim_space(last.out));
+    if (std::ranges::any_of(commits, [&](const worker::TrailerCommit& c) { return c.hash == hash; })) out.insert(f);
   }
   return {out.begin(), out.end()};
 }
@@ -269,7 +278,8 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   const auto doc_dirs = spec_doc_dirs(spec, old_names);
   auto outside = outside_names(spec, plan, undeclared_files(doc_dirs, plan, files), taken);
   // GSD's own commits carry its planning documents (STATE.md, ROADMAP.md) with the SUMMARY.
-  const auto documents = by_subject ? std::vector<std::string>() : foreign_documents(doc_dirs, plan, files);
+  const auto documents =
+      by_subject ? std::vector<std::string>() : foreign_documents(doc_dirs, plan, files, spec.layout.project_root, found);
   std::set<int> tasks;
   for (const auto& c : found)
     if (c.task > 0) tasks.insert(c.task);
@@ -321,7 +331,7 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
                        taken == 1 ? "one of them is" : fmt::format("{} of them are", taken), plan.id);
   if (!documents.empty())
     msg += fmt::format("; it changed the spec's documents, of which only its own SUMMARY is a plan's to commit: {} "
-                       "(harness's, or another plan's; restore them from the commit before, git show COMMIT^:PATH)",
+                       "(harness's, or another plan's: restore each as it was before, git show COMMIT^:PATH > PATH, and commit it)",
                        names_list(documents));
   out.push_back(item(plan, "commits", "commits", st, msg, 0));
   out.back().outside_files = std::move(outside);
