@@ -118,6 +118,7 @@ TEST_CASE("write_file_atomic refuses a link in a repository that leads out of it
   TempDir dir;
   fs::create_directories(dir.path / "project" / ".git");
   fs::create_directories(dir.path / "project" / "spec" / "phases");
+  REQUIRE(write_file_atomic(dir.path / "project" / "spec" / "SPEC.md", "# a spec\n"));
   fs::create_directories(dir.path / "outside" / "dir");
   const auto victim = dir.path / "outside" / "bashrc";
   REQUIRE(write_file_atomic(victim, "mine\n"));
@@ -126,8 +127,8 @@ TEST_CASE("write_file_atomic refuses a link in a repository that leads out of it
   fs::create_symlink(victim, status);
   auto refused = write_file_atomic(status, "run: complete\n");
   REQUIRE_FALSE(refused);
-  CHECK(refused.error().find("STATUS.md: not written: a symbolic link leads it to " + victim.string() + ", outside the repository") !=
-        std::string::npos);
+  CHECK(refused.error().find("STATUS.md: not written: a symbolic link leads this spec document to " + victim.string() +
+                             ", outside the repository") != std::string::npos);
   fs::create_directory_symlink(dir.path / "outside" / "dir", dir.path / "project" / "spec" / "phases" / "01");
   CHECK_FALSE(write_file_atomic(dir.path / "project" / "spec" / "phases" / "01" / "01-01-SUMMARY.md", "x"));
   CHECK(read_file(victim).value() == "mine\n");
@@ -140,4 +141,9 @@ TEST_CASE("write_file_atomic refuses a link in a repository that leads out of it
   CHECK(read_file(inside).value() == "b");
   fs::create_symlink(victim, dir.path / "loose-link");
   CHECK(write_file_atomic(dir.path / "loose-link", "yours\n"));
+  // Outside a spec directory a link of the repository is the user's (a dotfile-managed
+  // .claude/, .orchestration/ kept outside the checkout): followed.
+  fs::create_directory_symlink(dir.path / "outside" / "dir", dir.path / "project" / ".claude");
+  CHECK(write_file_atomic(dir.path / "project" / ".claude" / "settings.json", "{}"));
+  CHECK(read_file(dir.path / "outside" / "dir" / "settings.json").value() == "{}");
 }

@@ -31,29 +31,34 @@ bool write_all(int fd, std::string_view data) {
 }
 
 /// The repository holding `path` as it is spelled (its nearest ancestor with a `.git`, links on
-/// the way not followed); empty outside any.
-std::filesystem::path lexical_repository(const std::filesystem::path& path) {
+/// the way not followed), when `path` lies in a spec directory of it (a directory holding SPEC.md,
+/// or GSD's `.planning`); empty otherwise.
+std::filesystem::path spec_repository(const std::filesystem::path& path) {
   std::error_code ec;
+  bool in_spec = false;
   for (auto dir = path.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (std::filesystem::exists(dir / ".git", ec)) return dir;
+    if (std::filesystem::exists(dir / ".git", ec)) return in_spec ? dir : std::filesystem::path();
+    in_spec = in_spec || dir.filename() == ".planning" || std::filesystem::exists(dir / "SPEC.md", ec);
     if (dir == dir.parent_path()) break;
   }
   return {};
 }
 
-/// Why a write to `spelled` must not land at `real` (where its links lead), or empty: a link in a
-/// repository, the final name or a directory on the way, leading out of it (a worker that
-/// replaced STATUS.md by a link to ~/.bashrc mid-run; validate refuses such links, H038, but only
-/// before a run).
+/// Why a write to `spelled` must not land at `real` (where its links lead), or empty: a spec's
+/// document whose link, the final name or a directory on the way, leads out of the repository (a
+/// worker that replaced STATUS.md by a link to ~/.bashrc mid-run; validate refuses such links,
+/// H038, but only before a run). Links elsewhere (a dotfile-managed .claude/, .orchestration/ kept
+/// outside the checkout) are the user's and followed.
 std::string leads_outside(const std::filesystem::path& spelled, const std::filesystem::path& real) {
-  const auto repository = lexical_repository(spelled);
+  const auto repository = spec_repository(spelled);
   if (repository.empty()) return {};
   std::error_code ec;
   const auto real_repository = std::filesystem::weakly_canonical(repository, ec);
   if (ec) return {};
   const auto rel = real.lexically_relative(real_repository);
   if (!rel.empty() && *rel.begin() != "..") return {};
-  return fmt::format("{}: not written: a symbolic link leads it to {}, outside the repository {} (remove the link)",
+  return fmt::format("{}: not written: a symbolic link leads this spec document to {}, outside the repository {} "
+                     "(validate refuses such links, H038: a worker may have made it)",
                      spelled.string(), real.string(), repository.string());
 }
 
