@@ -73,7 +73,9 @@ std::string answer_forms(CheckpointAsks asks, const std::vector<std::string>& op
   }
   if (options.empty()) return "'<your answer>'|refuse";
   std::string out;
-  for (const auto& o : options) out += util::quote_shell_word(o) + "|";
+  // Shown to a person: a worker's line breaks and escape sequences do not reach the terminal (an
+  // option so written is answered by its number).
+  for (const auto& o : options) out += util::quote_shell_word(util::clipped(util::printable(o, false), 200)) + "|";
   return out + "refuse";
 }
 
@@ -126,9 +128,7 @@ std::optional<WorkerQuestionForm> worker_question_form(std::string_view type, co
   form.asks = CheckpointAsks::decision;
   if (const auto* opts = payload.if_contains("options"); opts && opts->is_array())
     for (const auto& x : opts->as_array())
-      if (x.is_string()) // an answer names one on a command line: one line, printable, not a page
-        if (auto option = std::string(util::utf8_prefix(util::printable(x.as_string(), false), 200)); !option.empty())
-          form.options.push_back(std::move(option));
+      if (x.is_string() && !x.as_string().empty()) form.options.emplace_back(x.as_string()); // as offered: the answer names it
   return form;
 }
 
