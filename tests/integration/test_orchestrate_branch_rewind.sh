@@ -63,5 +63,5 @@ out=$(cd "$p" && timeout 120 "$cli" orchestrate "$spec" --worker script 2>&1 </d
 [[ $rc -eq 1 ]] || fail "the amend should end the run blocked: rc $rc: $out"
 [[ $out == *"main was rewound during the run"*"1 commit the run made or counted is on no branch now"*"${amended_from:0:10} 01-04 amends"* ]] ||
   fail "the replaced commit is not named: $out"
-[[ $out == *"made on the rewound branch since ("*"amended by a worker"* ]] || fail "the amended commit is not named: $out"
+[[ $out == *"made on the rewound branch since: "*"amended by a worker"* ]] || fail "the amended commit is not named: $out"
 echo PASS

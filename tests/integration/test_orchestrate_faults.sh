@@ -162,7 +162,7 @@ sed -i 's|^mkdir -p out && echo 01-01 > out/01-01.txt$|mkdir -p out \&\& echo 01
   "$p/$spec/planning/plans/01-core/01-01-PLAN.md"
 (cd "$p" && git commit -qam 'a block that commits itself')
 out=$(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "own commit: the run failed: $out"
-[[ "$out" == *"note"*"commit "*" 'my own commit' was made during the run without Plan:/Spec: trailers"*"; it changed junk.txt, out/01-01.txt (01-01's); it holds work of 01-01 that their task commits lack"* ]] ||
+[[ "$out" == *"note"*"commit "*" 'my own commit' was made during the run without Plan:/Spec: trailers"*"; it changed junk.txt, out/01-01.txt (01-01's); it changed files 01-01 declare: work their task commits may lack"* ]] ||
   fail "the commit without trailers was not named with the plan whose work it took: $out"
 [[ $(grep -c "without Plan:/Spec: trailers" <<<"$out") -eq 1 ]] || fail "harness's own commits were named too: $out"
 

@@ -81,15 +81,14 @@ bool Orchestrator::Impl::branch_rewound(const worker::GitHead& now) {
   const std::string plan_part =
       plans.empty() ? "" : fmt::format(" (plan{} {})", plans.size() == 1 ? "" : "s", fmt::join(plans, ", "));
   const std::string reflog = now.branch.empty() ? "git reflog" : "git reflog " + now.branch;
+  // Kept first, always: workers that finish after the rewind commit on the rewound branch too, so
+  // the reset drops more than the note can count now. The note and the run's last line give the
+  // same command.
+  const std::string keep = fmt::format("git branch rewound-{} {}", r.new_tip.substr(0, 10), now.branch.empty() ? "HEAD" : now.branch);
   const std::string added =
       r.added.empty() ? ""
-                      : fmt::format("; that drops the {} made on the rewound branch since ({}): `git branch "
-                                    "rewound-{} {}` keeps them to cherry-pick",
-                                    commits_word(r.added.size()), commit_list(r.added), r.new_tip.substr(0, 10),
-                                    r.new_tip.substr(0, 10));
-  // Said once the run has ended: the workers that finished after the rewind committed on the
-  // rewound branch too, so the reset drops more than the note counted then. Kept first, always.
-  const std::string keep = fmt::format("git branch rewound-{} {}", r.new_tip.substr(0, 10), now.branch.empty() ? "HEAD" : now.branch);
+                      : fmt::format(" (the {} made on the rewound branch since: {})", commits_word(r.added.size()),
+                                    commit_list(r.added));
   stop_for_head(
       fmt::format("{} was rewound during the run: {} it held {} on no branch now{}: put it back (`{}` keeps what was "
                   "committed on the rewound branch, workers that finished since included, to cherry-pick; then git "
@@ -98,11 +97,13 @@ bool Orchestrator::Impl::branch_rewound(const worker::GitHead& now) {
       fmt::format("{} was rewound during the run (a reset, an amend or a rebase, by a worker or elsewhere): its tip went "
                   "from {} to {}, which does not descend from it, so {} the run made or counted {} on no branch now, "
                   "though commits.log may still list {}{}: {}. No new tasks, and nothing more is verified, written "
-                  "to the spec or committed by the run; running workers finish. To get them back, `git reset --hard "
-                  "{}` puts {} where the run last saw it (it discards uncommitted changes; `{}` lists each move){}; then "
+                  "to the spec or committed by the run; running workers finish. To get them back, once the run has "
+                  "ended, `{}` keeps what is committed on the rewound branch{} to cherry-pick, then `git reset --hard "
+                  "{}` puts {} where the run last saw it (it discards uncommitted changes; `{}` lists each move); then "
                   "run orchestrate again, which takes up where this one stopped",
                   where, old10, r.new_tip.substr(0, 10), commits_word(r.lost.size()),
-                  r.lost.size() == 1 ? "is" : "are", r.lost.size() == 1 ? "it" : "them", plan_part, commit_list(r.lost), r.old_tip, where, reflog, added));
+                  r.lost.size() == 1 ? "is" : "are", r.lost.size() == 1 ? "it" : "them", plan_part, commit_list(r.lost), keep,
+                  added, r.old_tip, where, reflog));
   return true;
 }
 

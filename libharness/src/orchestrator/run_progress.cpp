@@ -208,8 +208,9 @@ void Orchestrator::Impl::warn_about_untrailed_commits() {
                      "someone else's): no plan owns it{}{}",
                      c.hash.substr(0, 10), c.subject, files.empty() ? std::string() : "; it changed " + files,
                      owners.empty() ? std::string()
-                                    : fmt::format("; it holds work of {} that their task commits lack (a `git commit -a` "
-                                                  "while the run went on?), so a task run again repeats it",
+                                    : fmt::format("; it changed files {} declare: work their task commits may "
+                                                  "lack (a commit -a or add -A while the run went on sweeps up a "
+                                                  "worker's files), and a task run again repeats it",
                                                   fmt::join(owners, ", "))));
   }
   if (commits.size() > 5)

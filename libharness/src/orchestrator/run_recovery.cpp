@@ -39,7 +39,12 @@ void Orchestrator::Impl::stop_earlier_workers() {
          fmt::format("stopping {} worker{} an earlier run left running (up to 5 s)", alive, alive == 1 ? "" : "s"));
   stop_stale_workers(stale);
   for (const auto& w : stale)
-    if (w.pid > 0) emit(RunEventKind::note, w.task, -1, 0, "stopped a worker left running by an earlier run");
+    if (w.pid > 0)
+      // Another spec's plans have the same ids: its worker is named as that spec's.
+      emit(RunEventKind::note, w.task, -1, 0,
+           !w.spec.empty() && !spec.layout.spec_name.empty() && w.spec != spec.layout.spec_name
+               ? fmt::format("stopped a worker of {} ({}) left running by an earlier run", w.spec, w.task)
+               : std::string("stopped a worker left running by an earlier run"));
     else if (!w.unreadable.empty())
       emit(RunEventKind::note, w.task, -1, 0,
            fmt::format("{}: {}; set aside as worker.ended.json, no worker stopped", w.record.string(), w.unreadable));
