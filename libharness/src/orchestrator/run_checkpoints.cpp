@@ -399,7 +399,9 @@ void Orchestrator::Impl::take_over_checkpoints() {
         continue;
       }
     }
-    emit(RunEventKind::note, task, -1, 0, fmt::format("checkpoint {} of an earlier run {}: asked again when {} gets there", r.id, state, task));
+    emit(RunEventKind::note, task, -1, 0,
+         fmt::format("checkpoint {} of an earlier run {}: {} when {} gets there", r.id, state,
+                     r.answer ? "its answer is taken" : "asked again", task));
   }
 }
 
@@ -436,7 +438,16 @@ void Orchestrator::Impl::settle_checkpoints() {
   for (const auto& [task, r] : carried)
     if (const auto* t = scheduler->find_task(task); !t || t->state == sched::TaskState::done || t->state == sched::TaskState::dropped)
       done_without.push_back(task);
-  for (const auto& task : done_without) expire_carried(task, "its task was done without it");
+  for (const auto& task : done_without) {
+    // Answered and its task done: an approval the plan's SUMMARY recorded before a killed run
+    // could close its checkpoint. Closed as answered, not expired as unused.
+    if (auto c = carried.find(task); c != carried.end() && c->second.answer) {
+      store::close_answered_checkpoint(state_dir, c->second.id);
+      carried.erase(c);
+      continue;
+    }
+    expire_carried(task, "its task was done without it");
+  }
   // A kept worker question whose task got done: its answer went to the worker in its task input;
   // unanswered, it was done without it. A task not done yet keeps it for the next run.
   for (auto c = carried_questions.begin(); c != carried_questions.end();) {
