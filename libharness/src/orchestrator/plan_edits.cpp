@@ -99,11 +99,6 @@ PlanSnapshots snapshot_plans(const spec::Spec& spec) {
   return out;
 }
 
-bool plan_changed(const spec::Plan& before, const spec::Plan& now) {
-  const auto a = snapshot_plan(before), b = snapshot_plan(now);
-  return a.digest != b.digest || !same_frontmatter(a.frontmatter, b.frontmatter);
-}
-
 PlanEdits find_plan_edits(const PlanSnapshots& seen, const spec::Spec& now,
                           const std::function<EditFate(const std::string&, const spec::PhaseNumber&)>& fate,
                           const OwnWriter& own) {

@@ -116,7 +116,7 @@ void Orchestrator::Impl::run_verification(Session& s) {
       if (edited)
         out.message += fmt::format("; checked as its execute started: its PLAN file changed since (by its worker, or by "
                                    "you: see git diff {}); the phase's verification and the next run read the edit",
-                                   (spec.layout.spec_dir / as_started->file).lexically_relative(spec.layout.project_root).generic_string());
+                                   spec::plan_path(spec.layout, a.subject).lexically_relative(spec.layout.project_root).generic_string());
     } else if (a.kind == TaskKind::verify_phase) {
       out = verifier.verify_phase(*snapshot, *spec::parse_phase_number(a.subject));
     } else {
@@ -832,30 +832,34 @@ void Orchestrator::Impl::record_plan_refusal(const sched::Task& t, const spec::H
 void Orchestrator::Impl::remember_plan_as_started(const sched::Action& a) {
   auto it = plans_as_started.find(a.subject);
   if (it != plans_as_started.end() && it->second.pinned) return;
-  // From the file, not the run's copy of the spec: an edit the watch has not read yet is what the
+  // The file, not the run's copy of the spec: an edit the watch has not read yet is what the
   // worker reads.
-  auto read = spec::load_one_plan(spec.layout, a.subject);
-  if (!read) {
-    if (it != plans_as_started.end()) it->second.pinned = true; // broken since the last attempt: as before
+  auto text = util::read_file(spec::plan_path(spec.layout, a.subject));
+  if (!text) {
+    if (it != plans_as_started.end()) it->second.pinned = true; // gone since the last attempt: as before
     return;
   }
   // A retry of a plan whose file changed since its last attempt started (its worker edited a check
   // and failed, so that no verification saw the edit): checked as the first attempt started.
   if (it != plans_as_started.end()) {
-    if (plan_changed(it->second.plan, *read)) it->second.pinned = true;
-    else it->second.plan = std::move(*read);
+    if (it->second.text != *text) it->second.pinned = true;
     return;
   }
-  plans_as_started.emplace(a.subject, PlanAsStarted{std::move(*read), false});
+  plans_as_started.emplace(a.subject, PlanAsStarted{std::move(*text), false});
 }
 
 std::optional<spec::Plan> Orchestrator::Impl::plan_to_verify(const std::string& plan_id, bool& edited) {
   auto it = plans_as_started.find(plan_id);
   if (it == plans_as_started.end()) return std::nullopt;
-  const auto now = spec::load_one_plan(spec.layout, plan_id);
-  if (!now || plan_changed(it->second.plan, *now)) it->second.pinned = true;
+  if (!it->second.pinned) {
+    const auto now = util::read_file(spec::plan_path(spec.layout, plan_id));
+    if (!now || *now != it->second.text) it->second.pinned = true;
+  }
   edited = it->second.pinned;
-  return it->second.plan;
+  if (!edited) return std::nullopt; // the file as it started, which the run's copy was read from
+  auto plan = spec::plan_from_text(spec.layout, plan_id, it->second.text);
+  if (!plan) return std::nullopt;
+  return std::move(*plan);
 }
 
 void Orchestrator::Impl::note_executed_again(const sched::Action& a) {

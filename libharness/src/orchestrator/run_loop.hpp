@@ -225,10 +225,11 @@ struct Orchestrator::Impl {
   /// By plan: a person's approval at its verification checkpoint, recorded in its SUMMARY once
   /// the plan is marked verified.
   std::map<std::string, spec::HumanAnswer> plan_approvals;
-  /// plan -> its PLAN as its last execute started (remember_plan_as_started), and whether it was
-  /// found edited during an execute (then it keeps the version of the first start).
+  /// plan -> its PLAN file's text as its last execute started (remember_plan_as_started), and
+  /// whether it was found edited since (then it keeps the text of the first start). A text is
+  /// kept, not the plan: reading a small file twice per plan costs less than parsing it.
   struct PlanAsStarted {
-    spec::Plan plan;
+    std::string text;
     bool pinned = false;
   };
   std::map<std::string, PlanAsStarted> plans_as_started;
@@ -520,9 +521,10 @@ struct Orchestrator::Impl {
   /// An execute starts: its plan as the worker is given it (read from its file now), which the
   /// plan's verification checks (plan_to_verify).
   void remember_plan_as_started(const sched::Action& a);
-  /// The plan a verify-plan checks: as its execute started. A PLAN edited since (by its own
-  /// worker, making a failing check pass, or by you) is not what ran: `edited` says so, and the
-  /// plan stays pinned to that version for its retries in this run; the next run reads the edit.
+  /// The plan a verify-plan checks when it is not the run's own copy: the one its execute started
+  /// with, when its PLAN file changed since (by its own worker, making a failing check pass, or by
+  /// you); `edited` says so, and the plan stays pinned to that version for its retries in this
+  /// run; the next run reads the edit. nullopt: the run's copy is the plan as it started.
   std::optional<spec::Plan> plan_to_verify(const std::string& plan_id, bool& edited);
 
   // ---- run lifecycle -------------------------------------------------------------------------

@@ -385,16 +385,29 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
   return spec;
 }
 
+std::filesystem::path plan_path(const Layout& layout, const std::string& plan_id) {
+  const auto dash = plan_id.rfind('-');
+  auto phase = parse_phase_number(plan_id.substr(0, dash == std::string::npos ? 0 : dash));
+  const auto* dir = phase ? layout.find_phase(*phase) : nullptr;
+  return dir ? layout.plan_file(*dir, plan_id) : std::filesystem::path();
+}
+
 std::expected<Plan, std::string> load_one_plan(const Layout& layout, const std::string& plan_id) {
+  const auto file = plan_path(layout, plan_id);
+  if (file.empty()) return std::unexpected(fmt::format("plan {} not found in {}", plan_id, layout.spec_dir.string()));
+  auto text = util::read_file(file);
+  if (!text) return std::unexpected(fmt::format("plan {} not found: {}", plan_id, text.error()));
+  return plan_from_text(layout, plan_id, *text);
+}
+
+std::expected<Plan, std::string> plan_from_text(const Layout& layout, const std::string& plan_id, std::string_view text) {
+  const auto file = plan_path(layout, plan_id);
   const auto dash = plan_id.rfind('-');
   auto phase = parse_phase_number(plan_id.substr(0, dash == std::string::npos ? 0 : dash));
   const auto* dir = phase ? layout.find_phase(*phase) : nullptr;
   if (!dir) return std::unexpected(fmt::format("plan {} not found in {}", plan_id, layout.spec_dir.string()));
-  const auto file = layout.plan_file(*dir, plan_id);
-  auto text = util::read_file(file);
-  if (!text) return std::unexpected(fmt::format("plan {} not found: {}", plan_id, text.error()));
   std::vector<Diagnostic> diags;
-  auto plan = parse_plan(*text, layout.relative(file),
+  auto plan = parse_plan(text, layout.relative(file),
                          layout.kind == LayoutKind::legacy_gsd ? PlanDialect::gsd : PlanDialect::harness, diags);
   if (!plan || has_errors(diags)) {
     std::string why;

@@ -30,10 +30,6 @@ PlanSnapshot snapshot_plan(const spec::Plan& plan);
 /// Every plan of `spec`.
 PlanSnapshots snapshot_plans(const spec::Spec& spec);
 
-/// Whether `now` differs from `before` in what a worker or the verifier reads (frontmatter,
-/// tasks, shell blocks, checks); prose and line numbers do not count.
-bool plan_changed(const spec::Plan& before, const spec::Plan& now);
-
 /// One thing the run says about an edit: `task` is the plan's execute.
 struct EditNote {
   std::string task;

@@ -47,6 +47,10 @@ void reload_summaries(Spec& spec, const std::set<std::string>& plan_ids);
 /// spec (a worker of a 2,000-plan spec reads its own plan only). Fails when the plan is missing or
 /// does not validate, with the diagnostics rendered.
 std::expected<Plan, std::string> load_one_plan(const Layout& layout, const std::string& plan_id);
+/// The same from the file's `text` as read before (a run keeps a plan's text as its execute started).
+std::expected<Plan, std::string> plan_from_text(const Layout& layout, const std::string& plan_id, std::string_view text);
+/// The PLAN file of `plan_id` in `layout` (its phase directory found by the id); empty when none.
+std::filesystem::path plan_path(const Layout& layout, const std::string& plan_id);
 
 /// The spec's files the orchestrator writes as a run goes: STATUS.md, ROADMAP.md, REQUIREMENTS.md,
 /// FINAL-VERIFICATION.md, commits.log, each phase's VERIFICATION and each plan's SUMMARY. They are
