@@ -116,7 +116,9 @@ void Orchestrator::Impl::run_verification(Session& s) {
       if (edited)
         out.message += fmt::format("; checked as its execute started: its PLAN file changed since (by its worker, or by "
                                    "you: see git diff {}); the phase's verification and the next run read the edit",
-                                   spec::plan_path(spec.layout, a.subject).lexically_relative(spec.layout.project_root).generic_string());
+                                   spec::plan_path(snapshot->layout, a.subject)
+                                       .lexically_relative(snapshot->layout.project_root)
+                                       .generic_string());
     } else if (a.kind == TaskKind::verify_phase) {
       out = verifier.verify_phase(*snapshot, *spec::parse_phase_number(a.subject));
     } else {

@@ -10,9 +10,9 @@
 #include "harness/store/recovery.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/store/session_index.hpp"
-#include "harness/util/text.hpp"
 #include "harness/store/store.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/text.hpp"
 #include "harness/worker/proc_scan.hpp"
 
 #include <boost/json.hpp>
