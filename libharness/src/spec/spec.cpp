@@ -385,10 +385,19 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
   return spec;
 }
 
-std::filesystem::path plan_path(const Layout& layout, const std::string& plan_id) {
+namespace {
+
+/// The phase directory a plan id names ("03-02": phase 03's), or nullptr.
+const PhaseDir* phase_dir_of(const Layout& layout, const std::string& plan_id) {
   const auto dash = plan_id.rfind('-');
   auto phase = parse_phase_number(plan_id.substr(0, dash == std::string::npos ? 0 : dash));
-  const auto* dir = phase ? layout.find_phase(*phase) : nullptr;
+  return phase ? layout.find_phase(*phase) : nullptr;
+}
+
+} // namespace
+
+std::filesystem::path plan_path(const Layout& layout, const std::string& plan_id) {
+  const auto* dir = phase_dir_of(layout, plan_id);
   return dir ? layout.plan_file(*dir, plan_id) : std::filesystem::path();
 }
 
@@ -401,11 +410,9 @@ std::expected<Plan, std::string> load_one_plan(const Layout& layout, const std::
 }
 
 std::expected<Plan, std::string> plan_from_text(const Layout& layout, const std::string& plan_id, std::string_view text) {
-  const auto file = plan_path(layout, plan_id);
-  const auto dash = plan_id.rfind('-');
-  auto phase = parse_phase_number(plan_id.substr(0, dash == std::string::npos ? 0 : dash));
-  const auto* dir = phase ? layout.find_phase(*phase) : nullptr;
+  const auto* dir = phase_dir_of(layout, plan_id);
   if (!dir) return std::unexpected(fmt::format("plan {} not found in {}", plan_id, layout.spec_dir.string()));
+  const auto file = layout.plan_file(*dir, plan_id);
   std::vector<Diagnostic> diags;
   auto plan = parse_plan(text, layout.relative(file),
                          layout.kind == LayoutKind::legacy_gsd ? PlanDialect::gsd : PlanDialect::harness, diags);
@@ -415,7 +422,7 @@ std::expected<Plan, std::string> plan_from_text(const Layout& layout, const std:
     return std::unexpected(fmt::format("plan {} does not validate:\n{}", plan_id, why));
   }
   plan->id = plan_id;
-  plan->phase = *phase;
+  plan->phase = dir->number;
   plan->phase_slug = dir->slug;
   return *plan;
 }

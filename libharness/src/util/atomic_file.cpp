@@ -44,15 +44,17 @@ std::filesystem::path spec_repository(const std::filesystem::path& path) {
   return {};
 }
 
-/// Why a write to `spelled` must not land at `real` (where its links lead), or empty: a spec's
+/// Why a write to `spelled` must not land where its links lead, or empty: a spec's
 /// document whose link, the final name or a directory on the way, leads out of the repository (a
 /// worker that replaced STATUS.md by a link to ~/.bashrc mid-run; validate refuses such links,
 /// H038, but only before a run). Links elsewhere (a dotfile-managed .claude/, .orchestration/ kept
 /// outside the checkout) are the user's and followed.
-std::string leads_outside(const std::filesystem::path& spelled, const std::filesystem::path& real) {
+std::string leads_outside(const std::filesystem::path& spelled) {
   const auto repository = spec_repository(spelled);
-  if (repository.empty()) return {};
+  if (repository.empty()) return {}; // most writes (.orchestration/, outside a spec): no more to look at
   std::error_code ec;
+  const auto real = std::filesystem::weakly_canonical(spelled, ec);
+  if (ec) return {};
   const auto real_repository = std::filesystem::weakly_canonical(repository, ec);
   if (ec) return {};
   const auto rel = real.lexically_relative(real_repository);
@@ -77,9 +79,8 @@ std::expected<void, SystemError> write_file_atomic_or_errno(const std::filesyste
   std::filesystem::path path = link_or_path;
   if (std::filesystem::is_symlink(link_or_path, ec))
     if (auto target = std::filesystem::weakly_canonical(link_or_path, ec); !ec) path = target;
-  const auto spelled = std::filesystem::absolute(link_or_path, ec).lexically_normal();
-  if (auto real = std::filesystem::weakly_canonical(spelled, ec); !ec)
-    if (auto why = leads_outside(spelled, real); !why.empty()) return std::unexpected(SystemError{std::move(why), EPERM});
+  if (auto why = leads_outside(std::filesystem::absolute(link_or_path, ec).lexically_normal()); !why.empty())
+    return std::unexpected(SystemError{std::move(why), EPERM});
   // An existing file keeps its permissions (a script stays executable, a private file private).
   struct stat old {};
   const mode_t mode = ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : 0644;
