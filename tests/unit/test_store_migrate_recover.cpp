@@ -1,6 +1,7 @@
 // Migrations from every earlier schema version, recovery of dead sessions, the change watcher.
 #include "harness/protocol/codec.hpp"
 #include "harness/store/recovery.hpp"
+#include "harness/store/run_lock.hpp"
 #include "harness/store/schema.hpp"
 #include "harness/store/watch.hpp"
 #include "test_store_support.hpp"
@@ -8,7 +9,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <fstream>
 #include <csignal>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -113,6 +117,79 @@ TEST_CASE("Process start time distinguishes a live process from a reused pid", "
   CHECK(process_alive(self, std::nullopt));
   CHECK_FALSE(process_alive(self, *start + 1));
   CHECK_FALSE(process_start_time(-5).has_value());
+}
+
+TEST_CASE("An older store is not upgraded while another process runs an orchestrator on it", "[store][migrate]") {
+  // Review EE F1: a newer build's `status` upgraded the store under an older build's run, whose
+  // workers' reports then failed on a schema newer than that build knew.
+  TempDir dir;
+  const auto db = dir.path / "harness.db";
+  REQUIRE(create_schema_at(db, schema_version - 1));
+  int ready[2], release[2];
+  REQUIRE(::pipe(ready) == 0);
+  REQUIRE(::pipe(release) == 0);
+  const pid_t child = ::fork();
+  if (child == 0) { // the "older run": holds the run lock until told to let go
+    const int fd = ::open((dir.path / "orchestrator.lock").c_str(), O_CREAT | O_RDWR, 0644);
+    const bool locked = fd >= 0 && ::flock(fd, LOCK_EX) == 0;
+    char c = locked ? 'y' : 'n';
+    (void)!::write(ready[1], &c, 1);
+    (void)!::read(release[0], &c, 1);
+    ::_exit(0);
+  }
+  char c = 0;
+  REQUIRE(::read(ready[0], &c, 1) == 1);
+  REQUIRE(c == 'y');
+  const auto user_version = [&] {
+    sqlite3* raw = nullptr;
+    REQUIRE(sqlite3_open(db.c_str(), &raw) == SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    REQUIRE(sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_step(st) == SQLITE_ROW);
+    const int v = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    return v;
+  };
+  const auto record = [&](const std::string& extra) {
+    std::ofstream(dir.path / "orchestrator.json")
+        << "{\"pid\":" << child << ",\"spec\":\"docs/specs/SPC-001-x\",\"started_at\":\"t\",\"run_id\":\"r\"" << extra << "}\n";
+  };
+  SECTION("a run that has not described itself yet, then one of a build older than the schema record") {
+    auto refused = Store::open({.db_path = db});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().find("older harness's orchestrate runs on it (pid " + std::to_string(child)) != std::string::npos);
+    CHECK(refused.error().find("Use the harness that run belongs to") != std::string::npos);
+    record("");
+    refused = Store::open({.db_path = db});
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().find("docs/specs/SPC-001-x") != std::string::npos);
+    CHECK(user_version() == schema_version - 1); // nothing was upgraded
+  }
+  SECTION("a run of this build (it upgrades the store itself)") {
+    record(",\"schema\":" + std::to_string(schema_version));
+    auto s = Store::open({.db_path = db});
+    REQUIRE(s);
+    CHECK(s->user_version() == schema_version);
+  }
+  (void)!::write(release[1], "x", 1);
+  ::waitpid(child, nullptr, 0);
+  for (int fd : {ready[0], ready[1], release[0], release[1]}) ::close(fd);
+  // Once the other run has ended the store is upgraded.
+  auto s = Store::open({.db_path = db});
+  REQUIRE(s);
+  CHECK(s->user_version() == schema_version);
+}
+
+TEST_CASE("An orchestrator upgrades the store under its own run lock", "[store][migrate]") {
+  TempDir dir;
+  const auto db = dir.path / "harness.db";
+  REQUIRE(create_schema_at(db, schema_version - 1));
+  auto own = RunLock::acquire(dir.path, {0, "docs/specs/SPC-001-x", "", "run"});
+  REQUIRE(own);
+  auto s = Store::open({.db_path = db});
+  REQUIRE(s);
+  CHECK(s->user_version() == schema_version);
 }
 
 TEST_CASE("Recovery fails sessions whose process is gone and surfaces pending checkpoints", "[store][recovery]") {

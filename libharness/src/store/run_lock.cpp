@@ -1,5 +1,7 @@
 #include "harness/store/run_lock.hpp"
 
+#include "harness/store/store.hpp"
+
 #include "harness/protocol/message.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/util/private_directory.hpp"
@@ -38,6 +40,7 @@ RunInfo read_info(const fs::path& state_dir) {
   if (auto* s = o.if_contains("spec"); s && s->is_string()) info.spec = std::string(s->as_string());
   if (auto* t = o.if_contains("started_at"); t && t->is_string()) info.started_at = std::string(t->as_string());
   if (auto* r = o.if_contains("run_id"); r && r->is_string()) info.run_id = std::string(r->as_string());
+  if (auto* n = o.if_contains("schema"); n && n->is_int64()) info.schema = static_cast<int>(n->as_int64());
   return info;
 }
 
@@ -48,6 +51,17 @@ std::optional<long> lock_holder(const fs::path& file) {
   auto text = util::read_file("/proc/locks");
   if (!text) return std::nullopt;
   return exclusive_flock_holder(*text, major(st.st_dev), minor(st.st_dev), st.st_ino);
+}
+
+/// Whether a process holds `file`'s exclusive lock: a shared lock is refused only then. Asked of
+/// the kernel rather than read from /proc/locks, which a container may not show (review DD L3: a
+/// second orchestrate then waited 5 s and blamed redo or respond).
+bool held_exclusively(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
 }
 
 bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
@@ -101,10 +115,10 @@ std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, 
   bool locked = false;
   const auto give_up = std::chrono::steady_clock::now() + 5s;
   for (int i = 0; !(locked = ::flock(fd, LOCK_EX | LOCK_NB) == 0); ++i) {
-    if (i >= 4 && (lock_holder(file) || std::chrono::steady_clock::now() >= give_up)) break;
+    if (i >= 4 && (held_exclusively(file) || std::chrono::steady_clock::now() >= give_up)) break;
     std::this_thread::sleep_for(10ms);
   }
-  if (!locked && !lock_holder(file)) {
+  if (!locked && !held_exclusively(file)) {
     ::close(fd);
     return std::unexpected(fmt::format("{} stayed held by another harness-cli command (redo, respond --replace) for 5 s; "
                                        "run again when it has finished",
@@ -117,7 +131,9 @@ std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, 
   }
   info.pid = static_cast<long>(::getpid());
   if (info.started_at.empty()) info.started_at = protocol::now_iso8601();
-  const boost::json::object o{{"pid", info.pid}, {"spec", info.spec}, {"started_at", info.started_at}, {"run_id", info.run_id}};
+  info.schema = schema_version;
+  const boost::json::object o{{"pid", info.pid},         {"spec", info.spec},    {"started_at", info.started_at},
+                              {"run_id", info.run_id},   {"schema", info.schema}};
   if (auto w = util::write_file_atomic(state_dir / "orchestrator.json", boost::json::serialize(o) + "\n"); !w) {
     ::close(fd);
     return std::unexpected("cannot write " + w.error()); // it names the file

@@ -2,6 +2,7 @@
 #include "harness/store/store.hpp"
 
 #include "harness/protocol/codec.hpp"
+#include "harness/store/run_lock.hpp"
 #include "harness/util/private_directory.hpp"
 #include "rows.hpp"
 #include "schema_internal.hpp"
@@ -10,6 +11,9 @@
 #include <boost/json/array.hpp>
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
+
+#include <thread>
+#include <unistd.h>
 
 namespace harness::store {
 namespace json = boost::json;
@@ -110,6 +114,31 @@ Result<void> configure(const detail::Db& db, const StoreOptions& o) {
   return db.exec(sync, "set synchronous");
 }
 
+/// A store an older build wrote is upgraded only while no older build's orchestrator runs on it:
+/// that build refuses a schema newer than it knows at its next open, and every report of its
+/// later workers opens the store (review EE F1: a `status` of the new build made an older run's
+/// workers' reports fail). A run records the schema its build writes beside its lock; one that
+/// records none is older than that record. A moment is waited for a run that has just taken the
+/// lock and not described itself yet.
+Result<void> upgrade_allowed(const detail::Db& db, const std::filesystem::path& db_path) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (;;) {
+    auto version = read_user_version(db);
+    if (!version || *version == 0 || *version >= schema_version) return {}; // new, current, or migrate() says
+    const auto run = running_orchestrator(db_path.parent_path());
+    if (!run || run->pid == static_cast<long>(::getpid()) || run->schema >= schema_version) return {};
+    const bool described = run->pid > 0 && !run->spec.empty();
+    if (described || std::chrono::steady_clock::now() >= deadline)
+      return std::unexpected(DbError{
+          SQLITE_ERROR,
+          fmt::format("{} has schema version {}, which this build would upgrade to {}, while an older harness's "
+                      "orchestrate runs on it ({}): that run refuses an upgraded store, and its workers' reports would "
+                      "fail. Use the harness that run belongs to until it has ended, then run this build again",
+                      db_path.string(), *version, schema_version, describe_run(*run))});
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
 }  // namespace
 
 std::filesystem::path default_db_path(const std::filesystem::path& project) {
@@ -130,6 +159,7 @@ std::expected<Store, std::string> Store::open(const StoreOptions& options) {
   auto db = detail::Db::open(options.db_path, true);
   if (!db) return std::unexpected(db.error().message);
   if (auto r = configure(*db, options); !r) return std::unexpected(r.error().message);
+  if (auto r = upgrade_allowed(*db, options.db_path); !r) return std::unexpected(r.error().message);
   const auto deadline = std::chrono::steady_clock::now() + options.busy_timeout;
   while (true) {
     auto r = detail::migrate(*db, schema_version);

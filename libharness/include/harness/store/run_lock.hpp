@@ -17,6 +17,7 @@ struct RunInfo {
   std::string spec;        ///< spec directory it runs
   std::string started_at;  ///< ISO 8601
   std::string run_id;      ///< the run's id (its checkpoints and sessions carry it)
+  int schema = 0;          ///< store schema the run's build writes; 0: a build older than this field
 };
 
 class RunLock {
