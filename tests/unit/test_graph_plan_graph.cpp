@@ -511,4 +511,7 @@ TEST_CASE("a plan whose SUMMARY says its verification needs a person is due an a
   graph::mark_awaiting_answer(open, {"verify-plan:01-01"});
   CHECK(open.verifications_due.front() ==
         "plan 01-01: its checks passed; it waits for a person's answer (harness-cli respond --list)");
+  // The heading does not say orchestrate runs what waits for a person.
+  CHECK(graph::progress_text(open).find("Verifications to run (orchestrate runs them; a person answers those that say "
+                                        "so):\n  - plan 01-01: its checks passed; it waits") != std::string::npos);
 }

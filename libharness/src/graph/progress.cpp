@@ -41,6 +41,11 @@ std::string person_line(const std::string& id, const std::optional<spec::HumanAn
                      spec::answered_by(*a));
 }
 
+/// Whether a "Verifications to run" line is a person's part (the three lines above say so).
+bool asks_a_person(const std::string& line) {
+  return line.find(" a person's ") != std::string::npos || line.find("; refused by ") != std::string::npos;
+}
+
 PlanState plan_state(const spec::Spec& spec, const spec::DoneState& done, const spec::Plan& plan) {
   const auto& d = done.plans.at(plan.id);
   auto s = spec.summaries.find(plan.id);
@@ -330,7 +335,10 @@ std::string progress_text(const Progress& p) {
   for (const auto& r : p.ready) ready += (ready.empty() ? "" : ", ") + r;
   out += fmt::format("\nReady now: {}\n", ready.empty() ? "nothing" : ready);
   if (!p.verifications_due.empty()) {
-    out += "Verifications to run (orchestrate runs them):\n";
+    // A plan waiting for a person's answer is not something orchestrate runs on its own.
+    out += std::ranges::any_of(p.verifications_due, asks_a_person)
+               ? "Verifications to run (orchestrate runs them; a person answers those that say so):\n"
+               : "Verifications to run (orchestrate runs them):\n";
     for (const auto& v : p.verifications_due) out += "  - " + v + "\n";
   }
   out += "Blockers:";
