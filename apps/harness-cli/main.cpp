@@ -2,7 +2,10 @@
 #include "commands.hpp"
 #include "print_error.hpp"
 
+#include "harness/util/build_info.hpp"
 #include "harness/util/open_file_limit.hpp"
+
+#include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -50,7 +53,8 @@ int main(int argc, char** argv) {
   harness::util::raise_open_file_limit();
   CLI::App app{"harness-cli: spec-driven orchestration of AI coding-agent sessions"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("harness-cli 0.1.0"));
+  app.set_version_flag("--version", fmt::format("harness-cli {} ({})", harness::util::release_version(),
+                                                harness::util::build_commit()));
   // A mistake on the command line reads like every other error of ours.
   app.failure_message([](const CLI::App* a, const CLI::Error& e) {
     std::string what = e.what();

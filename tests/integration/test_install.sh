@@ -4,7 +4,8 @@
 #     prefix, and the installed programs use the installed files (not the source tree they were
 #     built from): install-skills copies a marker put into the installed skills only;
 #   - from a fresh project with only the prefix's bin/ on PATH: install-skills, init, and an
-#     orchestrate with the script worker complete; harness-mcp answers initialize;
+#     orchestrate with the script worker complete; harness-mcp answers initialize; both name the
+#     commit they were built from;
 #   - the development component gives `find_package(harness)`: a consumer project builds against
 #     harness::harness and loads the example spec through the library.
 set -euo pipefail
@@ -38,6 +39,13 @@ out=$(run harness-cli init --spec notifications 2>&1) || fail "init from the pre
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}'
 out=$(printf '%s\n' "$init" | run harness-mcp 2>&1) || fail "harness-mcp from the prefix: $out"
 [[ $out == *'"serverInfo"'* ]] || fail "harness-mcp gave no initialize answer: $out"
+# Both programs name the commit they were built from (the source tree is a git checkout here; a
+# commit made since the build leaves the build's own commit in the history).
+[[ $out =~ \"version\":\"0\.1\.0\+([0-9a-f]{12})(-dirty)?\" ]] || fail "harness-mcp's serverInfo names no commit: $out"
+commit=${BASH_REMATCH[1]}
+git -C "$src" merge-base --is-ancestor "$commit" HEAD || fail "harness-mcp names $commit, not a commit of this checkout"
+out=$(run harness-cli --version 2>&1) || fail "harness-cli --version: $out"
+[[ $out =~ ^"harness-cli 0.1.0 ($commit"(-dirty)?")"$ ]] || fail "harness-cli --version said: $out (harness-mcp: $commit)"
 s=$p/docs/specs/SPC-002-two
 mkdir -p "$s/planning/plans/01-core"
 echo "# Two plans" >"$s/SPEC.md"

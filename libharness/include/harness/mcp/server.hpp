@@ -1,6 +1,8 @@
 #pragma once
 // A small MCP server core (revision 2025-11-25, stdio): registry of tools, resources and prompts,
 // and a session loop that answers JSON-RPC lines on a pair of file descriptors.
+#include "harness/util/build_info.hpp"
+
 #include <boost/json.hpp>
 
 #include <chrono>
@@ -120,7 +122,8 @@ struct Prompt {
 /// Server identity for initialize.
 struct ServerInfo {
   std::string name = "harness-mcp";
-  std::string version = "0.1.0";
+  /// "0.1.0+88d91c9abcde": the release, and the commit as semver build metadata.
+  std::string version = std::string(util::release_version()) + "+" + std::string(util::build_commit());
   std::string title;
   std::string instructions;
 };
