@@ -501,7 +501,12 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   }
   if (x.stopped && ended_by_request.erase(sid)) {
     end_session(sid, x.stop_reason, false);
-    return fail(task, sched::FailureClass::refused, x.stop_reason);
+    fail(task, sched::FailureClass::refused, x.stop_reason);
+    // end-session returns once the store says the session ended (above): STATUS.md names the
+    // refusal now, not at the next refresh, or a `status` right after shows the plan ready
+    // (review CC F8), and a person might start-session it.
+    if (!done && !head_moved()) write_progress(true);
+    return;
   }
   std::error_code ec;
   const std::string log_path = fs::relative(s.dir / "output.log", spec.layout.project_root, ec).string();
