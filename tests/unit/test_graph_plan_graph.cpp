@@ -440,6 +440,36 @@ TEST_CASE("status holds a plan whose phase depends in ROADMAP on a phase not don
   CHECK(p.plans[1].waits_for == "phase 01's plans");
 }
 
+TEST_CASE("status says when a phase was verified before a phase its ROADMAP entry depends on", "[graph]") {
+  // Review EE F4: an older harness verified phase 04 while phase 03, which it depends on, was
+  // blocked; status showed it verified beside an unexecuted phase 03, and nothing said so.
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("ROADMAP.md", "# Roadmap\n\n## Phase 1: One\n**Depends on**: nothing\n\n## Phase 2: Two\n**Depends on**: Phase 1\n");
+  for (const auto& [id, slug] : {std::pair{"01-01", "01-one"}, std::pair{"02-01", "02-two"}})
+    dir.write(std::string("planning/plans/") + slug + "/" + id + "-PLAN.md",
+              std::string("---\nplan_id: '") + id + "'\ndepends_on: []\nfiles_modified: ['" + id + ".txt']\n---\n# " + id + "\n");
+  dir.write("execution/phases/02-two/02-01-SUMMARY.md", "---\nplan_id: '02-01'\nstatus: complete\nverification: passed\n---\n");
+  dir.write("execution/phases/02-two/VERIFICATION.md", "---\nstatus: passed\nplans: ['02-01']\n---\n");
+  auto progress = [&] {
+    auto spec = spec::load_spec(dir.path);
+    REQUIRE(spec);
+    return graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), std::nullopt);
+  };
+  auto p = progress();
+  REQUIRE(p.phases.size() == 2);
+  CHECK(p.phases[1].state == "verified");
+  CHECK(p.phases[1].verified_before == std::vector<spec::PhaseNumber>{spec::PhaseNumber{1, 0}});
+  CHECK(graph::progress_text(p).find("1/1 verified  (before phase 01, which it depends on: not run again)\n") != std::string::npos);
+  CHECK(boost::json::parse(graph::progress_json(p)).at("phases").at(1).at("verified_before").as_array().at(0).as_string() == "01");
+  CHECK(p.phases[0].verified_before.empty());
+  // Once phase 01's plans are verified too, nothing is said.
+  dir.write("execution/phases/01-one/01-01-SUMMARY.md", "---\nplan_id: '01-01'\nstatus: complete\nverification: passed\n---\n");
+  p = progress();
+  CHECK(p.phases[1].verified_before.empty());
+  CHECK(graph::progress_text(p).find("which it depends on") == std::string::npos);
+}
+
 TEST_CASE("status and graph say which order GSD's inserted phases impose, not a ROADMAP line", "[graph]") {
   // Review V, finding 3: the implied order (02 after 01.1) was called "ROADMAP Depends on".
   test::TempDir dir;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <ranges>
 
 namespace harness::graph {
 namespace {
@@ -91,9 +92,10 @@ std::vector<PhaseNumber> roadmap_depends(const spec::Spec& spec, PhaseNumber n, 
 /// not verified, or its plans in `unchecked`): not ready, and `waits_for` says which phases.
 void hold_by_roadmap(Progress& p, const std::vector<PhaseNumber>& unchecked) {
   std::map<PhaseNumber, std::pair<std::string, std::string>> waits; // what, whose order
-  for (const auto& ph : p.phases) {
+  for (auto& ph : p.phases) {
     std::string open;
     int count = 0, inserted = 0;
+    ph.verified_before.clear();
     for (auto d : ph.depends_on) {
       auto it = std::ranges::find(p.phases, d, &PhaseProgress::number);
       const bool done = it != p.phases.end() && it->plans > 0 && it->verified == it->plans &&
@@ -101,6 +103,7 @@ void hold_by_roadmap(Progress& p, const std::vector<PhaseNumber>& unchecked) {
       if (done) continue;
       open += (count++ ? ", " : "") + to_string(d);
       inserted += std::ranges::find(ph.inserted_before, d) != ph.inserted_before.end();
+      if (ph.state == "verified") ph.verified_before.push_back(d);
     }
     const std::string why = inserted == 0       ? "ROADMAP Depends on"
                             : inserted == count ? "inserted before its phase"
@@ -319,8 +322,13 @@ std::string progress_text(const Progress& p) {
   }
   for (const auto& plan : p.plans) id_width = std::max(id_width, plan.id.size());
   for (const auto& ph : p.phases) {
-    out += fmt::format("Phase {:<{}} {} {:<13} {}/{} executed, {}/{} verified\n", spec::to_string(ph.number), phase_width,
-                       util::fit_columns(ph.name, name_width), ph.state, ph.executed, ph.plans, ph.verified, ph.plans);
+    out += fmt::format("Phase {:<{}} {} {:<13} {}/{} executed, {}/{} verified{}\n", spec::to_string(ph.number), phase_width,
+                       util::fit_columns(ph.name, name_width), ph.state, ph.executed, ph.plans, ph.verified, ph.plans,
+                       ph.verified_before.empty() ? std::string()
+                                                  : fmt::format("  (before phase {}, which it depends on: not run again)",
+                                                                fmt::join(ph.verified_before | std::views::transform(
+                                                                              [](PhaseNumber n) { return spec::to_string(n); }),
+                                                                          ", ")));
     for (const auto& plan : p.plans) {
       if (plan.id.substr(0, plan.id.rfind('-')) != spec::to_string(ph.number)) continue;
       out += fmt::format("  {:<{}} {} {}{}\n", plan.id, id_width, util::fit_columns(plan.title, 32), to_string(plan.state),
@@ -374,9 +382,13 @@ std::string waiting_on_blockers_line(const Progress& p) {
 std::string progress_json(const Progress& p) {
   namespace json = boost::json;
   json::array phases, plans, ready, blockers, waiting, due;
-  for (const auto& ph : p.phases)
+  for (const auto& ph : p.phases) {
+    json::array before;
+    for (auto n : ph.verified_before) before.emplace_back(spec::to_string(n));
     phases.push_back(json::object{{"phase", spec::to_string(ph.number)}, {"name", ph.name}, {"state", ph.state},
-                                  {"plans", ph.plans}, {"executed", ph.executed}, {"verified", ph.verified}});
+                                  {"plans", ph.plans}, {"executed", ph.executed}, {"verified", ph.verified},
+                                  {"verified_before", std::move(before)}});
+  }
   for (const auto& pl : p.plans)
     plans.push_back(json::object{
         {"id", pl.id}, {"title", pl.title}, {"state", to_string(pl.state)}, {"ready", pl.ready}, {"running", pl.running},

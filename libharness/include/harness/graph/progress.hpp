@@ -50,6 +50,10 @@ struct PhaseProgress {
   std::vector<spec::PhaseNumber> depends_on = {};
   /// Of depends_on, the phases GSD inserted before it (no `Depends on` line names them).
   std::vector<spec::PhaseNumber> inserted_before = {};
+  /// Verified, while phases of depends_on are not: its work was done without theirs (an older
+  /// harness that did not hold it back, a `Depends on` added since). Nothing runs it again; a
+  /// reader is told (review EE F4).
+  std::vector<spec::PhaseNumber> verified_before = {};
 };
 
 struct Progress {
