@@ -9,6 +9,7 @@
 #include "harness/orchestrator/run_config.hpp"
 #include "harness/orchestrator/prune.hpp"
 #include "harness/orchestrator/session_id.hpp"
+#include "harness/orchestrator/uncommitted_verdicts.hpp"
 #include "harness/util/text.hpp"
 #include "harness/util/private_directory.hpp"
 #include "harness/worker/index_lock.hpp"
@@ -757,6 +758,11 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   }
   git_dir = facts.git_dir; // the trailer index reads HEAD there (recover_earlier_run makes it)
   if (auto r = recover_earlier_run(); !r) return std::unexpected(r.error());
+  // One look at the whole tree (warn_about_dirty_files says what it found), before the workload:
+  // a verdict no run of ours wrote is not taken (uncommitted_verdicts.hpp).
+  changes_at_start = worker::changed_paths(spec.layout.project_root);
+  std::vector<std::string> forgotten_verdicts;
+  loop_spec.edit([&](spec::Spec& s) { forgotten_verdicts = forget_uncommitted_verdicts(s, *changes_at_start, own_writes); });
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
   host = std::make_unique<WorkerHost>(
       ctx, [this](const std::string& s, std::string_view l) { on_line(s, l); },
@@ -773,6 +779,11 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                    opt.sched.slots, opt.sched.slots == 1 ? "" : "s", describe_workers(opt)));
   note_head_at_start(facts);
   warn_about_validation(); // after run_started: the notes belong to this run
+  for (const auto& id : forgotten_verdicts)
+    emit(RunEventKind::note, "verify-plan:" + id, -1, 0,
+         fmt::format("{}'s SUMMARY says `verification: passed`, but it is not committed and no run wrote that there "
+                     "(a worker's or a hand edit): its checks run again, and its phase's verification",
+                     id));
   if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (auto note = gsd_config_note(spec.layout); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (auto note = prune_hint(state_dir); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));

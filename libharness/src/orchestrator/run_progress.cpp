@@ -120,8 +120,9 @@ void Orchestrator::Impl::warn_about_validation() {
 }
 
 void Orchestrator::Impl::warn_about_dirty_files() {
-  // One look at the whole tree: it also is the baseline of warn_about_undeclared_changes().
-  changes_at_start = worker::changed_paths(spec.layout.project_root);
+  // One look at the whole tree (run() takes it before the workload): it also is the baseline of
+  // warn_about_undeclared_changes().
+  if (!changes_at_start) changes_at_start = worker::changed_paths(spec.layout.project_root);
   config_at_start = util::read_file(state_dir / "config.yaml").value_or("");
   if (auto note = uncommitted_spec_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   roadmap_doc.kept = spec.roadmap.has_value();

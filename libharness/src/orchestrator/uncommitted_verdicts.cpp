@@ -1,0 +1,41 @@
+#include "harness/orchestrator/uncommitted_verdicts.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+namespace harness::orchestrator {
+namespace fs = std::filesystem;
+
+namespace {
+
+void not_covering(spec::Verification& v, const std::string& plan_id) {
+  if (std::ranges::find(v.executed_since, plan_id) == v.executed_since.end()) v.executed_since.push_back(plan_id);
+}
+
+} // namespace
+
+std::vector<std::string> forget_uncommitted_verdicts(spec::Spec& spec, const std::vector<worker::GitChange>& changes,
+                                                     const std::set<std::string>& own_writes) {
+  std::set<std::string> changed;
+  for (const auto& c : changes)
+    if (!c.deleted) changed.insert(c.path);
+  std::vector<std::string> forgotten;
+  if (changed.empty()) return forgotten;
+  for (const auto& plan : spec.plans) {
+    auto s = spec.summaries.find(plan.id);
+    if (s == spec.summaries.end() || s->second.verification != spec::VerificationStatus::passed) continue;
+    const auto* dir = spec.layout.find_phase(plan.phase);
+    if (!dir) continue;
+    std::error_code ec;
+    const auto rel = fs::relative(spec.layout.summary_file(*dir, plan.id), spec.layout.project_root, ec).generic_string();
+    if (ec || !changed.contains(rel) || own_writes.contains(rel)) continue;
+    s->second.verification.reset();
+    s->second.answer.reset();
+    if (auto v = spec.verifications.find(plan.phase); v != spec.verifications.end()) not_covering(v->second, plan.id);
+    if (spec.final_verification) not_covering(*spec.final_verification, plan.id);
+    forgotten.push_back(plan.id);
+  }
+  return forgotten;
+}
+
+} // namespace harness::orchestrator
