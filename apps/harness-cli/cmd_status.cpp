@@ -42,7 +42,7 @@ void add_status(CLI::App& app, ExitCode& exit) {
     if (auto run = store::running_orchestrator(state_dir)) {
       progress.running = store::describe_run(*run);
       progress.running_orchestrate = graph::Progress::RunningOrchestrate{run->pid, run->spec, run->started_at};
-      graph::mark_running(progress, orchestrator::running_tasks(spec->layout.project_root, spec->layout.spec_name));
+      orchestrator::show_running_tasks(progress, spec->layout.project_root, spec->layout.spec_name);
     } else {
       orchestrator::show_left_running_workers(progress, spec->layout.project_root, spec->layout.spec_name);
     }

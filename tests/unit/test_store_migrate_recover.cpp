@@ -158,13 +158,19 @@ TEST_CASE("An older store is not upgraded while another process runs an orchestr
   SECTION("a run that has not described itself yet, then one of a build older than the schema record") {
     auto refused = Store::open({.db_path = db});
     REQUIRE_FALSE(refused);
-    CHECK(refused.error().find("older harness's orchestrate runs on it (pid " + std::to_string(child)) != std::string::npos);
+    CHECK(refused.error().find("while an older harness works on it (pid " + std::to_string(child)) != std::string::npos);
     CHECK(refused.error().find("Use the harness that run belongs to") != std::string::npos);
     record("");
     refused = Store::open({.db_path = db});
     REQUIRE_FALSE(refused);
     CHECK(refused.error().find("docs/specs/SPC-001-x") != std::string::npos);
     CHECK(user_version() == schema_version - 1); // nothing was upgraded
+  }
+  SECTION("a worker of that run, whose harness-mcp this build was installed over mid-run") {
+    record("");
+    auto s = Store::open({.db_path = db, .upgrade_under_run = true});
+    REQUIRE(s);
+    CHECK(s->user_version() == schema_version);
   }
   SECTION("a run of this build (it upgrades the store itself)") {
     record(",\"schema\":" + std::to_string(schema_version));

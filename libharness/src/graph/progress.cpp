@@ -310,6 +310,9 @@ std::string progress_text(const Progress& p) {
   std::string out = fmt::format("{}: {}/{} plans verified ({:.0f}%), {} executed{}\n\n", p.spec_name, p.plans_verified,
                                 p.plans_total, p.percent, p.plans_executed, p.complete ? ", complete" : "");
   if (!p.running.empty()) out.insert(out.size() - 1, fmt::format("orchestrate running: {}\n", p.running));
+  if (!p.running_tasks_unread.empty())
+    out.insert(out.size() - 1, fmt::format("what it runs is not shown, and a plan shown ready may be running: {}\n",
+                                           p.running_tasks_unread));
   if (!p.left_running.empty())
     out.insert(out.size() - 1, fmt::format("workers a killed run left running: {} (they go on and commit; the next "
                                            "orchestrate stops them)\n",
@@ -409,6 +412,7 @@ std::string progress_json(const Progress& p) {
   json::array left;
   for (const auto& w : p.left_running) left.emplace_back(w);
   o["left_running"] = std::move(left);
+  o["running_tasks_unread"] = p.running_tasks_unread.empty() ? json::value(nullptr) : json::value(p.running_tasks_unread);
   o["running_orchestrate"] = nullptr;
   if (const auto& r = p.running_orchestrate)
     o["running_orchestrate"] = json::object{{"pid", r->pid}, {"spec", r->spec}, {"started_at", r->started_at}};

@@ -38,13 +38,13 @@ bool higher_phase(const std::string& candidate, const std::string& current) {
 
 }  // namespace
 
-ToolStore::ToolStore(fs::path project) : m_project(std::move(project)) {}
+ToolStore::ToolStore(fs::path project, bool worker) : m_project(std::move(project)), m_worker(worker) {}
 
 std::expected<store::Store*, std::string> ToolStore::open(CreateIfMissing create) {
   if (m_store) return &*m_store;
   std::error_code ec;
   if (create == CreateIfMissing::no && !fs::exists(store::default_db_path(m_project), ec)) return nullptr;
-  auto opened = store::Store::open_project(m_project);
+  auto opened = store::Store::open({.db_path = store::default_db_path(m_project), .upgrade_under_run = m_worker});
   if (!opened) return std::unexpected(opened.error());
   m_store.emplace(std::move(*opened));
   return &*m_store;

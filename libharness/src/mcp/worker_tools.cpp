@@ -103,7 +103,7 @@ ToolResult commit(ToolStore& store, const ToolEnvironment& env, const json::obje
 }  // namespace
 
 void add_worker_tools(Server& server, const ToolEnvironment& env) {
-  auto store = std::make_shared<ToolStore>(env.project);
+  auto store = std::make_shared<ToolStore>(env.project, true);
   const WorkerIdentity id = env.identity;
   add_tool(server, "harness_worker_get_task", "This worker's task and session status.", object_schema({}),
            object_schema({{"session_id", typed("string")}, {"status", typed("string")}, {"task", json::object{}}},

@@ -192,16 +192,22 @@ void show_waiting_checkpoints(graph::Progress& p, const fs::path& state_dir, con
   graph::mark_awaiting_answer(p, tasks);
 }
 
-std::vector<std::string> running_tasks(const fs::path& project_root, const std::string& spec_name) {
-  std::vector<std::string> out;
-  if (!store::running_orchestrator(project_root / ".orchestration")) return out; // nothing runs: no store opened
+void show_running_tasks(graph::Progress& p, const fs::path& project_root, const std::string& spec_name) {
+  if (!store::running_orchestrator(project_root / ".orchestration")) return; // nothing runs: no store opened
   auto db = store::Store::open_project(project_root);
-  if (!db) return out;
+  if (!db) {
+    p.running_tasks_unread = db.error();
+    return;
+  }
   auto sessions = db->list_sessions();
-  if (!sessions) return out;
+  if (!sessions) {
+    p.running_tasks_unread = sessions.error();
+    return;
+  }
+  std::vector<std::string> tasks;
   for (const auto& s : *sessions)
-    if (s.status == "running" && s.spec == spec_name) out.push_back(s.task_id);
-  return out;
+    if (s.status == "running" && s.spec == spec_name) tasks.push_back(s.task_id);
+  graph::mark_running(p, tasks);
 }
 
 void show_left_running_workers(graph::Progress& p, const fs::path& project_root, const std::string& spec_name) {

@@ -114,27 +114,31 @@ Result<void> configure(const detail::Db& db, const StoreOptions& o) {
   return db.exec(sync, "set synchronous");
 }
 
-/// A store an older build wrote is upgraded only while no older build's orchestrator runs on it:
+/// A store an older build wrote is upgraded only while no older build's orchestrate runs on it:
 /// that build refuses a schema newer than it knows at its next open, and every report of its
 /// later workers opens the store (review EE F1: a `status` of the new build made an older run's
 /// workers' reports fail). A run records the schema its build writes beside its lock; one that
 /// records none is older than that record. A moment is waited for a run that has just taken the
-/// lock and not described itself yet.
-Result<void> upgrade_allowed(const detail::Db& db, const std::filesystem::path& db_path) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+/// lock and not described itself yet. When no run holds the lock, runs are held off (returned)
+/// until the upgrade is done, so that an older one cannot start on the store in the middle.
+std::expected<std::optional<RunsHeldOff>, DbError> upgrade_allowed(const detail::Db& db, const StoreOptions& options) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(250);
   for (;;) {
     auto version = read_user_version(db);
-    if (!version || *version == 0 || *version >= schema_version) return {}; // new, current, or migrate() says
-    const auto run = running_orchestrator(db_path.parent_path());
-    if (!run || run->pid == static_cast<long>(::getpid()) || run->schema >= schema_version) return {};
-    const bool described = run->pid > 0 && !run->spec.empty();
+    if (!version || *version == 0 || *version >= schema_version || options.upgrade_under_run)
+      return std::nullopt; // new, current, or migrate() says; or a worker of the run itself
+    auto held = hold_off_runs(options.db_path.parent_path());
+    if (held) return std::optional<RunsHeldOff>(std::move(*held));
+    const RunInfo& run = held.error();
+    if (run.pid == static_cast<long>(::getpid()) || run.schema >= schema_version) return std::nullopt;
+    const bool described = run.pid > 0 && !run.spec.empty();
     if (described || std::chrono::steady_clock::now() >= deadline)
       return std::unexpected(DbError{
           SQLITE_ERROR,
-          fmt::format("{} has schema version {}, which this build would upgrade to {}, while an older harness's "
-                      "orchestrate runs on it ({}): that run refuses an upgraded store, and its workers' reports would "
-                      "fail. Use the harness that run belongs to until it has ended, then run this build again",
-                      db_path.string(), *version, schema_version, describe_run(*run))});
+          fmt::format("{} has schema version {}, which this build would upgrade to {}, while an older harness "
+                      "works on it ({}): that build refuses an upgraded store, and its running workers' reports "
+                      "would fail. Use the harness that run belongs to until it has ended, then run this build again",
+                      options.db_path.string(), *version, schema_version, describe_run(run))});
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -159,7 +163,8 @@ std::expected<Store, std::string> Store::open(const StoreOptions& options) {
   auto db = detail::Db::open(options.db_path, true);
   if (!db) return std::unexpected(db.error().message);
   if (auto r = configure(*db, options); !r) return std::unexpected(r.error().message);
-  if (auto r = upgrade_allowed(*db, options.db_path); !r) return std::unexpected(r.error().message);
+  auto runs_held_off = upgrade_allowed(*db, options);
+  if (!runs_held_off) return std::unexpected(runs_held_off.error().message);
   const auto deadline = std::chrono::steady_clock::now() + options.busy_timeout;
   while (true) {
     auto r = detail::migrate(*db, schema_version);

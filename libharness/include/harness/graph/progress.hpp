@@ -83,6 +83,9 @@ struct Progress {
     std::string started_at; ///< ISO 8601; empty when not recorded yet
   };
   std::optional<RunningOrchestrate> running_orchestrate;
+  /// Why what the running orchestrate has under way could not be read (its store refused: an older
+  /// harness's run, say): plans shown ready may be running. Set by the caller; empty otherwise.
+  std::string running_tasks_unread;
   /// Workers a killed run left running (no orchestrate runs, their processes do): they go on and
   /// commit until the next run stops them. "execute:01-01 (pid 4242)"; set by the caller.
   std::vector<std::string> left_running;

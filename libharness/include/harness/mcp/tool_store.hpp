@@ -31,8 +31,9 @@ enum class CreateIfMissing { yes, no };
 /// Thread-safe handle on the project's store for the tools.
 class ToolStore {
  public:
-  /// A store for `project` (nothing is opened yet).
-  explicit ToolStore(std::filesystem::path project);
+  /// A store for `project` (nothing is opened yet). `worker`: the tools of a running
+  /// orchestrate's worker (store::StoreOptions::upgrade_under_run).
+  explicit ToolStore(std::filesystem::path project, bool worker = false);
 
   /// Registers a session for `task_id` (the orchestrator does this when it launches a worker;
   /// tests use it to stand in for the orchestrator).
@@ -79,6 +80,7 @@ class ToolStore {
   /// The open store; nullptr (no error) with CreateIfMissing::no and no database yet.
   std::expected<store::Store*, std::string> open(CreateIfMissing create);
   std::filesystem::path m_project;
+  bool m_worker = false;
   std::mutex m_mutex;
   std::optional<store::Store> m_store;
 };

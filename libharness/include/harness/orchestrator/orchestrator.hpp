@@ -77,10 +77,11 @@ std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, c
 /// and the plans whose verification waits on one are marked (graph::mark_awaiting_answer).
 void show_waiting_checkpoints(graph::Progress& p, const std::filesystem::path& state_dir, const std::string& spec_name);
 
-/// The task ids of `spec_name` a running orchestrate has workers on now (its store's running
-/// sessions); empty when none runs or the store cannot be read. Opens the store only while an
-/// orchestrate holds the project's lock.
-std::vector<std::string> running_tasks(const std::filesystem::path& project_root, const std::string& spec_name);
+/// Marks the plans of `spec_name` a running orchestrate has workers on now (its store's running
+/// sessions) as running; when its store cannot be read (an older harness's run, whose store this
+/// build does not upgrade under it), says why in `running_tasks_unread`. Opens the store only
+/// while an orchestrate holds the project's lock.
+void show_running_tasks(graph::Progress& p, const std::filesystem::path& project_root, const std::string& spec_name);
 
 /// The workers of `spec_name` an earlier run left running, while no orchestrate runs (sessions
 /// the store still says run whose process, pid and start time, is alive): their plans marked

@@ -28,6 +28,10 @@ struct StoreOptions {
   std::filesystem::path db_path;                     ///< see default_db_path()
   Synchronous synchronous = Synchronous::normal;
   std::chrono::milliseconds busy_timeout{10'000};    ///< total time a write may wait for the lock
+  /// Upgrade a store an older build wrote even while an older build's orchestrate runs on it: for
+  /// that run's own workers' harness-mcp, which is this build when it was installed over the
+  /// older one mid-run (refused, every report of the run's later workers failed: review GG F1).
+  bool upgrade_under_run = false;
 };
 
 /// `<project>/.orchestration/harness.db`.
