@@ -1,14 +1,26 @@
 # Script mode (cmake -P), run on every build: writes OUT, the source of harness::util's
 # build_commit(), naming the commit the build was made from, and rewrites it only when that
-# changed, so that an unchanged checkout relinks nothing. Inputs: SRC (source tree), OUT.
-# HARNESS_BUILD_COMMIT in the environment names the commit where the sources are not a git
-# checkout (a release tarball): packagers set it.
-set(commit "$ENV{HARNESS_BUILD_COMMIT}")
+# changed, so that an unchanged checkout relinks nothing. Inputs: SRC (source tree), OUT, and
+# COMMIT: the HARNESS_BUILD_COMMIT cache variable, which names the commit where the sources are
+# not a git checkout (a release tarball; packagers set it when they configure).
+set(commit "${COMMIT}")
 if(commit STREQUAL "")
-  execute_process(COMMAND git -C "${SRC}" describe --always --dirty --abbrev=12
-                  OUTPUT_VARIABLE commit ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed)
-  if(failed OR commit STREQUAL "")
-    set(commit "unknown")
+  set(commit "unknown")
+  # Only SRC's own checkout: sources unpacked inside another repository (a packaging repository,
+  # a home directory under git) would name that repository's commit.
+  execute_process(COMMAND git -C "${SRC}" rev-parse --show-toplevel
+                  OUTPUT_VARIABLE top ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed)
+  get_filename_component(src_real "${SRC}" REALPATH)
+  if(NOT failed AND NOT top STREQUAL "")
+    get_filename_component(top_real "${top}" REALPATH)
+  endif()
+  if(NOT failed AND top_real STREQUAL src_real)
+    # The commit, never a tag's name (`--exclude '*'`): a tagged release names its commit too.
+    execute_process(COMMAND git -C "${SRC}" describe --always --dirty --abbrev=12 --exclude=*
+                    OUTPUT_VARIABLE described ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed)
+    if(NOT failed AND NOT described STREQUAL "")
+      set(commit "${described}")
+    endif()
   endif()
 endif()
 string(REGEX REPLACE "[^A-Za-z0-9._+-]" "_" commit "${commit}") # it lands in a C++ string literal

@@ -8,8 +8,8 @@
 namespace harness::util {
 
 /// The commit the build was made from, as `git describe --always --dirty` names it ("88d91c9abcde",
-/// "88d91c9abcde-dirty" with uncommitted changes); $HARNESS_BUILD_COMMIT at build time where the
-/// sources are not a git checkout; "unknown" otherwise.
+/// "88d91c9abcde-dirty" with uncommitted changes; never a tag's name); where the sources are not
+/// a git checkout of their own, CMake's HARNESS_BUILD_COMMIT, or "unknown".
 std::string_view build_commit();
 
 /// The release number, CMake's project version ("0.1.0").
