@@ -33,7 +33,7 @@ st=$(cd "$p" && "$cli" status "$spec") # status reads the files only: it believe
 rc=0
 (cd "$p" && "$cli" orchestrate "$spec" --worker script --yes </dev/null >"$tmp/run2.out" 2>&1) || rc=$?
 [[ $rc -eq 0 ]] || fail "second run: rc $rc: $(tail -8 "$tmp/run2.out")"
-grep -q "02-01's SUMMARY says \`verification: passed\`, but it is not committed and no run wrote that there" "$tmp/run2.out" ||
+grep -q "02-01's SUMMARY says \`verification: passed\`, but no commit of it does and no run wrote that there" "$tmp/run2.out" ||
   fail "no note of the forged verdict: $(head -8 "$tmp/run2.out")"
 grep -q "01-01's SUMMARY" "$tmp/run2.out" && fail "01-01's committed verdict was doubted: $(cat "$tmp/run2.out")"
 grep -q "task_started.*execute:01-01\|started execute:01-01" "$tmp/run2.out" && fail "01-01 ran again: $(cat "$tmp/run2.out")"

@@ -26,12 +26,21 @@ TEST_CASE("A SUMMARY's verdict that is uncommitted and not a run's own is forgot
   REQUIRE(spec);
   REQUIRE(spec::read_done_state(*spec).plans.at("01-01").verified);
   const std::string summaries = s + "/execution/phases/01-core/";
-  // 01-01: untracked, nobody's; 01-02: modified, but a run of ours wrote it; 01-03: committed.
+  // 01-01: untracked, nobody's; 01-02: modified, but a run of ours wrote it; 01-03: a person's
+  // edit of a SUMMARY whose committed version has the verdict.
   std::vector<worker::GitChange> changes{{.untracked = true, .path = summaries + "01-01-SUMMARY.md"},
                                          {.path = summaries + "01-02-SUMMARY.md"},
+                                         {.path = summaries + "01-03-SUMMARY.md"},
                                          {.path = "unrelated.txt"}};
   const std::set<std::string> own{summaries + "01-02-SUMMARY.md"};
-  CHECK(orchestrator::forget_uncommitted_verdicts(*spec, changes, own) == std::vector<std::string>{"01-01"});
+  std::vector<std::string> asked;
+  const auto committed = [&](const std::string& path) -> std::optional<std::string> {
+    asked.push_back(path);
+    if (path.ends_with("01-03-SUMMARY.md")) return "---\nplan_id: '01-03'\nstatus: complete\nverification: passed\n---\n";
+    return std::nullopt;
+  };
+  CHECK(orchestrator::forget_uncommitted_verdicts(*spec, changes, own, committed) == std::vector<std::string>{"01-01"});
+  CHECK(asked == std::vector<std::string>{summaries + "01-01-SUMMARY.md", summaries + "01-03-SUMMARY.md"}); // git only for those
   CHECK_FALSE(spec->summaries.at("01-01").verification);
   CHECK_FALSE(spec->summaries.at("01-01").answer); // a forged approval goes with it
   CHECK(spec->summaries.at("01-02").verification == spec::VerificationStatus::passed);
@@ -46,6 +55,12 @@ TEST_CASE("A SUMMARY's verdict that is uncommitted and not a run's own is forgot
   // A deleted SUMMARY is no verdict; with nothing changed, nothing is forgotten.
   auto again = spec::load_spec(dir.path / s, dir.path);
   REQUIRE(again);
-  CHECK(orchestrator::forget_uncommitted_verdicts(*again, {{.path = summaries + "01-03-SUMMARY.md", .deleted = true}}, {}).empty());
-  CHECK(orchestrator::forget_uncommitted_verdicts(*again, {}, {}).empty());
+  CHECK(orchestrator::forget_uncommitted_verdicts(*again, {{.path = summaries + "01-03-SUMMARY.md", .deleted = true}}, {}, committed)
+            .empty());
+  CHECK(orchestrator::forget_uncommitted_verdicts(*again, {}, {}, committed).empty());
+  // A committed version without the verdict does not vouch for it.
+  CHECK(orchestrator::forget_uncommitted_verdicts(*again, {{.path = summaries + "01-02-SUMMARY.md"}}, {},
+                                                  [](const std::string&) -> std::optional<std::string> {
+                                                    return "---\nplan_id: '01-02'\nstatus: complete\n---\n";
+                                                  }) == std::vector<std::string>{"01-02"});
 }

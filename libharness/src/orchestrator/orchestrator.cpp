@@ -472,7 +472,10 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   const bool left_question = !shutdown && withdraw_questions(task, s.reported_completed);
   if (db) // its asker can no longer read it: the checkpoint file is the question now
     if (auto r = db->expire_pending(sid); !r) store_failed(task, "store: " + r.error());
-  if (db) record_session_end(sid, x, kept);
+  // A session end-session asked to end is recorded ended only once STATUS.md names its refusal
+  // (below): `status` reads the one or the other, never a plan ready in between (review CC F8).
+  const bool ended_on_request = x.stopped && !shutdown && ended_by_request.contains(sid) && !head_moved();
+  if (db && !ended_on_request) record_session_end(sid, x, kept);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
   // A copy: end_session() below erases the session, and with it the adapter's own facts.
@@ -500,13 +503,15 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
                 false);
     return; // the next run resumes it
   }
-  if (x.stopped && ended_by_request.erase(sid)) {
-    end_session(sid, x.stop_reason, false);
-    fail(task, sched::FailureClass::refused, x.stop_reason);
-    // end-session returns once the store says the session ended (above): STATUS.md names the
-    // refusal now, not at the next refresh, or a `status` right after shows the plan ready
-    // (review CC F8), and a person might start-session it.
-    if (!done && !head_moved()) write_progress(true);
+  if (ended_on_request) {
+    // STATUS.md names the refusal now, not at its next refresh; then the store says the session
+    // ended. Until then `status` shows the plan running.
+    const std::string why = x.stop_reason;
+    end_session(sid, why, false);
+    fail(task, sched::FailureClass::refused, why);
+    if (!done) write_progress(true);
+    if (db) record_session_end(sid, x, kept);
+    ended_by_request.erase(sid);
     return;
   }
   std::error_code ec;
@@ -762,7 +767,9 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   // a verdict no run of ours wrote is not taken (uncommitted_verdicts.hpp).
   changes_at_start = worker::changed_paths(spec.layout.project_root);
   std::vector<std::string> forgotten_verdicts;
-  loop_spec.edit([&](spec::Spec& s) { forgotten_verdicts = forget_uncommitted_verdicts(s, *changes_at_start, own_writes); });
+  loop_spec.edit([&](spec::Spec& s) { 
+    forgotten_verdicts = forget_uncommitted_verdicts(s, *changes_at_start, own_writes, committed_in_head(s.layout.project_root));
+  });
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
   host = std::make_unique<WorkerHost>(
       ctx, [this](const std::string& s, std::string_view l) { on_line(s, l); },
@@ -781,7 +788,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   warn_about_validation(); // after run_started: the notes belong to this run
   for (const auto& id : forgotten_verdicts)
     emit(RunEventKind::note, "verify-plan:" + id, -1, 0,
-         fmt::format("{}'s SUMMARY says `verification: passed`, but it is not committed and no run wrote that there "
+         fmt::format("{}'s SUMMARY says `verification: passed`, but no commit of it does and no run wrote that there "
                      "(a worker's or a hand edit): its checks run again, and its phase's verification",
                      id));
   if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));

@@ -1,5 +1,7 @@
 #include "harness/orchestrator/uncommitted_verdicts.hpp"
 
+#include "harness/spec/document_parsers.hpp"
+
 #include <algorithm>
 #include <filesystem>
 
@@ -8,6 +10,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
+bool says_passed(const std::optional<std::string>& text, const std::string& path) {
+  if (!text) return false;
+  std::vector<spec::Diagnostic> ignored;
+  return spec::parse_summary(*text, path, ignored).verification == spec::VerificationStatus::passed;
+}
+
 void not_covering(spec::Verification& v, const std::string& plan_id) {
   if (std::ranges::find(v.executed_since, plan_id) == v.executed_since.end()) v.executed_since.push_back(plan_id);
 }
@@ -15,7 +23,8 @@ void not_covering(spec::Verification& v, const std::string& plan_id) {
 } // namespace
 
 std::vector<std::string> forget_uncommitted_verdicts(spec::Spec& spec, const std::vector<worker::GitChange>& changes,
-                                                     const std::set<std::string>& own_writes) {
+                                                     const std::set<std::string>& own_writes,
+                                                     const CommittedText& committed) {
   std::set<std::string> changed;
   for (const auto& c : changes)
     if (!c.deleted) changed.insert(c.path);
@@ -28,7 +37,7 @@ std::vector<std::string> forget_uncommitted_verdicts(spec::Spec& spec, const std
     if (!dir) continue;
     std::error_code ec;
     const auto rel = fs::relative(spec.layout.summary_file(*dir, plan.id), spec.layout.project_root, ec).generic_string();
-    if (ec || !changed.contains(rel) || own_writes.contains(rel)) continue;
+    if (ec || !changed.contains(rel) || own_writes.contains(rel) || says_passed(committed(rel), rel)) continue;
     s->second.verification.reset();
     s->second.answer.reset();
     if (auto v = spec.verifications.find(plan.phase); v != spec.verifications.end()) not_covering(v->second, plan.id);
@@ -36,6 +45,14 @@ std::vector<std::string> forget_uncommitted_verdicts(spec::Spec& spec, const std
     forgotten.push_back(plan.id);
   }
   return forgotten;
+}
+
+CommittedText committed_in_head(const fs::path& project_root) {
+  return [project_root](const std::string& path) -> std::optional<std::string> {
+    auto r = worker::run_git(project_root, {"show", "HEAD:" + path});
+    if (r.exit_code != 0) return std::nullopt;
+    return std::move(r.out);
+  };
 }
 
 } // namespace harness::orchestrator
