@@ -545,3 +545,21 @@ TEST_CASE("a plan whose SUMMARY says its verification needs a person is due an a
   CHECK(graph::progress_text(open).find("Verifications to run (orchestrate runs them; a person answers those that say "
                                         "so):\n  - plan 01-01: its checks passed; it waits") != std::string::npos);
 }
+
+TEST_CASE("status says when what a running orchestrate has under way could not be read", "[graph]") {
+  // Review GG F5: an older harness's run, whose store this build does not upgrade, showed its
+  // plans as ready without a word.
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("planning/plans/01-one/01-01-PLAN.md", "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: ['a.txt']\n---\n# a\n");
+  auto spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  auto p = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), std::nullopt);
+  CHECK(boost::json::parse(graph::progress_json(p)).at("running_tasks_unread").is_null());
+  CHECK(graph::progress_text(p).find("not shown") == std::string::npos);
+  p.running = "pid 42, docs/specs/SPC-001-x, since t";
+  p.running_tasks_unread = "harness.db has schema version 6, ...";
+  CHECK(graph::progress_text(p).find("orchestrate running: pid 42, docs/specs/SPC-001-x, since t\nwhat it runs is not shown, and a "
+                                     "plan shown ready may be running: harness.db has schema version 6, ...\n") != std::string::npos);
+  CHECK(boost::json::parse(graph::progress_json(p)).at("running_tasks_unread").as_string() == "harness.db has schema version 6, ...");
+}

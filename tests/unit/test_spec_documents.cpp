@@ -207,6 +207,10 @@ TEST_CASE("frontmatter splitting keeps line numbers and tolerates a BOM and CRLF
   CHECK(s.body_first_line == 4);
   CHECK_FALSE(split_frontmatter("no fence\n").present);
   CHECK_FALSE(split_frontmatter("---\na: 1\n").terminated);
+  // YAML's document end is no fence: what follows it stays in the frontmatter (load_yaml refuses it).
+  const auto dots = split_frontmatter("---\na: 1\n...\nb: 2\n---\nbody\n");
+  CHECK(dots.terminated);
+  CHECK(dots.yaml == "a: 1\n...\nb: 2\n");
 }
 
 TEST_CASE("update_frontmatter changes only the given values, byte for byte, on the real roadmap") {

@@ -2,6 +2,7 @@
 
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/markdown.hpp"
+#include "harness/spec/yaml_load.hpp"
 #include "text_match.hpp"
 #include "yaml_reader.hpp"
 
@@ -23,7 +24,7 @@ YAML::Node load_frontmatter(const FrontmatterSplit& split, YamlReader& r) {
     return {};
   }
   try {
-    YAML::Node n = YAML::Load(std::string(split.yaml));
+    YAML::Node n = load_yaml(std::string(split.yaml));
     if (n.IsMap()) {
       r.check_unique_keys(n);
       return n;

@@ -3,9 +3,12 @@
 namespace harness::spec {
 namespace {
 
-bool is_fence(std::string_view line, bool closing) {
+/// Only `---`, closing too. YAML's document end `...` once closed it as well: then the keys after
+/// a `...` inside the frontmatter became the body, and a plan lost its checks without a word
+/// (review FF F6); now they are read, and load_yaml says where the second document starts.
+bool is_fence(std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
-  return line == "---" || (closing && line == "...");
+  return line == "---";
 }
 
 } // namespace
@@ -15,7 +18,7 @@ FrontmatterSplit split_frontmatter(std::string_view text) {
   out.body = text;
   size_t pos = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   size_t eol = text.find('\n', pos);
-  if (eol == std::string_view::npos || !is_fence(text.substr(pos, eol - pos), false)) return out;
+  if (eol == std::string_view::npos || !is_fence(text.substr(pos, eol - pos))) return out;
   out.present = true;
   out.yaml_first_line = 2;
   out.yaml_offset = eol + 1;
@@ -24,7 +27,7 @@ FrontmatterSplit split_frontmatter(std::string_view text) {
   while (line_start <= text.size()) {
     size_t end = text.find('\n', line_start);
     const size_t stop = end == std::string_view::npos ? text.size() : end;
-    if (is_fence(text.substr(line_start, stop - line_start), true)) {
+    if (is_fence(text.substr(line_start, stop - line_start))) {
       out.terminated = true;
       out.yaml = text.substr(out.yaml_offset, line_start - out.yaml_offset);
       out.body = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);

@@ -6,6 +6,7 @@
 #include "near_miss.hpp"
 #include "text_match.hpp"
 #include "harness/spec/frontmatter.hpp"
+#include "harness/spec/yaml_load.hpp"
 #include "harness/spec/markdown.hpp"
 #include "harness/spec/plan_checkpoints.hpp"
 #include "yaml_reader.hpp"
@@ -343,7 +344,7 @@ std::optional<Plan> parse_plan(std::string_view text, const std::string& display
   }
   YAML::Node root;
   try {
-    root = YAML::Load(std::string(split.yaml));
+    root = load_yaml(std::string(split.yaml));
   } catch (const YAML::Exception& e) {
     r.add_at(e.mark.line >= 0 ? e.mark.line + split.yaml_first_line : 1, e.mark.column >= 0 ? e.mark.column + 1 : 0,
              Severity::error, "H001", fmt::format("malformed YAML: {}", e.msg));

@@ -2,6 +2,7 @@
 #include "harness/store/config.hpp"
 
 #include "harness/spec/yaml_keys.hpp"
+#include "harness/spec/yaml_load.hpp"
 
 #include "harness/util/atomic_file.hpp"
 
@@ -263,7 +264,7 @@ std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> parse_config(c
   ConfigParser p{file_name, {}};
   OrchestrationConfig c;
   try {
-    const YAML::Node root = YAML::Load(text);
+    const YAML::Node root = spec::load_yaml(text);
     p.unique_keys(root);
     p.top(root, c);
   } catch (const YAML::Exception& e) {

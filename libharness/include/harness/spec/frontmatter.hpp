@@ -7,7 +7,7 @@ namespace harness::spec {
 
 struct FrontmatterSplit {
   bool present = false;      ///< the document starts with a `---` line
-  bool terminated = false;   ///< a closing `---` (or `...`) line was found
+  bool terminated = false;   ///< a closing `---` line was found
   std::string_view yaml;     ///< text between the fences
   int yaml_first_line = 0;   ///< 1-based file line of the first YAML line
   std::string_view body;     ///< everything after the closing fence

@@ -1,0 +1,54 @@
+// load_yaml: aliases and a second document are refused where they are (review FF F1, F2, F6).
+#include "harness/spec/yaml_load.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using harness::spec::load_yaml;
+
+namespace {
+
+/// The refusal's message and 1-based line, or an empty message when the text loads.
+std::pair<std::string, int> refusal(const std::string& text) {
+  try {
+    (void)load_yaml(text);
+  } catch (const YAML::Exception& e) {
+    return {e.msg, e.mark.line + 1};
+  }
+  return {"", 0};
+}
+
+} // namespace
+
+TEST_CASE("load_yaml reads plain YAML as YAML::Load does", "[spec][yaml]") {
+  const auto n = load_yaml("a: 1\nb: [x, y]\nc: {d: e}\nanchored: &k plain\n");
+  CHECK(n["a"].as<int>() == 1);
+  CHECK(n["b"].size() == 2);
+  CHECK(n["c"]["d"].as<std::string>() == "e");
+  CHECK(n["anchored"].as<std::string>() == "plain"); // an anchor alone changes nothing
+  CHECK(load_yaml("").IsNull());
+  CHECK(refusal("---\na: 1\n").first.empty()); // one document, with its start marker
+}
+
+TEST_CASE("load_yaml refuses aliases, which could make the nodes a cycle or an exponential tree", "[spec][yaml]") {
+  auto [msg, line] = refusal("a: 1\nx: &a [*a]\n");
+  CHECK(msg.find("an alias (*name) is not read") != std::string::npos);
+  CHECK(line == 2);
+  std::string laughs = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    laughs += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) laughs += std::string(j ? ", " : "") + "*a" + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  CHECK(refusal(laughs).second == 2);
+}
+
+TEST_CASE("load_yaml refuses a second document, whose keys YAML::Load drops", "[spec][yaml]") {
+  for (const char* marker : {"...", "---"}) {
+    INFO(marker);
+    auto [msg, line] = refusal(std::string("plan_id: '01-02'\n") + marker + "\nmust_pass: []\n");
+    CHECK(msg.find("a second YAML document starts here") != std::string::npos);
+    CHECK(line >= 2);
+  }
+}
