@@ -620,7 +620,7 @@ TEST_CASE("an entry named like a PLAN that is no readable file is an error, not 
   CHECK(text.find("planning/plans/01-x/01-03-PLAN.md: error[H002]: '01-03-PLAN.md' cannot be read: it is a symbolic "
                   "link to nowhere-PLAN.md, which does not exist") != std::string::npos);
   CHECK(text.find("planning/plans/01-x/01-04-PLAN.md: error[H002]: '01-04-PLAN.md' cannot be read: it is a directory, "
-                  "not a plan file") != std::string::npos);
+                  "not a file") != std::string::npos);
   CHECK(text.find("notes") == std::string::npos);
 }
 

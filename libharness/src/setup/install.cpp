@@ -86,7 +86,7 @@ std::vector<fs::path> markdown_in(const fs::path& dir) {
   std::vector<fs::path> out;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (e.is_regular_file() && e.path().extension() == ".md") out.push_back(e.path());
+    if (std::error_code entry_ec; e.is_regular_file(entry_ec) && e.path().extension() == ".md") out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -249,7 +249,7 @@ std::expected<fs::path, SetupError> init_spec(const fs::path& project, std::stri
     // spec_number counts up to nine digits: a longer number is not one this command made, and
     // does not set the next.
     const auto n = spec::spec_number(dir);
-    if (!e.is_directory() || !n) continue;
+    if (std::error_code entry_ec; !e.is_directory(entry_ec) || !n) continue;
     // "SPC-<digits>-<s>" exactly: SPC-007-a-b is not a spec named b.
     if (dir.ends_with("-" + s) && dir.find('-', 4) == dir.size() - s.size() - 1) same.push_back(dir);
     highest = std::max(highest, *n);

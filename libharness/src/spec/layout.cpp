@@ -24,7 +24,7 @@ std::vector<PhaseDir> scan_phases(const fs::path& plans_dir, const fs::path& res
   std::error_code ec;
   if (!fs::is_directory(plans_dir, ec)) return phases;
   for (const auto& e : fs::directory_iterator(plans_dir, ec)) {
-    if (!e.is_directory()) continue;
+    if (std::error_code entry_ec; !e.is_directory(entry_ec)) continue; // a link loop too, without throwing
     const std::string name = e.path().filename().string();
     auto n = phase_of_dir(name);
     if (!n) continue;
@@ -121,9 +121,14 @@ std::string Layout::command_argument() const {
 std::expected<Layout, std::string> discover_layout(const fs::path& spec_dir_in, const fs::path& cwd) {
   std::error_code ec;
   fs::path dir = fs::absolute(spec_dir_in, ec);
-  if (ec || !fs::exists(dir)) return std::unexpected(fmt::format("{}: no such directory", spec_dir_in.string()));
-  if (!fs::is_directory(dir)) return std::unexpected(fmt::format("{}: not a directory", spec_dir_in.string()));
-  dir = fs::weakly_canonical(dir);
+  if (ec) return std::unexpected(fmt::format("{}: no such directory", spec_dir_in.string()));
+  const auto st = fs::status(dir, ec); // with ec: a link loop is an answer, not an exception
+  if (ec == std::errc::too_many_symbolic_link_levels)
+    return std::unexpected(fmt::format("{}: not a directory (a symbolic link loop)", spec_dir_in.string()));
+  if (!fs::exists(st)) return std::unexpected(fmt::format("{}: no such directory", spec_dir_in.string()));
+  if (!fs::is_directory(st)) return std::unexpected(fmt::format("{}: not a directory", spec_dir_in.string()));
+  dir = fs::weakly_canonical(dir, ec);
+  if (ec) return std::unexpected(fmt::format("{}: {}", spec_dir_in.string(), ec.message()));
   Layout l;
   // GSD's legacy layout: the directory holds .planning/ (or is it).
   fs::path planning = dir.filename() == ".planning" ? dir : dir / ".planning";

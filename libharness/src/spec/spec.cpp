@@ -26,30 +26,11 @@ enum class Entries { files, all };
 std::vector<fs::path> sorted_entries(const fs::path& dir, Entries which) {
   std::vector<fs::path> out;
   std::error_code ec;
+  // is_regular_file(ec): a link loop among the entries is no file, not an exception.
   for (const auto& e : fs::directory_iterator(dir, ec))
-    if (which == Entries::all || e.is_regular_file()) out.push_back(e.path());
+    if (std::error_code entry_ec; which == Entries::all || e.is_regular_file(entry_ec)) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
-}
-
-/// Why the entry `file`, named like a plan, is no file a plan can be read from; empty when it is
-/// one. A directory or a dangling link named NN-MM-PLAN.md would otherwise vanish from the spec.
-std::string unreadable_entry(const fs::path& file) {
-  std::error_code ec;
-  if (fs::is_regular_file(file, ec)) return {};
-  if (fs::is_directory(file, ec)) return "it is a directory, not a plan file";
-  if (fs::is_symlink(fs::symlink_status(file, ec))) {
-    const auto target = fs::read_symlink(file, ec);
-    return fmt::format("it is a symbolic link to {}, which does not exist", ec ? std::string("a missing file") : target.string());
-  }
-  return "it is not a regular file";
-}
-
-/// A Markdown file whose name says "plan" in any case: meant as a plan, most likely.
-bool looks_like_a_plan(const std::string& name) {
-  std::string lower = name;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.ends_with(".md") && lower.find("plan") != std::string::npos;
 }
 
 Diagnostic file_diag(std::string file, Severity sev, std::string code, std::string message) {
@@ -59,6 +40,59 @@ Diagnostic file_diag(std::string file, Severity sev, std::string code, std::stri
   d.code = std::move(code);
   d.message = std::move(message);
   return d;
+}
+
+/// Larger than any spec document: a file this big is a mistake (or a link to a device), not a
+/// plan, and reading it whole would take the machine's memory.
+constexpr std::uintmax_t max_document_bytes = 64u << 20;
+
+/// Why `file`, a spec document, is no file one can be read from; empty when it is one. A
+/// directory, a link loop, a dangling link, a device or a pipe named like a document would
+/// otherwise vanish from the spec, or (/dev/zero) be read until memory ran out (review FF F3, F4).
+std::string unreadable_entry(const fs::path& file) {
+  std::error_code ec;
+  const auto st = fs::status(file, ec);
+  if (!ec && fs::is_regular_file(st)) {
+    const auto size = fs::file_size(file, ec);
+    if (!ec && size > max_document_bytes)
+      return fmt::format("it holds {} MB, more than any spec document ({} MB at most)", size >> 20, max_document_bytes >> 20);
+    return {};
+  }
+  if (!ec && fs::is_directory(st)) return "it is a directory, not a file";
+  if (ec == std::errc::too_many_symbolic_link_levels) return "it is a symbolic link loop";
+  if (!ec && fs::exists(st)) return "it is not a regular file (a device, a pipe or a socket)";
+  std::error_code link_ec;
+  if (fs::is_symlink(fs::symlink_status(file, link_ec))) {
+    const auto target = fs::read_symlink(file, link_ec);
+    return fmt::format("it is a symbolic link to {}, which does not exist", link_ec ? std::string("a missing file") : target.string());
+  }
+  return "it is not a regular file (a device, a pipe or a socket)";
+}
+
+/// The text of the spec document `file`; nullopt when there is none. One that is there but cannot
+/// be read (unreadable_entry, or a read error) is an error (H002), where it was silently taken as
+/// absent: a ROADMAP.md that was a directory lost every phase's `Depends on` (review FF F7).
+std::optional<std::string> read_document(Spec& spec, const fs::path& file) {
+  std::error_code ec;
+  if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) return std::nullopt;
+  const std::string shown = spec.layout.relative(file);
+  if (const auto why = unreadable_entry(file); !why.empty()) {
+    spec.diagnostics.push_back(file_diag(shown, Severity::error, "H002", fmt::format("'{}' cannot be read: {}", shown, why)));
+    return std::nullopt;
+  }
+  auto text = util::read_file(file);
+  if (!text) {
+    spec.diagnostics.push_back(file_diag(shown, Severity::error, "H002", text.error()));
+    return std::nullopt;
+  }
+  return std::move(*text);
+}
+
+/// A Markdown file whose name says "plan" in any case: meant as a plan, most likely.
+bool looks_like_a_plan(const std::string& name) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.ends_with(".md") && lower.find("plan") != std::string::npos;
 }
 
 /// The number a GSD `phase:` or `plan:` value starts with ("02.1-hotfix" -> "02.1", "03" -> "03").
@@ -268,7 +302,7 @@ void warn_renamed_results(Spec& spec) {
 /// The plan's SUMMARY in its phase's results directory into spec.summaries, when there is one.
 void load_summary(Spec& spec, const PhaseDir& phase, const Plan& plan) {
   const auto file = spec.layout.summary_file(phase, plan.id);
-  if (auto text = util::read_file(file)) {
+  if (auto text = read_document(spec, file)) {
     auto s = parse_summary(*text, spec.layout.relative(file), spec.diagnostics, plan.id);
     if (s.plan_id.empty()) s.plan_id = plan.id;
     spec.summaries[plan.id] = std::move(s);
@@ -280,12 +314,12 @@ void load_results(Spec& spec) {
     for (const auto& plan : spec.plans)
       if (plan.phase == phase.number) load_summary(spec, phase, plan);
     const auto vfile = spec.layout.verification_file(phase);
-    if (auto text = util::read_file(vfile))
+    if (auto text = read_document(spec, vfile))
       spec.verifications[phase.number] = parse_verification(*text, spec.layout.relative(vfile), spec.diagnostics);
   }
-  if (auto text = util::read_file(spec.layout.final_verification))
+  if (auto text = read_document(spec, spec.layout.final_verification))
     spec.final_verification = parse_verification(*text, spec.layout.relative(spec.layout.final_verification), spec.diagnostics);
-  if (auto text = util::read_file(spec.layout.status_md))
+  if (auto text = read_document(spec, spec.layout.status_md))
     spec.status = parse_status_document(*text, spec.layout.relative(spec.layout.status_md), spec.diagnostics);
   warn_unread_summaries(spec);
   warn_renamed_results(spec);
@@ -363,10 +397,22 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
         fmt::format("both GSD's .planning/ and {} are here: harness reads {} and not the plans under .planning/phases/ "
                     "(move one set of plans, or keep harness's spec in a directory of its own such as docs/specs/SPC-001-name)",
                     spec.layout.relative(spec.layout.plans_dir), spec.layout.relative(spec.layout.plans_dir))));
-  if (!fs::is_directory(spec.layout.plans_dir, ec))
+  if (fs::is_directory(spec.layout.plans_dir, ec)) {
+  } else if (fs::symlink_status(spec.layout.plans_dir, ec).type() != fs::file_type::not_found) {
+    // A file or a link loop in its place: "no plans yet" would have the spec planned again.
+    const auto shown = spec.layout.relative(spec.layout.plans_dir);
+    std::error_code loop;
+    (void)fs::status(spec.layout.plans_dir, loop);
+    spec.diagnostics.push_back(file_diag(shown, Severity::error, "H002",
+                                         fmt::format("'{}' cannot be read: {}", shown,
+                                                     loop == std::errc::too_many_symbolic_link_levels
+                                                         ? "it is a symbolic link loop"
+                                                         : "it is not a directory")));
+  } else {
     spec.diagnostics.push_back(file_diag(spec.layout.relative(spec.layout.plans_dir), Severity::warning, "H023",
                                          "no plans directory yet (plan the spec with /harness:plan-phase)"));
-  if (auto text = util::read_file(spec.layout.roadmap_md))
+  }
+  if (auto text = read_document(spec, spec.layout.roadmap_md))
     spec.roadmap = parse_roadmap(*text, spec.layout.relative(spec.layout.roadmap_md), spec.diagnostics);
   if (spec.roadmap && spec.layout.kind == LayoutKind::legacy_gsd) detail::order_inserted_phases(*spec.roadmap, spec.layout.phases);
   detail::validate_links_outside(spec.layout, spec.diagnostics);
@@ -374,7 +420,7 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
   detail::SourceTexts texts;
   load_plans(spec, texts);
   detail::validate_plan_set(spec.plans, texts, spec.diagnostics);
-  if (auto requirements = util::read_file(spec.layout.requirements_md))
+  if (auto requirements = read_document(spec, spec.layout.requirements_md))
     detail::validate_requirement_ids(spec.plans, detail::parse_requirement_ids(*requirements),
                                      spec.layout.relative(spec.layout.requirements_md), texts, spec.diagnostics);
   if (spec.roadmap) detail::validate_roadmap_cycles(spec.plans, *spec.roadmap, texts, spec.diagnostics);

@@ -312,7 +312,8 @@ std::expected<IngestReport, std::string> StateDir::ingest(Store& store) const {
       if (row.status != "running") ended.insert(row.id);
   std::vector<fs::path> dirs;
   for (const auto& entry : fs::directory_iterator(sessions, ec))
-    if (entry.is_directory() && !ended.contains(entry.path().filename().string())) dirs.push_back(entry.path());
+    if (std::error_code entry_ec; entry.is_directory(entry_ec) && !ended.contains(entry.path().filename().string()))
+      dirs.push_back(entry.path());
   std::sort(dirs.begin(), dirs.end());  // deterministic order
   for (const auto& dir : dirs) ingest_dir(store, dir, report);
   return report;
