@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 using namespace harness;
 using namespace harness::store;
 using store_test::TempDir;
@@ -37,6 +39,23 @@ TEST_CASE("config.yaml round-trips and absent keys stay absent", "[store][config
   CHECK_FALSE(partial->max_attempts.has_value());
   CHECK(parse_config("", "config.yaml").value() == OrchestrationConfig{});
   CHECK(parse_config(render_config(OrchestrationConfig{}), "config.yaml").value() == OrchestrationConfig{});
+}
+
+TEST_CASE("config.yaml refuses aliases, a second document, and a file that is no regular file", "[store][config]") {
+  // Review FF F1, F2, F3, F6: `x: &a [*a]` crashed the repeated-keys walk, keys after `...` were
+  // never read (`slots: banana` ran), and a link to /dev/zero was read until memory ran out.
+  auto alias = parse_config("slots: 2\nx: &a [*a]\n", "config.yaml");
+  REQUIRE_FALSE(alias);
+  CHECK(alias.error().front().code == "H201");
+  CHECK(alias.error().front().line == 2);
+  auto second = parse_config("slots: 4\n...\nslots: banana\n", "config.yaml");
+  REQUIRE_FALSE(second);
+  CHECK(second.error().front().message.find("a second YAML document starts here") != std::string::npos);
+  store_test::TempDir dir;
+  std::filesystem::create_symlink("/dev/zero", dir.path / "config.yaml");
+  auto device = load_config(dir.path / "config.yaml");
+  REQUIRE_FALSE(device);
+  CHECK(device.error().front().message == "it is not a regular file");
 }
 
 TEST_CASE("config.yaml integers are decimal even when zero-padded", "[store][config]") {

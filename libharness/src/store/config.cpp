@@ -277,7 +277,10 @@ std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> parse_config(c
 std::expected<OrchestrationConfig, std::vector<spec::Diagnostic>> load_config(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return OrchestrationConfig{};
-  auto text = util::read_file(path);
+  // A device (a link to /dev/zero) or a pipe would be read until memory or patience ran out.
+  auto text = std::filesystem::is_regular_file(path, ec)
+                  ? util::read_file(path)
+                  : std::expected<std::string, std::string>(std::unexpected("it is not a regular file"));
   if (!text) {
     spec::Diagnostic d;
     d.file = path.string();
