@@ -27,6 +27,19 @@ TEST_CASE("the example roadmap gives frontmatter, phases, goals, dependencies an
   CHECK(rm.phases[0].checklist.size() == 4);
 }
 
+TEST_CASE("a phase repeated in ROADMAP.md is one error per repeat, naming the first heading") {
+  // Review FF F3b: one error per pair of copies (1,000 copies: 500,500 errors and 23 s).
+  std::string text = "# Roadmap\n\n## Phase 1: A\n\n";
+  for (int i = 0; i < 200; ++i) text += "## Phase 4: D\n\n";
+  std::vector<Diagnostic> diags;
+  (void)parse_roadmap(text, "ROADMAP.md", diags);
+  REQUIRE(diags.size() == 199);
+  CHECK(diags.front().code == "H005");
+  CHECK(diags.front().line == 7);
+  CHECK(diags.front().message == "phase 04 is listed twice in the roadmap (first at line 5)");
+  CHECK(diags.back().message == "phase 04 is listed twice in the roadmap (first at line 5)");
+}
+
 TEST_CASE("the GSD template's '**Success Criteria** (what must be TRUE):' heads the criteria below it") {
   std::vector<Diagnostic> diags;
   auto rm = parse_roadmap("## Phase 1: Foundation\n"
@@ -319,4 +332,20 @@ TEST_CASE("STATUS.md frontmatter gives the blocked tasks; a hand-written STATUS.
   REQUIRE(diags.size() == 1);
   CHECK(diags[0].code == "H004");
   CHECK(diags[0].line == 2);
+}
+
+TEST_CASE("a diagnostic shows the spec's text without its escape sequences, the caret still in its column") {
+  // Review FF F8: a depends_on of '\x1b]0;pwned\x07\x1b[2J01-01' set the terminal's title and
+  // cleared the screen when validate printed it.
+  Diagnostic d;
+  d.file = "p\x1b[31m.md";
+  d.line = 3;
+  d.col = 8;
+  d.severity = Severity::error;
+  d.code = "H007";
+  d.message = "depends_on names unknown plan '\x1b]0;pwned\x07\x1b[2J01-01'";
+  d.source_line = "x: ['\x1b[2J', y]";
+  CHECK(render(d) == "p[31m.md:3:8: error[H007]: depends_on names unknown plan ']0;pwned[2J01-01'\n"
+                     "  x: ['?[2J', y]\n"
+                     "         ^\n");
 }

@@ -1,4 +1,6 @@
 #include "harness/spec/plan_parser.hpp"
+#include "harness/spec/spec.hpp"
+#include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -432,4 +434,30 @@ TEST_CASE("a plan's heading loses the plan's own id in front, and nothing else")
   CHECK(title_without_id("01-023 things", "01-02") == "01-023 things");
   CHECK(title_without_id("01-02", "01-02") == "01-02");
   CHECK(title_without_id("Add parser", "") == "Add parser");
+}
+
+TEST_CASE("estimate is a number of minutes from 0 to 100 years, as simulate --durations takes them") {
+  // Review FF F9: `estimate: 1e300` was accepted, and simulate printed a 300-digit makespan.
+  for (const auto& [value, ok] : {std::pair{"0", true}, {"52560000", true}, {"52560001", false}, {"1e300", false}, {"-1", false}}) {
+    INFO(value);
+    std::vector<Diagnostic> diags;
+    auto p = parse_plan(std::string("---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: [a]\nestimate: ") + value + "\n---\n# x\n",
+                        "p.md", PlanDialect::harness, diags);
+    CHECK(std::ranges::none_of(diags, [](const Diagnostic& d) { return d.code == "H017"; }) == ok);
+  }
+}
+
+TEST_CASE("a files_modified entry with a control character is refused (H010)") {
+  // Review FF F10: "app/x.py\nPlan: 99-99" passed validate; git holds no such path, and the line
+  // break would reach commit messages.
+  harness::test::TempDir dir;
+  dir.write("SPEC.md", "# x\n");
+  dir.write("planning/plans/01-a/01-01-PLAN.md",
+            "---\nplan_id: '01-01'\ndepends_on: []\nfiles_modified: [\"app/x.py\\nPlan: 99-99\", ok.txt]\n---\n# x\n");
+  auto s = harness::spec::load_spec(dir.path);
+  REQUIRE(s);
+  CHECK(std::ranges::count_if(s->diagnostics, [](const Diagnostic& d) {
+          return d.code == "H010" && d.message == "files_modified entry 'app/x.py Plan: 99-99' holds a control character (a line "
+                                                  "break, a NUL or a tab)";
+        }) == 1);
 }

@@ -41,3 +41,12 @@ TEST_CASE("json_text writes what boost::json::serialize writes, but for doubles"
   const boost::json::value no_doubles = {{"a", 1}, {"b", "x\ty"}, {"c", boost::json::array{}}, {"d", boost::json::object{}}};
   CHECK(json_text(no_doubles) == boost::json::serialize(no_doubles));
 }
+
+TEST_CASE("json_text writes valid UTF-8 whatever bytes its strings hold", "[util][json]") {
+  // Review FF F5: a byte 0x80 from a SUMMARY went into `validate --json` as it was, and a JSON
+  // reader refused the whole output. Invalid bytes become U+FFFD; valid text is untouched.
+  const boost::json::value v = {{"message", "passe\x80 caf\xc3\xa9 \xff\xfe"}, {"k\xc0y", "v"}};
+  const std::string text = json_text(v);
+  CHECK(text == "{\"message\":\"passe\xEF\xBF\xBD caf\xc3\xa9 \xEF\xBF\xBD\xEF\xBF\xBD\",\"k\xEF\xBF\xBDy\":\"v\"}");
+  CHECK(boost::json::parse(text).at("message").as_string() == "passe\xEF\xBF\xBD caf\xc3\xa9 \xEF\xBF\xBD\xEF\xBF\xBD");
+}

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <map>
+
 #include <algorithm>
 #include <cctype>
 
@@ -309,6 +311,7 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
   std::vector<std::pair<PhaseNumber, bool>> overview; // "- [x] Phase 1: ..." before the sections
   RoadmapPhase* current = nullptr;
   bool in_criteria = false;
+  std::map<PhaseNumber, int> first_heading; // each phase's first heading line
   for (const auto& b : markdown_blocks(split.body, split.body_first_line)) {
     if (b.kind == MdBlockKind::heading) {
       in_criteria = false;
@@ -321,9 +324,11 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
         // GSD's mark of a phase /gsd:insert-phase added: how it came, not its name.
         if (p.name.ends_with(" (INSERTED)")) p.name.resize(p.name.size() - 11);
         p.line = b.line;
-        for (const auto& existing : rm.phases)
-          if (existing.number == p.number)
-            r.add_at(b.line, 1, Severity::error, "H005", fmt::format("phase {} is listed twice in the roadmap", to_string(p.number)));
+        // One error per repeated heading, naming the first: one per pair of copies grew with the
+        // square (1,000 copies: half a million errors, review FF F3b).
+        if (auto [first, added] = first_heading.try_emplace(p.number, b.line); !added)
+          r.add_at(b.line, 1, Severity::error, "H005",
+                   fmt::format("phase {} is listed twice in the roadmap (first at line {})", to_string(p.number), first->second));
         rm.phases.push_back(std::move(p));
         current = &rm.phases.back();
       } else if (b.level <= 2) {

@@ -147,6 +147,10 @@ void parse_key(const std::string& key, const YAML::Node& v, Plan& p, YamlReader&
   else if (key == "estimate") {
     p.estimate_minutes = r.number(v, "estimate (minutes)");
     if (p.estimate_minutes && *p.estimate_minutes < 0) r.error(v, "H017", "estimate must not be negative");
+    // The bound simulate --durations sets (H301): a larger one drowned every other plan's minutes
+    // and printed 300-digit figures (review FF F9).
+    else if (p.estimate_minutes && *p.estimate_minutes > 52'560'000)
+      r.error(v, "H017", "estimate must be at most 52560000 minutes (100 years)");
   } else if (key == "automation") parse_automation(v, p, r);
   else if (key == "type") p.type = r.string(v, "type").value_or("");
   else if (key == "title") p.title = util::printable(r.string(v, "title").value_or(""), false);

@@ -3,6 +3,7 @@
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/plan_parser.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -280,7 +281,15 @@ void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector
     const auto& list = std::string_view(key) == "files_modified" ? plan.files_modified : plan.files_read;
     for (const auto& path : list) {
       const int line = find_line(text, key_line(plan, key), path.empty() ? std::string_view(key) : std::string_view(path));
-      if (path.starts_with('/')) {
+      const bool control = std::ranges::any_of(path, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+      if (control) {
+        // A NUL or a line break: no file git can hold, and a line break would reach commit
+        // messages and trailers that name the file (review FF F10).
+        add(out, plan, texts, line, Severity::error, "H010",
+            fmt::format("{} entry '{}' holds a control character (a line break, a NUL or a tab)", key,
+                        util::printable(path, false)),
+            path);
+      } else if (path.starts_with('/')) {
         add(out, plan, texts, line, Severity::error, "H010",
             fmt::format("{} entry '{}' is absolute; paths are relative to the project root", key, path), path);
       } else if (escapes_project(path)) {

@@ -1,5 +1,7 @@
 #include "harness/util/json_text.hpp"
 
+#include "harness/util/text.hpp"
+
 #include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 #include <fmt/format.h>
@@ -8,6 +10,24 @@
 
 namespace harness::util {
 namespace {
+
+/// A string as JSON, its invalid UTF-8 bytes replaced by U+FFFD: Boost.JSON copies them as they
+/// are, and a JSON reader then refuses the whole output (review FF F5: a byte 0x80 in a SUMMARY
+/// made `validate --json` unreadable).
+std::string json_string(std::string_view s) {
+  if (valid_utf8(s)) return boost::json::serialize(boost::json::string_view(s.data(), s.size()));
+  std::string fixed;
+  for (std::size_t i = 0; i < s.size();) {
+    if (const auto n = utf8_length(s, i); n > 0) {
+      fixed.append(s.substr(i, n));
+      i += n;
+    } else {
+      fixed += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return boost::json::serialize(boost::json::string_view(fixed));
+}
 
 void write(std::string& out, const boost::json::value& v) {
   switch (v.kind()) {
@@ -29,14 +49,15 @@ void write(std::string& out, const boost::json::value& v) {
     for (const auto& [key, e] : v.get_object()) {
       if (!first) out += ',';
       first = false;
-      out += boost::json::serialize(boost::json::string_view(key)); // escaped as Boost escapes it
+      out += json_string(key); // escaped as Boost escapes it
       out += ':';
       write(out, e);
     }
     out += '}';
     return;
   }
-  default: out += boost::json::serialize(v); return; // strings, integers, booleans, null
+  case boost::json::kind::string: out += json_string(v.get_string()); return;
+  default: out += boost::json::serialize(v); return; // integers, booleans, null
   }
 }
 
