@@ -36,8 +36,8 @@ TEST_CASE("a phase repeated in ROADMAP.md is one error per repeat, naming the fi
   REQUIRE(diags.size() == 199);
   CHECK(diags.front().code == "H005");
   CHECK(diags.front().line == 7);
-  CHECK(diags.front().message == "phase 04 is listed twice in the roadmap (first at line 5)");
-  CHECK(diags.back().message == "phase 04 is listed twice in the roadmap (first at line 5)");
+  CHECK(diags.front().message == "phase 04 is listed again in the roadmap (first at line 5)");
+  CHECK(diags.back().message == "phase 04 is listed again in the roadmap (first at line 5)");
 }
 
 TEST_CASE("the GSD template's '**Success Criteria** (what must be TRUE):' heads the criteria below it") {
@@ -224,6 +224,10 @@ TEST_CASE("frontmatter splitting keeps line numbers and tolerates a BOM and CRLF
   const auto dots = split_frontmatter("---\na: 1\n...\nb: 2\n---\nbody\n");
   CHECK(dots.terminated);
   CHECK(dots.yaml == "a: 1\n...\nb: 2\n");
+  // Closed by '...' alone (Pandoc's form): the message says why it does not count.
+  CHECK(missing_fence_message(split_frontmatter("---\na: 1\n...\n# body\n")) ==
+        "the frontmatter's closing '---' line is missing (line 3 is '...', which does not close it here: write '---')");
+  CHECK(missing_fence_message(split_frontmatter("---\na: 1\n")) == "the frontmatter's closing '---' line is missing");
 }
 
 TEST_CASE("update_frontmatter changes only the given values, byte for byte, on the real roadmap") {

@@ -457,7 +457,7 @@ TEST_CASE("a files_modified entry with a control character is refused (H010)") {
   auto s = harness::spec::load_spec(dir.path);
   REQUIRE(s);
   CHECK(std::ranges::count_if(s->diagnostics, [](const Diagnostic& d) {
-          return d.code == "H010" && d.message == "files_modified entry 'app/x.py Plan: 99-99' holds a control character (a line "
-                                                  "break, a NUL or a tab)";
+          return d.code == "H010" && d.message == "files_modified entry 'app/x.py\\nPlan: 99-99' holds a control character (a "
+                                                  "line break, a NUL or a tab)";
         }) == 1);
 }

@@ -766,7 +766,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   // One look at the whole tree (warn_about_dirty_files says what it found), before the workload:
   // a verdict no run of ours wrote is not taken (uncommitted_verdicts.hpp).
   changes_at_start = worker::changed_paths(spec.layout.project_root);
-  std::vector<std::string> forgotten_verdicts;
+  ForgottenVerdicts forgotten_verdicts;
   loop_spec.edit([&](spec::Spec& s) { 
     forgotten_verdicts = forget_uncommitted_verdicts(s, *changes_at_start, own_writes, committed_in_head(s.layout.project_root));
   });
@@ -786,11 +786,16 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
                    opt.sched.slots, opt.sched.slots == 1 ? "" : "s", describe_workers(opt)));
   note_head_at_start(facts);
   warn_about_validation(); // after run_started: the notes belong to this run
-  for (const auto& id : forgotten_verdicts)
+  for (const auto& id : forgotten_verdicts.plans)
     emit(RunEventKind::note, "verify-plan:" + id, -1, 0,
          fmt::format("{}'s SUMMARY says `verification: passed`, but no commit of it does and no run wrote that there "
                      "(a worker's or a hand edit): its checks run again, and its phase's verification",
                      id));
+  for (const auto& file : forgotten_verdicts.reports)
+    emit(RunEventKind::note, "", -1, 0,
+         fmt::format("{} says `status: passed`, but no commit of it does and no run wrote that there (a worker's or a "
+                     "hand edit): that verification runs again",
+                     file));
   if (auto note = cost_limit_note(opt); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (auto note = gsd_config_note(spec.layout); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   if (auto note = prune_hint(state_dir); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));

@@ -22,7 +22,7 @@ using detail::YamlReader;
 YAML::Node load_frontmatter(const FrontmatterSplit& split, YamlReader& r) {
   if (!split.present) return {};
   if (!split.terminated) {
-    r.add_at(1, 1, Severity::error, "H002", "the frontmatter's closing '---' line is missing");
+    r.add_at(1, 1, Severity::error, "H002", missing_fence_message(split));
     return {};
   }
   try {
@@ -328,7 +328,7 @@ Roadmap parse_roadmap(std::string_view text, const std::string& display_path, st
         // square (1,000 copies: half a million errors, review FF F3b).
         if (auto [first, added] = first_heading.try_emplace(p.number, b.line); !added)
           r.add_at(b.line, 1, Severity::error, "H005",
-                   fmt::format("phase {} is listed twice in the roadmap (first at line {})", to_string(p.number), first->second));
+                   fmt::format("phase {} is listed again in the roadmap (first at line {})", to_string(p.number), first->second));
         rm.phases.push_back(std::move(p));
         current = &rm.phases.back();
       } else if (b.level <= 2) {

@@ -1,5 +1,7 @@
 #include "harness/spec/frontmatter.hpp"
 
+#include <algorithm>
+
 namespace harness::spec {
 namespace {
 
@@ -40,6 +42,19 @@ FrontmatterSplit split_frontmatter(std::string_view text) {
   }
   out.yaml = text.substr(out.yaml_offset);
   out.body = {};
+  return out;
+}
+
+std::string missing_fence_message(const FrontmatterSplit& split) {
+  std::string out = "the frontmatter's closing '---' line is missing";
+  int line = split.yaml_first_line;
+  for (std::size_t start = 0; start < split.yaml.size(); ++line) {
+    const auto end = std::min(split.yaml.find('\n', start), split.yaml.size());
+    auto l = split.yaml.substr(start, end - start);
+    while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) l.remove_suffix(1);
+    if (l == "...") return out + " (line " + std::to_string(line) + " is '...', which does not close it here: write '---')";
+    start = end + 1;
+  }
   return out;
 }
 

@@ -343,7 +343,7 @@ std::optional<Plan> parse_plan(std::string_view text, const std::string& display
     return std::nullopt;
   }
   if (!split.terminated) {
-    r.add_at(1, 1, Severity::error, "H002", "the frontmatter's closing '---' line is missing");
+    r.add_at(1, 1, Severity::error, "H002", missing_fence_message(split));
     return std::nullopt;
   }
   YAML::Node root;

@@ -3,7 +3,6 @@
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/plan_parser.hpp"
 #include "harness/util/glob.hpp"
-#include "harness/util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -267,6 +266,21 @@ void validate_check_path(const Plan& plan, const SourceTexts& texts, int line, c
     add(out, plan, texts, line, Severity::error, "H010", fmt::format("{} '{}' escapes the project root", what, path), path);
 }
 
+/// `path` with its control characters written as escapes ("\\n", "\\0", "\\x1b"): the message
+/// shows what it complains about, and prints as one line.
+std::string escaped(std::string_view path) {
+  std::string out;
+  for (const char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\0') out += "\\0";
+    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
+    else out += c;
+  }
+  return out;
+}
+
 void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector<Diagnostic>& out) {
   const std::string& text = texts.count(plan.file) ? texts.at(plan.file) : std::string();
   // The entry's line is its first; the path may be on a later one of the same entry.
@@ -286,8 +300,7 @@ void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector
         // A NUL or a line break: no file git can hold, and a line break would reach commit
         // messages and trailers that name the file (review FF F10).
         add(out, plan, texts, line, Severity::error, "H010",
-            fmt::format("{} entry '{}' holds a control character (a line break, a NUL or a tab)", key,
-                        util::printable(path, false)),
+            fmt::format("{} entry '{}' holds a control character (a line break, a NUL or a tab)", key, escaped(path)),
             path);
       } else if (path.starts_with('/')) {
         add(out, plan, texts, line, Severity::error, "H010",

@@ -1,6 +1,7 @@
 #pragma once
 // Splitting a Markdown document into its YAML frontmatter and body, keeping line numbers.
 
+#include <string>
 #include <string_view>
 
 namespace harness::spec {
@@ -17,6 +18,10 @@ struct FrontmatterSplit {
 
 /// Splits `text`; a UTF-8 byte-order mark before the opening fence is skipped.
 FrontmatterSplit split_frontmatter(std::string_view text);
+
+/// H002's message for a frontmatter without its closing `---` line; it names a `...` line there,
+/// which YAML (and Pandoc) would take as the end and harness does not (review HH F4).
+std::string missing_fence_message(const FrontmatterSplit& split);
 
 /// The text of 1-based line `line` of `text` (without its newline), or empty.
 std::string_view line_at(std::string_view text, int line);
