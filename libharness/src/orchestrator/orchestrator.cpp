@@ -767,7 +767,7 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   // a verdict no run of ours wrote is not taken (uncommitted_verdicts.hpp).
   changes_at_start = worker::changed_paths(spec.layout.project_root);
   ForgottenVerdicts forgotten_verdicts;
-  loop_spec.edit([&](spec::Spec& s) { 
+  loop_spec.edit([&](spec::Spec& s) {
     forgotten_verdicts = forget_uncommitted_verdicts(s, *changes_at_start, own_writes, committed_in_head(s.layout.project_root));
   });
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
