@@ -192,35 +192,40 @@ void show_waiting_checkpoints(graph::Progress& p, const fs::path& state_dir, con
   graph::mark_awaiting_answer(p, tasks);
 }
 
-void show_running_tasks(graph::Progress& p, const fs::path& project_root, const std::string& spec_name) {
-  if (!store::running_orchestrator(project_root / ".orchestration")) return; // nothing runs: no store opened
+namespace {
+
+/// The sessions of `spec_name` the store says run, or why the store could not be read.
+std::expected<std::vector<store::SessionRecord>, std::string> running_sessions(const fs::path& project_root,
+                                                                               const std::string& spec_name) {
   auto db = store::Store::open_project(project_root);
-  if (!db) {
-    p.running_tasks_unread = db.error();
-    return;
-  }
+  if (!db) return std::unexpected(db.error());
   auto sessions = db->list_sessions();
+  if (!sessions) return std::unexpected(sessions.error());
+  std::erase_if(*sessions, [&](const store::SessionRecord& s) { return s.status != "running" || s.spec != spec_name; });
+  return sessions;
+}
+
+} // namespace
+
+void show_running_tasks(graph::Progress& p, const fs::path& project_root, const std::string& spec_name) {
+  auto sessions = running_sessions(project_root, spec_name);
   if (!sessions) {
     p.running_tasks_unread = sessions.error();
     return;
   }
   std::vector<std::string> tasks;
-  for (const auto& s : *sessions)
-    if (s.status == "running" && s.spec == spec_name) tasks.push_back(s.task_id);
+  for (const auto& s : *sessions) tasks.push_back(s.task_id);
   graph::mark_running(p, tasks);
 }
 
 void show_left_running_workers(graph::Progress& p, const fs::path& project_root, const std::string& spec_name) {
   std::error_code ec;
   if (!fs::exists(store::default_db_path(project_root), ec)) return;
-  if (store::running_orchestrator(project_root / ".orchestration")) return;
-  auto db = store::Store::open_project(project_root);
-  if (!db) return;
-  auto sessions = db->list_sessions();
+  auto sessions = running_sessions(project_root, spec_name);
   if (!sessions) return;
   std::vector<std::string> tasks;
   for (const auto& s : *sessions)
-    if (s.status == "running" && s.spec == spec_name && s.pid && store::process_alive(*s.pid, s.pid_start_time)) {
+    if (s.pid && store::process_alive(*s.pid, s.pid_start_time)) {
       tasks.push_back(s.task_id);
       p.left_running.push_back(fmt::format("{} (pid {})", s.task_id, *s.pid));
     }

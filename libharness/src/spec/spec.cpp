@@ -401,13 +401,9 @@ std::expected<Spec, std::string> load_spec(const fs::path& spec_dir, const fs::p
   } else if (fs::symlink_status(spec.layout.plans_dir, ec).type() != fs::file_type::not_found) {
     // A file or a link loop in its place: "no plans yet" would have the spec planned again.
     const auto shown = spec.layout.relative(spec.layout.plans_dir);
-    std::error_code loop;
-    (void)fs::status(spec.layout.plans_dir, loop);
+    const auto why = unreadable_entry(spec.layout.plans_dir); // empty: a readable file
     spec.diagnostics.push_back(file_diag(shown, Severity::error, "H002",
-                                         fmt::format("'{}' cannot be read: {}", shown,
-                                                     loop == std::errc::too_many_symbolic_link_levels
-                                                         ? "it is a symbolic link loop"
-                                                         : "it is not a directory")));
+                                         fmt::format("'{}' cannot be read: {}", shown, why.empty() ? "it is not a directory" : why)));
   } else {
     spec.diagnostics.push_back(file_diag(spec.layout.relative(spec.layout.plans_dir), Severity::warning, "H023",
                                          "no plans directory yet (plan the spec with /harness:plan-phase)"));

@@ -3,6 +3,8 @@
 // syntax (H042). A spec may come from someone else (a pull request), and harness writes into it.
 #include "validate.hpp"
 
+#include "harness/util/text.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,22 +43,6 @@ bool inside(const fs::path& p, const fs::path& root) {
   return !rel.empty() && *rel.begin() != "..";
 }
 
-bool has_control_character(std::string_view name) {
-  return std::ranges::any_of(name, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-}
-
-/// "a\nb" as `a\nb`: a diagnostic on one line, its control characters visible.
-std::string shown(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (has_control_character(std::string_view(&c, 1))) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-    else out += c;
-  }
-  return out;
-}
-
 /// The first character of `name` a shell reads as syntax (substitution, quoting, a command's
 /// end, a redirection), or 0. `*` `?` `[` `~` `(` and blanks are left: a shell reads them only
 /// where they stand unquoted, which harness's quoting of a placeholder never leaves them.
@@ -92,12 +78,12 @@ void validate_links_outside(const Layout& layout, std::vector<Diagnostic>& out) 
 void validate_directory_names(const Layout& layout, std::vector<Diagnostic>& out) {
   // The spec's name goes into every commit message harness writes (its subject and the `Spec:`
   // trailer): a newline there would add lines of the namer's choosing, a forged trailer among them.
-  if (has_control_character(layout.spec_name))
+  if (util::has_control_character(layout.spec_name))
     out.push_back(whole_file(".", "H039",
                              fmt::format("the spec directory's name '{}' holds a control character (a newline, a tab...): "
                                          "harness writes the name into every commit message, where it would add lines; "
                                          "rename the directory",
-                                         shown(layout.spec_name))));
+                                         util::escape_controls(layout.spec_name))));
   // Both names reach worker commands inside paths ({spec_dir}, {plan_file}, the prompt): a
   // command template quotes them for a shell it names (`bash -c`), but not for one a wrapper
   // starts (`flock -c`, `su -c`, a shell inside the shell's code), where `$(...)` in a name from a
@@ -108,20 +94,20 @@ void validate_directory_names(const Layout& layout, std::vector<Diagnostic>& out
                              fmt::format("the spec directory's name '{}' holds `{}`, which a shell reads as syntax: the "
                                          "name goes into worker commands, where a shell could run what follows it; "
                                          "rename the directory",
-                                         shown(layout.spec_name), c)));
+                                         util::escape_controls(layout.spec_name), c)));
   for (const auto& phase : layout.phases)
     if (const char c = shell_character(phase.slug))
-      out.push_back(whole_file(shown(layout.relative(phase.plans_dir)), "H042",
+      out.push_back(whole_file(util::escape_controls(layout.relative(phase.plans_dir)), "H042",
                                fmt::format("the phase directory's name '{}' holds `{}`, which a shell reads as syntax: "
                                            "the name goes into worker commands (its plans' paths), where a shell could "
                                            "run what follows it; rename the directory",
-                                           shown(phase.slug), c)));
+                                           util::escape_controls(phase.slug), c)));
   for (const auto& phase : layout.phases)
-    if (has_control_character(phase.slug))
-      out.push_back(whole_file(shown(layout.relative(phase.plans_dir)), "H039",
+    if (util::has_control_character(phase.slug))
+      out.push_back(whole_file(util::escape_controls(layout.relative(phase.plans_dir)), "H039",
                                fmt::format("the phase directory's name '{}' holds a control character (a newline, a "
                                            "tab...): harness writes it into STATUS.md and its messages; rename the directory",
-                                           shown(phase.slug))));
+                                           util::escape_controls(phase.slug))));
 }
 
 } // namespace harness::spec::detail

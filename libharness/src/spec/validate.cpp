@@ -3,6 +3,7 @@
 #include "harness/spec/frontmatter.hpp"
 #include "harness/spec/plan_parser.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -266,21 +267,6 @@ void validate_check_path(const Plan& plan, const SourceTexts& texts, int line, c
     add(out, plan, texts, line, Severity::error, "H010", fmt::format("{} '{}' escapes the project root", what, path), path);
 }
 
-/// `path` with its control characters written as escapes ("\\n", "\\0", "\\x1b"): the message
-/// shows what it complains about, and prints as one line.
-std::string escaped(std::string_view path) {
-  std::string out;
-  for (const char c : path) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\0') out += "\\0";
-    else if (u < 0x20 || u == 0x7f) out += fmt::format("\\x{:02x}", u);
-    else out += c;
-  }
-  return out;
-}
-
 void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector<Diagnostic>& out) {
   const std::string& text = texts.count(plan.file) ? texts.at(plan.file) : std::string();
   // The entry's line is its first; the path may be on a later one of the same entry.
@@ -295,12 +281,11 @@ void validate_plan_paths(const Plan& plan, const SourceTexts& texts, std::vector
     const auto& list = std::string_view(key) == "files_modified" ? plan.files_modified : plan.files_read;
     for (const auto& path : list) {
       const int line = find_line(text, key_line(plan, key), path.empty() ? std::string_view(key) : std::string_view(path));
-      const bool control = std::ranges::any_of(path, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-      if (control) {
+      if (util::has_control_character(path)) {
         // A NUL or a line break: no file git can hold, and a line break would reach commit
         // messages and trailers that name the file (review FF F10).
         add(out, plan, texts, line, Severity::error, "H010",
-            fmt::format("{} entry '{}' holds a control character (a line break, a NUL or a tab)", key, escaped(path)),
+            fmt::format("{} entry '{}' holds a control character (a line break, a NUL or a tab)", key, util::escape_controls(path)),
             path);
       } else if (path.starts_with('/')) {
         add(out, plan, texts, line, Severity::error, "H010",

@@ -1,5 +1,7 @@
 #include "harness/util/text.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 
 #include <algorithm>
@@ -29,6 +31,21 @@ bool valid_utf8(std::string_view text) {
     i += n;
   }
   return true;
+}
+
+bool has_control_character(std::string_view text) {
+  return std::ranges::any_of(text, [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+std::string escape_controls(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (has_control_character(std::string_view(&c, 1))) out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    else out += c;
+  }
+  return out;
 }
 
 std::string printable(std::string_view text, bool keep_newlines) {

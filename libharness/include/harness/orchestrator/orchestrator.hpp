@@ -79,14 +79,14 @@ void show_waiting_checkpoints(graph::Progress& p, const std::filesystem::path& s
 
 /// Marks the plans of `spec_name` a running orchestrate has workers on now (its store's running
 /// sessions) as running; when its store cannot be read (an older harness's run, whose store this
-/// build does not upgrade under it), says why in `running_tasks_unread`. Opens the store only
-/// while an orchestrate holds the project's lock.
+/// build does not upgrade under it), says why in `running_tasks_unread`. For a caller that has
+/// found an orchestrate running (store::running_orchestrator).
 void show_running_tasks(graph::Progress& p, const std::filesystem::path& project_root, const std::string& spec_name);
 
-/// The workers of `spec_name` an earlier run left running, while no orchestrate runs (sessions
-/// the store still says run whose process, pid and start time, is alive): their plans marked
-/// running and listed in `left_running` ("execute:01-01 (pid 4242)"). Nothing while an
-/// orchestrate runs (they are its own) or without a store.
+/// The workers of `spec_name` an earlier run left running (sessions the store still says run
+/// whose process, pid and start time, is alive): their plans marked running and listed in
+/// `left_running` ("execute:01-01 (pid 4242)"). For a caller that has found no orchestrate
+/// running (they would be its own); nothing without a store.
 void show_left_running_workers(graph::Progress& p, const std::filesystem::path& project_root, const std::string& spec_name);
 
 /// The phases of `spec_name` whose plans a planner wrote and no plan checker has passed yet (the

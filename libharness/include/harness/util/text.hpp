@@ -20,6 +20,14 @@ bool valid_utf8(std::string_view text);
 /// NUL, DEL) and invalid bytes are dropped.
 std::string printable(std::string_view text, bool keep_newlines);
 
+/// True when `text` holds a control character (below 0x20, or DEL): no name git, a shell or a
+/// one-line message takes as it is.
+bool has_control_character(std::string_view text);
+
+/// `text` with its control characters written as escapes (`\n`, `\t`, `\x1b`): a name shown in
+/// a one-line diagnostic with what is wrong with it visible.
+std::string escape_controls(std::string_view text);
+
 /// `text` without the white space (std::isspace) at either end.
 std::string_view trim_space(std::string_view text);
 
