@@ -9,7 +9,6 @@
 #include "harness/orchestrator/orchestrator.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
-#include "harness/store/run_lock.hpp"
 
 #include <iostream>
 #include <memory>
@@ -38,16 +37,7 @@ void add_status(CLI::App& app, ExitCode& exit) {
     auto spec = load_valid_spec(opt->spec_dir, exit, output);
     if (!spec) return;
     auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), *lookahead);
-    const auto state_dir = spec->layout.project_root / ".orchestration";
-    if (auto run = store::running_orchestrator(state_dir)) {
-      progress.running = store::describe_run(*run);
-      progress.running_orchestrate = graph::Progress::RunningOrchestrate{run->pid, run->spec, run->started_at};
-      orchestrator::show_running_tasks(progress, spec->layout.project_root, spec->layout.spec_name);
-    } else {
-      orchestrator::show_left_running_workers(progress, spec->layout.project_root, spec->layout.spec_name);
-    }
-    graph::mark_unchecked(progress, orchestrator::unchecked_plan_phases(spec->layout.project_root, spec->layout.spec_name));
-    orchestrator::show_waiting_checkpoints(progress, state_dir, spec->layout.spec_name);
+    orchestrator::show_run_state(progress, spec->layout);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));
     exit.value = 0;
   });

@@ -194,21 +194,19 @@ void show_waiting_checkpoints(graph::Progress& p, const fs::path& state_dir, con
 
 namespace {
 
-/// The sessions of `spec_name` the store says run, or why the store could not be read.
-std::expected<std::vector<store::SessionRecord>, std::string> running_sessions(const fs::path& project_root,
-                                                                               const std::string& spec_name) {
-  auto db = store::Store::open_project(project_root);
-  if (!db) return std::unexpected(db.error());
-  auto sessions = db->list_sessions();
+/// The sessions of `spec_name` the store says run.
+std::expected<std::vector<store::SessionRecord>, std::string> running_sessions(store::Store& db, const std::string& spec_name) {
+  auto sessions = db.list_sessions();
   if (!sessions) return std::unexpected(sessions.error());
   std::erase_if(*sessions, [&](const store::SessionRecord& s) { return s.status != "running" || s.spec != spec_name; });
   return sessions;
 }
 
-} // namespace
-
-void show_running_tasks(graph::Progress& p, const fs::path& project_root, const std::string& spec_name) {
-  auto sessions = running_sessions(project_root, spec_name);
+/// The plans of `spec_name` a running orchestrate has workers on now, marked running; when its
+/// store cannot be read (an older harness's run, whose store this build does not upgrade under
+/// it), why, in `running_tasks_unread`.
+void show_running_tasks(graph::Progress& p, std::expected<store::Store, std::string>& db, const std::string& spec_name) {
+  auto sessions = db ? running_sessions(*db, spec_name) : std::unexpected(db.error());
   if (!sessions) {
     p.running_tasks_unread = sessions.error();
     return;
@@ -218,10 +216,10 @@ void show_running_tasks(graph::Progress& p, const fs::path& project_root, const 
   graph::mark_running(p, tasks);
 }
 
-void show_left_running_workers(graph::Progress& p, const fs::path& project_root, const std::string& spec_name) {
-  std::error_code ec;
-  if (!fs::exists(store::default_db_path(project_root), ec)) return;
-  auto sessions = running_sessions(project_root, spec_name);
+/// The workers of `spec_name` an earlier run left running (sessions the store still says run
+/// whose process, pid and start time, is alive): marked running and listed in `left_running`.
+void show_left_running_workers(graph::Progress& p, store::Store& db, const std::string& spec_name) {
+  auto sessions = running_sessions(db, spec_name);
   if (!sessions) return;
   std::vector<std::string> tasks;
   for (const auto& s : *sessions)
@@ -232,6 +230,36 @@ void show_left_running_workers(graph::Progress& p, const fs::path& project_root,
   graph::mark_running(p, tasks); // not ready: a worker is on it
 }
 
+/// The phases of `spec_name` whose plans a planner wrote and no plan checker has passed yet.
+std::vector<spec::PhaseNumber> unchecked_plan_phases(store::Store& db, std::string_view spec_name) {
+  std::vector<spec::PhaseNumber> out;
+  auto entries = db.values();
+  if (!entries) return out;
+  for (const auto& u : unfinished_planning(*entries, spec_name))
+    if (auto n = spec::parse_phase_number(u.phase)) out.push_back(*n);
+  return out;
+}
+
+} // namespace
+
+void show_run_state(graph::Progress& p, const spec::Layout& layout) {
+  const fs::path state_dir = layout.project_root / ".orchestration";
+  const auto run = store::running_orchestrator(state_dir);
+  if (run) {
+    p.running = store::describe_run(*run);
+    p.running_orchestrate = graph::Progress::RunningOrchestrate{run->pid, run->spec, run->started_at};
+  }
+  // One open of the store for all `status` reads there; none is created where nothing ran.
+  std::error_code ec;
+  if (run || fs::exists(store::default_db_path(layout.project_root), ec)) {
+    auto db = store::Store::open_project(layout.project_root);
+    if (run) show_running_tasks(p, db, layout.spec_name);
+    else if (db) show_left_running_workers(p, *db, layout.spec_name); // they would be the run's own
+    if (db) graph::mark_unchecked(p, unchecked_plan_phases(*db, layout.spec_name));
+  }
+  show_waiting_checkpoints(p, state_dir, layout.spec_name);
+}
+
 std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_root, std::string_view spec_name) {
   std::error_code ec;
   if (!fs::exists(store::default_db_path(project_root), ec)) return {}; // never run: no store made for asking
@@ -240,13 +268,6 @@ std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_ro
   auto entries = db->values();
   if (!entries) return {};
   return unfinished_planning(*entries, spec_name);
-}
-
-std::vector<spec::PhaseNumber> unchecked_plan_phases(const fs::path& project_root, const std::string& spec_name) {
-  std::vector<spec::PhaseNumber> out;
-  for (const auto& u : stored_planning_marks(project_root, spec_name))
-    if (auto n = spec::parse_phase_number(u.phase)) out.push_back(*n);
-  return out;
 }
 
 std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,

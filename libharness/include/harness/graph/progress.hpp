@@ -104,7 +104,7 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
 void mark_running(Progress& p, const std::vector<std::string>& task_ids);
 
 /// Marks the plans of `phases` as waiting on their plan check (orchestrate's planning marks,
-/// orchestrator::unchecked_plan_phases): plans nobody approved do not run, so they are not
+/// orchestrator::show_run_state): plans nobody approved do not run, so they are not
 /// "ready now" either; nor are the plans of phases that depend on them (ROADMAP `Depends on`).
 void mark_unchecked(Progress& p, const std::vector<spec::PhaseNumber>& phases);
 

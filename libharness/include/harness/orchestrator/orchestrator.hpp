@@ -77,23 +77,13 @@ std::vector<std::string> waiting_lines(const std::filesystem::path& state_dir, c
 /// and the plans whose verification waits on one are marked (graph::mark_awaiting_answer).
 void show_waiting_checkpoints(graph::Progress& p, const std::filesystem::path& state_dir, const std::string& spec_name);
 
-/// Marks the plans of `spec_name` a running orchestrate has workers on now (its store's running
-/// sessions) as running; when its store cannot be read (an older harness's run, whose store this
-/// build does not upgrade under it), says why in `running_tasks_unread`. For a caller that has
-/// found an orchestrate running (store::running_orchestrator).
-void show_running_tasks(graph::Progress& p, const std::filesystem::path& project_root, const std::string& spec_name);
-
-/// The workers of `spec_name` an earlier run left running (sessions the store still says run
-/// whose process, pid and start time, is alive): their plans marked running and listed in
-/// `left_running` ("execute:01-01 (pid 4242)"). For a caller that has found no orchestrate
-/// running (they would be its own); nothing without a store.
-void show_left_running_workers(graph::Progress& p, const std::filesystem::path& project_root, const std::string& spec_name);
-
-/// The phases of `spec_name` whose plans a planner wrote and no plan checker has passed yet (the
-/// store's planning marks): sent back and waiting for a person, being checked, or left so by a
-/// killed run. Empty when the project has no store (nothing ran there; none is created).
-std::vector<spec::PhaseNumber> unchecked_plan_phases(const std::filesystem::path& project_root,
-                                                     const std::string& spec_name);
+/// `status`'s view of the project's run state, from one open of its store: an orchestrate running
+/// now (`running`, `running_orchestrate`) and the plans it has workers on (or, when its store
+/// cannot be read, an older harness's, why in `running_tasks_unread`); without one, workers an
+/// earlier run left running (`left_running`; marked running, since they would be its own); the
+/// phases whose plans no plan checker has passed yet (graph::mark_unchecked); and the checkpoints
+/// waiting for an answer (show_waiting_checkpoints). Nothing is created where nothing ran.
+void show_run_state(graph::Progress& p, const spec::Layout& layout);
 
 /// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is read by
 /// store::read_typed_answer against what the checkpoint asks (approve, yes, ok, refuse, no, ... in
