@@ -52,3 +52,21 @@ TEST_CASE("load_yaml refuses a second document, whose keys YAML::Load drops", "[
     CHECK(line >= 2);
   }
 }
+
+TEST_CASE("load_yaml finds an alias wherever a node can begin, and reads globs without one", "[spec][yaml]") {
+  // The event pass is skipped for texts that cannot hold an alias or a second document: every
+  // place an alias can stand must still be found.
+  for (const char* text : {"a: &x 1\nb: *x\n", "a: &x 1\nb: [c,*x]\n", "a: &x 1\nb: {c: *x}\n", "{\"a\": &x 1, \"b\":*x}\n",
+                           "a: &x 1\nb:\n  - *x\n", "a: &x 1\nb:\t*x\n", "a: &x 1\n? *x\n: 2\n",
+                           "a: &x 1\n*x : 2\n"}) {
+    INFO(text);
+    const auto [msg, line] = refusal(text);
+    CHECK(msg.find("an alias (*name) is not read") != std::string::npos); // YAML::Load alone would take it
+  }
+  const auto n = load_yaml("files_modified: [src/**/*.ts, \"**/x.md\", 'docs/*', a.*]\nnote: 2*3 is 6\n");
+  CHECK(n["files_modified"].size() == 4);
+  CHECK(n["files_modified"][0].as<std::string>() == "src/**/*.ts");
+  CHECK(n["files_modified"][1].as<std::string>() == "**/x.md");
+  CHECK(n["note"].as<std::string>() == "2*3 is 6");
+  CHECK(refusal("a: 1\n%YAML 1.2\n---\nb: 2\n").second >= 2); // a directive begins another document
+}

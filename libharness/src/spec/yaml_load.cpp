@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace harness::spec {
 namespace {
@@ -36,9 +37,27 @@ private:
   int m_documents = 0;
 };
 
+/// Whether `text` may hold what Refusals finds. A second document needs a `---`, `...` or `%`
+/// line, an alias a `*` that begins a node: after a space, a line start or a flow indicator,
+/// never after a letter, digit, `/`, `.`, `_` or another `*` (a glob's `src/**/*.ts`). Most
+/// frontmatter has neither, and the event pass cost as much as the loading itself.
+bool may_hold_refusal(std::string_view text) {
+  auto safe_before_star = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '.' || c == '_' ||
+           c == '*';
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '*' && (i == 0 || !safe_before_star(text[i - 1]))) return true;
+    if ((i == 0 || text[i - 1] == '\n') && (c == '%' || text.substr(i, 3) == "---" || text.substr(i, 3) == "...")) return true;
+  }
+  return false;
+}
+
 } // namespace
 
 YAML::Node load_yaml(const std::string& text) {
+  if (!may_hold_refusal(text)) return YAML::Load(text);
   std::istringstream in(text);
   YAML::Parser parser(in);
   Refusals refusals;
