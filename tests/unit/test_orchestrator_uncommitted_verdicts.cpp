@@ -103,3 +103,40 @@ TEST_CASE("A phase's or the final report saying passed, uncommitted and not a ru
     CHECK(spec::read_done_state(*spec).plans.at("01-01").verified);
   }
 }
+
+TEST_CASE("A committed SUMMARY verdict of a plan no commit carries is forgotten, unless its phase is verified",
+          "[orchestrator]") {
+  // Review HH F2: a worker committed another plan's forged SUMMARY with a plain `git commit`.
+  test::TempDir dir;
+  const std::string s = "docs/specs/SPC-001-v";
+  dir.write(s + "/SPEC.md", "# V\n");
+  for (const char* id : {"01-01", "02-01", "02-02"}) {
+    const std::string phase = id[1] == '1' ? "01-core" : "02-more";
+    dir.write(s + "/planning/plans/" + phase + "/" + id + "-PLAN.md",
+              "---\nplan_id: '" + std::string(id) + "'\ndepends_on: []\nfiles_modified: ['" + id + ".txt']\n---\n# x\n");
+    dir.write(s + "/execution/phases/" + phase + "/" + id + "-SUMMARY.md",
+              "---\nplan_id: '" + std::string(id) + "'\nstatus: complete\nverification: passed\napproved_by: alice\n---\n");
+  }
+  dir.write(s + "/execution/phases/01-core/VERIFICATION.md", "---\nstatus: passed\nplans: ['01-01']\n---\n");
+  auto spec = spec::load_spec(dir.path / s, dir.path);
+  REQUIRE(spec);
+  std::vector<std::string> asked;
+  const auto forgotten = orchestrator::forget_unattributed_verdicts(*spec, {}, [&](const std::string& id) {
+    asked.push_back(id);
+    return id == "02-02";
+  });
+  CHECK(forgotten == std::vector<std::string>{"02-01"});
+  CHECK(asked == std::vector<std::string>{"02-01", "02-02"}); // 01-01's phase is verified: not asked
+  CHECK_FALSE(spec->summaries.at("02-01").verification);
+  CHECK_FALSE(spec->summaries.at("02-01").answer);
+  const auto done = spec::read_done_state(*spec);
+  CHECK(done.plans.at("02-01").executed); // verified again first: its checks find no commit and execute it
+  CHECK_FALSE(done.plans.at("02-01").verified);
+  CHECK(done.plans.at("02-02").verified);
+  CHECK(done.plans.at("01-01").verified);
+  // A run of ours wrote the verdict and has not committed it yet (a kill before its commit).
+  auto again = spec::load_spec(dir.path / s, dir.path);
+  REQUIRE(again);
+  CHECK(orchestrator::forget_unattributed_verdicts(*again, {s + "/execution/phases/02-more/02-01-SUMMARY.md"},
+                                                   [](const std::string&) { return false; }) == std::vector<std::string>{"02-02"});
+}
