@@ -17,6 +17,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -523,6 +525,24 @@ TEST_CASE("commit_marker removes tracked files, records an empty commit otherwis
   CHECK(test::sh(repo.dir.path, "git diff --cached --name-only") == "mine.txt\n");
 }
 
+namespace {
+
+ino_t file_inode(const fs::path& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+/// Names of write_file_atomic's and keep_aside's pattern under `dir`, .git aside.
+std::vector<std::string> temp_names(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.path().string().find("/.git/") == std::string::npos && e.path().filename().string().find(".tmp-") != std::string::npos)
+      out.push_back(e.path().string());
+  return out;
+}
+
+} // namespace
+
 TEST_CASE("commit_marker puts the removed files back when git refuses the commit", "[worker][git][redo]") {
   GitRepo repo;
   repo.commit("SUMMARY.md", "summary");
@@ -532,10 +552,15 @@ TEST_CASE("commit_marker puts the removed files back when git refuses the commit
                           "&& echo ours > c.txt && git commit -qam ours && git merge -q other; true");
   REQUIRE(fs::exists(repo.dir.path / ".git/MERGE_HEAD"));
   const auto head = test::sh(repo.dir.path, "git rev-parse HEAD");
+  const auto inode = file_inode(repo.dir.path / "SUMMARY.md");
   auto r = worker::commit_marker(repo.dir.path, repo.dir.path / ".orchestration/git.lock", {"SUMMARY.md"}, "m\n\nRedo: 01-01");
   REQUIRE_FALSE(r);
   CHECK(r.error().find("nothing changed") != std::string::npos);
   CHECK(*util::read_file(repo.dir.path / "SUMMARY.md") == "summary\n");
+  // The file itself is back, renamed from its second name: nothing was written, which a full disk
+  // would have refused (review II F1); and no second name is left.
+  CHECK(file_inode(repo.dir.path / "SUMMARY.md") == inode);
+  CHECK(temp_names(repo.dir.path).empty());
   CHECK(test::sh(repo.dir.path, "git rev-parse HEAD") == head);
 }
 
@@ -550,15 +575,19 @@ TEST_CASE("commit_marker commits the files it writes with the marker, and puts t
   CHECK(*util::read_file(repo.dir.path / "STATUS.md") == "redo\n");
   CHECK(test::sh(repo.dir.path, "git show --name-status --format= HEAD") == "M\tSTATUS.md\n");
   CHECK(test::sh(repo.dir.path, "git status --porcelain").empty());
+  CHECK(temp_names(repo.dir.path).empty()); // the second names go once the commit is made
 
   test::sh(repo.dir.path, "git checkout -qb other && echo theirs > c.txt && git commit -qam theirs && git checkout -q - "
                           "&& echo ours > c.txt && git commit -qam ours && git merge -q other; true");
   REQUIRE(fs::exists(repo.dir.path / ".git/MERGE_HEAD"));
+  const auto inode = file_inode(repo.dir.path / "STATUS.md");
   auto r = worker::commit_marker(repo.dir.path, lock, {}, "m2\n\nRedo: 01-01",
                                  {{"STATUS.md", "again\n"}, {"new/ROADMAP.md", "made\n"}});
   REQUIRE_FALSE(r);
   CHECK(*util::read_file(repo.dir.path / "STATUS.md") == "redo\n"); // as it was
+  CHECK(file_inode(repo.dir.path / "STATUS.md") == inode);          // the file itself, not a copy written back
   CHECK_FALSE(fs::exists(repo.dir.path / "new/ROADMAP.md"));        // it was not there
+  CHECK(temp_names(repo.dir.path).empty());
 }
 
 TEST_CASE("The trailer index keeps redo markers in history order", "[worker][git][redo]") {

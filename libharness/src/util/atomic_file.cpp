@@ -123,6 +123,21 @@ std::expected<void, SystemError> write_file_atomic_or_errno(const std::filesyste
   return {};
 }
 
+std::expected<std::filesystem::path, std::string> keep_aside(const std::filesystem::path& path) {
+  const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    // mkstemp picks a free name of write_file_atomic's pattern; the link takes it over.
+    std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) return std::unexpected(errno_text(path, "create a name beside it").message);
+    ::close(fd);
+    ::unlink(tmpl.c_str());
+    if (::link(path.c_str(), tmpl.c_str()) == 0) return std::filesystem::path(tmpl);
+    if (errno != EEXIST) return std::unexpected(errno_text(path, "link").message);
+  }
+  return std::unexpected(fmt::format("{}: link: no free name beside it", path.string()));
+}
+
 std::expected<std::string, std::string> read_file(const std::filesystem::path& path) {
   // read(2), not a stream: a read that fails part-way (EIO, or ESRCH from a /proc file whose
   // process just ended) made libstdc++'s filebuf throw out of `ss << rdbuf()`.

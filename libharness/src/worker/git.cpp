@@ -309,37 +309,61 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
     for (auto& name : nul_separated(r.out)) tracked.insert(std::move(name));
   }
   // What is removed or rewritten is as it was if the commit fails (a merge in progress, a full
-  // disk): the caller's state must not be half changed. nullopt: the file did not exist.
-  std::vector<std::pair<std::string, std::optional<std::string>>> before;
+  // disk): the caller's state must not be half changed. Each file keeps its content under a second
+  // name until the commit is made, and a rename puts it back, which needs no free space (a copy
+  // written back failed on the full disk that had failed the commit, review II F1). Where the file
+  // system has no hard links, the content is held in memory instead.
+  struct Before {
+    fs::path path;                   ///< as changed: a link's target when a write goes through it
+    fs::path kept;                   ///< its second name; empty: none
+    std::optional<std::string> text; ///< without a second name: its content; neither: it did not exist
+  };
+  std::vector<Before> before;
   auto put_back = [&] {
-    for (const auto& [p, text] : before) {
+    for (auto it = before.rbegin(); it != before.rend(); ++it) { // a path both removed and written: its first state last
       std::error_code ec;
-      if (text) (void)util::write_file_atomic(root / p, *text);
-      else fs::remove(root / p, ec);
+      if (!it->kept.empty()) fs::rename(it->kept, it->path, ec);
+      else if (it->text) (void)util::write_file_atomic(it->path, *it->text);
+      else fs::remove(it->path, ec);
     }
   };
-  auto keep = [&](const std::string& p) -> std::expected<bool, std::string> {
+  auto forget_kept = [&] {
+    for (const auto& b : before) {
+      std::error_code ec;
+      if (!b.kept.empty()) fs::remove(b.kept, ec);
+    }
+  };
+  auto keep = [&](const fs::path& file) -> std::expected<bool, std::string> {
     std::error_code ec;
-    if (!fs::is_regular_file(root / p, ec)) return before.emplace_back(p, std::nullopt), false;
-    auto text = util::read_file(root / p);
-    if (!text) return std::unexpected(fmt::format("could not read {}: {}", p, text.error()));
-    before.emplace_back(p, std::move(*text));
+    if (!fs::is_regular_file(file, ec)) return before.push_back({file, {}, std::nullopt}), false;
+    if (auto kept = util::keep_aside(file)) return before.push_back({file, std::move(*kept), std::nullopt}), true;
+    auto text = util::read_file(file);
+    if (!text) return std::unexpected(fmt::format("could not read {}: {}", file.string(), text.error()));
+    before.push_back({file, {}, std::move(*text)});
     return true;
   };
+  auto fail = [&](std::string why) {
+    put_back();
+    forget_kept();
+    return std::unexpected(std::move(why));
+  };
   for (const auto& p : remove) {
-    auto existed = keep(p);
-    if (!existed) return put_back(), std::unexpected(existed.error());
+    auto existed = keep(root / p);
+    if (!existed) return fail(existed.error());
     if (!*existed) {
       before.pop_back(); // nothing to remove, nothing to put back
       continue;
     }
     std::error_code ec;
     fs::remove(root / p, ec);
-    if (ec) return put_back(), std::unexpected(fmt::format("could not remove {}: {}", p, ec.message()));
+    if (ec) return fail(fmt::format("could not remove {}: {}", p, ec.message()));
   }
   for (const auto& w : write) {
-    if (auto existed = keep(w.path); !existed) return put_back(), std::unexpected(existed.error());
-    if (auto r = util::write_file_atomic(root / w.path, w.text); !r) return put_back(), std::unexpected(r.error());
+    std::error_code ec;
+    fs::path file = root / w.path;
+    if (fs::is_symlink(file, ec)) file = fs::weakly_canonical(file, ec); // write_file_atomic replaces what it points to
+    if (auto existed = keep(file); !existed) return fail(existed.error());
+    if (auto r = util::write_file_atomic(root / w.path, w.text); !r) return fail(r.error());
   }
   // --only: exactly these paths (none: an empty commit), whatever else the index holds.
   auto commit = commit_args(message);
@@ -347,10 +371,8 @@ std::expected<std::string, std::string> commit_marker(const fs::path& root, cons
   if (!tracked.empty()) commit.push_back("--");
   for (const auto& p : tracked) commit.push_back(literal_pathspec(p));
   auto r = run_git_writing_index(root, commit);
-  if (r.exit_code != 0) {
-    put_back();
-    return std::unexpected(fmt::format("git commit failed (exit {}), nothing changed: {}", r.exit_code, r.messages()));
-  }
+  if (r.exit_code != 0) return fail(fmt::format("git commit failed (exit {}), nothing changed: {}", r.exit_code, r.messages()));
+  forget_kept();
   auto hash = committed_hash(root, r.out);
   if (commit_hooks_installed(root)) align_index_with_commit(root, hash, {tracked.begin(), tracked.end()}); // see commit_paths
   return hash;

@@ -28,6 +28,13 @@ std::expected<void, SystemError> write_file_atomic_or_errno(const std::filesyste
 /// write_file_atomic left under `dir`, recursively. Returns how many were removed.
 int remove_stale_temp_files(const std::filesystem::path& dir);
 
+/// A second name for the file (or link) at `path`: a hard link `.<name>.tmp-XXXXXX` beside it,
+/// so that what it holds now survives its removal or a rewrite by write_file_atomic, and a rename
+/// puts it back; neither needs free space (a copy written back failed on the full disk that had
+/// failed what was being undone). remove_stale_temp_files removes one a killed process left. The
+/// error when the file system has no hard links, or the name cannot be made.
+std::expected<std::filesystem::path, std::string> keep_aside(const std::filesystem::path& path);
+
 /// Reads a whole file; the error says why it could not be read.
 std::expected<std::string, std::string> read_file(const std::filesystem::path& path);
 
