@@ -4,6 +4,7 @@
 
 #include "harness/util/build_info.hpp"
 #include "harness/util/open_file_limit.hpp"
+#include "harness/util/standard_fds.hpp"
 
 #include <fmt/format.h>
 
@@ -47,6 +48,7 @@ bool asks_for_json(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   using namespace harness::cli;
+  harness::util::hold_closed_standard_fds();
   // A run's workers, git calls and checks each hold descriptors: a soft limit of 1024 (or less)
   // below a higher hard one is no reason to fail (what `orchestrate --slots` needs is checked
   // before a run starts).

@@ -1,5 +1,6 @@
 // harness-mcp: the MCP server over stdio. Flags → library → serve; nothing else here.
 #include "harness/mcp/app.hpp"
+#include "harness/util/standard_fds.hpp"
 
 #include <iostream>
 #include <string>
@@ -7,6 +8,7 @@
 #include <vector>
 
 int main(int argc, char** argv) {
+  harness::util::hold_closed_standard_fds();
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     std::cout << harness::mcp::usage();

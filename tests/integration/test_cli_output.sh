@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Standard output that cannot be written: every command run with stdout on a full device
 # (/dev/full) reports it on stderr and exits non-zero, whatever else it did; `orchestrate` finishes
-# its run all the same (STATUS.md says complete), and its exit code says the output was lost. An
+# its run all the same (STATUS.md says complete), and its exit code says the output was lost; so
+# with stdout closed. An
 # `orchestrate` whose reader goes away (a closed pipe) ends its run as after SIGHUP.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
@@ -40,6 +41,20 @@ run validate "$spec/nothing-here"
 [[ $rc -eq 2 && "$err" != *"standard output"* ]] || fail "validate of a missing directory > /dev/full: exit $rc: $err"
 run orchestrate "$spec/nothing-here" --worker script --json
 [[ $rc -eq 2 && "$err" == *"cannot write standard output"* ]] || fail "a refused run's JSON on /dev/full: exit $rc: $err"
+
+# Standard output closed (`>&-`): the next file the run opened took descriptor 1 and its lines went
+# there (review II F7); it is held now, and writing fails as on a closed descriptor.
+p=$tmp/closed
+file_plans_project "$p" "$spec" Closed 01-01 01-02
+cd "$p"
+set +e
+"$cli" orchestrate "$spec" --worker script --yes >&- 2>"$tmp/err"
+rc=$?
+set -e
+err=$(cat "$tmp/err")
+[[ $rc -eq 1 && "$err" == *"harness-cli: error: cannot write standard output: Bad file descriptor"* ]] ||
+  fail "orchestrate >&- exited $rc: $err"
+grep -q '^run: "complete"' "$spec/STATUS.md" || fail "the run with stdout closed: $(head -3 "$spec/STATUS.md")"
 
 # A closed pipe (`orchestrate | head -1`): the run is not killed by SIGPIPE with its workers left
 # running unwatched; it drains as when the terminal closes (no new tasks, the running ones
