@@ -4,6 +4,7 @@
 
 #include "harness/mcp/jsonrpc.hpp"
 #include "harness/mcp/server.hpp"
+#include "harness/util/text.hpp"
 #include "mcp_pipe_session.hpp"
 
 #include <atomic>
@@ -277,4 +278,17 @@ TEST_CASE("request_id_of reads a top-level id from text that does not parse") {
   CHECK(request_id_of(R"({"jsonrpc":"2.0","id":3,"result":"\udc80"})") == std::nullopt);  // a response
   // An escaped backslash before "udc80" is text, not an escape: the line is fine up to the cut.
   CHECK(request_id_of(R"({"params":{"x":"\\udc80"},"id":4,)") == json::value(4));
+}
+
+TEST_CASE("every message written is valid UTF-8, whatever bytes a string held") {
+  // Review II F6: a project path with invalid UTF-8 went raw into a tool's result, and a strict
+  // client refused the line.
+  const std::string bad = "/p/bad\xff\xfe" "bytes";
+  for (const auto& line : {make_result(1, json::object{{"path", bad}}), make_error(2, RpcError::invalid_params, bad),
+                           make_notification("notifications/message", json::object{{"data", bad}})}) {
+    INFO(line);
+    CHECK(harness::util::valid_utf8(line));
+    CHECK(line.find("bad\xEF\xBF\xBD\xEF\xBF\xBD" "bytes") != std::string::npos); // each bad byte a U+FFFD
+    CHECK_NOTHROW(json::parse(line));
+  }
 }

@@ -1,6 +1,7 @@
 #include "session_state.hpp"
 
 #include "harness/mcp/jsonrpc.hpp"
+#include "harness/util/json_text.hpp"
 
 #include <cerrno>
 #include <unistd.h>
@@ -90,7 +91,7 @@ std::expected<json::value, std::string> CallContext::request_client(std::string_
   request["id"] = id;
   request["method"] = method;
   request["params"] = std::move(params);
-  shared.write_line(json::serialize(request));
+  shared.write_line(util::json_text(request));
   std::unique_lock lock(shared.pending_mutex);
   const std::string key = id_key(id);
   const bool answered = shared.pending_cv.wait_for(lock, timeout, [&] {

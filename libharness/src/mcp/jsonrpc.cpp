@@ -1,5 +1,6 @@
 #include "harness/mcp/jsonrpc.hpp"
 
+#include "harness/util/json_text.hpp"
 #include "harness/util/text.hpp"
 
 namespace harness::mcp {
@@ -80,7 +81,7 @@ std::string make_result(const json::value& id, json::value result) {
   out["jsonrpc"] = "2.0";
   out["id"] = id;
   out["result"] = std::move(result);
-  return json::serialize(out);
+  return util::json_text(out); // valid UTF-8 whatever a string held (review II F6)
 }
 
 std::string make_error(const json::value& id, RpcError code, std::string_view message, json::value data) {
@@ -92,7 +93,7 @@ std::string make_error(const json::value& id, RpcError code, std::string_view me
   out["jsonrpc"] = "2.0";
   out["id"] = id;
   out["error"] = std::move(err);
-  return json::serialize(out);
+  return util::json_text(out); // valid UTF-8 whatever a string held (review II F6)
 }
 
 std::string make_notification(std::string_view method, json::object params) {
@@ -100,7 +101,7 @@ std::string make_notification(std::string_view method, json::object params) {
   out["jsonrpc"] = "2.0";
   out["method"] = method;
   out["params"] = std::move(params);
-  return json::serialize(out);
+  return util::json_text(out); // valid UTF-8 whatever a string held (review II F6)
 }
 
 }  // namespace harness::mcp
