@@ -226,12 +226,12 @@ TEST_CASE("the probe finds a merge in progress, ignored spec documents and state
   const auto db = dir.write(".orchestration/harness.db", "");
   if (::geteuid() != 0) {
     ::chmod(db.c_str(), 0444);
-    CHECK(orchestrator::probe_start_facts(layout).unwritable_state == std::vector<std::string>{".orchestration/harness.db"});
+    CHECK(orchestrator::probe_start_facts(layout).unwritable_state == std::vector<orchestrator::UnwritableState>{{".orchestration/harness.db"}});
     ::chmod(db.c_str(), 0644);
   } else if (std::system(("chattr +i '" + db.string() + "' 2>/dev/null").c_str()) == 0) {
     const auto unwritable = orchestrator::probe_start_facts(layout).unwritable_state;
     (void)std::system(("chattr -i '" + db.string() + "'").c_str());
-    CHECK(unwritable == std::vector<std::string>{".orchestration/harness.db"});
+    CHECK(unwritable == std::vector<orchestrator::UnwritableState>{{".orchestration/harness.db"}});
   }
   CHECK(orchestrator::probe_start_facts(layout).unwritable_state.empty());
 }
@@ -240,7 +240,7 @@ TEST_CASE("an operation in progress, a spec outside the project, ignored documen
   FakeMachine m;
   m.facts.git_operation = "rebase";
   m.facts.ignored_documents = {"docs/specs/SPC-001-x/execution/FINAL-VERIFICATION.md"};
-  m.facts.unwritable_state = {".orchestration/harness.db"};
+  m.facts.unwritable_state = {{".orchestration/harness.db"}};
   auto outside = layout_at("/p");
   outside.spec_dir = "/elsewhere/SPC-001-x";
   const auto problems = orchestrator::start_problems(options(AdapterKind::script), outside, m.facts);
@@ -256,6 +256,45 @@ TEST_CASE("an operation in progress, a spec outside the project, ignored documen
   m.facts.git_operation = "merge";
   CHECK(all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts)).find("git merge --abort") !=
         std::string::npos);
+}
+
+TEST_CASE("a read-only file system and a project path too long for SQLite are problems before the start",
+          "[orchestrator][preflight]") {
+  // Review II F4, F5: a read-only mount without .orchestration/ failed after the start on its lock
+  // file; a path SQLite cannot open failed after the state files were written.
+  FakeMachine m;
+  m.facts.unwritable_state = {{"the project directory /p (where .orchestration/ goes)", true}};
+  auto text = all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts));
+  CHECK(text.find("the project directory /p (where .orchestration/ goes) cannot be written: it lies on a read-only file system") !=
+        std::string::npos);
+  CHECK(text.find("chmod") == std::string::npos); // no chmod helps there
+  m.facts.unwritable_state.clear();
+  const std::string deep = "/p/" + std::string(240, 'a') + "/" + std::string(240, 'b');
+  text = all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at(deep), m.facts));
+  CHECK(text.find("SQLite opens no database at a path longer than 504 bytes") != std::string::npos);
+  CHECK(all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p/" + std::string(240, 'a')), m.facts))
+            .find("SQLite") == std::string::npos);
+}
+
+TEST_CASE("the probe finds a project directory that cannot take .orchestration/", "[orchestrator][preflight]") {
+  test::TempDir dir;
+  test::sh(dir.path, "git init -q -b main && git config user.name t && git config user.email t@example.com");
+  fs::create_directories(dir.path / "docs/specs/SPC-001-x/planning/plans");
+  const auto layout = spec::discover_layout(dir.path / "docs/specs/SPC-001-x", dir.path).value();
+  CHECK(orchestrator::probe_start_facts(layout).unwritable_state.empty());
+  if (::geteuid() != 0) {
+    ::chmod(dir.path.c_str(), 0555);
+    const auto unwritable = orchestrator::probe_start_facts(layout).unwritable_state;
+    ::chmod(dir.path.c_str(), 0755);
+    REQUIRE(unwritable.size() == 1);
+    CHECK(unwritable[0].path.find("where .orchestration/ goes") != std::string::npos);
+    CHECK_FALSE(unwritable[0].read_only_file_system);
+  } else if (std::system(("chattr +i '" + dir.path.string() + "' 2>/dev/null").c_str()) == 0) {
+    const auto unwritable = orchestrator::probe_start_facts(layout).unwritable_state;
+    (void)std::system(("chattr -i '" + dir.path.string() + "'").c_str());
+    REQUIRE(unwritable.size() == 1);
+    CHECK(unwritable[0].path.find("where .orchestration/ goes") != std::string::npos);
+  }
 }
 
 TEST_CASE("the probe finds git's lock files no git process holds", "[orchestrator][preflight]") {

@@ -17,6 +17,26 @@ TEST_CASE("A new store is created at the project's default path with the newest 
   CHECK(s.integrity_check() == "ok");
 }
 
+TEST_CASE("A store path too long for SQLite is refused with the cause, before anything is made", "[store]") {
+  // Review II F4: SQLite said "unable to open database file" after the directories were made.
+  TempDir dir;
+  auto deep = dir.path;
+  while (deep.string().size() < 520) deep /= std::string(100, 'd');
+  auto db = Store::open_project(deep);
+  REQUIRE_FALSE(db);
+  CHECK(db.error().find("SQLite opens no database at a path longer than 504 bytes") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(deep));
+  // 504 bytes, the longest it opens: made, with its WAL beside it.
+  auto fits = dir.path / std::string(100, 'e') / std::string(100, 'f') / std::string(100, 'g');
+  const auto rest = 504 - (fits / ".orchestration/harness.db").string().size();
+  REQUIRE(rest > 1);
+  fits = fits / std::string(rest - 1, 'h');
+  REQUIRE((fits / ".orchestration/harness.db").string().size() == 504);
+  auto ok = Store::open_project(fits);
+  REQUIRE(ok);
+  CHECK(ok->set_value("k", "v"));
+}
+
 TEST_CASE("Sessions are created, read, updated and authenticated by token", "[store]") {
   TempDir dir;
   auto s = store_test::open_store(dir.path);

@@ -3,6 +3,7 @@
 #include "lock_check_mark.hpp"
 #include "session_files.hpp"
 
+#include "harness/store/store.hpp"
 #include "harness/util/glob.hpp"
 #include "harness/util/open_file_limit.hpp"
 #include "harness/util/shell_words.hpp"
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <set>
 #include <unistd.h>
@@ -266,8 +268,17 @@ void document_problems(const spec::Layout& layout, const StartFacts& facts, std:
                                facts.ignored_documents.front())});
   }
   for (const auto& f : facts.unwritable_state)
-    out.push_back({fmt::format("{} cannot be written, and it holds the run's state (messages, sessions, answers)", f),
-                   "make it writable for this user (ls -l shows its owner; chown or chmod), or run as its owner"});
+    out.push_back(f.read_only_file_system
+                      ? StartProblem{fmt::format("{} cannot be written: it lies on a read-only file system, and the run "
+                                                 "writes its state (messages, sessions, answers) and commits there",
+                                                 f.path),
+                                     "run harness in a writable checkout of the project (or mount it read-write)"}
+                      : StartProblem{fmt::format("{} cannot be written, and it holds the run's state (messages, sessions, "
+                                                 "answers)",
+                                                 f.path),
+                                     "make it writable for this user (ls -l shows its owner; chown or chmod), or run as its owner"});
+  if (auto too_long = store::db_path_length_problem(store::default_db_path(layout.project_root)); !too_long.empty())
+    out.push_back({std::move(too_long), "a project path up to about 470 bytes works; nothing was written"});
 }
 
 } // namespace
@@ -333,12 +344,19 @@ std::vector<std::string> orphaned_locks(const fs::path& root) {
   return out;
 }
 
-std::vector<std::string> unwritable_state_files(const fs::path& root) {
-  std::vector<std::string> out;
+std::vector<UnwritableState> unwritable_state_files(const fs::path& root) {
+  std::vector<UnwritableState> out;
   const fs::path dir = root / ".orchestration";
-  for (const auto& f : {dir, dir / "harness.db", dir / "harness.db-wal", dir / "harness.db-shm"}) {
-    std::error_code ec;
-    if (fs::exists(f, ec) && ::access(f.c_str(), W_OK) != 0) out.push_back(fs::relative(f, root, ec).string());
+  std::error_code ec;
+  // Without .orchestration/ yet, the project directory must take it (a read-only mount did not,
+  // and the run failed after its start on the lock file, review II F5).
+  const bool made = fs::exists(dir, ec);
+  for (const auto& f : made ? std::vector<fs::path>{dir, dir / "harness.db", dir / "harness.db-wal", dir / "harness.db-shm"}
+                            : std::vector<fs::path>{root}) {
+    if (!fs::exists(f, ec) || ::access(f.c_str(), W_OK) == 0) continue;
+    const bool read_only = errno == EROFS;
+    const auto rel = fs::relative(f, root, ec).string();
+    out.push_back({made ? rel : fmt::format("the project directory {} (where .orchestration/ goes)", root.string()), read_only});
   }
   return out;
 }

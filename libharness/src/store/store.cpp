@@ -149,6 +149,16 @@ std::filesystem::path default_db_path(const std::filesystem::path& project) {
   return project / ".orchestration" / "harness.db";
 }
 
+std::string db_path_length_problem(const std::filesystem::path& db_path) {
+  constexpr std::size_t longest = 504;
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(db_path, ec).lexically_normal().string();
+  if (ec || absolute.size() <= longest) return {};
+  return fmt::format("the state database's path {} is {} bytes long, and SQLite opens no database at a path longer than {} "
+                     "bytes: move the project to a shorter path",
+                     absolute, absolute.size(), longest);
+}
+
 Store::Store(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
 Store::Store(Store&&) noexcept = default;
 Store& Store::operator=(Store&&) noexcept = default;
@@ -156,6 +166,7 @@ Store::~Store() = default;
 
 std::expected<Store, std::string> Store::open(const StoreOptions& options) {
   if (options.db_path.empty()) return std::unexpected("store: no database path");
+  if (auto too_long = db_path_length_problem(options.db_path); !too_long.empty()) return std::unexpected(std::move(too_long));
   // harness.db holds every report; SQLite creates it 0644 & ~umask, private inside a 0700 directory.
   std::error_code ec;
   if (options.db_path.has_parent_path()) ec = util::create_private_directories(options.db_path.parent_path());

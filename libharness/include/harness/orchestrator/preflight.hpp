@@ -26,6 +26,13 @@ struct StartProblem {
 
 /// What the start checks need to know about the machine. probe_start_facts asks git and the file
 /// system; a test fills it in, so start_problems is a decision without I/O.
+/// A file of the run's state that cannot be written (StartFacts::unwritable_state).
+struct UnwritableState {
+  std::string path;                   ///< project-relative, or the project directory named in words
+  bool read_only_file_system = false; ///< EROFS: no chmod helps
+  bool operator==(const UnwritableState&) const = default;
+};
+
 struct StartFacts {
   bool git_found = true;      ///< `git` is on PATH
   bool git_repository = true; ///< the project root is inside a git work tree
@@ -57,8 +64,9 @@ struct StartFacts {
   /// .gitignore rule would keep out of the commits every task and verification makes.
   std::vector<std::string> ignored_documents;
   /// Files of the run's state (.orchestration/ and its database) that exist and cannot be
-  /// written: the run would go on without its store and resume would not work.
-  std::vector<std::string> unwritable_state;
+  /// written, or the project directory when .orchestration/ is not there yet and cannot be made:
+  /// the run would go on without its store and resume would not work.
+  std::vector<UnwritableState> unwritable_state;
   /// The directories of a cone-mode sparse checkout (`git sparse-checkout list`; none: only the
   /// root's files), project-relative; nullopt when the checkout is not sparse, or sparse with
   /// non-cone patterns, which git 2.39 offers no way to match a path against.

@@ -37,6 +37,12 @@ struct StoreOptions {
 /// `<project>/.orchestration/harness.db`.
 std::filesystem::path default_db_path(const std::filesystem::path& project);
 
+/// Why SQLite cannot open a database at `db_path` for the length of its path, or empty. Its unix
+/// file layer takes no path longer than 512 bytes, the `-journal` name beside the database
+/// included: an absolute path of 504 bytes opens, 505 fails with "unable to open database file"
+/// (SQLite 3.40, measured), which said nothing of the cause (review II F4).
+std::string db_path_length_problem(const std::filesystem::path& db_path);
+
 /// One worker session (seed 002 columns plus what the harness needs to find and trust it).
 struct SessionRecord {
   std::string id;
