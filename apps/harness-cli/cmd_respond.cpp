@@ -6,6 +6,7 @@
 #include "project_dir.hpp"
 
 #include "harness/orchestrator/orchestrator.hpp"
+#include "harness/store/store.hpp"
 #include "harness/util/json_text.hpp"
 
 #include <boost/json.hpp>
@@ -44,6 +45,11 @@ void add_respond(CLI::App& app, ExitCode& exit) {
       print_error("respond: the checkpoint ID is empty, so '" + opt->answer + "' answers nothing (harness-cli respond --list shows the ids)",
                   output);
       exit.value = 2;
+      return;
+    }
+    if (auto why = store::unreadable_state(state); !why.empty()) { // not "nothing waits"
+      print_error(why, output);
+      exit.value = 1;
       return;
     }
     if (opt->list || opt->id.empty()) {

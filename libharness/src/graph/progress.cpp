@@ -313,6 +313,8 @@ std::string progress_text(const Progress& p) {
   if (!p.running_tasks_unread.empty())
     out.insert(out.size() - 1, fmt::format("what it runs is not shown, and a plan shown ready may be running: {}\n",
                                            p.running_tasks_unread));
+  if (!p.state_unreadable.empty())
+    out.insert(out.size() - 1, fmt::format("what runs and what waits for an answer is not shown: {}\n", p.state_unreadable));
   if (!p.left_running.empty())
     out.insert(out.size() - 1, fmt::format("workers a killed run left running: {} (they go on and commit; the next "
                                            "orchestrate stops them)\n",
@@ -413,6 +415,7 @@ std::string progress_json(const Progress& p) {
   for (const auto& w : p.left_running) left.emplace_back(w);
   o["left_running"] = std::move(left);
   o["running_tasks_unread"] = p.running_tasks_unread.empty() ? json::value(nullptr) : json::value(p.running_tasks_unread);
+  o["state_unreadable"] = p.state_unreadable.empty() ? json::value(nullptr) : json::value(p.state_unreadable);
   o["running_orchestrate"] = nullptr;
   if (const auto& r = p.running_orchestrate)
     o["running_orchestrate"] = json::object{{"pid", r->pid}, {"spec", r->spec}, {"started_at", r->started_at}};

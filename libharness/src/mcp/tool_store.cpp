@@ -42,6 +42,7 @@ ToolStore::ToolStore(fs::path project, bool worker) : m_project(std::move(projec
 
 std::expected<store::Store*, std::string> ToolStore::open(CreateIfMissing create) {
   if (m_store) return &*m_store;
+  if (auto why = store::unreadable_state(m_project / ".orchestration"); !why.empty()) return std::unexpected(std::move(why));
   std::error_code ec;
   if (create == CreateIfMissing::no && !fs::exists(store::default_db_path(m_project), ec)) return nullptr;
   auto opened = store::Store::open({.db_path = store::default_db_path(m_project), .upgrade_under_run = m_worker});

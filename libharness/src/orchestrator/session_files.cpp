@@ -244,6 +244,7 @@ std::vector<spec::PhaseNumber> unchecked_plan_phases(store::Store& db, std::stri
 
 void show_run_state(graph::Progress& p, const spec::Layout& layout) {
   const fs::path state_dir = layout.project_root / ".orchestration";
+  if (p.state_unreadable = store::unreadable_state(state_dir); !p.state_unreadable.empty()) return;
   const auto run = store::running_orchestrator(state_dir);
   if (run) {
     p.running = store::describe_run(*run);

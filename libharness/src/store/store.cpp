@@ -12,6 +12,10 @@
 #include <boost/json/serialize.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
 
@@ -147,6 +151,28 @@ std::expected<std::optional<RunsHeldOff>, DbError> upgrade_allowed(const detail:
 
 std::filesystem::path default_db_path(const std::filesystem::path& project) {
   return project / ".orchestration" / "harness.db";
+}
+
+std::string unreadable_state(const std::filesystem::path& state_dir) {
+  auto owner = [](uid_t uid) {
+    const passwd* pw = ::getpwuid(uid);
+    return pw ? std::string(pw->pw_name) : fmt::format("uid {}", uid);
+  };
+  struct stat st {};
+  for (const auto& f : {state_dir, default_db_path(state_dir.parent_path())}) {
+    std::error_code ec;
+    const auto shown = std::filesystem::absolute(f, ec).lexically_normal().string();
+    if (::stat(f.c_str(), &st) != 0) {
+      if (errno == ENOENT) return {};
+      return fmt::format("cannot read {}: {}", shown, std::strerror(errno));
+    }
+    if (::access(f.c_str(), S_ISDIR(st.st_mode) ? R_OK | X_OK : R_OK) != 0) {
+      const int error = errno; // getpwuid may set it
+      return fmt::format("cannot read {}: {} (it belongs to {}: run harness as that user)", shown, std::strerror(error),
+                         owner(st.st_uid));
+    }
+  }
+  return {};
 }
 
 std::string db_path_length_problem(const std::filesystem::path& db_path) {

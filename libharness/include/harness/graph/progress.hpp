@@ -86,6 +86,9 @@ struct Progress {
   /// Why what the running orchestrate has under way could not be read (its store refused: an older
   /// harness's run, say): plans shown ready may be running. Set by the caller; empty otherwise.
   std::string running_tasks_unread;
+  /// Why the run state (.orchestration/) cannot be read by this user (store::unreadable_state):
+  /// what runs and what waits for an answer is not shown. Empty when it can.
+  std::string state_unreadable;
   /// Workers a killed run left running (no orchestrate runs, their processes do): they go on and
   /// commit until the next run stops them. "execute:01-01 (pid 4242)"; set by the caller.
   std::vector<std::string> left_running;

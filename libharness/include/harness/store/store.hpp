@@ -37,6 +37,11 @@ struct StoreOptions {
 /// `<project>/.orchestration/harness.db`.
 std::filesystem::path default_db_path(const std::filesystem::path& project);
 
+/// Why this user cannot read the project's run state (`state_dir`, its .orchestration/), or empty
+/// when it can or there is none: another user's directory, or one of mode 0700, looked empty to
+/// every reader (`respond --list` and the MCP tools said nothing waits, review II F2).
+std::string unreadable_state(const std::filesystem::path& state_dir);
+
 /// Why SQLite cannot open a database at `db_path` for the length of its path, or empty. Its unix
 /// file layer takes no path longer than 512 bytes, the `-journal` name beside the database
 /// included: an absolute path of 504 bytes opens, 505 fails with "unable to open database file"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Run state another user cannot read (review II F2): a project run by root, then read by `nobody`
+# with .orchestration/ at mode 0700. respond --list said "no checkpoint waits" (exit 0), status
+# left its waiting questions out, and the MCP tools returned empty lists: each now says it cannot
+# read the state (respond exits 1, status says so in a line and in --json, the tool fails).
+set -euo pipefail
+cli=${HARNESS_CLI:?}
+mcp=${HARNESS_MCP:?}
+src=${HARNESS_SOURCE_DIR:?}
+source "$src/tests/integration/lib/project.sh"
+project_tmp
+if [[ $(id -u) -ne 0 ]] || ! command -v setpriv >/dev/null; then
+  echo "SKIP: needs root and setpriv to read as another user"
+  exit 0
+fi
+spec=docs/specs/SPC-001-unreadable
+p=$tmp/p
+file_plans_project "$p" "$spec" Unreadable 01-01
+(cd "$p" && "$cli" orchestrate "$spec" --worker script --yes </dev/null >"$tmp/run.out" 2>&1) || fail "run: $(tail -5 "$tmp/run.out")"
+# The binaries as the other user can reach them, wherever this checkout lies (/root is 0700).
+mkdir "$tmp/bin" && cp "$cli" "$mcp" "$tmp/bin/" && cli=$tmp/bin/$(basename "$cli") && mcp=$tmp/bin/$(basename "$mcp")
+chmod 0755 "$tmp" "$p"
+chmod -R a+rX "$p/docs"
+chmod 0700 "$p/.orchestration"
+as_nobody() { (cd "$p" && setpriv --reuid=65534 --regid=65534 --clear-groups "$@"); }
+
+rc=0
+err=$(as_nobody "$cli" respond --list 2>&1 >/dev/null) || rc=$?
+[[ $rc -eq 1 && $err == *"cannot read $p/.orchestration: Permission denied (it belongs to root"* ]] ||
+  fail "respond --list as another user: exit $rc: $err"
+rc=0
+err=$(as_nobody "$cli" respond cp-x approve 2>&1 >/dev/null) || rc=$?
+[[ $rc -eq 1 && $err == *"cannot read $p/.orchestration"* ]] || fail "respond ID as another user: exit $rc: $err"
+st=$(as_nobody "$cli" status "$spec")
+[[ $st == *"what runs and what waits for an answer is not shown: cannot read $p/.orchestration"* ]] || fail "status: $st"
+json=$(as_nobody "$cli" status "$spec" --json)
+[[ $json == *'"state_unreadable":"cannot read '* ]] || fail "status --json: $json"
+
+init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}'
+call='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"harness_list_sessions","arguments":{}}}'
+out=$(printf '%s\n%s\n' "$init" "$call" | as_nobody "$mcp" | tail -n 1)
+[[ $out == *'"isError":true'* && $out == *"cannot read $p/.orchestration"* ]] || fail "harness_list_sessions as another user: $out"
+
+# Root reads it as before.
+[[ $(cd "$p" && "$cli" respond --list 2>&1) == "no checkpoint waits for an answer" ]] || fail "respond --list as root"
+echo "ok"
