@@ -2,7 +2,8 @@
 # Run state another user cannot read (review II F2): a project run by root, then read by `nobody`
 # with .orchestration/ at mode 0700. respond --list said "no checkpoint waits" (exit 0), status
 # left its waiting questions out, and the MCP tools returned empty lists: each now says it cannot
-# read the state (respond exits 1, status says so in a line and in --json, the tool fails).
+# read the state (respond exits 1, status says so in a line and in --json, the tool fails). State
+# it can read but not write fails the MCP tools with the cause named (F3).
 set -euo pipefail
 cli=${HARNESS_CLI:?}
 mcp=${HARNESS_MCP:?}
@@ -40,6 +41,13 @@ init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":
 call='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"harness_list_sessions","arguments":{}}}'
 out=$(printf '%s\n%s\n' "$init" "$call" | as_nobody "$mcp" | tail -n 1)
 [[ $out == *'"isError":true'* && $out == *"cannot read $p/.orchestration"* ]] || fail "harness_list_sessions as another user: $out"
+
+# Readable but not writable by this user: SQLite cannot read a WAL database without writing
+# beside it, and says only "unable to open database file" (review II F3): the cause is added.
+chmod 0755 "$p/.orchestration"
+out=$(printf '%s\n%s\n' "$init" "$call" | as_nobody "$mcp" | tail -n 1)
+[[ $out == *'"isError":true'* && $out == *".orchestration is not writable by this user: SQLite needs to write beside the database even to read it"* ]] ||
+  fail "harness_list_sessions on state it cannot write: $out"
 
 # Root reads it as before.
 [[ $(cd "$p" && "$cli" respond --list 2>&1) == "no checkpoint waits for an answer" ]] || fail "respond --list as root"

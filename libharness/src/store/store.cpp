@@ -197,9 +197,18 @@ std::expected<Store, std::string> Store::open(const StoreOptions& options) {
   std::error_code ec;
   if (options.db_path.has_parent_path()) ec = util::create_private_directories(options.db_path.parent_path());
   if (ec) return std::unexpected(fmt::format("store: create {}: {}", options.db_path.parent_path().string(), ec.message()));
+  // SQLite reads a WAL database only where it may write beside it (the -shm index): on a
+  // read-only mount it says just "unable to open database file" (review II F3).
+  auto with_cause = [&](std::string message) {
+    const auto dir = options.db_path.has_parent_path() ? options.db_path.parent_path() : std::filesystem::path(".");
+    if (::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES))
+      message += fmt::format(" ({} {}: SQLite needs to write beside the database even to read it)", dir.string(),
+                             errno == EROFS ? "lies on a read-only file system" : "is not writable by this user");
+    return std::unexpected(std::move(message));
+  };
   auto db = detail::Db::open(options.db_path, true);
-  if (!db) return std::unexpected(db.error().message);
-  if (auto r = configure(*db, options); !r) return std::unexpected(r.error().message);
+  if (!db) return with_cause(db.error().message);
+  if (auto r = configure(*db, options); !r) return with_cause(r.error().message);
   auto runs_held_off = upgrade_allowed(*db, options);
   if (!runs_held_off) return std::unexpected(runs_held_off.error().message);
   const auto deadline = std::chrono::steady_clock::now() + options.busy_timeout;
