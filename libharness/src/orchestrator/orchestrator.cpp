@@ -770,16 +770,6 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
   loop_spec.edit([&](spec::Spec& s) {
     forgotten_verdicts = forget_uncommitted_verdicts(s, *changes_at_start, own_writes, committed_in_head(s.layout.project_root));
   });
-  // A committed verdict of a plan no commit carries: only where the trailer index holds the whole
-  // history (not a shallow clone's cut, nor a GSD project's commits, which name plans by subject).
-  std::vector<std::string> unattributed;
-  if (trailers) trailers->refresh(); // the start's own commits (orphan SUMMARYs) included
-  if (trailers && trailers->error().empty() && !facts.shallow_plans_with_commits && spec.layout.kind != spec::LayoutKind::legacy_gsd)
-    loop_spec.edit([&](spec::Spec& s) {
-      unattributed = forget_unattributed_verdicts(s, own_writes, [&](const std::string& id) {
-        return std::ranges::any_of(trailers->commits_for(id), [&](const worker::TrailerCommit& c) { return s.layout.owns_spec_trailer(c.spec); });
-      });
-    });
   verify_pool = std::make_unique<asio::thread_pool>(static_cast<size_t>(std::max(1, opt.verify_threads)));
   host = std::make_unique<WorkerHost>(
       ctx, [this](const std::string& s, std::string_view l) { on_line(s, l); },
@@ -801,12 +791,6 @@ std::expected<RunSummary, RunError> Orchestrator::Impl::run() {
          fmt::format("{}'s SUMMARY says `verification: passed`, but no commit of it does and no run wrote that there "
                      "(a worker's or a hand edit): its checks run again, and its phase's verification",
                      id));
-  for (const auto& id : unattributed)
-    emit(RunEventKind::note, "verify-plan:" + id, -1, 0,
-         fmt::format("{}'s SUMMARY says `verification: passed`, but no commit carries 'Plan: {}', which every plan's work "
-                     "and SUMMARY committed by harness do (a worker's or a hand edit, committed without them): its checks "
-                     "run again",
-                     id, id));
   for (const auto& file : forgotten_verdicts.reports)
     emit(RunEventKind::note, "", -1, 0,
          fmt::format("{} says `status: passed`, but no commit of it does and no run wrote that there (a worker's or a "

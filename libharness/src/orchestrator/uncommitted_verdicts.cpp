@@ -26,23 +26,6 @@ void not_covering(spec::Verification& v, const std::string& plan_id) {
   if (std::ranges::find(v.executed_since, plan_id) == v.executed_since.end()) v.executed_since.push_back(plan_id);
 }
 
-/// The plan's SUMMARY relative to the project root; empty when it has no place.
-std::string summary_path(const spec::Spec& spec, const spec::Plan& plan) {
-  const auto* dir = spec.layout.find_phase(plan.phase);
-  if (!dir) return {};
-  std::error_code ec;
-  auto rel = fs::relative(spec.layout.summary_file(*dir, plan.id), spec.layout.project_root, ec).generic_string();
-  return ec ? std::string() : rel;
-}
-
-/// The plan's verdict and answer forgotten; its phase's and the final verification no longer cover it.
-void forget_verdict(spec::Spec& spec, const spec::Plan& plan, spec::Summary& summary) {
-  summary.verification.reset();
-  summary.answer.reset();
-  if (auto v = spec.verifications.find(plan.phase); v != spec.verifications.end()) not_covering(v->second, plan.id);
-  if (spec.final_verification) not_covering(*spec.final_verification, plan.id);
-}
-
 } // namespace
 
 ForgottenVerdicts forget_uncommitted_verdicts(spec::Spec& spec, const std::vector<worker::GitChange>& changes,
@@ -78,25 +61,16 @@ ForgottenVerdicts forget_uncommitted_verdicts(spec::Spec& spec, const std::vecto
   for (const auto& plan : spec.plans) {
     auto s = spec.summaries.find(plan.id);
     if (s == spec.summaries.end() || s->second.verification != spec::VerificationStatus::passed) continue;
-    const auto rel = summary_path(spec, plan);
-    if (rel.empty() || !changed.contains(rel) || own_writes.contains(rel) || says_passed(committed(rel), rel)) continue;
-    forget_verdict(spec, plan, s->second);
+    const auto* dir = spec.layout.find_phase(plan.phase);
+    if (!dir) continue;
+    std::error_code ec;
+    const auto rel = fs::relative(spec.layout.summary_file(*dir, plan.id), spec.layout.project_root, ec).generic_string();
+    if (ec || !changed.contains(rel) || own_writes.contains(rel) || says_passed(committed(rel), rel)) continue;
+    s->second.verification.reset();
+    s->second.answer.reset();
+    if (auto v = spec.verifications.find(plan.phase); v != spec.verifications.end()) not_covering(v->second, plan.id);
+    if (spec.final_verification) not_covering(*spec.final_verification, plan.id);
     forgotten.plans.push_back(plan.id);
-  }
-  return forgotten;
-}
-
-std::vector<std::string> forget_unattributed_verdicts(spec::Spec& spec, const std::set<std::string>& own_writes,
-                                                      const std::function<bool(const std::string& plan_id)>& has_plan_commit) {
-  std::vector<std::string> forgotten;
-  for (const auto& plan : spec.plans) {
-    auto s = spec.summaries.find(plan.id);
-    if (s == spec.summaries.end() || s->second.verification != spec::VerificationStatus::passed) continue;
-    if (auto v = spec.verifications.find(plan.phase); v != spec.verifications.end() && v->second.status == spec::VerificationStatus::passed)
-      continue;
-    if (const auto rel = summary_path(spec, plan); rel.empty() || own_writes.contains(rel) || has_plan_commit(plan.id)) continue;
-    forget_verdict(spec, plan, s->second);
-    forgotten.push_back(plan.id);
   }
   return forgotten;
 }

@@ -38,18 +38,6 @@ struct ForgottenVerdicts {
 ForgottenVerdicts forget_uncommitted_verdicts(spec::Spec& spec, const std::vector<worker::GitChange>& changes,
                                               const std::set<std::string>& own_writes, const CommittedText& committed);
 
-/// Forgets, in `spec` as above, the `verification: passed` of every plan whose phase is not
-/// verified, whose SUMMARY is not among `own_writes`, and that `has_plan_commit` says no commit
-/// carries (a `Plan:` trailer of this spec):
-/// harness commits every plan's work and SUMMARY with one, so such a verdict was written and
-/// committed by someone else (a worker's plain `git commit` of another plan's SUMMARY, review HH
-/// F2), and believing it skipped the plan until its phase's verification sent the phase to
-/// plan-gaps. Its checks run again, find no commit and execute the plan. A verified phase is left
-/// alone: its plans' commits were checked, and a history squashed since must not redo them.
-/// Returns the forgotten plan ids in plan order.
-std::vector<std::string> forget_unattributed_verdicts(spec::Spec& spec, const std::set<std::string>& own_writes,
-                                                      const std::function<bool(const std::string& plan_id)>& has_plan_commit);
-
 /// CommittedText from `git show HEAD:PATH` in `project_root`.
 CommittedText committed_in_head(const std::filesystem::path& project_root);
 
