@@ -69,4 +69,8 @@ TEST_CASE("load_yaml finds an alias wherever a node can begin, and reads globs w
   CHECK(n["files_modified"][1].as<std::string>() == "**/x.md");
   CHECK(n["note"].as<std::string>() == "2*3 is 6");
   CHECK(refusal("a: 1\n%YAML 1.2\n---\nb: 2\n").second >= 2); // a directive begins another document
+  // UTF-16, as PowerShell writes it (review JJ F4): yaml-cpp reads it; the second document is found.
+  std::string utf16 = "\xFF\xFE";
+  for (char c : std::string("a: 1\n---\nb: 2\n")) utf16 += std::string{c, '\0'};
+  CHECK(refusal(utf16).first.find("a second YAML document starts here") != std::string::npos);
 }

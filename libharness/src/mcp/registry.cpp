@@ -1,6 +1,8 @@
 // The registry side of Server, result helpers and the argument check.
 #include "harness/mcp/server.hpp"
 
+#include "harness/util/json_text.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -117,7 +119,7 @@ ToolResult error_result(std::string message) {
 }
 
 ToolResult structured_result(json::object data) {
-  ToolResult result = text_result(json::serialize(data));
+  ToolResult result = text_result(util::json_text(data)); // as structuredContent is written
   result.structured = std::move(data);
   return result;
 }

@@ -1,5 +1,7 @@
 #include "session.hpp"
 
+#include "harness/util/json_text.hpp"
+
 #include <charconv>
 #include <thread>
 
@@ -188,7 +190,7 @@ std::string Session::read_resource(const Request& request) {
   }
   // -32002 is MCP's "resource not found".
   json::object err{{"code", -32002}, {"message", "Resource not found"}, {"data", json::object{{"uri", wanted}}}};
-  return json::serialize(json::object{{"jsonrpc", "2.0"}, {"id", request.id}, {"error", std::move(err)}});
+  return util::json_text(json::object{{"jsonrpc", "2.0"}, {"id", request.id}, {"error", std::move(err)}});
 }
 
 std::string Session::get_prompt(const Request& request) {

@@ -301,6 +301,7 @@ struct Orchestrator::Impl {
   /// would misread what this one did.
   void store_failed(const std::string& task, std::string message);
   std::string store_error; ///< the first store_failed message of the run; empty when none
+  std::set<std::string> store_notes_said; ///< store_failed notes emitted (task and message), each once a run
   void launch_worker(Session& s);
   /// A worker that could not be started: its session ends and its task fails with `why`, on the
   /// loop (never inside the scheduler's action), after start_retry_pause when out_of_resources.

@@ -316,6 +316,9 @@ void Orchestrator::Impl::record_write(const fs::path& file, const std::expected<
 
 void Orchestrator::Impl::store_failed(const std::string& task, std::string message) {
   if (store_error.empty()) store_error = message;
+  // Once each: on a full disk every task's record failed alike, and the note came 10-20 times a
+  // run (review II F9); run_finished names the store among what was not written.
+  if (!store_notes_said.insert(task + '\n' + message).second) return;
   emit(RunEventKind::note, task, -1, 0, std::move(message));
 }
 

@@ -39,9 +39,13 @@ private:
 
 /// Whether `text` may hold what Refusals finds. A second document needs a `---`, `...` or `%`
 /// line, an alias a `*` that begins a node: after a space, a line start or a flow indicator,
-/// never after a letter, digit, `/`, `.`, `_` or another `*` (a glob's `src/**/*.ts`). Most
+/// never after a letter, digit, `/`, `.`, `_` or another `*` (a glob's `src/**/*.ts`); a text
+/// with a NUL byte may be UTF-16 or UTF-32 and is always passed. Most
 /// frontmatter has neither, and the event pass cost as much as the loading itself.
 bool may_hold_refusal(std::string_view text) {
+  // UTF-16 and UTF-32 (yaml-cpp converts them) spell `---` with NUL bytes between: the scan reads
+  // UTF-8 only (review JJ F4: a config.yaml PowerShell wrote lost its second document's keys).
+  if (text.find('\0') != std::string_view::npos) return true;
   auto safe_before_star = [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '.' || c == '_' ||
            c == '*';
