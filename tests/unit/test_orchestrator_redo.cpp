@@ -106,6 +106,22 @@ TEST_CASE("redo of a task removes the SUMMARY, records a marker, and the task no
   CHECK(orchestrator::redo_json(*all).find("\"tasks\":\"all\"") != std::string::npos);
 }
 
+TEST_CASE("redo of a plan whose SUMMARY is a symbolic link removes the link, not what it leads to", "[orchestrator][redo]") {
+  // Review JJ: the path was resolved, and the file the link led to was removed and committed so.
+  Project p;
+  const auto rel = fs::relative(p.summary, p.dir.path).generic_string();
+  p.dir.write("store/S.md", "---\nplan_id: '01-01'\nstatus: complete\n---\n# kept elsewhere\n");
+  fs::remove(p.summary);
+  fs::create_symlink(fs::relative(p.dir.path / "store/S.md", p.summary.parent_path()), p.summary);
+  test::sh(p.dir.path, "git add -A && git commit -qm 'summary kept in store/'");
+  auto r = orchestrator::redo(p.load(), {target("01-01")}, "");
+  REQUIRE(r);
+  CHECK(r->plans.at(0).summary == rel);
+  CHECK_FALSE(fs::exists(fs::symlink_status(p.summary)));
+  CHECK(fs::exists(p.dir.path / "store/S.md"));
+  CHECK(test::sh(p.dir.path, "git show --name-only --format= HEAD") == rel + "\n");
+}
+
 TEST_CASE("redo keeps a person's refusal of the undone work and its note in the marker, for the next worker",
           "[orchestrator][redo]") {
   Project p;

@@ -167,7 +167,10 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     if (const auto* phase = layout.find_phase(plan->phase)) {
       const fs::path summary = layout.summary_file(*phase, plan->id);
       std::error_code ec;
-      if (fs::exists(fs::symlink_status(summary, ec))) out.summary = fs::relative(summary, root, ec).generic_string();
+      // The path itself, a link included: fs::relative resolves the last name, and the redo removed
+      // the file a linked SUMMARY leads to, leaving the link dangling (review JJ).
+      if (fs::exists(fs::symlink_status(summary, ec)))
+        out.summary = (fs::relative(summary.parent_path(), root, ec) / summary.filename()).generic_string();
     }
     if (!out.nothing_to_do()) {
       if (!out.summary.empty()) remove.push_back(out.summary);
