@@ -6,7 +6,8 @@
 # plan's plan_id), a script worker whose shell block fails, and an agent (claude adapter)
 # whose stdout is not stream-json although it exits 0; and a plan that commits on its own
 # without trailers (the run names that commit); and git's index lock left by a worker stopped
-# mid-commit, after an idle timeout and after a killed run (removed once no git works there).
+# mid-commit, after an idle timeout and after a killed run (removed once no git works there); and
+# a worker program that cannot be executed at all (its sessions recorded as failed at once).
 # Each must be detected, retried per policy (2 attempts), and what stays blocked must show in
 # STATUS.md and `harness-cli status`, with the worker's own reason and its log, not just an exit
 # code. The process group of a killed worker must be gone.
@@ -281,5 +282,21 @@ kill -KILL $first; wait $first 2>/dev/null || true
 out=$(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes 2>&1) || fail "late quitter: the next run failed: $out"
 [[ "$out" == *"01-10-SUMMARY.md marked status: failed"*"task_started"*"execute:01-10"* ]] ||
   fail "late quitter: the next run took the failed attempt's SUMMARY as executed: $out"
+
+# A worker program that cannot be executed (a text file with its executable bit, no #! line):
+# each attempt fails to start; the store says so, and the next run does not take those sessions
+# for workers that ended while no orchestrator watched (review II F8).
+p=$tmp/nostart
+file_plans_project "$p" "$spec" NoStart 01-01
+printf 'not a program\n' >"$tmp/not-a-program"
+chmod +x "$tmp/not-a-program"
+rc=0
+(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker command --command "$tmp/not-a-program {prompt_file}" </dev/null >"$tmp/nostart1.out" 2>&1) || rc=$?
+[[ $rc -eq 1 ]] || fail "a worker that cannot start: rc $rc: $(tail -n 5 "$tmp/nostart1.out")"
+grep -q "blocked" "$tmp/nostart1.out" || fail "the task that could not start is not blocked: $(cat "$tmp/nostart1.out")"
+rc=0
+(cd "$p" && timeout 60 "$cli" orchestrate "$spec" --worker script --yes </dev/null >"$tmp/nostart2.out" 2>&1) || rc=$?
+[[ $rc -eq 0 ]] || fail "the run after: rc $rc: $(tail -n 5 "$tmp/nostart2.out")"
+grep -q "ended while no orchestrator watched" "$tmp/nostart2.out" && fail "sessions that never started were taken for unwatched workers: $(head -n 5 "$tmp/nostart2.out")"
 
 echo "orchestrate worker faults: all checks passed"
