@@ -121,4 +121,14 @@ assert sys.argv[2] in r["removed"], r
 assert r["kept"]["last_failure"] == [], r
 PY
 [[ $run_a =~ ^[0-9a-f]{6}$ ]] || fail "session ids do not end with the run id: $a_done"
+# A .orchestration/ a person made for config.yaml, before any run: prune's lock files get the
+# directory's .gitignore first, and `git status` stays clean (review II F10).
+q=$tmp/q
+file_plans_project "$q" "$a" "Q" 01-01
+rm -rf "$q/.orchestration" && mkdir "$q/.orchestration" && printf 'slots: 2\n' >"$q/.orchestration/config.yaml"
+(cd "$q" && git add -A && git commit -qm "config" && git rm -q --cached .orchestration/config.yaml && git commit -qm untrack)
+(cd "$q" && "$cli" prune) >/dev/null 2>&1 || fail "prune in a project that never ran"
+[[ -f $q/.orchestration/.gitignore ]] || fail "prune left .orchestration/ without its .gitignore: $(ls -a "$q/.orchestration")"
+st=$(git -C "$q" status --porcelain)
+[[ -z $st ]] || fail "git status after prune: $st"
 echo "PASS test_prune"

@@ -90,8 +90,8 @@ std::expected<spec::Spec, RunError> Orchestrator::Impl::set_aside_planning_lefto
 std::expected<void, RunError> Orchestrator::Impl::recover_earlier_run() {
   util::remove_stale_temp_files(spec.layout.spec_dir); // half-written documents of a killed run
   std::error_code ec;
+  (void)util::create_state_directory(state_dir);
   (void)util::create_private_directories(state_dir / "sessions");
-  if (!fs::exists(state_dir / ".gitignore")) (void)util::write_file_atomic(state_dir / ".gitignore", "*\n");
   stop_earlier_workers();
   auto opened = store::Store::open_project(spec.layout.project_root);
   if (!opened) return std::unexpected(RunError{"cannot open the state database: " + opened.error(), 1});

@@ -104,7 +104,7 @@ std::string describe_run(const RunInfo& info) {
 }
 
 std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, RunInfo info) {
-  (void)util::create_private_directories(state_dir); // open() below says what went wrong
+  (void)util::create_state_directory(state_dir); // open() below says what went wrong
   const fs::path file = state_dir / "orchestrator.lock";
   // O_CLOEXEC: a worker must not inherit the lock and keep it alive after we die.
   const int fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
@@ -150,6 +150,9 @@ RunsHeldOff::~RunsHeldOff() {
 }
 
 std::expected<RunsHeldOff, RunInfo> hold_off_runs(const fs::path& state_dir) {
+  // No state directory is made here (a project that never ran has none), but one a user made
+  // for config.yaml gets its .gitignore before the lock file shows in `git status`.
+  if (std::error_code ec; fs::is_directory(state_dir, ec)) (void)util::create_state_directory(state_dir);
   const int fd = ::open((state_dir / "orchestrator.lock").c_str(), O_CREAT | O_RDONLY | O_CLOEXEC, 0644);
   if (fd < 0) return RunsHeldOff(-1);
   // A shared lock is refused only while an orchestrator holds the exclusive one.

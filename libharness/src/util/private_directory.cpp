@@ -1,5 +1,7 @@
 #include "harness/util/private_directory.hpp"
 
+#include "harness/util/atomic_file.hpp"
+
 #include <cerrno>
 #include <sys/stat.h>
 
@@ -16,6 +18,13 @@ std::error_code create_private_directories(const std::filesystem::path& dir) {
   const int error = errno;
   if (error == EEXIST && std::filesystem::is_directory(dir, ec)) return {};
   return {error == EEXIST ? ENOTDIR : error, std::generic_category()};
+}
+
+std::error_code create_state_directory(const std::filesystem::path& dir) {
+  if (auto ec = create_private_directories(dir)) return ec;
+  std::error_code ec;
+  if (!std::filesystem::exists(dir / ".gitignore", ec)) (void)write_file_atomic(dir / ".gitignore", "*\n");
+  return {};
 }
 
 } // namespace harness::util

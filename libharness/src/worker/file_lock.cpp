@@ -1,6 +1,5 @@
 #include "harness/worker/file_lock.hpp"
 
-#include "harness/util/atomic_file.hpp"
 #include "harness/util/private_directory.hpp"
 
 #include <cerrno>
@@ -11,10 +10,7 @@
 namespace harness::worker {
 
 FileLock::FileLock(const std::filesystem::path& file) {
-  std::error_code ec;
-  (void)util::create_private_directories(file.parent_path()); // harness's state: the open says what failed
-  if (!std::filesystem::exists(file.parent_path() / ".gitignore", ec))
-    (void)util::write_file_atomic(file.parent_path() / ".gitignore", "*\n");
+  (void)util::create_state_directory(file.parent_path()); // harness's state: the open says what failed
   m_fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
   if (m_fd < 0) return;
   if (::flock(m_fd, LOCK_EX | LOCK_NB) == 0) return;

@@ -15,4 +15,9 @@ namespace harness::util {
 /// not be made (ENOTDIR when a file stands in the way), else a cleared code.
 std::error_code create_private_directories(const std::filesystem::path& dir);
 
+/// create_private_directories, then a `.gitignore` of `*` in `dir` unless one is there: harness's
+/// state never shows in `git status`, also where a user made .orchestration/ for its config.yaml
+/// and a command other than orchestrate wrote there first (review II F10: prune).
+std::error_code create_state_directory(const std::filesystem::path& dir);
+
 } // namespace harness::util
