@@ -9,6 +9,7 @@
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/store/run_lock.hpp"
+#include "harness/store/store.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/trailers.hpp"
 #include "harness/worker/index_lock.hpp"
@@ -123,6 +124,9 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     }
   }
   const fs::path state_dir = root / ".orchestration";
+  // Another user's state: its running orchestrate and its workers cannot be seen from here
+  // (review II F10: a raw filesystem exception said so).
+  if (auto why = store::unreadable_state(state_dir); !why.empty()) return std::unexpected(RunError{why, 1});
   // A running orchestrate has read what is done and may be executing these very plans; one that
   // starts before the marker is committed would read them as done. Held off until we return.
   auto held = store::hold_off_runs(state_dir);
@@ -139,7 +143,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   std::vector<StaleWorker> stale;
   auto candidates = stale_workers(state_dir);
   // Workers a killed run spawned without recording their pid are found by their session id.
-  if (fs::exists(state_dir / "harness.db"))
+  if (std::error_code ec; fs::exists(state_dir / "harness.db", ec))
     if (auto db = store::Store::open_project(root))
       if (auto sessions = db->list_sessions())
         for (auto& w : unrecorded_workers(*sessions, state_dir)) candidates.push_back(std::move(w));
@@ -229,7 +233,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   }
   // Nor did a person decide anything about the new work: its verification asks, unless its
   // executor asks again.
-  if (fs::exists(state_dir / "harness.db"))
+  if (std::error_code ec; fs::exists(state_dir / "harness.db", ec))
     if (auto db = store::Store::open_project(root); db)
       if (auto entries = db->values()) {
         const auto key = executor_asked_key(layout.spec_name);
