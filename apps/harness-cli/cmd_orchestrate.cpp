@@ -18,6 +18,7 @@
 #include <boost/json.hpp>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -117,9 +118,7 @@ void add_orchestrate(CLI::App& app, ExitCode& exit) {
     ro.harness_cli = self_dir() / "harness-cli";
     ro.harness_mcp = self_dir() / "harness-mcp";
     ro.worker_prompt_template = skills_dir() / "templates" / "worker-prompt.md";
-    const auto style = opt->json ? orchestrator::DisplayStyle::json
-                       : ::isatty(STDOUT_FILENO) ? orchestrator::DisplayStyle::live_table
-                                                 : orchestrator::DisplayStyle::lines;
+    const auto style = orchestrator::choose_display(opt->json, ::isatty(STDOUT_FILENO), std::getenv("TERM"));
     // The live table fits its rows to the terminal, and counts the rows a long question wraps to.
     winsize ws{};
     const int width = ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 100;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <string_view>
 
 namespace harness::orchestrator {
 namespace {
@@ -189,6 +190,12 @@ std::string format_table(const RunView& view, int width) {
   if (view.cost_usd > 0) bar += fmt::format(", ${:.2f}", view.cost_usd);
   out += fit(std::move(bar), w) + "\n";
   return out;
+}
+
+DisplayStyle choose_display(bool json, bool stdout_is_terminal, const char* term) {
+  if (json) return DisplayStyle::json;
+  if (!stdout_is_terminal || (term && std::string_view(term) == "dumb")) return DisplayStyle::lines;
+  return DisplayStyle::live_table;
 }
 
 std::unique_ptr<Observer> make_display(DisplayStyle style, std::FILE* out, int width) {

@@ -12,6 +12,11 @@ namespace harness::orchestrator {
 
 enum class DisplayStyle { live_table, lines, json };
 
+/// The display a run uses: JSON lines when asked; the live table on a terminal that moves its
+/// cursor; else one line per event (a pipe, a file, or TERM=dumb, as Emacs' shell buffer sets it,
+/// where the table's escape sequences showed as text: review II F10). `term`: $TERM, or null.
+DisplayStyle choose_display(bool json, bool stdout_is_terminal, const char* term);
+
 /// A display writing to `out` (not owned). `width` bounds the live table's lines.
 std::unique_ptr<Observer> make_display(DisplayStyle style, std::FILE* out, int width = 100);
 
