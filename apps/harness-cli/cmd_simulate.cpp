@@ -24,7 +24,7 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
     std::string spec_dir;
     int slots = 4;
     std::string policy = "graph";
-    std::optional<std::uint64_t> seed;
+    std::string seed;
     std::string durations;
     std::string gate = "1";
     bool json = false;
@@ -53,7 +53,15 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
       return;
     }
     o.config.gate_lookahead = *gate;
-    o.seed = opt->seed;
+    if (!opt->seed.empty()) {
+      auto seed = sched::parse_seed(opt->seed);
+      if (!seed) {
+        print_error("--seed: " + seed.error(), output);
+        exit.value = 2;
+        return;
+      }
+      o.seed = *seed;
+    }
     const auto workload = sched::workload_from_spec(*spec);
     if (auto nothing = sched::nothing_to_schedule(*spec, workload)) { // no run to predict: as orchestrate says
       print_error(*nothing, output);

@@ -297,3 +297,15 @@ TEST_CASE("A run with PLAN edits replays from its JSON log to the same actions a
   CHECK(d.state("execute:01-02") == "done"); // removed while it ran, and it succeeded: it stays as it ran
   CHECK(d.s.plans()[0].files_modified == std::vector<std::string>{"a", "e"});
 }
+
+TEST_CASE("--seed is a whole number from 0 to 2^64-1, nothing else", "[sched][sim]") {
+  CHECK(parse_seed("0") == 0u);
+  CHECK(parse_seed("42") == 42u);
+  CHECK(parse_seed("18446744073709551615") == UINT64_MAX);
+  for (const char* bad : {"-1", "18446744073709551616", "99999999999999999999", "1.5", "abc", "", " 7", "7 ", "+7"}) {
+    INFO(bad);
+    const auto r = parse_seed(bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().find("is no seed: a whole number from 0 to 18446744073709551615") != std::string::npos);
+  }
+}

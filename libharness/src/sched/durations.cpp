@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cmath>
 
 namespace harness::sched {
@@ -56,6 +58,15 @@ std::vector<std::pair<std::string, std::size_t>> top_level_keys(std::string_view
 }
 
 } // namespace
+
+std::expected<std::uint64_t, std::string> parse_seed(std::string_view text) {
+  std::uint64_t seed = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, seed);
+  if (text.empty() || ec != std::errc() || ptr != end)
+    return std::unexpected(fmt::format("'{}' is no seed: a whole number from 0 to {}", text, UINT64_MAX));
+  return seed;
+}
 
 std::expected<std::map<std::string, double>, std::vector<spec::Diagnostic>>
 parse_durations(std::string_view json_text, const std::string& file, const std::vector<std::string>& plan_ids) {

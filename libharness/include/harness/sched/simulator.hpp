@@ -13,6 +13,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace harness::sched {
@@ -62,6 +63,10 @@ struct SimResult {
 /// names it in the diagnostics: H301 for text that is not such an object (invalid JSON, a value
 /// that is not a non-negative number), H302 for an id that is none of `plan_ids` (a typo would
 /// otherwise leave that plan at its estimate without a word).
+/// `--seed`'s value: a decimal whole number from 0 to 18446744073709551615; the error says so
+/// (CLI11 had read -1 and 99999999999999999999 as the largest seed without a word, review FF F10).
+std::expected<std::uint64_t, std::string> parse_seed(std::string_view text);
+
 std::expected<std::map<std::string, double>, std::vector<spec::Diagnostic>>
 parse_durations(std::string_view json_text, const std::string& file, const std::vector<std::string>& plan_ids);
 
