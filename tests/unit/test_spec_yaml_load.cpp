@@ -74,3 +74,12 @@ TEST_CASE("load_yaml finds an alias wherever a node can begin, and reads globs w
   for (char c : std::string("a: 1\n---\nb: 2\n")) utf16 += std::string{c, '\0'};
   CHECK(refusal(utf16).first.find("a second YAML document starts here") != std::string::npos);
 }
+
+TEST_CASE("load_yaml says what yaml-cpp's depth limit means", "[spec][yaml]") {
+  // yaml-cpp's own message is "bad file" (review FF F10).
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "{a: ";
+  const auto [msg, line] = refusal("k: " + deep + "1\n");
+  CHECK(msg.find("nested too deeply for the YAML reader") != std::string::npos);
+  CHECK(line == 1);
+}

@@ -1,5 +1,6 @@
 #include "harness/spec/yaml_load.hpp"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 
 #include <optional>
@@ -58,9 +59,8 @@ bool may_hold_refusal(std::string_view text) {
   return false;
 }
 
-} // namespace
-
-YAML::Node load_yaml(const std::string& text) {
+/// load_yaml without its translation of yaml-cpp's depth limit.
+YAML::Node load_checked(const std::string& text) {
   if (!may_hold_refusal(text)) return YAML::Load(text);
   std::istringstream in(text);
   YAML::Parser parser(in);
@@ -69,6 +69,17 @@ YAML::Node load_yaml(const std::string& text) {
   }
   if (refusals.found) throw *refusals.found;
   return YAML::Load(text);
+}
+
+} // namespace
+
+YAML::Node load_yaml(const std::string& text) {
+  try {
+    return load_checked(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own words for it are "bad file" (review FF F10).
+    throw YAML::ParserException(e.mark, "nested too deeply for the YAML reader (thousands of levels of [ or {): flatten it");
+  }
 }
 
 } // namespace harness::spec
