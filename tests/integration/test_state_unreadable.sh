@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run state another user cannot read (review II F2): a project run by root, then read by `nobody`
 # with .orchestration/ at mode 0700. respond --list said "no checkpoint waits" (exit 0), status
-# left its waiting questions out, and the MCP tools returned empty lists: each now says it cannot
-# read the state (respond exits 1, status says so in a line and in --json, the tool fails). State
+# left its waiting questions out, the MCP tools returned empty lists, and redo threw a raw
+# filesystem error: each now says it cannot read the state (respond and redo exit 1, status says
+# so in a line and in --json, the tool fails). State
 # it can read but not write fails the MCP tools with the cause named (F3).
 set -euo pipefail
 cli=${HARNESS_CLI:?}
@@ -32,6 +33,10 @@ err=$(as_nobody "$cli" respond --list 2>&1 >/dev/null) || rc=$?
 rc=0
 err=$(as_nobody "$cli" respond cp-x approve 2>&1 >/dev/null) || rc=$?
 [[ $rc -eq 1 && $err == *"cannot read $p/.orchestration"* ]] || fail "respond ID as another user: exit $rc: $err"
+rc=0
+err=$(as_nobody "$cli" redo "$spec" 01-01 2>&1 >/dev/null) || rc=$?
+[[ $rc -eq 1 && $err == *"cannot read $p/.orchestration: Permission denied (it belongs to root"* ]] ||
+  fail "redo as another user: exit $rc: $err"
 st=$(as_nobody "$cli" status "$spec")
 [[ $st == *"what runs and what waits for an answer is not shown: cannot read $p/.orchestration"* ]] || fail "status: $st"
 json=$(as_nobody "$cli" status "$spec" --json)
