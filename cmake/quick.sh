@@ -55,6 +55,8 @@ case "$mode" in
     for b in "$root"/build/release/bench/bench_*; do echo "== $(basename "$b")"; "$b"; done
     echo "== bench_history_start.sh"
     "$root/tests/bench/bench_history_start.sh" "$root/build/release/bin/harness-cli"
+    echo "== bench_status_state.sh"
+    "$root/tests/bench/bench_status_state.sh" "$root/build/release/bin/harness-cli"
     ;;
   *)
     echo "usage: cmake/quick.sh demo|test|tsan|bench" >&2
