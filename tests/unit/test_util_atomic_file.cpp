@@ -114,6 +114,25 @@ TEST_CASE("write_file_atomic writes through a symbolic link and keeps a file's p
   CHECK((st.st_mode & 07777) == 0750);
 }
 
+TEST_CASE("write_file_atomic gives a new file 0666 less the umask", "[util]") {
+  // Review II F10: every new document was 0644, also under umask 077.
+  TempDir dir;
+  auto mode_of = [](const fs::path& p) {
+    struct stat st {};
+    REQUIRE(::stat(p.c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  const mode_t before = ::umask(077);
+  const bool written = write_file_atomic(dir.path / "private.md", "x").has_value();
+  ::umask(022);
+  const bool written_usual = write_file_atomic(dir.path / "usual.md", "x").has_value();
+  ::umask(before);
+  REQUIRE(written);
+  REQUIRE(written_usual);
+  CHECK(mode_of(dir.path / "private.md") == 0600);
+  CHECK(mode_of(dir.path / "usual.md") == 0644);
+}
+
 TEST_CASE("write_file_atomic refuses a link in a repository that leads out of it, and writes nothing", "[util]") {
   TempDir dir;
   fs::create_directories(dir.path / "project" / ".git");

@@ -64,6 +64,24 @@ std::string leads_outside(const std::filesystem::path& spelled) {
                      spelled.string(), real.string(), repository.string());
 }
 
+/// The process's umask, read without changing it (umask(2) can only set it, and setting it back
+/// races with other threads creating files): /proc/self/status says it since Linux 4.7. 022 when
+/// it cannot be read.
+mode_t process_umask() {
+  const int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 022;
+  char buf[4096];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 022;
+  const std::string_view status(buf, static_cast<std::size_t>(n));
+  const auto at = status.find("\nUmask:\t");
+  if (at == std::string_view::npos) return 022;
+  mode_t mask = 0;
+  for (std::size_t i = at + 8; i < status.size() && status[i] >= '0' && status[i] <= '7'; ++i) mask = static_cast<mode_t>(mask * 8 + static_cast<mode_t>(status[i] - '0'));
+  return mask & 0777;
+}
+
 } // namespace
 
 std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path, std::string_view content) {
@@ -83,7 +101,7 @@ std::expected<void, SystemError> write_file_atomic_or_errno(const std::filesyste
     return std::unexpected(SystemError{std::move(why), EPERM});
   // An existing file keeps its permissions (a script stays executable, a private file private).
   struct stat old {};
-  const mode_t mode = ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : 0644;
+  const mode_t mode = ::stat(path.c_str(), &old) == 0 ? (old.st_mode & 07777) : (0666 & ~process_umask());
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::filesystem::create_directories(dir, ec);
   if (ec)

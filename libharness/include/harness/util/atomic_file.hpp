@@ -16,7 +16,8 @@ namespace harness::util {
 /// "<path>: <step>: <cause>" ("/p/STATUS.md: write: No space left on device"): the temporary
 /// file, removed by then, is not named.
 /// A symbolic link at `path` stays a link: the file it points to is replaced. An existing file
-/// keeps its permission bits; a new one gets 0644.
+/// keeps its permission bits; a new one gets 0666 less the umask (0644 with the usual 022, 0600
+/// with 077: review II F10 found every new document 0644 whatever the umask).
 std::expected<void, std::string> write_file_atomic(const std::filesystem::path& path,
                                                    std::string_view content);
 
