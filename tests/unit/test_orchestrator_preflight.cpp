@@ -276,6 +276,22 @@ TEST_CASE("a read-only file system and a project path too long for SQLite are pr
             .find("SQLite") == std::string::npos);
 }
 
+TEST_CASE("a full disk is a problem before the start", "[orchestrator][preflight]") {
+  // Review II F10: a run on a full disk wrote its lock file and failed on orchestrator.json.
+  FakeMachine m;
+  m.facts.free_bytes = 12 * 1024;
+  const auto text = all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts));
+  CHECK(text.find("the file system holding /p has 12 KB free") != std::string::npos);
+  CHECK(text.find("df -h /p") != std::string::npos);
+  m.facts.free_bytes = std::uint64_t{5} << 30;
+  CHECK(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts).empty());
+  test::TempDir dir;
+  fs::create_directories(dir.path / "docs/specs/SPC-001-x/planning/plans");
+  const auto probed = orchestrator::probe_start_facts(spec::discover_layout(dir.path / "docs/specs/SPC-001-x", dir.path).value());
+  REQUIRE(probed.free_bytes);
+  CHECK(*probed.free_bytes > 0);
+}
+
 TEST_CASE("the probe finds a project directory that cannot take .orchestration/", "[orchestrator][preflight]") {
   test::TempDir dir;
   test::sh(dir.path, "git init -q -b main && git config user.name t && git config user.email t@example.com");

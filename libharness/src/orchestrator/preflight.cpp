@@ -18,6 +18,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <set>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace harness::orchestrator {
@@ -411,6 +412,8 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
     return p;
   };
   f.open_file_limit = util::open_file_limit();
+  if (struct statvfs fs_info {}; ::statvfs(project_root.c_str(), &fs_info) == 0)
+    f.free_bytes = static_cast<std::uint64_t>(::geteuid() == 0 ? fs_info.f_bfree : fs_info.f_bavail) * fs_info.f_frsize;
   f.git_found = !f.resolve_program("git").empty();
   if (!f.git_found) return f;
   f.unwritable_state = unwritable_state_files(project_root);
@@ -449,6 +452,14 @@ std::uint64_t open_files_needed(int slots, int verify_threads) {
 std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts) {
   std::vector<StartProblem> out;
   open_file_problem(options, facts, out);
+  // What a run writes before its first task (lock, state database, session directories) is far
+  // below this; a disk this full fails at once or within the first plans.
+  constexpr std::uint64_t least_free = std::uint64_t{1} << 20;
+  if (facts.free_bytes && *facts.free_bytes < least_free)
+    out.push_back({fmt::format("the file system holding {} has {} KB free, and the run writes its state, the spec's "
+                               "documents and its commits there",
+                               layout.project_root.string(), *facts.free_bytes / 1024),
+                   fmt::format("free some space (df -h {} shows it), then run again", layout.project_root.string())});
   git_problems(layout.project_root, facts, out);
   document_problems(layout, facts, out);
   bool agents = false;

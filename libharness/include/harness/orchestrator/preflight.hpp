@@ -78,6 +78,10 @@ struct StartFacts {
   /// spec's (a `Plan:` and this spec's `Spec:` trailer) in the history the clone holds; nullopt
   /// when the history is whole.
   std::optional<std::set<std::string>> shallow_plans_with_commits;
+  /// Bytes this user may still write on the file system holding the project (statvfs; root may
+  /// use the reserved blocks too); nullopt when unknown. A run on a full disk wrote its lock and
+  /// failed on its first state file (review II F10).
+  std::optional<std::uint64_t> free_bytes;
   /// How many descriptors the run may have open at once (the soft RLIMIT_NOFILE, which harness-cli
   /// raised toward the hard limit as it started); nullopt when unlimited or unknown.
   std::optional<std::uint64_t> open_file_limit;
