@@ -35,11 +35,11 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
   cmd->add_option("--slots", opt->slots, "worker slots (default 4)")->check(CLI::Range(1, 256));
   cmd->add_option("--policy", opt->policy, "graph (the harness), waves or serial (baselines)")
       ->check(CLI::IsMember({"graph", "waves", "serial"}));
-  cmd->add_option("--seed", opt->seed, "random durations: each scaled by a seeded log-normal factor");
+  auto* seed = cmd->add_option("--seed", opt->seed, "random durations: each scaled by a seeded log-normal factor");
   cmd->add_option("--durations", opt->durations, "JSON object of execute minutes by plan id");
   cmd->add_option("--gate", opt->gate, "phase gate lookahead K: 0 strict, 1 default, 'unlimited'");
   cmd->add_flag("--json", opt->json, "print one JSON object");
-  cmd->callback([opt, &exit] {
+  cmd->callback([opt, seed, &exit] {
     const Output output = opt->json ? Output::json : Output::text;
     auto spec = load_valid_spec(opt->spec_dir, exit, output);
     if (!spec) return;
@@ -53,14 +53,14 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
       return;
     }
     o.config.gate_lookahead = *gate;
-    if (!opt->seed.empty()) {
-      auto seed = sched::parse_seed(opt->seed);
-      if (!seed) {
-        print_error("--seed: " + seed.error(), output);
+    if (seed->count() > 0) { // given, also empty (`--seed ""` is no seed: said, not ignored)
+      auto parsed = sched::parse_seed(opt->seed);
+      if (!parsed) {
+        print_error("--seed: " + parsed.error(), output);
         exit.value = 2;
         return;
       }
-      o.seed = *seed;
+      o.seed = *parsed;
     }
     const auto workload = sched::workload_from_spec(*spec);
     if (auto nothing = sched::nothing_to_schedule(*spec, workload)) { // no run to predict: as orchestrate says

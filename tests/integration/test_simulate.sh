@@ -84,4 +84,15 @@ code=$?
 set -e
 [ "$code" -eq 2 ] || { echo "huge durations: exit $code"; exit 1; }
 node -e 'const d = JSON.parse(process.argv[1]); if (!d.error || d.diagnostics.map(x => x.code).join() !== "H301,H302") { console.error(d); process.exit(1) }' "$json"
+# --seed takes a whole number from 0 to 2^64-1: -1, an overflow and an empty value are refused
+# (review FF F10, KK F4: they ran as the largest seed, or with none, without a word).
+for bad in -1 99999999999999999999 ""; do
+  set +e
+  "$cli" simulate "$spec" --seed "$bad" >/dev/null 2>"$tmp/seed.err"
+  code=$?
+  set -e
+  [ "$code" -eq 2 ] || { echo "--seed '$bad': exit $code"; exit 1; }
+  grep -q -- "--seed: '$bad' is no seed: a whole number from 0 to 18446744073709551615" "$tmp/seed.err" ||
+    { echo "--seed '$bad' said: $(cat "$tmp/seed.err")"; exit 1; }
+done
 echo "simulate: ok"

@@ -47,9 +47,17 @@ call='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"harness_li
 out=$(printf '%s\n%s\n' "$init" "$call" | as_nobody "$mcp" | tail -n 1)
 [[ $out == *'"isError":true'* && $out == *"cannot read $p/.orchestration"* ]] || fail "harness_list_sessions as another user: $out"
 
+# A group-shared .orchestration/ (0770 or 0755) whose sessions/ and index/ the run made 0700: the
+# waiting questions are there, and were hidden the same way (review KK F1).
+chmod 0755 "$p/.orchestration"
+rc=0
+err=$(as_nobody "$cli" respond --list 2>&1 >/dev/null) || rc=$?
+[[ $rc -eq 1 && $err == *"cannot read $p/.orchestration/"*"Permission denied (it belongs to root"* ]] ||
+  fail "respond --list with the sessions unreadable: exit $rc: $err"
+chmod 0755 "$p/.orchestration/sessions" "$p/.orchestration/index"
+
 # Readable but not writable by this user: SQLite cannot read a WAL database without writing
 # beside it, and says only "unable to open database file" (review II F3): the cause is added.
-chmod 0755 "$p/.orchestration"
 out=$(printf '%s\n%s\n' "$init" "$call" | as_nobody "$mcp" | tail -n 1)
 [[ $out == *'"isError":true'* && $out == *".orchestration is not writable by this user: SQLite needs to write beside the database even to read it"* ]] ||
   fail "harness_list_sessions on state it cannot write: $out"

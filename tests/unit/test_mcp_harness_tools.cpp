@@ -141,6 +141,7 @@ TEST_CASE("state, phases and the projection round-trip through the store") {
   CHECK(call_tool(s, 1, "harness_get_state").at("structuredContent").at("state").as_object().empty());
   CHECK_FALSE(fs::exists(p.root / ".orchestration"));  // reads create nothing
   CHECK_FALSE(is_error(call_tool(s, 2, "harness_set_state", {{"key", "phase"}, {"value", json::object{{"n", 2}}}})));
+  CHECK(fs::exists(p.root / ".orchestration" / ".gitignore")); // the store made here holds tokens: never in git (review KK F3)
   CHECK(call_tool(s, 3, "harness_get_state", {{"key", "phase"}}).at("structuredContent").at("state").at("phase").at("n") == 2);
   CHECK(is_error(call_tool(s, 4, "harness_get_state", {{"key", "nope"}})));
   CHECK_FALSE(is_error(call_tool(s, 5, "harness_mark_phase_verified", {{"phase", "02"}, {"note", "ok"}})));

@@ -3,6 +3,8 @@
 #include "harness/store/schema.hpp"
 
 #include <sqlite3.h>
+
+#include <fstream>
 #include "test_store_support.hpp"
 
 using namespace harness;
@@ -15,6 +17,17 @@ TEST_CASE("A new store is created at the project's default path with the newest 
   CHECK(std::filesystem::exists(dir.path / ".orchestration" / "harness.db"));
   CHECK(s.user_version() == schema_version);
   CHECK(s.integrity_check() == "ok");
+}
+
+TEST_CASE("unreadable_state is empty where the state can be read or is not there, and names a file in its place", "[store]") {
+  TempDir dir;
+  const auto state = dir.path / ".orchestration";
+  CHECK(unreadable_state(state).empty()); // nothing ran here
+  std::filesystem::create_directories(state / "sessions");
+  CHECK(unreadable_state(state).empty());
+  std::filesystem::remove_all(state);
+  { std::ofstream(state) << "x"; }
+  CHECK(unreadable_state(state).find(".orchestration is not a directory, and harness keeps its run state there") != std::string::npos);
 }
 
 TEST_CASE("A store path too long for SQLite is refused with the cause, before anything is made", "[store]") {

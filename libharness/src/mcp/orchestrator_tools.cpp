@@ -352,7 +352,7 @@ void add_state_tools(Server& s, const StorePtr& store, const fs::path& project) 
              json::object out = project_state(*store, project, error);
              if (!error.empty()) return store_failure(error);
              const fs::path file = store->state_dir() / "state.json";
-             (void)util::create_private_directories(store->state_dir()); // the write says what failed
+             (void)util::create_state_directory(store->state_dir()); // the write says what failed
              if (auto written = util::write_file_atomic(file, json::serialize(out) + "\n"); !written) {
                return error_result("cannot write " + written.error()); // it names the file
              }

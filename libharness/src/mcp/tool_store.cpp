@@ -2,6 +2,7 @@
 
 #include "harness/protocol/codec.hpp"
 #include "harness/spec/phase_number.hpp"
+#include "harness/util/private_directory.hpp"
 
 #include <fmt/format.h>
 
@@ -45,6 +46,9 @@ std::expected<store::Store*, std::string> ToolStore::open(CreateIfMissing create
   if (auto why = store::unreadable_state(m_project / ".orchestration"); !why.empty()) return std::unexpected(std::move(why));
   std::error_code ec;
   if (create == CreateIfMissing::no && !fs::exists(store::default_db_path(m_project), ec)) return nullptr;
+  // A store made here (harness_set_state before any run) sits in a .orchestration/ git ignores,
+  // as every run's does: it holds workers' tokens (review KK F3).
+  if (create == CreateIfMissing::yes) (void)util::create_state_directory(m_project / ".orchestration");
   auto opened = store::Store::open({.db_path = store::default_db_path(m_project), .upgrade_under_run = m_worker});
   if (!opened) return std::unexpected(opened.error());
   m_store.emplace(std::move(*opened));

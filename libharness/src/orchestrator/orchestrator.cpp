@@ -318,13 +318,13 @@ std::vector<std::string> Orchestrator::Impl::person_notes_for(const sched::Actio
 }
 
 void Orchestrator::Impl::fail_start(const std::string& sid, const std::string& task, const std::string& why, int error_number) {
+  // Never started: the store says so at once, also before a pause a kill may cut short, or the
+  // next run took it for a worker that had ended while no orchestrator watched (review II F8, KK F2).
+  if (db)
+    if (auto r = db->set_session_status(sid, "failed"); !r) store_failed(task, "store: " + r.error());
   // Out of descriptors or processes, a retry at once meets the same limit (both attempts went in
   // 10 ms): the slot is held a little first, while other workers may end and free some.
   auto failed = [this, sid, task, why] {
-    // Never started: the store says so, or the next run took it for a worker that had ended while
-    // no orchestrator watched (review II F8).
-    if (db)
-      if (auto r = db->set_session_status(sid, "failed"); !r) store_failed(task, "store: " + r.error());
     end_session(sid, why, false);
     fail(task, sched::FailureClass::crashed, why);
   };

@@ -78,7 +78,7 @@ YAML::Node load_yaml(const std::string& text) {
     return load_checked(text);
   } catch (const YAML::DeepRecursion& e) {
     // yaml-cpp's own words for it are "bad file" (review FF F10).
-    throw YAML::ParserException(e.mark, "nested too deeply for the YAML reader (thousands of levels of [ or {): flatten it");
+    throw YAML::ParserException(e.mark, "nested too deeply for the YAML reader (it stops at several hundred levels of [, { or indentation): flatten it");
   }
 }
 

@@ -159,13 +159,21 @@ std::string unreadable_state(const std::filesystem::path& state_dir) {
     return pw ? std::string(pw->pw_name) : fmt::format("uid {}", uid);
   };
   struct stat st {};
-  for (const auto& f : {state_dir, default_db_path(state_dir.parent_path())}) {
+  // The directory, its database, and the directories of the sessions and their index, which the
+  // run makes 0700 (they hold workers' tokens): a group-shared .orchestration/ still hid them
+  // (review KK F1).
+  const std::filesystem::path checked[] = {state_dir, default_db_path(state_dir.parent_path()), state_dir / "sessions",
+                                           state_dir / "index"};
+  for (const auto& f : checked) {
     std::error_code ec;
     const auto shown = std::filesystem::absolute(f, ec).lexically_normal().string();
     if (::stat(f.c_str(), &st) != 0) {
-      if (errno == ENOENT) return {};
-      return fmt::format("cannot read {}: {}", shown, std::strerror(errno));
+      if (errno != ENOENT) return fmt::format("cannot read {}: {}", shown, std::strerror(errno));
+      if (f == state_dir) return {};
+      continue;
     }
+    if (f == state_dir && !S_ISDIR(st.st_mode))
+      return fmt::format("{} is not a directory, and harness keeps its run state there: move it away", shown);
     if (::access(f.c_str(), S_ISDIR(st.st_mode) ? R_OK | X_OK : R_OK) != 0) {
       const int error = errno; // getpwuid may set it
       return fmt::format("cannot read {}: {} (it belongs to {}: run harness as that user)", shown, std::strerror(error),
@@ -199,16 +207,22 @@ std::expected<Store, std::string> Store::open(const StoreOptions& options) {
   if (ec) return std::unexpected(fmt::format("store: create {}: {}", options.db_path.parent_path().string(), ec.message()));
   // SQLite reads a WAL database only where it may write beside it (the -shm index): on a
   // read-only mount it says just "unable to open database file" (review II F3).
-  auto with_cause = [&](std::string message) {
+  auto with_cause = [&](const detail::DbError& e) {
+    std::string message = e.message;
     const auto dir = options.db_path.has_parent_path() ? options.db_path.parent_path() : std::filesystem::path(".");
-    if (::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES))
-      message += fmt::format(" ({} {}: SQLite needs to write beside the database even to read it)", dir.string(),
+    // Only where SQLite could not open or write a file: a corrupt database says so itself (review KK F5).
+    const int primary = e.code & 0xff;
+    if ((primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY) && ::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES)) {
+      std::error_code absolute_ec;
+      message += fmt::format(" ({} {}: SQLite needs to write beside the database even to read it)",
+                             std::filesystem::absolute(dir, absolute_ec).lexically_normal().string(),
                              errno == EROFS ? "lies on a read-only file system" : "is not writable by this user");
+    }
     return std::unexpected(std::move(message));
   };
   auto db = detail::Db::open(options.db_path, true);
-  if (!db) return with_cause(db.error().message);
-  if (auto r = configure(*db, options); !r) return with_cause(r.error().message);
+  if (!db) return with_cause(db.error());
+  if (auto r = configure(*db, options); !r) return with_cause(r.error());
   auto runs_held_off = upgrade_allowed(*db, options);
   if (!runs_held_off) return std::unexpected(runs_held_off.error().message);
   const auto deadline = std::chrono::steady_clock::now() + options.busy_timeout;
