@@ -22,6 +22,20 @@ TEST_CASE("a non-zero exit carries the worker's task_failed report and the log",
                                  log_file + ")");
 }
 
+TEST_CASE("a log that could not be written is said, with what the worker printed last", "[orchestrator][failure]") {
+  // Review II F9: on a full disk the log was empty and the reason said nothing of the disk.
+  AttemptEnd e;
+  e.exit_code = 1;
+  e.reported = "Task 1/1: a shell block exited 1";
+  e.output_tail = "mkdir: cannot create directory 'out': No space left on device\nharness-cli: script-worker: Task 1/1: a shell block exited 1\n";
+  e.log_path = log_file;
+  e.log_error = "No space left on device";
+  const auto why = failure_reason(e);
+  CHECK(why.starts_with("exited 1: the worker reported task_failed: Task 1/1: a shell block exited 1 (its log " + log_file +
+                        " could not be written: No space left on device; its output ends: "));
+  CHECK(why.find("(log: ") == std::string::npos);
+}
+
 TEST_CASE("a worker that failed without a report is described by the last thing it printed", "[orchestrator][failure]") {
   AttemptEnd e;
   e.exit_code = 127;

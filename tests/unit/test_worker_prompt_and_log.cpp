@@ -42,6 +42,19 @@ TEST_CASE("OutputLog writes everything to its file and keeps a bounded tail in m
   fs::remove_all(dir);
 }
 
+TEST_CASE("OutputLog says why its file misses output, and keeps the tail in memory") {
+  // /dev/full takes the open and refuses every write, as a full disk does (review II F9).
+  OutputLog full("/dev/full");
+  REQUIRE(full.file_ok());
+  CHECK(full.write_error().empty());
+  full.append("mkdir: cannot create directory 'out': No space left on device\n");
+  CHECK(full.write_error() == "No space left on device");
+  CHECK(full.tail(5).find("No space left on device") != std::string::npos);
+  OutputLog missing("/proc/no-such-dir/output.log");
+  CHECK_FALSE(missing.file_ok());
+  CHECK_FALSE(missing.write_error().empty());
+}
+
 TEST_CASE("OutputLog stops writing its file at the cap, and ends it with the output's last part") {
   std::string tmpl = (fs::temp_directory_path() / "harness-log-XXXXXX").string();
   fs::path dir = ::mkdtemp(tmpl.data());

@@ -65,7 +65,15 @@ std::string failure_reason(const AttemptEnd& e) {
   if (how.empty() && what.empty()) return {};
   std::string out = how + (!how.empty() && !what.empty() ? ": " : "") + what;
   if (!e.refused_tools.empty()) out += "; the agent was refused " + e.refused_tools;
-  if (!e.log_path.empty()) out += " (log: " + e.log_path + ")";
+  if (!e.log_error.empty()) {
+    // The log holds nothing to look at: what the worker said last is given here instead.
+    out += fmt::format(" (its log {} could not be written: {}", e.log_path, e.log_error);
+    if (auto said = last_said_line(e.output_tail); !said.empty() && out.find(one_line(said, worker_text_limit)) == std::string::npos)
+      out += "; its output ends: " + one_line(said, worker_text_limit);
+    out += ")";
+  } else if (!e.log_path.empty()) {
+    out += " (log: " + e.log_path + ")";
+  }
   return out;
 }
 

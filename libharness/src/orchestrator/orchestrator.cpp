@@ -546,6 +546,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (facts && !facts->permission_denials.empty()) end.refused_tools = refused_tools(*facts);
   end.output_tail = x.output_tail;
   end.log_path = log_path;
+  end.log_error = x.log_error;
   bool deviations = false;
   if (x.exit_code == 0 && end.reported.empty() && end.agent_failure.empty()) {
     // A clean exit is still no success until the harness sees what the task must leave.

@@ -229,6 +229,7 @@ void WorkerHost::finish(const std::shared_ptr<Proc>& p, int status) {
   x.stopped = p->stopped;
   x.stop_reason = p->stop_reason;
   x.output_tail = p->log.tail(20);
+  x.log_error = p->log.write_error();
   m_procs.erase(p->session);
   m_on_exit(p->session, x);
 }

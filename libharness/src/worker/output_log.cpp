@@ -1,6 +1,8 @@
 #include "harness/worker/output_log.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include <unistd.h>
@@ -28,6 +30,7 @@ OutputLog::OutputLog(std::filesystem::path path, size_t keep_bytes, size_t file_
   std::error_code ec;
   if (m_path.has_parent_path()) std::filesystem::create_directories(m_path.parent_path(), ec);
   m_file = std::fopen(m_path.c_str(), "abe"); // "e": close-on-exec, other workers must not inherit it
+  if (!m_file) m_write_error = std::strerror(errno);
 }
 
 OutputLog::~OutputLog() {
@@ -79,7 +82,7 @@ void OutputLog::append(std::string_view chunk) {
     if (m_file) write_tail();
     return;
   }
-  std::fflush(m_file);
+  if (std::fflush(m_file) != 0 && m_write_error.empty()) m_write_error = std::strerror(errno);
 }
 
 std::string OutputLog::tail(size_t max_lines) const { return last_lines(m_tail, max_lines); }

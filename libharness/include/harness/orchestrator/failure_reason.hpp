@@ -20,6 +20,7 @@ struct AttemptEnd {
   std::string refused_tools; ///< tools an agent CLI refused to run: "Bash (2x), Write"
   std::string output_tail;   ///< the last lines of its output
   std::string log_path;      ///< its output log, relative to the project root
+  std::string log_error;     ///< why that log misses output (a full disk), else empty
 };
 
 /// At most this many bytes of each text a worker supplied go into a reason.

@@ -31,6 +31,7 @@ struct WorkerExit {
   bool stopped = false;     ///< we stopped it (timeout, idle, shutdown)
   std::string stop_reason;  ///< "timed out", "idle", "shutdown"
   std::string output_tail;  ///< its last lines of output (what it said before it ended)
+  std::string log_error;    ///< why its log file missed output (worker::OutputLog::write_error), else empty
   /// Command lines of what it started outside its process group, stopped as it ended
   /// (stop_escaped_processes).
   std::vector<std::string> escaped;

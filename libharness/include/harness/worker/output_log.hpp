@@ -35,6 +35,10 @@ public:
   const std::filesystem::path& path() const { return m_path; }
   /// False when the log file could not be opened; output is still kept in memory.
   bool file_ok() const { return m_file != nullptr; }
+  /// Why the log file could not be opened or written ("No space left on device"), the first
+  /// time it failed; empty while it holds the output. On a full disk a failed worker's log was
+  /// empty and its reason said nothing of it (review II F9): the caller says it, with the tail.
+  const std::string& write_error() const { return m_write_error; }
 
 private:
   std::filesystem::path m_path;
@@ -45,6 +49,7 @@ private:
   size_t m_total = 0;
   size_t m_written = 0; ///< bytes of output in the file
   bool m_capped = false;
+  std::string m_write_error;
   size_t m_tail_at = 0; ///< where the rewritten tail starts in the file, once capped
   std::chrono::steady_clock::time_point m_tail_written{};
   void write_tail();
