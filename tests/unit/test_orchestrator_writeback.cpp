@@ -73,32 +73,6 @@ TEST_CASE("the write-back takes the changed files the orchestrator wrote, never 
   CHECK(orchestrator::writeback_paths(changed, {}, {}).empty());
 }
 
-TEST_CASE("writes recorded under a spec's former name are found after its directory was renamed", "[orchestrator][writeback]") {
-  // Review HH F3: after `git mv SPC-002-k SPC-002-kk` a run's own uncommitted verdicts were read
-  // as nobody's and verified again (an approval asked again).
-  test::TempDir dir;
-  dir.write("docs/specs/SPC-002-kk/SPEC.md", "# K\n");
-  dir.write("docs/specs/SPC-007-other/SPEC.md", "# Other\n");
-  const auto layout = spec::discover_layout(dir.path / "docs/specs/SPC-002-kk", dir.path).value();
-  const std::set<std::string> written = {"docs/specs/SPC-002-k/execution/phases/01-a/01-01-SUMMARY.md", "docs/specs/SPC-002-k/STATUS.md"};
-  const std::vector<std::pair<std::string, std::string>> entries = {
-      {orchestrator::uncommitted_writes_key("SPC-002-k"), orchestrator::encode_paths(written)},
-      {orchestrator::uncommitted_writes_key("SPC-007-other"), orchestrator::encode_paths({"docs/specs/SPC-007-other/STATUS.md"})},
-      {orchestrator::uncommitted_writes_key("SPC-002-kk"), orchestrator::encode_paths({})},
-      {orchestrator::executor_asked_key("SPC-002-k"), orchestrator::encode_paths({"01-01"})}};
-  const auto former = orchestrator::former_spec_entries(entries, layout, orchestrator::uncommitted_writes_key);
-  REQUIRE(former.size() == 1);
-  CHECK(former[0].key == orchestrator::uncommitted_writes_key("SPC-002-k"));
-  CHECK(former[0].paths == std::set<std::string>{"docs/specs/SPC-002-kk/STATUS.md",
-                                                 "docs/specs/SPC-002-kk/execution/phases/01-a/01-01-SUMMARY.md"});
-  const auto asked = orchestrator::former_spec_entries(entries, layout, orchestrator::executor_asked_key);
-  REQUIRE(asked.size() == 1);
-  CHECK(asked[0].paths == std::set<std::string>{"01-01"});
-  // The old directory still there: another spec of that number, not a rename.
-  dir.write("docs/specs/SPC-002-k/SPEC.md", "# K again\n");
-  CHECK(orchestrator::former_spec_entries(entries, layout, orchestrator::uncommitted_writes_key).empty());
-}
-
 TEST_CASE("the list of uncommitted writes round-trips through the store's JSON value", "[orchestrator][writeback]") {
   const std::set<std::string> paths = {"docs/specs/S/STATUS.md", "docs/specs/S/a \"quoted\" name.md"};
   CHECK(orchestrator::decode_paths(orchestrator::encode_paths(paths)) == paths);

@@ -343,12 +343,6 @@ void Orchestrator::Impl::load_own_writes() {
   const auto key = uncommitted_writes_key(spec.layout.spec_name);
   for (const auto& [k, v] : *entries)
     if (k == key) own_writes = decode_paths(v);
-  // Written under the spec's former name, before its directory was renamed: still ours.
-  const auto former = former_spec_entries(*entries, spec.layout, uncommitted_writes_key);
-  if (former.empty()) return;
-  for (const auto& e : former) own_writes.insert(e.paths.begin(), e.paths.end());
-  save_own_writes(); // under the name of now, before the old entries go
-  for (const auto& e : former) (void)db->erase_value(e.key);
 }
 
 void Orchestrator::Impl::load_executor_asked() {
@@ -358,11 +352,6 @@ void Orchestrator::Impl::load_executor_asked() {
   const auto key = executor_asked_key(spec.layout.spec_name);
   for (const auto& [k, v] : *entries)
     if (k == key) executor_asked = decode_paths(v);
-  const auto former = former_spec_entries(*entries, spec.layout, executor_asked_key); // plan ids: not moved
-  if (former.empty()) return;
-  for (const auto& e : former) executor_asked.insert(e.paths.begin(), e.paths.end());
-  if (auto r = db->set_value(key, encode_paths(executor_asked)); !r) return store_failed("", "store: " + r.error());
-  for (const auto& e : former) (void)db->erase_value(e.key);
 }
 
 void Orchestrator::Impl::note_executor_asked(const std::string& plan) {

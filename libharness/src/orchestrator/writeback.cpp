@@ -225,28 +225,6 @@ std::string uncommitted_writes_key(std::string_view spec_name) { return fmt::for
 
 std::string executor_asked_key(std::string_view spec_name) { return fmt::format("executor_asked:{}", spec_name); }
 
-std::vector<FormerSpecEntry> former_spec_entries(const std::vector<std::pair<std::string, std::string>>& entries,
-                                                 const spec::Layout& layout,
-                                                 std::string (*key_of)(std::string_view spec_name)) {
-  std::vector<FormerSpecEntry> out;
-  const std::string now = layout.spec_dir_in_project(); // "docs/specs/SPC-002-kk/"
-  if (layout.spec_name.empty() || !(now == layout.spec_name + "/" || now.ends_with("/" + layout.spec_name + "/"))) return out;
-  const std::string prefix = key_of("");
-  const std::string parent = now.substr(0, now.size() - 1 - layout.spec_name.size()); // "docs/specs/"
-  for (const auto& [k, v] : entries) {
-    if (!k.starts_with(prefix)) continue;
-    const std::string old = k.substr(prefix.size());
-    if (old.empty() || old == layout.spec_name || old.find('/') != std::string::npos || !layout.owns_spec_trailer(old)) continue;
-    const std::string before = parent + old + "/";
-    std::error_code ec;
-    if (std::filesystem::exists(layout.project_root / before, ec)) continue; // a sibling spec, not a rename
-    FormerSpecEntry e{k, {}};
-    for (const auto& p : decode_paths(v)) e.paths.insert(p.starts_with(before) ? now + p.substr(before.size()) : p);
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
 std::string encode_paths(const std::set<std::string>& paths) {
   boost::json::array a;
   for (const auto& p : paths) a.emplace_back(p);

@@ -97,19 +97,6 @@ std::string uncommitted_writes_key(std::string_view spec_name);
 /// next, which must not ask for the approval the executor's question stood for. `redo` drops a plan
 /// from it: the question was about its earlier work. Its value is encoded as below.
 std::string executor_asked_key(std::string_view spec_name);
-/// The entries of the store (key, value) that a key of `key_of(name)` held for this spec under a
-/// former name: its directory was renamed since (git mv; `layout.owns_spec_trailer` takes the old
-/// name, as for its commits) and no directory of that name is left beside it. Each comes with the
-/// value's paths moved from the old directory into the spec's (other paths as they were): the
-/// next run found its own uncommitted verdicts under the old name and verified them again,
-/// asking a person again (review HH F3). Empty for a spec outside the project.
-struct FormerSpecEntry {
-  std::string key;
-  std::set<std::string> paths; ///< the decoded value, moved
-};
-std::vector<FormerSpecEntry> former_spec_entries(const std::vector<std::pair<std::string, std::string>>& entries,
-                                                 const spec::Layout& layout,
-                                                 std::string (*key_of)(std::string_view spec_name));
 /// That entry's value: a JSON array of paths relative to the project root.
 std::string encode_paths(const std::set<std::string>& paths);
 /// The paths of such a value; an unreadable one (edited by hand) reads as none.
