@@ -47,7 +47,7 @@ void add_respond(CLI::App& app, ExitCode& exit) {
       exit.value = 2;
       return;
     }
-    if (auto why = store::unreadable_state(state); !why.empty()) { // not "nothing waits"
+    if (auto why = store::unreadable_checkpoints(state); !why.empty()) { // not "nothing waits"
       print_error(why, output);
       exit.value = 1;
       return;

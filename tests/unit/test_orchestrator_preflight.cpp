@@ -283,6 +283,10 @@ TEST_CASE("a full disk is a problem before the start", "[orchestrator][preflight
   const auto text = all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts));
   CHECK(text.find("the file system holding /p has 12 KB free") != std::string::npos);
   CHECK(text.find("df -h /p") != std::string::npos);
+  // The state's file system when .orchestration/ leads to a fuller one (review LL F3).
+  m.facts.free_bytes_at = "/p/.orchestration";
+  CHECK(all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts))
+            .find("the file system holding /p/.orchestration has 12 KB free") != std::string::npos);
   m.facts.free_bytes = std::uint64_t{5} << 30;
   CHECK(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts).empty());
   test::TempDir dir;
@@ -298,6 +302,16 @@ TEST_CASE("the probe finds a project directory that cannot take .orchestration/"
   fs::create_directories(dir.path / "docs/specs/SPC-001-x/planning/plans");
   const auto layout = spec::discover_layout(dir.path / "docs/specs/SPC-001-x", dir.path).value();
   CHECK(orchestrator::probe_start_facts(layout).unwritable_state.empty());
+  // A file where the state goes (review LL F8: the run failed on its lock file, exit 1).
+  dir.write(".orchestration", "not a directory\n");
+  const auto file = orchestrator::probe_start_facts(layout).unwritable_state;
+  REQUIRE(file.size() == 1);
+  CHECK(file[0].not_a_directory);
+  FakeMachine m;
+  m.facts.unwritable_state = file;
+  CHECK(all_text(orchestrator::start_problems(options(AdapterKind::script), layout_at("/p"), m.facts))
+            .find(".orchestration is not a directory, and the run keeps its state there") != std::string::npos);
+  fs::remove(dir.path / ".orchestration");
   if (::geteuid() != 0) {
     ::chmod(dir.path.c_str(), 0555);
     const auto unwritable = orchestrator::probe_start_facts(layout).unwritable_state;

@@ -50,6 +50,10 @@ TEST_CASE("OutputLog says why its file misses output, and keeps the tail in memo
   full.append("mkdir: cannot create directory 'out': No space left on device\n");
   CHECK(full.write_error() == "No space left on device");
   CHECK(full.tail(5).find("No space left on device") != std::string::npos);
+  // A chunk larger than the stream's buffer fails in the write itself (review LL F4).
+  OutputLog big("/dev/full");
+  big.append(std::string(256 * 1024, 'x'));
+  CHECK(big.write_error() == "No space left on device");
   OutputLog missing("/proc/no-such-dir/output.log");
   CHECK_FALSE(missing.file_ok());
   CHECK_FALSE(missing.write_error().empty());

@@ -269,7 +269,10 @@ void document_problems(const spec::Layout& layout, const StartFacts& facts, std:
                                facts.ignored_documents.front())});
   }
   for (const auto& f : facts.unwritable_state)
-    out.push_back(f.read_only_file_system
+    out.push_back(f.not_a_directory
+                      ? StartProblem{fmt::format("{} is not a directory, and the run keeps its state there", f.path),
+                                     "move it away (it is not harness's), then run again"}
+                  : f.read_only_file_system
                       ? StartProblem{fmt::format("{} cannot be written: it lies on a read-only file system, and the run "
                                                  "writes its state (messages, sessions, answers) and commits there",
                                                  f.path),
@@ -349,6 +352,8 @@ std::vector<UnwritableState> unwritable_state_files(const fs::path& root) {
   std::vector<UnwritableState> out;
   const fs::path dir = root / ".orchestration";
   std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) // a file, or a link to one (review LL F8)
+    return {{.path = ".orchestration", .not_a_directory = true}};
   // Without .orchestration/ yet, the project directory must take it (a read-only mount did not,
   // and the run failed after its start on the lock file, review II F5).
   const bool made = fs::exists(dir, ec);
@@ -412,8 +417,15 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
     return p;
   };
   f.open_file_limit = util::open_file_limit();
-  if (struct statvfs fs_info {}; ::statvfs(project_root.c_str(), &fs_info) == 0)
-    f.free_bytes = static_cast<std::uint64_t>(::geteuid() == 0 ? fs_info.f_bfree : fs_info.f_bavail) * fs_info.f_frsize;
+  // The project's file system and the state's, where .orchestration/ leads elsewhere (review LL F3).
+  for (const auto& dir : {project_root, project_root / ".orchestration"})
+    if (struct statvfs fs_info {}; ::statvfs(dir.c_str(), &fs_info) == 0 && fs_info.f_blocks > 0) {
+      const auto free = static_cast<std::uint64_t>(::geteuid() == 0 ? fs_info.f_bfree : fs_info.f_bavail) * fs_info.f_frsize;
+      if (!f.free_bytes || free < *f.free_bytes) {
+        f.free_bytes = free;
+        f.free_bytes_at = dir;
+      }
+    }
   f.git_found = !f.resolve_program("git").empty();
   if (!f.git_found) return f;
   f.unwritable_state = unwritable_state_files(project_root);
@@ -456,10 +468,13 @@ std::vector<StartProblem> start_problems(const RunOptions& options, const spec::
   // below this; a disk this full fails at once or within the first plans.
   constexpr std::uint64_t least_free = std::uint64_t{1} << 20;
   if (facts.free_bytes && *facts.free_bytes < least_free)
+  {
+    const auto where = (facts.free_bytes_at.empty() ? layout.project_root : facts.free_bytes_at).string();
     out.push_back({fmt::format("the file system holding {} has {} KB free, and the run writes its state, the spec's "
                                "documents and its commits there",
-                               layout.project_root.string(), *facts.free_bytes / 1024),
-                   fmt::format("free some space (df -h {} shows it), then run again", layout.project_root.string())});
+                               where, *facts.free_bytes / 1024),
+                   fmt::format("free some space (df -h {} shows it), then run again", where)});
+  }
   git_problems(layout.project_root, facts, out);
   document_problems(layout, facts, out);
   bool agents = false;

@@ -127,6 +127,7 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   // Another user's state: its running orchestrate and its workers cannot be seen from here
   // (review II F10: a raw filesystem exception said so).
   if (auto why = store::unreadable_state(state_dir); !why.empty()) return std::unexpected(RunError{why, 1});
+  if (auto why = store::unreadable_checkpoints(state_dir); !why.empty()) return std::unexpected(RunError{why, 1});
   // A running orchestrate has read what is done and may be executing these very plans; one that
   // starts before the marker is committed would read them as done. Held off until we return.
   auto held = store::hold_off_runs(state_dir);

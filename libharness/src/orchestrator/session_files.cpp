@@ -258,7 +258,8 @@ void show_run_state(graph::Progress& p, const spec::Layout& layout) {
     else if (db) show_left_running_workers(p, *db, layout.spec_name); // they would be the run's own
     if (db) graph::mark_unchecked(p, unchecked_plan_phases(*db, layout.spec_name));
   }
-  show_waiting_checkpoints(p, state_dir, layout.spec_name);
+  if (p.state_unreadable = store::unreadable_checkpoints(state_dir); p.state_unreadable.empty())
+    show_waiting_checkpoints(p, state_dir, layout.spec_name);
 }
 
 std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_root, std::string_view spec_name) {

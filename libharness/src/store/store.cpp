@@ -14,6 +14,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <thread>
@@ -153,17 +154,16 @@ std::filesystem::path default_db_path(const std::filesystem::path& project) {
   return project / ".orchestration" / "harness.db";
 }
 
-std::string unreadable_state(const std::filesystem::path& state_dir) {
+namespace {
+
+/// Why this user cannot read one of `checked` (the state directory first), or empty: a missing
+/// state directory is none to read, a missing file or directory below it is skipped.
+std::string unreadable(const std::filesystem::path& state_dir, std::initializer_list<std::filesystem::path> checked) {
   auto owner = [](uid_t uid) {
     const passwd* pw = ::getpwuid(uid);
     return pw ? std::string(pw->pw_name) : fmt::format("uid {}", uid);
   };
   struct stat st {};
-  // The directory, its database, and the directories of the sessions and their index, which the
-  // run makes 0700 (they hold workers' tokens): a group-shared .orchestration/ still hid them
-  // (review KK F1).
-  const std::filesystem::path checked[] = {state_dir, default_db_path(state_dir.parent_path()), state_dir / "sessions",
-                                           state_dir / "index"};
   for (const auto& f : checked) {
     std::error_code ec;
     const auto shown = std::filesystem::absolute(f, ec).lexically_normal().string();
@@ -181,6 +181,16 @@ std::string unreadable_state(const std::filesystem::path& state_dir) {
     }
   }
   return {};
+}
+
+} // namespace
+
+std::string unreadable_state(const std::filesystem::path& state_dir) {
+  return unreadable(state_dir, {state_dir, default_db_path(state_dir.parent_path())});
+}
+
+std::string unreadable_checkpoints(const std::filesystem::path& state_dir) {
+  return unreadable(state_dir, {state_dir, state_dir / "sessions", state_dir / "index"});
 }
 
 std::string db_path_length_problem(const std::filesystem::path& db_path) {

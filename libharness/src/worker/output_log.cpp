@@ -66,7 +66,10 @@ void OutputLog::append(std::string_view chunk) {
     return;
   }
   const std::string_view kept = chunk.substr(0, std::min(chunk.size(), m_cap - m_written));
-  std::fwrite(kept.data(), 1, kept.size(), m_file);
+  // A chunk larger than the stream's buffer is written at once, and fails here, not at the flush
+  // (review LL F4).
+  if (std::fwrite(kept.data(), 1, kept.size(), m_file) != kept.size() && m_write_error.empty())
+    m_write_error = std::strerror(errno);
   m_written += kept.size();
   if (kept.size() < chunk.size()) {
     m_capped = true;

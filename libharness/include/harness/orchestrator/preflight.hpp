@@ -30,6 +30,7 @@ struct StartProblem {
 struct UnwritableState {
   std::string path;                   ///< project-relative, or the project directory named in words
   bool read_only_file_system = false; ///< EROFS: no chmod helps
+  bool not_a_directory = false;       ///< .orchestration is a file, or a link to one
   bool operator==(const UnwritableState&) const = default;
 };
 
@@ -78,10 +79,12 @@ struct StartFacts {
   /// spec's (a `Plan:` and this spec's `Spec:` trailer) in the history the clone holds; nullopt
   /// when the history is whole.
   std::optional<std::set<std::string>> shallow_plans_with_commits;
-  /// Bytes this user may still write on the file system holding the project (statvfs; root may
+  /// Bytes this user may still write on the file system holding the project, or the state's when
+  /// .orchestration/ leads to another and that one is fuller (statvfs; root may
   /// use the reserved blocks too); nullopt when unknown. A run on a full disk wrote its lock and
   /// failed on its first state file (review II F10).
   std::optional<std::uint64_t> free_bytes;
+  std::filesystem::path free_bytes_at; ///< the directory on the fullest of those file systems
   /// How many descriptors the run may have open at once (the soft RLIMIT_NOFILE, which harness-cli
   /// raised toward the hard limit as it started); nullopt when unlimited or unknown.
   std::optional<std::uint64_t> open_file_limit;

@@ -42,6 +42,12 @@ std::filesystem::path default_db_path(const std::filesystem::path& project);
 /// every reader (`respond --list` and the MCP tools said nothing waits, review II F2).
 std::string unreadable_state(const std::filesystem::path& state_dir);
 
+/// The same for the checkpoints (`respond`'s questions): the directories of the sessions and of
+/// their index, which the run makes 0700 since they hold workers' tokens; a group-shared
+/// .orchestration/ still hid the questions (review KK F1). The database alone (the MCP tools'
+/// state) needs only unreadable_state (review LL F5).
+std::string unreadable_checkpoints(const std::filesystem::path& state_dir);
+
 /// Why SQLite cannot open a database at `db_path` for the length of its path, or empty. Its unix
 /// file layer takes no path longer than 512 bytes, the `-journal` name beside the database
 /// included: an absolute path of 504 bytes opens, 505 fails with "unable to open database file"
