@@ -222,11 +222,14 @@ std::expected<Store, std::string> Store::open(const StoreOptions& options) {
     const auto dir = options.db_path.has_parent_path() ? options.db_path.parent_path() : std::filesystem::path(".");
     // Only where SQLite could not open or write a file: a corrupt database says so itself (review KK F5).
     const int primary = e.code & 0xff;
-    if ((primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY) && ::access(dir.c_str(), W_OK) != 0 && (errno == EROFS || errno == EACCES)) {
+    if ((primary != SQLITE_CANTOPEN && primary != SQLITE_READONLY) || ::access(dir.c_str(), W_OK) == 0)
+      return std::unexpected(std::move(message));
+    const int error = errno; // before anything else may set it
+    if (error == EROFS || error == EACCES) {
       std::error_code absolute_ec;
       message += fmt::format(" ({} {}: SQLite needs to write beside the database even to read it)",
                              std::filesystem::absolute(dir, absolute_ec).lexically_normal().string(),
-                             errno == EROFS ? "lies on a read-only file system" : "is not writable by this user");
+                             error == EROFS ? "lies on a read-only file system" : "is not writable by this user");
     }
     return std::unexpected(std::move(message));
   };
