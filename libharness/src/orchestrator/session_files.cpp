@@ -230,12 +230,16 @@ void show_left_running_workers(graph::Progress& p, store::Store& db, const std::
   graph::mark_running(p, tasks); // not ready: a worker is on it
 }
 
+/// The store's planning marks of `spec_name` (unfinished_planning); none when it cannot be read.
+std::vector<UnfinishedPlanning> planning_marks(store::Store& db, std::string_view spec_name) {
+  auto entries = db.values();
+  return entries ? unfinished_planning(*entries, spec_name) : std::vector<UnfinishedPlanning>{};
+}
+
 /// The phases of `spec_name` whose plans a planner wrote and no plan checker has passed yet.
 std::vector<spec::PhaseNumber> unchecked_plan_phases(store::Store& db, std::string_view spec_name) {
   std::vector<spec::PhaseNumber> out;
-  auto entries = db.values();
-  if (!entries) return out;
-  for (const auto& u : unfinished_planning(*entries, spec_name))
+  for (const auto& u : planning_marks(db, spec_name))
     if (auto n = spec::parse_phase_number(u.phase)) out.push_back(*n);
   return out;
 }
@@ -266,10 +270,7 @@ std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_ro
   std::error_code ec;
   if (!fs::exists(store::default_db_path(project_root), ec)) return {}; // never run: no store made for asking
   auto db = store::Store::open_project(project_root);
-  if (!db) return {};
-  auto entries = db->values();
-  if (!entries) return {};
-  return unfinished_planning(*entries, spec_name);
+  return db ? planning_marks(*db, spec_name) : std::vector<UnfinishedPlanning>{};
 }
 
 std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
