@@ -68,8 +68,8 @@ std::string failure_reason(const AttemptEnd& e) {
   if (!e.log_error.empty()) {
     // The log holds nothing to look at: what the worker said last is given here instead.
     out += fmt::format(" (its log {} could not be written: {}", e.log_path, e.log_error);
-    if (auto said = last_said_line(e.output_tail); !said.empty() && out.find(one_line(said, worker_text_limit)) == std::string::npos)
-      out += "; its output ends: " + one_line(said, worker_text_limit);
+    if (const auto said = one_line(last_said_line(e.output_tail), worker_text_limit); !said.empty() && out.find(said) == std::string::npos)
+      out += "; its output ends: " + said;
     out += ")";
   } else if (!e.log_path.empty()) {
     out += " (log: " + e.log_path + ")";

@@ -352,11 +352,12 @@ std::vector<UnwritableState> unwritable_state_files(const fs::path& root) {
   std::vector<UnwritableState> out;
   const fs::path dir = root / ".orchestration";
   std::error_code ec;
-  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) // a file, or a link to one (review LL F8)
-    return {{.path = ".orchestration", .not_a_directory = true}};
+  const auto kind = fs::status(dir, ec).type(); // a link followed
+  if (kind != fs::file_type::not_found && kind != fs::file_type::none && kind != fs::file_type::directory)
+    return {{.path = ".orchestration", .not_a_directory = true}}; // a file, or a link to one (review LL F8)
   // Without .orchestration/ yet, the project directory must take it (a read-only mount did not,
   // and the run failed after its start on the lock file, review II F5).
-  const bool made = fs::exists(dir, ec);
+  const bool made = kind == fs::file_type::directory;
   for (const auto& f : made ? std::vector<fs::path>{dir, dir / "harness.db", dir / "harness.db-wal", dir / "harness.db-shm"}
                             : std::vector<fs::path>{root}) {
     if (!fs::exists(f, ec) || ::access(f.c_str(), W_OK) == 0) continue;

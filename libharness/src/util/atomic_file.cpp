@@ -64,6 +64,12 @@ std::string leads_outside(const std::filesystem::path& spelled) {
                      spelled.string(), real.string(), repository.string());
 }
 
+/// mkstemp's template for a file beside `path` in `dir`: `.<name>.tmp-XXXXXX`, the one pattern
+/// remove_stale_temp_files removes (write_file_atomic's temporary files, keep_aside's names).
+std::string temp_template(const std::filesystem::path& dir, const std::filesystem::path& path) {
+  return (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+}
+
 /// The process's umask, read without changing it (umask(2) can only set it, and setting it back
 /// races with other threads creating files): /proc/self/status says it since Linux 4.7. 022 when
 /// it cannot be read.
@@ -108,7 +114,7 @@ std::expected<void, SystemError> write_file_atomic_or_errno(const std::filesyste
     return std::unexpected(SystemError{fmt::format("{}: create directory {}: {}", link_or_path.string(), dir.string(), ec.message()),
                                        ec.category() == std::generic_category() || ec.category() == std::system_category() ? ec.value() : 0});
 
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  std::string tmpl = temp_template(dir, path);
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) return std::unexpected(errno_text(link_or_path, "create a temporary file beside it"));
   const std::filesystem::path tmp = tmpl;
@@ -145,7 +151,7 @@ std::expected<std::filesystem::path, std::string> keep_aside(const std::filesyst
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   for (int attempt = 0; attempt < 8; ++attempt) {
     // mkstemp picks a free name of write_file_atomic's pattern; the link takes it over.
-    std::string tmpl = (dir / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+    std::string tmpl = temp_template(dir, path);
     const int fd = ::mkstemp(tmpl.data());
     if (fd < 0) return std::unexpected(errno_text(path, "create a name beside it").message);
     ::close(fd);
