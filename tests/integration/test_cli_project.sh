@@ -62,6 +62,17 @@ sw 2 --spec "$tmp/no-such-spec" --plan 01-01
 sw 2 --spec "$spec" --plan 09-09
 rc=0; (cd "$p" && HARNESS_SPEC_DIR=$spec HARNESS_TASK_ID=execute:09-09 "$cli" script-worker) 2>"$tmp/sw.err" || rc=$?
 [[ $rc -eq 2 ]] || fail "script-worker from a bad environment exited $rc: $(cat "$tmp/sw.err")"
+# Its plan lock cannot be taken where .orchestration is a file: it runs nothing and says why
+# (it ran the plan and committed without any lock, review KK F6).
+[[ ! -e $p/.orchestration ]] || fail "the project has state before the first run"
+printf 'not a directory\n' >"$p/.orchestration"
+before=$(git -C "$p" rev-list --count HEAD)
+rc=0; (cd "$p" && touch go && timeout 60 "$cli" script-worker --spec "$spec" --plan 01-01) >"$tmp/sw.out" 2>"$tmp/sw.err" || rc=$?
+rm -f "$p/go" "$p/.orchestration"
+[[ $rc -eq 1 ]] || fail "script-worker with .orchestration a file exited $rc: $(cat "$tmp/sw.err")"
+grep -q "cannot take the plan's lock, so nothing was run: .*/.orchestration is not a directory" "$tmp/sw.err" ||
+  fail "the refusal does not name .orchestration: $(cat "$tmp/sw.err")"
+[[ $(git -C "$p" rev-list --count HEAD) == "$before" && ! -e $p/out/01-01.txt ]] || fail "script-worker ran the plan without its lock"
 
 # 2. init and install-skills from a subdirectory of another project write at its root.
 q=$tmp/other

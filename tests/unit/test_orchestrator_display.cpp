@@ -166,7 +166,8 @@ TEST_CASE("a display whose output cannot be written keeps the first error and wr
 TEST_CASE("the live table only on a terminal that moves its cursor", "[orchestrator][display]") {
   using harness::orchestrator::DisplayStyle;
   CHECK(harness::orchestrator::choose_display(false, true, "xterm-256color") == DisplayStyle::live_table);
-  CHECK(harness::orchestrator::choose_display(false, true, nullptr) == DisplayStyle::live_table);
+  CHECK(harness::orchestrator::choose_display(false, true, nullptr) == DisplayStyle::lines); // TERM unset: capabilities unknown
+  CHECK(harness::orchestrator::choose_display(false, true, "") == DisplayStyle::lines);
   CHECK(harness::orchestrator::choose_display(false, true, "dumb") == DisplayStyle::lines); // Emacs' shell buffer
   CHECK(harness::orchestrator::choose_display(false, false, "xterm") == DisplayStyle::lines);
   CHECK(harness::orchestrator::choose_display(true, true, "xterm") == DisplayStyle::json);

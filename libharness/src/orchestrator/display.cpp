@@ -194,7 +194,9 @@ std::string format_table(const RunView& view, int width) {
 
 DisplayStyle choose_display(bool json, bool stdout_is_terminal, const char* term) {
   if (json) return DisplayStyle::json;
-  if (!stdout_is_terminal || (term && std::string_view(term) == "dumb")) return DisplayStyle::lines;
+  // A terminal that names no type is not known to move its cursor (ninja decides the same way).
+  const std::string_view type = term ? term : "";
+  if (!stdout_is_terminal || type.empty() || type == "dumb") return DisplayStyle::lines;
   return DisplayStyle::live_table;
 }
 

@@ -2,17 +2,40 @@
 
 #include "harness/util/private_directory.hpp"
 
+#include <fmt/format.h>
+
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 
 namespace harness::worker {
 
+namespace {
+
+/// Why `dir` cannot be made, naming the part of its path that is no directory when that is why.
+std::string cannot_make(const std::filesystem::path& dir, const std::error_code& made) {
+  std::error_code ec;
+  for (auto part = dir; !part.empty() && part != part.parent_path(); part = part.parent_path())
+    if (std::filesystem::exists(std::filesystem::symlink_status(part, ec)) && !std::filesystem::is_directory(part, ec))
+      return fmt::format("cannot make {}: {} is not a directory", dir.string(), part.string());
+  return fmt::format("cannot make {}: {}", dir.string(), made.message());
+}
+
+} // namespace
+
 FileLock::FileLock(const std::filesystem::path& file) {
-  (void)util::create_state_directory(file.parent_path()); // harness's state: the open says what failed
+  const std::error_code made = util::create_state_directory(file.parent_path()); // harness's state
   m_fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-  if (m_fd < 0) return;
+  if (m_fd < 0) {
+    const int open_errno = errno;
+    // The directory's failure names the cause (a part of the path that is a file); the open's
+    // ENOENT or ENOTDIR alone would not.
+    m_error = made ? cannot_make(file.parent_path(), made)
+                   : fmt::format("cannot open {}: {}", file.string(), std::strerror(open_errno));
+    return;
+  }
   if (::flock(m_fd, LOCK_EX | LOCK_NB) == 0) return;
   m_waited = true;
   while (::flock(m_fd, LOCK_EX) != 0 && errno == EINTR) {

@@ -275,6 +275,10 @@ ScriptWorkerResult run_script_worker(const ScriptWorkerRequest& req) {
   // worker asked. Each worker writes the hash of every task commit it makes into the lock file
   // ("committing" while git runs): the list is whole only if it holds the last one.
   FileLock plan_lock(root / ".orchestration" / "locks" / lay->spec_name / (plan->id + ".lock"));
+  // Without it a second worker of the plan could run beside this one, and the git lock it would
+  // take next lives in the same directory (review KK F6: a .orchestration that is a file).
+  if (!plan_lock.error().empty())
+    return fail(fmt::format("cannot take the plan's lock, so nothing was run: {}", plan_lock.error()), protocol::Retry::forbidden);
   const std::string last_commit = plan_lock.content();
   const bool list_holds_last = last_commit.empty() || (req.done_tasks && std::ranges::any_of(*req.done_tasks, [&](const auto& d) {
                                                          return d.second == last_commit;

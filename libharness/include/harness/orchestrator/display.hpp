@@ -13,8 +13,9 @@ namespace harness::orchestrator {
 enum class DisplayStyle { live_table, lines, json };
 
 /// The display a run uses: JSON lines when asked; the live table on a terminal that moves its
-/// cursor; else one line per event (a pipe, a file, or TERM=dumb, as Emacs' shell buffer sets it,
-/// where the table's escape sequences showed as text: review II F10). `term`: $TERM, or null.
+/// cursor; else one line per event (a pipe, a file, TERM=dumb, as Emacs' shell buffer sets it,
+/// where the table's escape sequences showed as text: review II F10, or TERM unset or empty,
+/// review KK F9). `term`: $TERM, or null.
 DisplayStyle choose_display(bool json, bool stdout_is_terminal, const char* term);
 
 /// A display writing to `out` (not owned). `width` bounds the live table's lines.

@@ -19,6 +19,10 @@ public:
   /// Another process held the lock when we asked: we waited for it.
   bool waited() const { return m_waited; }
 
+  /// Why the lock is not held (the file could not be made or opened), or empty when it is. The
+  /// caller decides whether to go on without it; most cannot (review KK F6).
+  const std::string& error() const { return m_error; }
+
   /// Whether someone holds the lock on `file` now (a look, not a wait: it may be taken or freed
   /// the moment after). false when the file does not exist or cannot be opened.
   static bool held(const std::filesystem::path& file);
@@ -31,6 +35,7 @@ public:
 private:
   int m_fd = -1;
   bool m_waited = false;
+  std::string m_error;
 };
 
 } // namespace harness::worker
