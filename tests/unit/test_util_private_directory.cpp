@@ -1,4 +1,5 @@
 #include "harness/util/private_directory.hpp"
+#include "harness/util/state_path.hpp"
 #include "spec_test_util.hpp"
 
 #include <catch2/catch.hpp>
@@ -60,4 +61,12 @@ TEST_CASE("create_private_directories says when a file stands where a directory 
   std::ofstream(dir.path / "state") << "x";
   CHECK(create_private_directories(dir.path / "state") == std::errc::not_a_directory);
   CHECK(create_private_directories(dir.path / "state" / "sessions") == std::errc::not_a_directory);
+}
+
+TEST_CASE("in_state_directory: .orchestration itself and paths under it, not names that begin the same", "[private_directory]") {
+  CHECK(harness::util::in_state_directory(".orchestration"));
+  CHECK(harness::util::in_state_directory(".orchestration/harness.db"));
+  CHECK_FALSE(harness::util::in_state_directory(".orchestration-notes.md"));
+  CHECK_FALSE(harness::util::in_state_directory("src/.orchestration"));
+  CHECK_FALSE(harness::util::in_state_directory(".orchestratio"));
 }

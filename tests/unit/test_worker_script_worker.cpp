@@ -391,3 +391,25 @@ TEST_CASE("a commit-msg hook that drops the trailers fails the task at once, nam
   CHECK(result.at("status").as_string() == "failed");
   CHECK(result.at("retry").as_string() == "forbidden");
 }
+
+TEST_CASE("a plan declaring '**' neither commits nor resets a .orchestration that is a symlink") {
+  // git lists the link as one untracked file; the .gitignore inside it does not cover the link.
+  Repo repo;
+  std::string plan = k_plan;
+  plan.replace(plan.find("'out/**'"), 8, "'**'");
+  repo.dir.write("docs/specs/SPC-007-demo/planning/plans/01-core/01-01-PLAN.md", plan);
+  sh(repo.dir.path, "git commit -qam wide");
+  test::TempDir elsewhere;
+  fs::create_directory_symlink(elsewhere.path, repo.dir.path / ".orchestration");
+  REQUIRE(sh(repo.dir.path, "git status --porcelain") == "?? .orchestration\n");
+  ::setenv("FAIL_TASK_2", "1", 1);
+  auto first = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt});
+  ::unsetenv("FAIL_TASK_2");
+  REQUIRE_FALSE(first.ok);
+  auto second = worker::run_script_worker({repo.spec, "01-01", {}, "", std::nullopt}); // resets, then runs
+  INFO(second.error);
+  REQUIRE(second.ok);
+  CHECK(fs::is_symlink(repo.dir.path / ".orchestration")); // the retry's reset left it
+  CHECK(sh(repo.dir.path, "git log --format= --name-only").find(".orchestration") == std::string::npos);
+  CHECK(sh(repo.dir.path, "git status --porcelain") == "?? .orchestration\n");
+}

@@ -7,6 +7,7 @@
 #include "harness/util/glob.hpp"
 #include "harness/util/open_file_limit.hpp"
 #include "harness/util/shell_words.hpp"
+#include "harness/util/state_path.hpp"
 #include "harness/worker/git_history.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/spawn.hpp"
@@ -504,7 +505,7 @@ namespace {
 
 /// The project-relative prefix of the spec directory, with a trailing slash.
 bool harness_own(const std::string& path, const std::string& spec_rel) {
-  return (!spec_rel.empty() && path.starts_with(spec_rel)) || path.starts_with(".orchestration/");
+  return (!spec_rel.empty() && path.starts_with(spec_rel)) || util::in_state_directory(path);
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include "harness/spec/spec.hpp"
 #include "harness/util/glob.hpp"
 #include "harness/util/private_directory.hpp"
+#include "harness/util/state_path.hpp"
 #include "harness/worker/file_lock.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/git_head.hpp"
@@ -43,7 +44,8 @@ void write_json(const ScriptWorkerRequest& req, const char* name, boost::json::o
 std::string now_iso() { return util::utc_now("%Y-%m-%dT%H:%M:%SZ"); }
 
 /// What a plan's worker commits and resets: the changed paths its files_modified cover, except
-/// the spec directory (`spec_dir`, relative to the project root, ending in '/'). A glob such as
+/// the spec directory (`spec_dir`, relative to the project root, ending in '/') and harness's
+/// state (util::in_state_directory). A glob such as
 /// `docs/**` covers docs/specs/SPC-...: a person's edit of SPEC.md and harness's own documents
 /// (and their temp files) there are not the plan's work.
 struct Declared {
@@ -51,6 +53,7 @@ struct Declared {
   std::string spec_dir;
   bool operator()(const std::string& path) const {
     if (!spec_dir.empty() && path.starts_with(spec_dir)) return false;
+    if (util::in_state_directory(path)) return false;
     return std::any_of(plan.files_modified.begin(), plan.files_modified.end(),
                        [&](const std::string& g) { return util::glob_match(g, path); });
   }

@@ -2,6 +2,7 @@
 
 #include "harness/spec/spec.hpp"
 #include "harness/util/glob.hpp"
+#include "harness/util/state_path.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/submodules.hpp"
 #include "harness/worker/trailers.hpp"
@@ -31,7 +32,7 @@ std::string joined(const std::vector<std::string>& items) {
 
 /// Why `rel` is not the worker's to commit, or empty.
 std::string refusal(const std::string& rel, const std::string& spec_prefix, const std::string& summary) {
-  if (rel == ".orchestration" || rel.starts_with(".orchestration/"))
+  if (util::in_state_directory(rel))
     return fmt::format("{} is harness's run state (.orchestration/), not a plan's work", rel);
   if (!spec_prefix.empty() && (rel + "/").starts_with(spec_prefix) && rel != summary)
     return fmt::format("{} is in the spec directory, whose documents (STATUS.md, VERIFICATION.md, commits.log, PLAN "
