@@ -162,6 +162,7 @@ void Orchestrator::Impl::apply(const sched::Action& a) {
     break;
   case ActionType::ask_human: ask_human(a); break;
   case ActionType::defer: {
+    if (disk_waits.contains(a.task)) return wait_for_space(a);
     const auto wait = rate_limit_wait(opt.rate_limit, rate_limits[a.task]);
     // The attempt's task_failed (with the API's message) was emitted as its session ended: this
     // is the plan for it, not a second failure.
@@ -559,6 +560,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     else if (s.action.kind == TaskKind::research) end.finding = research_missing(spec, s.action);
   }
   if (const auto why = failure_reason(end); !why.empty()) {
+    if (defer_for_space(sid, task, why)) return;
     // The worker's own word that retrying is pointless (a missing secret, a plan that contradicts
     // itself) saves an attempt; without that word, any failure may be transient.
     const bool hopeless = s.retry_forbidden && !end.reported.empty();

@@ -8,6 +8,7 @@
 #include "harness/util/open_file_limit.hpp"
 #include "harness/util/shell_words.hpp"
 #include "harness/util/state_path.hpp"
+#include "harness/util/free_space.hpp"
 #include "harness/worker/git_history.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/spawn.hpp"
@@ -19,7 +20,6 @@
 #include <cerrno>
 #include <filesystem>
 #include <set>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace harness::orchestrator {
@@ -420,14 +420,10 @@ StartFacts probe_start_facts(const spec::Layout& layout) {
   };
   f.open_file_limit = util::open_file_limit();
   // The project's file system and the state's, where .orchestration/ leads elsewhere (review LL F3).
-  for (const auto& dir : {project_root, project_root / ".orchestration"})
-    if (struct statvfs fs_info {}; ::statvfs(dir.c_str(), &fs_info) == 0 && fs_info.f_blocks > 0) {
-      const auto free = static_cast<std::uint64_t>(::geteuid() == 0 ? fs_info.f_bfree : fs_info.f_bavail) * fs_info.f_frsize;
-      if (!f.free_bytes || free < *f.free_bytes) {
-        f.free_bytes = free;
-        f.free_bytes_at = dir;
-      }
-    }
+  if (const auto space = util::least_free_space({project_root, project_root / ".orchestration"})) {
+    f.free_bytes = space->bytes;
+    f.free_bytes_at = space->at;
+  }
   f.git_found = !f.resolve_program("git").empty();
   if (!f.git_found) return f;
   f.unwritable_state = unwritable_state_files(project_root);
@@ -466,10 +462,7 @@ std::uint64_t open_files_needed(int slots, int verify_threads) {
 std::vector<StartProblem> start_problems(const RunOptions& options, const spec::Layout& layout, const StartFacts& facts) {
   std::vector<StartProblem> out;
   open_file_problem(options, facts, out);
-  // What a run writes before its first task (lock, state database, session directories) is far
-  // below this; a disk this full fails at once or within the first plans.
-  constexpr std::uint64_t least_free = std::uint64_t{1} << 20;
-  if (facts.free_bytes && *facts.free_bytes < least_free)
+  if (facts.free_bytes && *facts.free_bytes < least_free_to_run)
   {
     const auto where = (facts.free_bytes_at.empty() ? layout.project_root : facts.free_bytes_at).string();
     out.push_back({fmt::format("the file system holding {} has {} KB free, and the run writes its state, the spec's "

@@ -32,6 +32,7 @@
 #include "harness/store/store.hpp"
 #include "harness/store/watch.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/free_space.hpp"
 #include "harness/worker/agent_events.hpp"
 #include "harness/worker/branch_rewind.hpp"
 #include "harness/worker/git.hpp"
@@ -186,6 +187,10 @@ struct Orchestrator::Impl {
   std::map<std::string, int> session_id_uses;     ///< session ids handed out in this run
   std::chrono::steady_clock::time_point next_agent_start; ///< --stagger: no agent starts before this
   std::map<std::string, int> rate_limits;         ///< task -> rate-limited attempts in a row
+  /// Tasks whose attempt failed while the disk was full: deferred like a rate limit, they run
+  /// again once there is space (run_disk_space.cpp).
+  std::set<std::string> disk_waits;
+  bool disk_wait_said = false; ///< the note that tasks wait for space was emitted since space was last there
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
   std::map<std::string, std::string> phase_gaps; ///< phase -> its last gaps_found verification's verdict and gaps
   /// plan -> how many committed tasks its last execute skipped while running none (script
@@ -303,6 +308,16 @@ struct Orchestrator::Impl {
   std::string store_error; ///< the first store_failed message of the run; empty when none
   std::set<std::string> store_notes_said; ///< store_failed notes emitted (task and message), each once a run
   void launch_worker(Session& s);
+  /// The fullest file system the run writes to (the project's, the state's) when it has less
+  /// than least_free_to_run free, else nullopt.
+  std::optional<util::FreeSpace> disk_too_full() const;
+  /// Ends session `sid` and defers its task when its attempt failed (`why`) while the disk is too
+  /// full: the failure is the disk's, and costs no attempt (review II F9). false, and nothing
+  /// done, when there is space: the failure is the task's own.
+  bool defer_for_space(const std::string& sid, const std::string& task, const std::string& why);
+  /// The `defer` of a task in disk_waits: checks the space every disk_poll and feeds its
+  /// retry_due once there is enough again (nothing while the run is ending).
+  void wait_for_space(const sched::Action& a);
   /// A worker that could not be started: its session ends and its task fails with `why`, on the
   /// loop (never inside the scheduler's action), after start_retry_pause when out_of_resources.
   void fail_start(const std::string& sid, const std::string& task, const std::string& why, int error_number);

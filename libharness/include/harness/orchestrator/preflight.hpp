@@ -93,6 +93,12 @@ struct StartFacts {
   std::function<std::filesystem::path(const std::string& program)> resolve_program;
 };
 
+/// The least free space a run starts with, and below which a failed attempt is taken for the
+/// disk's fault (it waits for space, costing no attempt). What a run writes before its first task
+/// (lock, state database, session directories) is far below this; a disk this full fails at once
+/// or within the first plans.
+inline constexpr std::uint64_t least_free_to_run = std::uint64_t{1} << 20;
+
 /// About how many descriptors a run with `slots` workers and `verify_threads` verification
 /// threads has open at its busiest, measured: about 25 of its own (standard streams, the store's
 /// connections, the watches, the loop, one git call), 3 per running worker (output pipe, pidfd,
