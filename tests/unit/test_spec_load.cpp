@@ -659,3 +659,24 @@ TEST_CASE("A GSD project's own directory name is not judged for shell syntax: it
   CHECK(spec->layout.spec_name == "bob's app");
   CHECK(with_code(*spec, "H042").empty());
 }
+
+TEST_CASE("a plan: key holding the plan's whole id names the plan (no H037); another plan's number warns") {
+  harness::test::TempDir dir;
+  const auto plan = [](const char* key) {
+    return fmt::format("---\nplan_id: '01-02'\nphase: 01-core\nplan: {}\ndepends_on: []\nfiles_modified: ['a.txt']\n---\n"
+                       "# 01-02\n\n### Task 1: a\n\nwrite a.txt\n",
+                       key);
+  };
+  dir.write("docs/specs/SPC-001-p/SPEC.md", "# P\n");
+  dir.write("docs/specs/SPC-001-p/planning/plans/01-core/01-02-PLAN.md", plan("'01-02'"));
+  auto spec = load_spec(dir.path / "docs/specs/SPC-001-p", dir.path);
+  REQUIRE(spec);
+  INFO(said(*spec));
+  CHECK(with_code(*spec, "H037").empty()); // the template's `plan:` filled with the id (review NN F5)
+  dir.write("docs/specs/SPC-001-p/planning/plans/01-core/01-02-PLAN.md", plan("'01-03'"));
+  spec = load_spec(dir.path / "docs/specs/SPC-001-p", dir.path);
+  REQUIRE(spec);
+  const auto found = with_code(*spec, "H037");
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].message.find("plan: '01-03' names plan 3, but the file is 01-02-PLAN.md") != std::string::npos);
+}

@@ -280,6 +280,11 @@ must_pass:
     type: ui_navigation
     url: http://127.0.0.1:3000
     steps: ['expect_url', 'click']
+  - id: comment
+    type: ui_navigation
+    url: http://127.0.0.1:3000
+    steps:
+      - click #add
 ---
 # 01-01
 )";
@@ -294,11 +299,15 @@ must_pass:
   CHECK(s[3].value == "Hello there");
   CHECK(s[4].value == "/dashboard$");
   // A step without its argument could never fail: rejected with the line.
-  REQUIRE(diags.size() == 2);
+  REQUIRE(diags.size() == 3);
   CHECK(diags[0].code == "H017");
   CHECK(diags[0].message == "ui step 'expect_url' needs a URL pattern");
-  CHECK(diags[1].message == "ui step 'click' needs a selector");
+  CHECK(diags[1].message.starts_with("ui step 'click' needs a selector"));
   CHECK(diags[0].line == 13);
+  // Unquoted, YAML took `#add` for a comment: the message says why the selector is missing.
+  CHECK(diags[2].message == "ui step 'click' needs a selector (quote a step with a CSS '#': 'click #id'; YAML reads an "
+                            "unquoted ' #' as the start of a comment)");
+  CHECK(diags[2].line == 18);
 }
 
 TEST_CASE("an api check's method does not depend on key order, and is checked and upper-cased when parsed") {

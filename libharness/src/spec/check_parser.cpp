@@ -111,7 +111,10 @@ void parse_steps(const YAML::Node& n, Check& c, YamlReader& r) {
       continue;
     }
     if ((step.action == "click" || step.action == "wait_for" || step.action == "fill") && step.selector.empty()) {
-      r.error(s, "H017", fmt::format("ui step '{}' needs a selector", step.action));
+      // "- click #add" unquoted is "- click" to YAML: the comment took the selector (review NN F6).
+      r.error(s, "H017", fmt::format("ui step '{}' needs a selector (quote a step with a CSS '#': '{} #id'; YAML "
+                                     "reads an unquoted ' #' as the start of a comment)",
+                                     step.action, step.action));
       continue;
     }
     c.steps.push_back(std::move(step));

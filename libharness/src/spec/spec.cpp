@@ -120,7 +120,14 @@ void warn_declared_place(const Plan& plan, std::string_view text, std::vector<Di
                               "phase's number in its name; else correct the key)",
                               plan.phase_key, to_string(*said), to_string(plan.phase), plan.phase_slug, plan.id,
                               to_string(*said)));
-  const auto digits = leading_number(plan.plan_key);
+  // A whole id ('01-02', as an agent may fill the key; review NN F5) names the plan by its part
+  // after the phase, as GSD's bare number does.
+  std::string_view number = plan.plan_key;
+  if (const auto dash = number.rfind('-'); dash != std::string_view::npos && parse_phase_number(number.substr(0, dash)) &&
+                                           !number.substr(dash + 1).empty() &&
+                                           leading_number(number.substr(dash + 1)).size() == number.size() - dash - 1)
+    number.remove_prefix(dash + 1);
+  const auto digits = leading_number(number);
   int said_number = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), said_number);
   if (!digits.empty() && ec == std::errc{} && end == digits.data() + digits.size() && said_number != plan.number)
