@@ -173,6 +173,23 @@ TEST_CASE("A planner is told the phase, where its plans go and the template", "[
   CHECK(std::string(revise.at("instructions").as_string()).find("revise") != std::string::npos);
 }
 
+TEST_CASE("A planner and a checker are told where the spec, the project's decisions and the requirements are", "[orchestrator][planning]") {
+  SpecDir d;
+  auto b = orchestrator::task_brief(d.load(), action(TaskKind::plan, "01"), "/t");
+  CHECK(b.at("spec").as_string() == (d.spec / "SPEC.md").string());
+  CHECK_FALSE(b.contains("project")); // none written yet: nothing to read
+  CHECK_FALSE(b.contains("requirements"));
+  d.dir.write("docs/specs/SPC-001-greet/planning/PROJECT.md", "# Project\n");
+  d.dir.write("docs/specs/SPC-001-greet/planning/REQUIREMENTS.md", "# Requirements\n");
+  const auto s = d.load();
+  for (const auto kind : {TaskKind::plan, TaskKind::check_plans, TaskKind::plan_gaps}) {
+    auto brief = orchestrator::task_brief(s, action(kind, "01"), "/t");
+    CHECK(brief.at("project").as_string() == (d.spec / "planning/PROJECT.md").string());
+    CHECK(brief.at("requirements").as_string() == (d.spec / "planning/REQUIREMENTS.md").string());
+  }
+  CHECK_FALSE(orchestrator::task_brief(s, action(TaskKind::research, "01"), "/t").contains("requirements"));
+}
+
 TEST_CASE("A planner resuming an interrupted pass is shown what it wrote and told to complete it", "[orchestrator][planning]") {
   SpecDir d;
   d.plan("01-01");

@@ -9,6 +9,8 @@
 #include <boost/json.hpp>
 #include <fmt/format.h>
 
+#include <set>
+
 #include <algorithm>
 
 namespace harness::orchestrator {
@@ -159,6 +161,15 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
   const bool phase_task = a.kind == TaskKind::research || a.kind == TaskKind::plan ||
                           a.kind == TaskKind::check_plans || a.kind == TaskKind::plan_gaps;
   if (phase_task && !n) return o;
+  // What the plans must serve: the planner and the checker are told to trace requirements and to
+  // honour the decisions PROJECT.md records, so the input names where those are (review NN F4).
+  if (a.kind == TaskKind::plan || a.kind == TaskKind::check_plans || a.kind == TaskKind::plan_gaps)
+    for (std::set<fs::path> named; const auto& [key, file] : {std::pair{"spec", &spec.layout.spec_md},
+                                                               std::pair{"project", &spec.layout.project_md},
+                                                               std::pair{"requirements", &spec.layout.requirements_md}})
+      // A GSD project's PROJECT.md is its spec too: named once.
+      if (std::error_code ec; !file->empty() && fs::is_regular_file(*file, ec) && named.insert(*file).second)
+        o[key] = file->string();
   switch (a.kind) {
   case TaskKind::research:
     o["output"] = spec.layout.research_file(*n).string();
