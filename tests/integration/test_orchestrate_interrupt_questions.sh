@@ -6,11 +6,12 @@
 #   spent) while 01-02 finishes; the run exits 130 listing the open question with its `respond`
 #   command, and `respond --list` still shows it;
 # - run 2, --stop-on-interrupt: 01-01's new worker is told its question is still unanswered and
-#   asks it again, word for word, taking over the same checkpoint; 01-03 asks an action; SIGINT
+#   asks it again (report_again), taking over the same checkpoint; 01-03 asks an action; SIGINT
 #   stops both and keeps both questions;
 # - between the runs the person answers 01-01's question; 01-03's stays unanswered;
 # - run 3: 01-01's new worker finds the answer in its task input (earlier_questions) and does its
-#   work without asking; 01-03's asks again and gets the answer given to the same checkpoint
+#   work without asking; 01-03's asks again (report_again: an action's question is the run's
+#   wording of two fields) and gets the answer given to the same checkpoint
 #   while it waits; the run completes, and both questions are closed as answered.
 set -euo pipefail
 cli=${HARNESS_CLI:?}
@@ -43,6 +44,10 @@ if task["task"] == "execute:01-02":
         time.sleep(0.1)
 elif task["task"] in questions and not any(q["answered"] for q in earlier):
     kind, payload = questions[task["task"]]
+    # Asked before and unanswered: the worker prompt says to send report_again as it is.
+    again = [q for q in earlier if not q["answered"]]
+    if again:
+        kind, payload = again[0]["type"], again[0]["report_again"]
     w = McpWorker(mcp)
     asked = w.tool("harness_worker_report", {"type": kind, "payload": payload})
     got = w.tool("harness_worker_await", {"message_id": asked["message_id"], "timeout_seconds": 120})

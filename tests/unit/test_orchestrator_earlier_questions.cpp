@@ -51,7 +51,43 @@ TEST_CASE("The next worker is told an earlier worker's question and the answer g
   CHECK_FALSE(second.contains("options"));
   CHECK(second.at("answered") == false);
   CHECK_FALSE(second.contains("answer"));
-  CHECK(std::string(second.at("what_to_do").as_string()).find("report the same question again") != std::string::npos);
+  CHECK(std::string(second.at("what_to_do").as_string()).find("report_again as the payload") != std::string::npos);
+  CHECK_FALSE(first.contains("report_again")); // answered: nothing to ask
+}
+
+TEST_CASE("report_again asks an earlier question again in the run's own words (review NN F2)", "[orchestrator][questions]") {
+  // Each kind as the run words it, and the payload that asks it again: its words come out the same.
+  auto decision = kept_decision();
+  auto action = kept_decision();
+  action.question = "action_needed: log in to the registry (the token expired)";
+  action.asks = CheckpointAsks::action;
+  action.options.clear();
+  auto look = kept_decision();
+  look.question = "verification_needed: the page: [\"open /\",\"click Add\"]";
+  look.asks = CheckpointAsks::approval;
+  look.options.clear();
+  const auto input = orchestrator::earlier_questions_input({decision, action, look});
+  REQUIRE(input.size() == 3);
+  for (const auto& [i, r] : {std::pair{0, &decision}, std::pair{1, &action}, std::pair{2, &look}}) {
+    const auto& q = input[static_cast<std::size_t>(i)].as_object();
+    const std::string type(q.at("type").as_string());
+    const auto& again = q.at("report_again").as_object();
+    INFO(type << " " << boost::json::serialize(again));
+    CHECK(type + ": " + orchestrator::worker_question_text(type, again) == r->question);
+  }
+  CHECK(input[0].at("report_again").at("options") == boost::json::array{"hello", "hi"});
+  CHECK(input[1].at("report_again") == boost::json::object{{"action", "log in to the registry (the token expired)"}, {"reason", ""}});
+}
+
+TEST_CASE("A worker's question is worded from its payload; an empty reason or how_to_verify adds nothing", "[orchestrator][questions]") {
+  using orchestrator::worker_question_text;
+  CHECK(worker_question_text("decision_needed", {{"question", "Which?"}, {"options", {"a", "b"}}}) == "Which?");
+  CHECK(worker_question_text("action_needed", {{"action", "log in"}, {"reason", "expired"}}) == "log in (expired)");
+  CHECK(worker_question_text("action_needed", {{"action", "log in"}, {"reason", ""}}) == "log in");
+  CHECK(worker_question_text("verification_needed", {{"what_built", "the page"}, {"how_to_verify", {"open /"}}}) ==
+        "the page: [\"open /\"]");
+  CHECK(worker_question_text("verification_needed", {{"what_built", "the page"}, {"how_to_verify", boost::json::array()}}) ==
+        "the page");
 }
 
 TEST_CASE("Only the same question asked again takes over an earlier worker's checkpoint", "[orchestrator][questions]") {

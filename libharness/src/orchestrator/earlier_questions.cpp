@@ -1,5 +1,6 @@
 #include "harness/orchestrator/earlier_questions.hpp"
 
+#include "harness/protocol/codec.hpp"
 #include "harness/store/checkpoint_answers.hpp"
 
 #include <boost/json/object.hpp>
@@ -19,7 +20,27 @@ std::string_view report_type(store::CheckpointAsks asks) {
   return "verification_needed";
 }
 
+/// The payload of `type` whose worker_question_text is `words`.
+json::object asking_again(std::string_view type, std::string_view words, const std::vector<std::string>& options) {
+  if (type == "decision_needed") return {{"question", words}, {"options", json::array(options.begin(), options.end())}};
+  if (type == "action_needed") return {{"action", words}, {"reason", ""}};
+  return {{"what_built", words}, {"how_to_verify", json::array()}};
+}
+
 } // namespace
+
+std::string worker_question_text(std::string_view report_type, const json::object& payload) {
+  const auto text = [&](std::string_view key) { return protocol::field_text(payload, key); };
+  if (report_type == "decision_needed") return text("question");
+  if (report_type == "action_needed") {
+    const auto reason = text("reason");
+    return reason.empty() ? text("action") : text("action") + " (" + reason + ")";
+  }
+  const auto* how = payload.if_contains("how_to_verify");
+  const bool none = !how || how->is_null() || (how->is_array() && how->as_array().empty()) ||
+                    (how->is_string() && how->as_string().empty());
+  return none ? text("what_built") : text("what_built") + ": " + text("how_to_verify");
+}
 
 json::array earlier_questions_input(const std::vector<store::CheckpointRecord>& questions) {
   json::array out;
@@ -36,9 +57,10 @@ json::array earlier_questions_input(const std::vector<store::CheckpointRecord>& 
                         "has answered since. Act on this answer as harness_worker_await would have returned it; do "
                         "not ask it again.";
     } else {
+      o["report_again"] = asking_again(type, words, q.options);
       o["what_to_do"] = "An earlier worker of this task asked this and was stopped before the answer came; nobody has "
-                        "answered yet. If you need the answer, report the same question again (same type, question "
-                        "and options, word for word) and wait for it with harness_worker_await: it is the same open "
+                        "answered yet. If you need the answer, report it again: type as given, report_again as the "
+                        "payload, unchanged; then wait for it with harness_worker_await: it is the same open "
                         "question, so an answer given meanwhile comes back at once.";
     }
     out.push_back(std::move(o));

@@ -212,12 +212,7 @@ void Orchestrator::Impl::handle_message(const store::MessageRecord& m) {
   } else if (asks) {
     // Shown to a person on one line (respond --list, status, the run's output): a worker's line
     // breaks and escape sequences must not draw lines of its own, such as a forged "answer with".
-    const std::string question = util::clipped(
-        util::printable(m.type == "decision_needed" ? field(payload, "question")
-                        : m.type == "action_needed" ? field(payload, "action") + " (" + field(payload, "reason") + ")"
-                                                    : field(payload, "what_built") + ": " + field(payload, "how_to_verify"),
-                        false),
-        4000);
+    const std::string question = util::clipped(util::printable(worker_question_text(m.type, payload), false), 4000);
     auto form = store::worker_question_form(m.type, payload).value_or(store::WorkerQuestionForm{});
     WorkerQuestion q{m.id, form.asks, std::move(form.options)};
     worker_question[a.task] = std::move(q);

@@ -8,14 +8,25 @@
 #include "harness/store/checkpoint_files.hpp"
 
 #include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
 namespace harness::orchestrator {
 
+/// A worker's question as the run words it for a person (before "<type>: "): a decision's
+/// `question`; an action's "<action> (<reason>)"; a verification's "<what_built>: <how_to_verify>"
+/// (the list as JSON). An empty reason or how_to_verify adds nothing, so that the payload
+/// earlier_questions_input's `report_again` holds words the same as the question it carries.
+std::string worker_question_text(std::string_view report_type, const boost::json::object& payload);
+
 /// The task input's `earlier_questions`: for each kept question of the task, in the order given,
-/// `{"checkpoint_id", "type", "question", "options"?, "answered", "answer"?, "what_to_do"}`, where
+/// `{"checkpoint_id", "type", "question", "options"?, "answered", "answer"?, "what_to_do",
+/// "report_again"?}`, where `report_again` (unanswered only) is the payload that asks the same
+/// question again word for word (review NN F2: an action's or a verification's question is the
+/// run's composition of several fields, which a worker could not take apart again), where
 /// `type` is the report type it was asked with, `answer` what harness_worker_await would have
 /// returned (store::worker_response: `{"choice": ...}`, `{"outcome": ...}`, `{"verdict": ...}`)
 /// and `what_to_do` tells the worker to act on the answer, or to ask the same again to wait for it.
