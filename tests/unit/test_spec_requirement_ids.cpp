@@ -63,3 +63,15 @@ TEST_CASE("tick_requirements marks GSD's checklist and traceability table as the
   CHECK(harness::spec::tick_requirements(after, met) == after);
   CHECK(harness::spec::tick_requirements(before, {}) == before);
 }
+
+TEST_CASE("tick_requirements marks the status column of harness's REQUIREMENTS template", "[spec][requirements]") {
+  // Review NN F9: the template's table (`| id | ... | status |`) was never ticked.
+  const std::string before = "| id | requirement | how we know | priority | status |\n|---|---|---|---|---|\n"
+                             "| R1 | lists tasks | GET /api/tasks | must | Pending |\n"
+                             "| R2 | deletes tasks | DELETE | should | Pending |\n";
+  const std::string after = "| id | requirement | how we know | priority | status |\n|---|---|---|---|---|\n"
+                            "| R1 | lists tasks | GET /api/tasks | must | Complete |\n"
+                            "| R2 | deletes tasks | DELETE | should | Pending |\n";
+  CHECK(harness::spec::tick_requirements(before, {{"R1", true}, {"R2", false}}) == after);
+  CHECK(harness::spec::detail::parse_requirement_ids(before) == std::set<std::string, std::less<>>{"R1", "R2"});
+}

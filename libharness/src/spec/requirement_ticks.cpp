@@ -4,19 +4,28 @@
 
 #include "harness/util/markdown_table.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <optional>
 #include <vector>
 
 namespace harness::spec {
 namespace {
 
-/// Where a traceability table keeps its Status column, from its header row; nullopt for another
-/// table.
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::ranges::transform(out, out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+/// Where a requirements table keeps its Status column, from its header row: GSD's traceability
+/// table (`| Requirement | Phase | Status |`) or harness's template (`| id | ... | status |`, review
+/// NN F9); nullopt for another table.
 std::optional<std::size_t> status_column(std::string_view header) {
   const auto cells = util::table_cells(header);
-  if (cells.empty() || cells.front() != "Requirement") return std::nullopt;
+  if (cells.empty() || (lower(cells.front()) != "requirement" && lower(cells.front()) != "id")) return std::nullopt;
   for (std::size_t i = 1; i < cells.size(); ++i)
-    if (cells[i] == "Status") return i;
+    if (lower(cells[i]) == "status") return i;
   return std::nullopt;
 }
 
