@@ -77,8 +77,8 @@ void add_respond(CLI::App& app, ExitCode& exit) {
       exit.value = r.error().exit_code;
       return;
     }
-    if (opt->json) std::cout << harness::util::json_text(boost::json::object{{"id", opt->id}, {"answer", *r}}) << "\n";
-    else std::cout << "answered " << opt->id << ": " << *r << "\n";
+    if (opt->json) std::cout << harness::util::json_text(r->json(opt->id)) << "\n";
+    else std::cout << "answered " << opt->id << ": " << r->text() << "\n";
     exit.value = 0;
   });
 }

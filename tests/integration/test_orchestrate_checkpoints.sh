@@ -146,7 +146,11 @@ rc=0; err=$(cd "$p" && "$cli" respond "$id" Approve 2>&1) || rc=$?
 [[ $rc -eq 2 && $err == *"has an answer already (refuse: wrong one); the first answer stands: no run has read it yet, so \`harness-cli respond $id ANSWER --replace\` replaces it"* ]] \
   || fail "a second answer without --replace: rc $rc, $err"
 out=$(cd "$p" && "$cli" respond "$id" Approve --note "looked at it" --replace) || fail "respond --replace exited $?"
-[[ $out == "answered $id: approve (it replaces refuse: wrong one)" ]] || fail "respond --replace: $out"
+[[ $out == "answered $id: approve (it replaces refuse, whose note was: wrong one)" ]] || fail "respond --replace: $out"
+# --json: `answer` is the answer alone; the replaced one has its own field (review MM M2).
+out=$(cd "$p" && "$cli" respond "$id" approve --note "looked at it" --replace --json) || fail "respond --replace --json exited $?"
+[[ $out == "{\"id\":\"$id\",\"answer\":\"approve\",\"replaces\":{\"answer\":\"approve\",\"note\":\"looked at it\"}}" ]] ||
+  fail "respond --replace --json: $out"
 rc=0; err=$(cd "$p" && "$cli" respond --list --project "$tmp/no-such-dir" 2>&1) || rc=$?
 [[ $rc -eq 2 && $err == *"--project $tmp/no-such-dir is not a directory"* ]] || fail "respond --list in a missing project: rc $rc, $err"
 rc=0; err=$(cd "$p" && "$cli" respond --list --project "$p/docs" 2>&1) || rc=$? # a directory, not the project's root

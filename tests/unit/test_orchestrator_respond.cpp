@@ -5,6 +5,7 @@
 #include "harness/util/atomic_file.hpp"
 #include "spec_test_util.hpp"
 
+#include <boost/json.hpp>
 #include <catch2/catch.hpp>
 
 using namespace harness;
@@ -49,7 +50,8 @@ TEST_CASE("respond writes the answer once the checkpoint exists, and says which 
 
   auto answered = orchestrator::respond_checkpoint(state, "cp-1", "Yes", "fine"); // any case, as on the terminal
   REQUIRE(answered);
-  CHECK(*answered == "approve");
+  CHECK(answered->answer == "approve");
+  CHECK(answered->replaced.empty());
   const auto written = util::read_file(state / "sessions/cp-1/checkpoint_response.json").value();
   CHECK(written.find(R"("answer":"approve")") != std::string::npos);
   CHECK(written.find(R"("note":"fine")") != std::string::npos);
@@ -91,7 +93,7 @@ TEST_CASE("a worker's decision is answered with one of its options, by its text 
 
   auto by_number = orchestrator::respond_checkpoint(state, "cp-d", "2", "");
   REQUIRE(by_number);
-  CHECK(*by_number == "hi there");
+  CHECK(by_number->answer == "hi there");
   const auto written = util::read_file(state / "sessions/cp-d/checkpoint_response.json").value();
   CHECK(written.find(R"("answer":"approve")") != std::string::npos); // what an older harness reads
   CHECK(written.find(R"("choice":"hi there")") != std::string::npos);
@@ -117,4 +119,16 @@ TEST_CASE("status's waiting lines are the checkpoints of its spec, each naming i
   REQUIRE(orchestrator::waiting_lines(state, "SPC-002-y").size() == 1);
   CHECK(orchestrator::waiting_lines(state, "SPC-002-y")[0].starts_with("verify-plan:01-01 of SPC-002-y: fine?"));
   CHECK(orchestrator::waiting_lines(state, "SPC-003-z").empty());
+}
+
+TEST_CASE("A replaced answer says which it replaced, in the text and in its own JSON field", "[orchestrator][respond]") {
+  const orchestrator::Responded plain{"approve", "", ""};
+  CHECK(plain.text() == "approve");
+  CHECK(plain.json("cp-1") == boost::json::object{{"id", "cp-1"}, {"answer", "approve"}});
+  const orchestrator::Responded replaced{"approve", "refuse", "wrong one"};
+  CHECK(replaced.text() == "approve (it replaces refuse, whose note was: wrong one)");
+  CHECK(replaced.json("cp-1") == boost::json::object{{"id", "cp-1"},
+                                                     {"answer", "approve"},
+                                                     {"replaces", boost::json::object{{"answer", "refuse"}, {"note", "wrong one"}}}});
+  CHECK(orchestrator::Responded{"refuse", "approve", ""}.text() == "refuse (it replaces approve)");
 }

@@ -273,7 +273,18 @@ std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_ro
   return db ? planning_marks(*db, spec_name) : std::vector<UnfinishedPlanning>{};
 }
 
-std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
+std::string Responded::text() const {
+  if (replaced.empty()) return answer;
+  return fmt::format("{} (it replaces {}{})", answer, replaced, replaced_note.empty() ? "" : ", whose note was: " + replaced_note);
+}
+
+boost::json::object Responded::json(const std::string& id) const {
+  boost::json::object o{{"id", id}, {"answer", answer}};
+  if (!replaced.empty()) o["replaces"] = boost::json::object{{"answer", replaced}, {"note", replaced_note}};
+  return o;
+}
+
+std::expected<Responded, RunError> respond_checkpoint(const fs::path& state_dir, const std::string& id,
                                                         const std::string& answer, const std::string& note,
                                                         store::Replace replace) {
   // Whether anybody reads an answer comes first: "stale" says more than "not one of the options".
@@ -285,10 +296,12 @@ std::expected<std::string, RunError> respond_checkpoint(const fs::path& state_di
   typed->by = store::who_answers("harness-cli respond");
   if (auto r = store::answer_checkpoint(state_dir, id, *typed, replace); !r)
     return std::unexpected(RunError{r.error().message, r.error().exit_code});
-  if (!cp->answer) return store::answer_text(*typed, cp->asks);
-  const auto& before = *cp->answer;
-  return fmt::format("{} (it replaces {}{})", store::answer_text(*typed, cp->asks), store::answer_text(before, cp->asks),
-                     before.note.empty() ? "" : ": " + before.note);
+  Responded out{store::answer_text(*typed, cp->asks), "", ""};
+  if (cp->answer) {
+    out.replaced = store::answer_text(*cp->answer, cp->asks);
+    out.replaced_note = cp->answer->note;
+  }
+  return out;
 }
 
 } // namespace harness::orchestrator

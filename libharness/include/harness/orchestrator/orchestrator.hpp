@@ -11,6 +11,8 @@
 #include "harness/orchestrator/verifier.hpp"
 #include "harness/store/checkpoint_files.hpp"
 
+#include <boost/json/object.hpp>
+
 #include <memory>
 
 namespace harness::orchestrator {
@@ -85,15 +87,27 @@ void show_waiting_checkpoints(graph::Progress& p, const std::filesystem::path& s
 /// waiting for an answer (show_waiting_checkpoints). Nothing is created where nothing ran.
 void show_run_state(graph::Progress& p, const spec::Layout& layout);
 
+/// What respond_checkpoint wrote.
+struct Responded {
+  std::string answer;        ///< as written: approve | refuse | done | the option chosen
+  std::string replaced;      ///< the answer it replaced (--replace), empty when none
+  std::string replaced_note; ///< that answer's note
+  /// "approve", or "approve (it replaces refuse, whose note was: wrong one)".
+  std::string text() const;
+  /// `{"id", "answer", "replaces"?: {"answer", "note"}}`: `answer` holds the answer alone (review
+  /// MM M2: a script comparing it with approve broke after a --replace).
+  boost::json::object json(const std::string& id) const;
+};
+
 /// Answers a pending checkpoint (writes checkpoint_response.json atomically). `answer` is read by
 /// store::read_typed_answer against what the checkpoint asks (approve, yes, ok, refuse, no, ... in
 /// any case; done for an action; one of a worker's options, or its number); returns the answer as
-/// written (approve | refuse | the option chosen). Fails with exit_code 2 for an answer the
+/// written (approve | refuse | the option chosen) and the one it replaced. Fails with exit_code 2 for an answer the
 /// checkpoint does not take (the message lists those it does), an unknown id,
 /// or a checkpoint whose answer nobody would read (stale, answered, expired: the message names the
 /// one that waits for the same task), and 1 when the answer cannot be written. `replace`: an
-/// answer given before may be replaced (store::Replace); the text then says which it replaced.
-std::expected<std::string, RunError> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
+/// answer given before may be replaced (store::Replace).
+std::expected<Responded, RunError> respond_checkpoint(const std::filesystem::path& state_dir, const std::string& id,
                                                         const std::string& answer, const std::string& note,
                                                         store::Replace replace = store::Replace::no);
 
