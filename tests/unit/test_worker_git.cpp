@@ -661,6 +661,8 @@ TEST_CASE("git's warnings on stderr never become part of a path: status, ls-file
   CHECK(r.exit_code != 0);
   CHECK(r.out.empty());
   CHECK(r.messages().find("fatal: Needed a single revision") != std::string::npos);
+  CHECK_FALSE(r.messages().ends_with('\n')); // it ends a message
+  CHECK(worker::GitResult{1, "out\n", "err\n"}.messages() == "err\nout");
 }
 
 TEST_CASE("changed_paths counts an intent-to-add file as added, as a staged one", "[worker][git]") {

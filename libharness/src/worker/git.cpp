@@ -92,8 +92,9 @@ std::vector<std::string> nul_separated(std::string_view out) {
 }
 
 std::string GitResult::messages() const {
-  if (err.empty() || out.empty()) return err + out;
-  return err + (err.back() == '\n' ? "" : "\n") + out;
+  std::string all = err.empty() || out.empty() ? err + out : err + (err.back() == '\n' ? "" : "\n") + out;
+  while (!all.empty() && (all.back() == '\n' || all.back() == '\r')) all.pop_back();
+  return all;
 }
 
 GitResult run_git(const fs::path& root, std::vector<std::string> args) {

@@ -21,7 +21,9 @@ struct GitResult {
   int exit_code = -1;
   std::string out; ///< stdout only: what callers parse (names, hashes, `-z` lists)
   std::string err; ///< stderr: git's warnings and errors, and hooks' chatter; never parsed as output
-  /// Everything git said, stderr first, for a message or to look for one of git's phrases.
+  /// Everything git said, stderr first, for a message or to look for one of git's phrases; no
+  /// line break at its end (it ends a message: review MM L9 found verify's line followed by an
+  /// empty one).
   std::string messages() const;
 };
 
