@@ -83,3 +83,17 @@ TEST_CASE("load_yaml says what yaml-cpp's depth limit means", "[spec][yaml]") {
   CHECK(msg.find("nested too deeply for the YAML reader") != std::string::npos);
   CHECK(line == 1);
 }
+
+TEST_CASE("load_yaml refuses a double-quoted value that never closes, which took the rest of the text", "[spec][yaml]") {
+  // yaml-cpp itself read `b: 1` into a's value when the text ended with a line break.
+  auto [msg, line] = refusal("plan_id: '01-02'\ntitle: \"Second\ndepends_on: ['01-01']\n");
+  CHECK(msg.find("has no closing quote") != std::string::npos);
+  CHECK(line == 2);
+  CHECK_FALSE(refusal("a: [\"x\", \"y\nb: 1\n").first.empty()); // in a flow list yaml-cpp itself refuses it
+  // Closed ones, escapes and quotes inside other scalars load as before.
+  const auto n = load_yaml("a: \"say \\\"hi\\\"\"\nb: 'it''s \"quoted\"'\nc: plain \"q\nd: \"x\n  y\"\n");
+  CHECK(n["a"].as<std::string>() == "say \"hi\"");
+  CHECK(n["b"].as<std::string>() == "it's \"quoted\"");
+  CHECK(n["c"].as<std::string>() == "plain \"q");
+  CHECK(n["d"].as<std::string>() == "x y");
+}

@@ -11,8 +11,9 @@
 
 namespace harness::spec {
 
-/// YAML::Load of `text`, refusing aliases (`*name`) and a second document (a `...` or `---` line
-/// inside the text) with a YAML::ParserException at the place, as for a syntax error.
+/// YAML::Load of `text`, refusing aliases (`*name`), a second document (a `...` or `---` line
+/// inside the text) and a double-quoted value that never closes (yaml-cpp takes the rest of the
+/// text into it) with a YAML::ParserException at the place, as for a syntax error.
 YAML::Node load_yaml(const std::string& text);
 
 } // namespace harness::spec
