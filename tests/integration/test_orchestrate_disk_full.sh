@@ -63,4 +63,44 @@ grep -q "^01-01$" "$p/out/01-01.txt" || fail "01-01's file was not written"
 (cd "$p" && "$cli" orchestrate "$spec" --worker script --yes --json >"$tmp/events2.jsonl" 2>"$tmp/err2") ||
   fail "the run after space was freed exited $?: $(tail -n 3 "$tmp/err2")"
 grep -q "2/2 plans verified" "$p/$spec/STATUS.md" || fail "STATUS.md: $(head -20 "$p/$spec/STATUS.md")"
+
+# A verification whose check fails on a full disk (here the check fills it) is the disk's fault
+# too: it runs again once there is space, and the plan is not executed again (--attempts 1 would
+# block it) nor its phase sent to gap planning.
+core_plan "$p/$spec" 01-03
+python3 - "$p/$spec/planning/plans/01-core/01-03-PLAN.md" "$tmp" "$mnt" <<'PY'
+import sys
+path, tmp, mnt = sys.argv[1:]
+text = open(path).read()
+check = f"""  - id: fills-disk
+    type: command_output
+    command: 'test -f {tmp}/freed || {{ dd if=/dev/zero of={mnt}/filler2 bs=64k 2>/dev/null; exit 1; }}'
+    shell: true
+---"""
+open(path, "w").write(text.replace("---\n# 01-03", check + "\n# 01-03", 1))
+PY
+(cd "$p" && git add -A && git commit -qm "plan 01-03")
+(cd "$p" && exec "$cli" orchestrate "$spec" --worker script --yes --attempts 1 --json >"$tmp/events3.jsonl" 2>"$tmp/err3") &
+orch=$!
+for _ in $(seq 300); do grep -q '"message":"waiting for disk space: ' "$tmp/events3.jsonl" 2>/dev/null && break; sleep 0.1; done
+grep -q '"message":"waiting for disk space: ' "$tmp/events3.jsonl" || fail "no wait for space after a check filled the disk: $(cat "$tmp/events3.jsonl" "$tmp/err3")"
+touch "$tmp/freed"
+rm -f "$mnt/filler2"
+rc=0
+wait "$orch" || rc=$?
+orch=
+python3 - "$tmp/events3.jsonl" "$rc" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+rc = int(sys.argv[2])
+end = ev[-1]
+assert end["event"] == "run_finished" and end["outcome"] == "complete", end
+starts = [e["task"] for e in ev if e["event"] == "task_started"]
+assert starts.count("execute:01-03") == 1, starts  # not executed again for a check the disk failed
+assert starts.count("verify-plan:01-03") == 2, starts
+assert not any(t.startswith("plan-gaps") for t in starts), starts
+failed = [e["message"] for e in ev if e["event"] == "task_failed" and e["task"] == "verify-plan:01-03"]
+assert len(failed) == 1 and "taken for the disk's fault" in failed[0], failed
+assert rc == end["exit_code"] and rc in (0, 1), (rc, end)
+PY
 echo "orchestrate disk full: all checks passed"

@@ -133,6 +133,12 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
     end_session(sid, "ended after HEAD moved or its branch was rewound: its verdict is not kept; the next run verifies again", false);
     return maybe_stop_after_drain();
   }
+  // Checks that failed on a full disk (a test that could not write its files) say nothing of the
+  // work: the verification runs again once there is space, instead of spending an execute attempt
+  // or planning gap closures (review II F9).
+  if ((out.failed || out.verdict == sched::Verdict::gaps_found) && out.missing_summaries.empty() &&
+      defer_for_space(sid, a.task, out.message.empty() ? std::string("the checks failed") : out.message))
+    return;
   if (out.failed) {
     std::string why = out.message;
     if (auto n = ran_nothing.find(a.subject); a.kind == TaskKind::verify_plan && n != ran_nothing.end()) {
