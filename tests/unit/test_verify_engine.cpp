@@ -4,6 +4,7 @@
 #include "harness/verify/engine.hpp"
 #include "harness/worker/run_command.hpp"
 #include "spec_test_util.hpp"
+#include "../../libharness/src/verify/output_clue.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -76,7 +77,7 @@ TEST_CASE("command checks compare exit codes and output, without a shell") {
   INFO(r.message << r.evidence);
   CHECK(r.status == verify::CheckStatus::passed);
   c.expects.exit_code = 0;
-  CHECK(verify::run_check(c, dir.path, opt).message == "exit code 3 (expected 0)");
+  CHECK(verify::run_check(c, dir.path, opt).message == "exit code 3 (expected 0): oops"); // what it said last
   c.command = argv({"echo", "$HOME *"}); // no shell: nothing expands
   c.expects = {};
   c.expects.stdout_re = "^\\$HOME \\*$";
@@ -245,4 +246,19 @@ TEST_CASE("The browser driver is found in the source tree or beside an installed
   dir.write("share/harness/ui_driver.cjs", "// installed\n");
   fs::create_directories(dir.path / "bin");
   CHECK(verify::find_ui_driver(dir.path / "bin", "/nonexistent") == fs::canonical(dir.path / "share/harness/ui_driver.cjs"));
+}
+
+TEST_CASE("a failed command's message carries the line of its output that says why", "[verify]") {
+  using harness::verify::detail::output_clue;
+  // unittest: the assertion, not the summary after it.
+  CHECK(output_clue("F.\n=====\nFAIL: test_ties\nTraceback (most recent call last):\n  File \"t.py\", line 3\n"
+                    "AssertionError: Lists differ: [('z', 1)] != [('y', 1)]\n\n-----\nRan 2 tests\n\nFAILED (failures=1)\n") ==
+        "AssertionError: Lists differ: [('z', 1)] != [('y', 1)]");
+  CHECK(output_clue("E   ModuleNotFoundError: No module named 'tests.x'\n=== 1 error in 0.1s ===\n") ==
+        "E   ModuleNotFoundError: No module named 'tests.x'");
+  CHECK(output_clue("src/a.c:3:1: error: expected ';'\n1 error generated.\n") == "src/a.c:3:1: error: expected ';'");
+  CHECK(output_clue("ok 1\nnot ok 2 - sorts ties\n\n") == "not ok 2 - sorts ties"); // no error word: the last line
+  CHECK(output_clue(" \n\n").empty());
+  CHECK(output_clue(std::string(500, 'x') + "\n").size() <= 200);
+  CHECK(output_clue("\x1b[31mError: boom\x1b[0m\n").find('\x1b') == std::string::npos); // printable only
 }

@@ -5,6 +5,7 @@
 #include "harness/worker/spawn.hpp"
 #include "http_check.hpp"
 #include "line_search.hpp"
+#include "output_clue.hpp"
 #include "check_port.hpp"
 #include "ui_check.hpp"
 
@@ -73,11 +74,18 @@ CheckResult command_check(const spec::Check& c, const fs::path& root, const Veri
   if (res.cancelled) return fail(CheckStatus::error, "cancelled: the run is stopping", res.output);
   CheckResult r;
   r.evidence = res.output;
-  if (res.timed_out) return fail(CheckStatus::failed, fmt::format("timed out after {:.0f}s (process group killed)", res.seconds), res.output);
+  // What the command said last goes with its failure: the one line a person reads first.
+  const auto said = [&](std::string message) {
+    const auto clue = detail::output_clue(res.output);
+    return clue.empty() || clue.find(message) != std::string::npos ? message : message + ": " + clue;
+  };
+  if (res.timed_out)
+    return fail(CheckStatus::failed, said(fmt::format("timed out after {:.0f}s (process group killed)", res.seconds)), res.output);
   const int want = c.expects.exit_code.value_or(0);
   if (res.exit_code != want)
     return fail(CheckStatus::failed,
-                res.signal ? fmt::format("killed by signal {}", res.signal) : fmt::format("exit code {} (expected {})", res.exit_code, want),
+                said(res.signal ? fmt::format("killed by signal {}", res.signal)
+                                : fmt::format("exit code {} (expected {})", res.exit_code, want)),
                 res.output);
   // stdout and stderr arrive interleaved in one stream; both patterns search it.
   for (const auto* re : {&c.expects.stdout_re, &c.expects.stderr_re}) {
@@ -92,7 +100,7 @@ CheckResult command_check(const spec::Check& c, const fs::path& root, const Veri
   if (c.type == spec::CheckType::tests_pass) {
     auto counts = parse_test_counts(res.output);
     if (counts.found && counts.failed > 0)
-      return fail(CheckStatus::failed, fmt::format("{} passed, {} failed", counts.passed, counts.failed), res.output);
+      return fail(CheckStatus::failed, said(fmt::format("{} passed, {} failed", counts.passed, counts.failed)), res.output);
     r.message = counts.found ? fmt::format("{} passed, {} failed", counts.passed, counts.failed) : "exit code 0";
   } else {
     r.message = fmt::format("exit code {}", res.exit_code);
