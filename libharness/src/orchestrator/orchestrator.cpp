@@ -694,6 +694,9 @@ void Orchestrator::Impl::finish_run() {
                                     summary.attempts, summary.attempts == 1 ? "" : "s");
   if (!summary.unwritten.empty())
     message += "; " + unwritten_text(summary.unwritten, spec_arg(), summary.outcome == "complete");
+  // The blocked and waiting endings name their next command; a stopped run's is to run again.
+  if (summary.outcome == "interrupted")
+    message += fmt::format("; harness-cli orchestrate {} resumes it", spec_arg());
   RunEvent finished{RunEventKind::run_finished, 0, "", -1, 0, std::move(message), {}, {}, summary.outcome, summary.exit_code,
                     summary.unwritten};
   emit(std::move(finished));
