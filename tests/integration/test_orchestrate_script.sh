@@ -66,6 +66,8 @@ grep -q "^completed_plans: 12" "$spec/ROADMAP.md" || fail "roadmap progress: $(h
 [[ $(grep -c '^- \[x\] ' "$spec/ROADMAP.md") -eq 16 ]] || fail "roadmap ticks: $(grep -e '- \[' "$spec/ROADMAP.md")"
 ! grep -q '^- \[ \] ' "$spec/ROADMAP.md" || fail "roadmap lines left unticked: $(grep -e '- \[ \]' "$spec/ROADMAP.md")"
 grep -q "12/12 plans verified" "$spec/STATUS.md" || fail "STATUS.md"
+# REQUIREMENTS.md's status column (harness's layout, review OO F7): met once its plans are verified.
+[[ $(grep -c '| Complete |$' "$spec/planning/REQUIREMENTS.md") -eq 5 ]] || fail "requirements: $(grep '^| R' "$spec/planning/REQUIREMENTS.md")"
 [[ $(wc -l <"$spec/execution/commits.log") -ge 14 ]] || fail "commits.log"
 "$cli" status "$spec" --json | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["complete"], j'
 # Numbers as jq and people read them: `"elapsed":0.205`, not Boost's `2.04731535E-1`.

@@ -73,5 +73,8 @@ TEST_CASE("tick_requirements marks the status column of harness's REQUIREMENTS t
                             "| R1 | lists tasks | GET /api/tasks | must | Complete |\n"
                             "| R2 | deletes tasks | DELETE | should | Pending |\n";
   CHECK(harness::spec::tick_requirements(before, {{"R1", true}, {"R2", false}}) == after);
+  // A status a person set (not one harness writes) stays.
+  const std::string dropped = "| id | requirement | status |\n|---|---|---|\n| R1 | lists tasks | Dropped |\n";
+  CHECK(harness::spec::tick_requirements(dropped, {{"R1", true}}) == dropped);
   CHECK(harness::spec::detail::parse_requirement_ids(before) == std::set<std::string, std::less<>>{"R1", "R2"});
 }

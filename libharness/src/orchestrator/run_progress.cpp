@@ -126,10 +126,10 @@ void Orchestrator::Impl::warn_about_dirty_files() {
   config_at_start = util::read_file(state_dir / "config.yaml").value_or("");
   if (auto note = uncommitted_spec_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   roadmap_doc.kept = spec.roadmap.has_value();
-  // GSD keeps its requirements' marks there (and reads them back); harness's template has none.
+  // Requirements' marks: GSD's checklist and traceability table (GSD reads them back), and the
+  // status column of harness's template (review OO F7: the template had one, never ticked).
   std::error_code ec;
-  requirements_doc.kept = spec.layout.kind == spec::LayoutKind::legacy_gsd &&
-                          fs::is_regular_file(spec.layout.requirements_md, ec) &&
+  requirements_doc.kept = fs::is_regular_file(spec.layout.requirements_md, ec) &&
                           std::ranges::any_of(spec.plans, [](const spec::Plan& p) { return !p.requirements.empty(); });
   adopt_kept_document(roadmap_doc, spec.layout.roadmap_md);
   adopt_kept_document(requirements_doc, spec.layout.requirements_md);

@@ -29,12 +29,15 @@ std::optional<std::size_t> status_column(std::string_view header) {
   return std::nullopt;
 }
 
-/// The table row `row` (without its line ending) with the requirement's Status as `met` says.
+/// The table row `row` (without its line ending) with the requirement's Status as `met` says. A
+/// status harness does not write (`Dropped`, `Deferred`: a person's) is left as it is.
 std::string traced_row(std::string_view row, std::size_t status, const std::map<std::string, bool, std::less<>>& met) {
   const auto read = util::table_cells(row);
   if (read.size() <= status) return std::string(row);
   const auto it = met.find(detail::as_id(read.front()));
   if (it == met.end()) return std::string(row);
+  if (const auto now = lower(read[status]); !now.empty() && now != "pending" && now != "complete" && now != "in progress")
+    return std::string(row);
   std::vector<std::string> cells(read.begin(), read.end());
   if (it->second) cells[status] = "Complete";
   else if (cells[status] == "Complete") cells[status] = "Pending";
