@@ -49,7 +49,7 @@ kinds = [e["event"] for e in x]
 assert kinds == ["task_started", "task_failed", "task_started", "task_succeeded"], kinds
 failed = x[1]["message"]
 assert "No space left on device" in failed and f"the file system holding {root} has " in failed, failed
-assert "the task runs again once it has 1024 KB (costs no attempt)" in failed, failed
+assert "the task runs again once it has 1024 KB and 64 files free (costs no attempt)" in failed, failed
 assert x[2]["attempt"] == 1, x[2]  # the retry is still the first attempt
 notes = [e["message"] for e in ev if e["event"] == "note" and e["message"].startswith("waiting for disk space")]
 assert len(notes) == 1, notes  # said once while the disk stayed full
@@ -102,5 +102,35 @@ assert not any(t.startswith("plan-gaps") for t in starts), starts
 failed = [e["message"] for e in ev if e["event"] == "task_failed" and e["task"] == "verify-plan:01-03"]
 assert len(failed) == 1 and "taken for the disk's fault" in failed[0], failed
 assert rc == end["exit_code"] and rc in (0, 1), (rc, end)
+PY
+
+# A task that fills the disk itself waits, runs and fills it again each time space is freed: after
+# three such failures in a row the next one counts as an attempt, and the run ends (it waited
+# forever, review OO F2).
+core_plan "$p/$spec" 01-04 '[]' "['out/01-04.txt']" '' "dd if=/dev/zero of=$mnt/self bs=64k 2>/dev/null; exit 1"
+(cd "$p" && git add -A && git commit -qm "plan 01-04")
+(cd "$p" && exec "$cli" orchestrate "$spec" --worker script --yes --attempts 1 --json >"$tmp/events4.jsonl" 2>"$tmp/err4") &
+orch=$!
+for _ in $(seq 600); do # a person frees the space whenever the run says it waits
+  kill -0 "$orch" 2>/dev/null || break
+  if [[ -e $mnt/self ]] && [[ $(grep -c '"message":"waiting for disk space: ' "$tmp/events4.jsonl") -gt $(cat "$tmp/freed4" 2>/dev/null || echo 0) ]]; then
+    grep -c '"message":"waiting for disk space: ' "$tmp/events4.jsonl" >"$tmp/freed4"
+    rm -f "$mnt/self"
+  fi
+  sleep 0.1
+done
+rc=0
+wait "$orch" || rc=$?
+orch=
+rm -f "$mnt/self"
+python3 - "$tmp/events4.jsonl" "$rc" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+end = ev[-1]
+assert end["event"] == "run_finished" and end["outcome"] == "blocked" and int(sys.argv[2]) == 1, end
+starts = [e for e in ev if e["event"] == "task_started" and e["task"] == "execute:01-04"]
+assert len(starts) == 4 and all(e["attempt"] == 1 for e in starts), starts
+notes = [e["message"] for e in ev if e["event"] == "note" and "failed with the disk full 4 times in a row" in e["message"]]
+assert len(notes) == 1, [e for e in ev if e["event"] == "note"]
 PY
 echo "orchestrate disk full: all checks passed"

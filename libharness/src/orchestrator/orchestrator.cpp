@@ -197,6 +197,7 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
   // only: the engine's verifications cost nothing, and the work just paid for gets verified.
   if (draining && !(summary.outcome == "cost_limit" && is_verify(a.kind))) return;
   if (head_moved()) return; // not on the run's branch: nothing new starts (begins the drain)
+  if (hold_start_for_space(a)) return;
   ++summary.attempts;
   slot_task[a.slot] = a.task;
   Session s;
@@ -326,6 +327,8 @@ void Orchestrator::Impl::fail_start(const std::string& sid, const std::string& t
   // Out of descriptors or processes, a retry at once meets the same limit (both attempts went in
   // 10 ms): the slot is held a little first, while other workers may end and free some.
   auto failed = [this, sid, task, why] {
+    // A session directory or prompt a full disk could not take (review OO F1): the disk's fault.
+    if (defer_for_space(sid, task, why)) return;
     end_session(sid, why, false);
     fail(task, sched::FailureClass::crashed, why);
   };

@@ -11,26 +11,55 @@ namespace {
 /// How often a task waiting for space looks again: statvfs costs microseconds.
 constexpr std::chrono::seconds disk_poll{2};
 
-std::string kilobytes(std::uint64_t bytes) { return fmt::format("{} KB", bytes / 1024); }
+/// After this many attempts in a row that failed on a full disk, the next counts as the task's
+/// own: what fills the disk may be its own output, which the wait would never free.
+constexpr int disk_failures_forgiven = 3;
+
+std::string room_needed() {
+  return fmt::format("{} KB and {} files free", least_free_to_run / 1024, least_free_files_to_run);
+}
 
 } // namespace
 
-std::optional<util::FreeSpace> Orchestrator::Impl::disk_too_full() const {
-  auto space = util::least_free_space({spec.layout.project_root, state_dir});
-  if (space && space->bytes < least_free_to_run) return space;
+std::optional<std::string> Orchestrator::Impl::disk_too_full() const {
+  const auto space = util::least_free_space({spec.layout.project_root, state_dir});
+  if (!space) return std::nullopt;
+  if (space->bytes < least_free_to_run)
+    return fmt::format("the file system holding {} has {} KB free", space->at.string(), space->bytes / 1024);
+  if (space->files && *space->files < least_free_files_to_run)
+    return fmt::format("the file system holding {} has room for {} more files (its inodes are used up)",
+                       space->files_at.string(), *space->files);
   return std::nullopt;
 }
 
 bool Orchestrator::Impl::defer_for_space(const std::string& sid, const std::string& task, const std::string& why) {
   const auto full = disk_too_full();
-  if (!full) return false;
+  if (!full) {
+    disk_failures.erase(task);
+    return false;
+  }
+  if (++disk_failures[task] > disk_failures_forgiven) {
+    disk_failures.erase(task);
+    emit(RunEventKind::note, task, -1, 0,
+         fmt::format("{} failed with the disk full {} times in a row: this failure counts as an attempt (what fills the "
+                     "disk may be its own output: look at its files)",
+                     task, disk_failures_forgiven + 1));
+    return false;
+  }
   disk_waits.insert(task);
   end_session(sid,
-              fmt::format("{}; the file system holding {} has {} free: taken for the disk's fault, the task runs again "
-                          "once it has {} (costs no attempt)",
-                          why, full->at.string(), kilobytes(full->bytes), kilobytes(least_free_to_run)),
+              fmt::format("{}; {}: taken for the disk's fault, the task runs again once it has {} (costs no attempt)", why,
+                          *full, room_needed()),
               false);
   fail(task, sched::FailureClass::rate_limited, "waiting for disk space");
+  return true;
+}
+
+bool Orchestrator::Impl::hold_start_for_space(const sched::Action& a) {
+  if (disk_waits.empty() || is_verify(a.kind) || !disk_too_full()) return false;
+  disk_waits.insert(a.task);
+  // Never inside the scheduler's action: the failure is an event of its own.
+  asio::post(ctx, [this, t = a.task] { fail(t, sched::FailureClass::rate_limited, "waiting for disk space"); });
   return true;
 }
 
@@ -38,9 +67,9 @@ void Orchestrator::Impl::wait_for_space(const sched::Action& a) {
   if (const auto full = disk_too_full(); full && !disk_wait_said) {
     disk_wait_said = true; // once while the disk stays full, however many tasks wait
     emit(RunEventKind::note, a.task, a.slot, a.attempt,
-         fmt::format("waiting for disk space: the file system holding {} has {} free; tasks that failed on it run "
-                     "again once it has {} (checked every {} s; free some space, or Ctrl-C stops the run)",
-                     full->at.string(), kilobytes(full->bytes), kilobytes(least_free_to_run), disk_poll.count()));
+         fmt::format("waiting for disk space: {}; tasks that failed on it, and tasks ready meanwhile, run once it has {} "
+                     "(checked every {} s; free some space, or Ctrl-C stops the run)",
+                     *full, room_needed(), disk_poll.count()));
   }
   auto timer = std::make_shared<asio::steady_timer>(ctx, disk_poll);
   timer->async_wait([this, timer, a](boost::system::error_code e) {

@@ -191,6 +191,9 @@ struct Orchestrator::Impl {
   /// again once there is space (run_disk_space.cpp).
   std::set<std::string> disk_waits;
   bool disk_wait_said = false; ///< the note that tasks wait for space was emitted since space was last there
+  /// task -> its attempts in a row that failed on a full disk: a task that fills the disk itself
+  /// would otherwise wait, run and fill it again forever (review OO F2).
+  std::map<std::string, int> disk_failures;
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
   std::map<std::string, std::string> phase_gaps; ///< phase -> its last gaps_found verification's verdict and gaps
   /// plan -> how many committed tasks its last execute skipped while running none (script
@@ -308,9 +311,10 @@ struct Orchestrator::Impl {
   std::string store_error; ///< the first store_failed message of the run; empty when none
   std::set<std::string> store_notes_said; ///< store_failed notes emitted (task and message), each once a run
   void launch_worker(Session& s);
-  /// The fullest file system the run writes to (the project's, the state's) when it has less
-  /// than least_free_to_run free, else nullopt.
-  std::optional<util::FreeSpace> disk_too_full() const;
+  /// What is short where the run writes (the project's file system, the state's) when it has
+  /// less than least_free_to_run bytes or least_free_files_to_run files free: "the file system
+  /// holding X has N KB free"; nullopt when there is room.
+  std::optional<std::string> disk_too_full() const;
   /// Ends session `sid` and defers its task when its attempt failed (`why`) while the disk is too
   /// full: the failure is the disk's, and costs no attempt (review II F9). false, and nothing
   /// done, when there is space: the failure is the task's own.
@@ -318,6 +322,10 @@ struct Orchestrator::Impl {
   /// The `defer` of a task in disk_waits: checks the space every disk_poll and feeds its
   /// retry_due once there is enough again (nothing while the run is ending).
   void wait_for_space(const sched::Action& a);
+  /// Whether the start of `a` is held because the run already waits for space and the disk is
+  /// still full: the task joins the wait without starting (review OO F4: each start failed at
+  /// once, and an agent's start is a paid session).
+  bool hold_start_for_space(const sched::Action& a);
   /// A worker that could not be started: its session ends and its task fails with `why`, on the
   /// loop (never inside the scheduler's action), after start_retry_pause when out_of_resources.
   void fail_start(const std::string& sid, const std::string& task, const std::string& why, int error_number);

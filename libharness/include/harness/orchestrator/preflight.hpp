@@ -98,6 +98,8 @@ struct StartFacts {
 /// (lock, state database, session directories) is far below this; a disk this full fails at once
 /// or within the first plans.
 inline constexpr std::uint64_t least_free_to_run = std::uint64_t{1} << 20;
+/// The same for files (inodes) during a run: a session directory and its files take a few.
+inline constexpr std::uint64_t least_free_files_to_run = 64;
 
 /// About how many descriptors a run with `slots` workers and `verify_threads` verification
 /// threads has open at its busiest, measured: about 25 of its own (standard streams, the store's
