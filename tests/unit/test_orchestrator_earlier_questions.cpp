@@ -1,6 +1,7 @@
 // A worker's question kept open after the run stopped its worker (an interrupt): what the task's
 // next worker is told in its task input, and which question of its own takes that checkpoint over.
 #include "harness/orchestrator/earlier_questions.hpp"
+#include "harness/util/text.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -96,4 +97,13 @@ TEST_CASE("Only the same question asked again takes over an earlier worker's che
   CHECK_FALSE(orchestrator::same_question(r, CheckpointAsks::decision, "decision_needed: Which greeting?", {"hi", "hello"}));
   CHECK_FALSE(orchestrator::same_question(r, CheckpointAsks::decision, "decision_needed: Which salutation?", {"hello", "hi"}));
   CHECK_FALSE(orchestrator::same_question(r, CheckpointAsks::action, "decision_needed: Which greeting?", {"hello", "hi"}));
+  // A long question, cut at 4,000 bytes when asked, is cut again when asked again from those words.
+  auto long_one = r;
+  const std::string words(4200, 'w');
+  long_one.question = "decision_needed: " + util::clipped(words, 4000);
+  const std::string again = "decision_needed: " + util::clipped(util::clipped(words, 4000), 4000);
+  REQUIRE(again != long_one.question);
+  CHECK(orchestrator::same_question(long_one, CheckpointAsks::decision, again, {"hello", "hi"}));
+  CHECK_FALSE(orchestrator::same_question(long_one, CheckpointAsks::decision, "decision_needed: " + std::string(100, 'w'),
+                                          {"hello", "hi"}));
 }

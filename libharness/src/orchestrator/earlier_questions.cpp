@@ -2,6 +2,7 @@
 
 #include "harness/protocol/codec.hpp"
 #include "harness/store/checkpoint_answers.hpp"
+#include "harness/util/text.hpp"
 
 #include <boost/json/object.hpp>
 
@@ -70,7 +71,12 @@ json::array earlier_questions_input(const std::vector<store::CheckpointRecord>& 
 
 bool same_question(const store::CheckpointRecord& earlier, store::CheckpointAsks asks, std::string_view question,
                    const std::vector<std::string>& options) {
-  return earlier.asks == asks && earlier.question == question && earlier.options == options;
+  // The run keeps a question's first 4,000 bytes and says how many more there were; a long one
+  // asked again from those words is cut again, with another count (review OO F6). What both keep
+  // decides: far longer than any two different questions share.
+  constexpr std::size_t compared = 3500;
+  return earlier.asks == asks && earlier.options == options &&
+         util::utf8_prefix(earlier.question, compared) == util::utf8_prefix(question, compared);
 }
 
 } // namespace harness::orchestrator

@@ -34,7 +34,8 @@ std::string worker_question_text(std::string_view report_type, const boost::json
 boost::json::array earlier_questions_input(const std::vector<store::CheckpointRecord>& questions);
 
 /// Whether a new worker's question (`asks`, `question` as the run words it, `options`) is the kept
-/// question `earlier` asked again: same kind, same words, same options in the same order. Pure.
+/// question `earlier` asked again: same kind, same words (their first 3,500 bytes: the run cuts a
+/// question at 4,000), same options in the same order. Pure.
 bool same_question(const store::CheckpointRecord& earlier, store::CheckpointAsks asks, std::string_view question,
                    const std::vector<std::string>& options);
 
