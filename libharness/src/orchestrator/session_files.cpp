@@ -275,7 +275,9 @@ std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_ro
 
 std::string Responded::text() const {
   if (replaced.empty()) return answer;
-  return fmt::format("{} (it replaces {}{})", answer, replaced, replaced_note.empty() ? "" : ", whose note was: " + replaced_note);
+  // One line on a terminal: a note (or an option) may hold line breaks and escape sequences.
+  return fmt::format("{} (it replaces {}{})", util::printable(answer, false), util::printable(replaced, false),
+                     replaced_note.empty() ? "" : ", whose note was: " + util::printable(replaced_note, false));
 }
 
 boost::json::object Responded::json(const std::string& id) const {

@@ -123,10 +123,15 @@ void warn_declared_place(const Plan& plan, std::string_view text, std::vector<Di
   // A whole id ('01-02', as an agent may fill the key; review NN F5) names the plan by its part
   // after the phase, as GSD's bare number does.
   std::string_view number = plan.plan_key;
-  if (const auto dash = number.rfind('-'); dash != std::string_view::npos && parse_phase_number(number.substr(0, dash)) &&
-                                           !number.substr(dash + 1).empty() &&
+  if (const auto dash = number.rfind('-'); dash != std::string_view::npos && !number.substr(dash + 1).empty() &&
                                            leading_number(number.substr(dash + 1)).size() == number.size() - dash - 1)
-    number.remove_prefix(dash + 1);
+    if (const auto phase = parse_phase_number(number.substr(0, dash))) {
+      if (*phase != plan.phase) // another phase's plan id ('03-02' in 01-02-PLAN.md; review OO F10)
+        return warn("plan", fmt::format("plan: '{}' names plan {}, but the file is {}-PLAN.md: the file name decides, so "
+                                        "it runs as plan {}",
+                                        plan.plan_key, plan.plan_key, plan.id, plan.id));
+      number.remove_prefix(dash + 1);
+    }
   const auto digits = leading_number(number);
   int said_number = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), said_number);

@@ -50,7 +50,7 @@ CheckResult file_contains(const spec::Check& c, const fs::path& root) {
   const std::string what = c.literal ? "'" + c.pattern + "'" : "/" + c.pattern + "/";
   if (c.count ? n != *c.count : n == 0)
     return fail(CheckStatus::failed,
-                c.count ? fmt::format("{} found {} times in {} (expected {})", what, n, c.path, *c.count)
+                c.count ? fmt::format("{} found {} in {} (expected {})", what, n == 1 ? std::string("once") : fmt::format("{} times", n), c.path, *c.count)
                         : fmt::format("{} not found in {}", what, c.path));
   CheckResult r;
   r.evidence = fmt::format("{} matches of {} in {}", n, what, c.path);
