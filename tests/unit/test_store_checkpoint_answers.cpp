@@ -52,6 +52,20 @@ TEST_CASE("a decision takes an option's exact text, its number, or refuse", "[st
   CHECK(answer_options(CheckpointAsks::decision, options) == options);
 }
 
+TEST_CASE("a decision's option with control characters is answered as it is shown, and never echoed raw", "[store][checkpoints]") {
+  // Review OO F8: `respond --list` shows 'a x' and 'b[2J'; those words were refused.
+  const std::vector<std::string> options{"a\nx", "b\x1b[2J"};
+  const auto shown = answer_forms(CheckpointAsks::decision, options);
+  CHECK(shown.find('\n') == std::string::npos);
+  CHECK(shown.find('\x1b') == std::string::npos);
+  CHECK(read_typed_answer(CheckpointAsks::decision, options, "a x").value().choice == "a\nx"); // the worker's own text
+  CHECK(read_typed_answer(CheckpointAsks::decision, options, "b[2J").value().choice == "b\x1b[2J");
+  const auto wrong = read_typed_answer(CheckpointAsks::decision, options, "c\x1b[31m");
+  REQUIRE_FALSE(wrong);
+  CHECK(wrong.error().find('\x1b') == std::string::npos);
+  CHECK(wrong.error().find('\n') == std::string::npos);
+}
+
 TEST_CASE("a decision without options takes any text as the answer", "[store][checkpoints]") {
   CHECK(read_typed_answer(CheckpointAsks::decision, {}, "port 8080").value().choice == "port 8080");
   CHECK_FALSE(read_typed_answer(CheckpointAsks::decision, {}, "refuse").value().approved);

@@ -22,11 +22,14 @@ bool is_word(std::string_view text, std::string_view word) {
          });
 }
 
-/// "1 'hello', 2 'hi'": the options with the numbers respond takes for them.
+/// An option as a person is shown it: one line, no escape sequences (answer_forms).
+std::string shown(const std::string& option) { return util::clipped(util::printable(option, false), 200); }
+
+/// "1 'hello', 2 'hi'": the options with the numbers respond takes for them, as they are shown.
 std::string numbered(const std::vector<std::string>& options) {
   std::string out;
   for (std::size_t i = 0; i < options.size(); ++i)
-    out += fmt::format("{}{} {}", i ? ", " : "", i + 1, util::quote_shell_word(options[i]));
+    out += fmt::format("{}{} {}", i ? ", " : "", i + 1, util::quote_shell_word(shown(options[i])));
   return out;
 }
 
@@ -34,6 +37,12 @@ std::expected<CheckpointAnswer, std::string> read_decision(const std::vector<std
   CheckpointAnswer a;
   a.approved = true;
   if (auto it = std::find(options.begin(), options.end(), text); it != options.end()) {
+    a.choice = *it;
+    return a;
+  }
+  // As `respond --list` showed it: a worker's option with a line break or an escape sequence
+  // (review OO F8). The worker gets its own text.
+  if (auto it = std::ranges::find_if(options, [&](const std::string& o) { return shown(o) == text; }); it != options.end()) {
     a.choice = *it;
     return a;
   }
@@ -52,7 +61,7 @@ std::expected<CheckpointAnswer, std::string> read_decision(const std::vector<std
   if (options.empty()) return std::unexpected(std::string("the worker asked an open question: answer it in words, or refuse"));
   return std::unexpected(fmt::format("answer '{}' is none of the worker's options: {} (the option's text or its number), "
                                      "or refuse to block the task",
-                                     text, numbered(options)));
+                                     util::printable(text, false), numbered(options)));
 }
 
 } // namespace
@@ -75,7 +84,7 @@ std::string answer_forms(CheckpointAsks asks, const std::vector<std::string>& op
   std::string out;
   // Shown to a person: a worker's line breaks and escape sequences do not reach the terminal (an
   // option so written is answered by its number).
-  for (const auto& o : options) out += util::quote_shell_word(util::clipped(util::printable(o, false), 200)) + "|";
+  for (const auto& o : options) out += util::quote_shell_word(shown(o)) + "|";
   return out + "refuse";
 }
 
