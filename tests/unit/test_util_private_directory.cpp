@@ -70,3 +70,14 @@ TEST_CASE("in_state_directory: .orchestration itself and paths under it, not nam
   CHECK_FALSE(harness::util::in_state_directory("src/.orchestration"));
   CHECK_FALSE(harness::util::in_state_directory(".orchestratio"));
 }
+
+TEST_CASE("blocking_part names the part of a path in the way: a file, or a link to nothing", "[private_directory]") {
+  TempDir dir;
+  std::ofstream(dir.path / "state") << "x";
+  std::filesystem::create_directory_symlink(dir.path / "gone", dir.path / "link");
+  CHECK(harness::util::blocking_part(dir.path / "state" / "locks" / "s") == (dir.path / "state").string() + " is not a directory");
+  CHECK(harness::util::blocking_part(dir.path / "link" / "locks") ==
+        (dir.path / "link").string() + " is a symbolic link to " + (dir.path / "gone").string() + ", which does not exist");
+  CHECK(harness::util::blocking_part(dir.path / "new" / "locks").empty()); // missing: it can be made
+  CHECK(harness::util::blocking_part(dir.path).empty());
+}

@@ -9,6 +9,7 @@
 #include "harness/util/shell_words.hpp"
 #include "harness/util/state_path.hpp"
 #include "harness/util/free_space.hpp"
+#include "harness/util/private_directory.hpp"
 #include "harness/worker/git_history.hpp"
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/spawn.hpp"
@@ -271,8 +272,11 @@ void document_problems(const spec::Layout& layout, const StartFacts& facts, std:
   }
   for (const auto& f : facts.unwritable_state)
     out.push_back(f.not_a_directory
-                      ? StartProblem{fmt::format("{} is not a directory, and the run keeps its state there", f.path),
-                                     "move it away (it is not harness's), then run again"}
+                      ? f.path.starts_with(".orchestration")
+                            ? StartProblem{fmt::format("{} is not a directory, and the run keeps its state there", f.path),
+                                           "move it away (it is not harness's), then run again"}
+                            : StartProblem{fmt::format("{}, and the run keeps its state there (.orchestration)", f.path),
+                                           "create the directory it points to, or remove the link, then run again"}
                   : f.read_only_file_system
                       ? StartProblem{fmt::format("{} cannot be written: it lies on a read-only file system, and the run "
                                                  "writes its state (messages, sessions, answers) and commits there",
@@ -356,6 +360,8 @@ std::vector<UnwritableState> unwritable_state_files(const fs::path& root) {
   const auto kind = fs::status(dir, ec).type(); // a link followed
   if (kind != fs::file_type::not_found && kind != fs::file_type::none && kind != fs::file_type::directory)
     return {{.path = ".orchestration", .not_a_directory = true}}; // a file, or a link to one (review LL F8)
+  if (kind == fs::file_type::not_found && fs::is_symlink(fs::symlink_status(dir, ec))) // a link to nothing (review OO F9)
+    return {{.path = util::blocking_part(dir), .not_a_directory = true}};
   // Without .orchestration/ yet, the project directory must take it (a read-only mount did not,
   // and the run failed after its start on the lock file, review II F5).
   const bool made = kind == fs::file_type::directory;

@@ -108,7 +108,12 @@ std::expected<RunLock, std::string> RunLock::acquire(const fs::path& state_dir, 
   const fs::path file = state_dir / "orchestrator.lock";
   // O_CLOEXEC: a worker must not inherit the lock and keep it alive after we die.
   const int fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
-  if (fd < 0) return std::unexpected(fmt::format("cannot open {}: {}", file.string(), std::strerror(errno)));
+  if (fd < 0) {
+    const int open_errno = errno;
+    if (const auto part = util::blocking_part(state_dir); !part.empty())
+      return std::unexpected(fmt::format("cannot open {}: {}", file.string(), part));
+    return std::unexpected(fmt::format("cannot open {}: {}", file.string(), std::strerror(open_errno)));
+  }
   // running_orchestrator's probe holds a shared lock for a moment, and a command holding runs off
   // (hold_off_runs) for as long as it writes: only an exclusive lock belongs to another
   // orchestrator, and a shared one is waited out.

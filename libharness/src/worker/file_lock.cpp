@@ -12,19 +12,6 @@
 
 namespace harness::worker {
 
-namespace {
-
-/// Why `dir` cannot be made, naming the part of its path that is no directory when that is why.
-std::string cannot_make(const std::filesystem::path& dir, const std::error_code& made) {
-  std::error_code ec;
-  for (auto part = dir; !part.empty() && part != part.parent_path(); part = part.parent_path())
-    if (std::filesystem::exists(std::filesystem::symlink_status(part, ec)) && !std::filesystem::is_directory(part, ec))
-      return fmt::format("cannot make {}: {} is not a directory", dir.string(), part.string());
-  return fmt::format("cannot make {}: {}", dir.string(), made.message());
-}
-
-} // namespace
-
 FileLock::FileLock(const std::filesystem::path& file) {
   const std::error_code made = util::create_state_directory(file.parent_path()); // harness's state
   m_fd = ::open(file.c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
@@ -32,7 +19,8 @@ FileLock::FileLock(const std::filesystem::path& file) {
     const int open_errno = errno;
     // The directory's failure names the cause (a part of the path that is a file); the open's
     // ENOENT or ENOTDIR alone would not.
-    m_error = made ? cannot_make(file.parent_path(), made)
+    const auto part = made ? util::blocking_part(file.parent_path()) : std::string();
+    m_error = made ? fmt::format("cannot make {}: {}", file.parent_path().string(), part.empty() ? made.message() : part)
                    : fmt::format("cannot open {}: {}", file.string(), std::strerror(open_errno));
     return;
   }

@@ -4,6 +4,7 @@
 // would leave readable to every local user.
 
 #include <filesystem>
+#include <string>
 #include <system_error>
 
 namespace harness::util {
@@ -19,5 +20,10 @@ std::error_code create_private_directories(const std::filesystem::path& dir);
 /// state never shows in `git status`, also where a user made .orchestration/ for its config.yaml
 /// and a command other than orchestrate wrote there first (review II F10: prune).
 std::error_code create_state_directory(const std::filesystem::path& dir);
+
+/// Why `dir` cannot be made because a part of its path stands in the way, naming that part: "X
+/// is not a directory", or "X is a symbolic link to T, which does not exist"; empty when no part
+/// does (review OO F9: a dangling .orchestration link read as "No such file or directory").
+std::string blocking_part(const std::filesystem::path& dir);
 
 } // namespace harness::util
