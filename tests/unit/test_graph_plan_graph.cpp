@@ -269,6 +269,15 @@ TEST_CASE("a plan the last run gave up on is a blocker, not ready now") {
   CHECK(p.blockers == std::vector<std::string>{"execute:01-02 blocked by the last run: crashed: exited 1"});
   CHECK(graph::progress_text(p).find("01-02    b                                planned\n") != std::string::npos);
 
+  // Executed, and its checks failed each attempt: not "its checks not run" (review PP F4).
+  dir.write("execution/phases/01-a/01-02-SUMMARY.md", "---\nplan_id: '01-02'\nstatus: complete\n---\n");
+  spec = spec::load_spec(dir.path);
+  REQUIRE(spec);
+  const auto failed = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1);
+  CHECK(failed.verifications_due ==
+        std::vector<std::string>{"plan 01-02: executed, but the last run gave it up (Blockers say why): fix it, then orchestrate again"});
+  std::filesystem::remove(dir.path / "execution/phases/01-a/01-02-SUMMARY.md");
+
   // Verified since (a manual `verify` marks the SUMMARY): the old blocker, and what waited on it, go.
   dir.write("STATUS.md", "---\nrun: blocked\nblocked:\n  - task: execute:01-02\n    reason: \"verification failed\"\n"
                          "  - task: verify-plan:01-02\n    reason: \"its execute is blocked\"\n"

@@ -23,6 +23,11 @@ using spec::VerificationStatus;
 /// A plan's line under "Verifications to run" while no run has recorded its checks.
 std::string checks_not_run(const std::string& id) { return fmt::format("plan {}: executed, its checks not run", id); }
 
+/// ... and when the last run gave the plan up (its checks failed each attempt): they did run.
+std::string checks_failed(const std::string& id) {
+  return fmt::format("plan {}: executed, but the last run gave it up (Blockers say why): fix it, then orchestrate again", id);
+}
+
 /// ... and while its verification checkpoint waits for a person.
 std::string waits_for_answer(const std::string& id) {
   return fmt::format("plan {}: its checks passed; it waits for a person's answer (harness-cli respond --list)", id);
@@ -257,6 +262,10 @@ Progress compute_progress(const spec::Spec& spec, const PlanGraph& graph, std::o
         if (pp.id == id) {
           pp.ready = false;
           if (pp.blocked.empty() && !only_waits(b)) pp.blocked = b.reason.empty() ? b.task : b.task + ": " + b.reason;
+          // "its checks not run" beside a blocker saying they failed read as a contradiction
+          // (review PP F4).
+          if (!only_waits(b) && pp.state == PlanState::executed)
+            std::ranges::replace(out.verifications_due, checks_not_run(id), checks_failed(id));
         }
     }
   }
