@@ -162,7 +162,11 @@ void Orchestrator::Impl::on_verified(const sched::Action& a, const std::string& 
       auto e = sched::make_event(EventType::checkpoint, a.task);
       e.worker_alive = false;
       mark_plan_waiting(a);
-      e.detail = fmt::format("verification of {}: automated checks passed ({})", a.subject, out.message);
+      // What the plan is, so a person knows what they approve without opening it (review PP F7).
+      const bool titled = !plan->title.empty() && plan->title != plan->id;
+      e.detail = fmt::format("verification of {}{}: automated checks passed ({})", a.subject,
+                             titled ? " (" + util::clipped(util::printable(plan->title, false), 120) + ")" : std::string(),
+                             out.message);
       // What the plan's author asked the person to look at (GSD's checkpoint:human-verify task).
       if (!plan->human_check.empty()) {
         e.detail += "; " + util::clipped(plan->human_check, 600);
