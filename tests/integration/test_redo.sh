@@ -85,9 +85,8 @@ st=$(cd "$p" && "$cli" status "$spec")
 [[ $st == *"$hint"* ]] || fail "status does not point at redo: $st"
 first_a=$(cat "$p/out/a.txt")
 
-# The user fixes the block.
+# The user fixes the block (and commits it only after redo has said so).
 sed -i 's/echo helo/echo hello/' "$plan"
-(cd "$p" && git commit -qam "fix 01-01's greeting")
 head_before=$(cd "$p" && git rev-parse HEAD)
 
 # Bad targets: exit 2, nothing written.
@@ -105,6 +104,11 @@ redo 01-01:2 --note "task 2 wrote helo"
 msg=$(cd "$p" && git log -1 --format=%B)
 [[ $msg == *"Redo: 01-01, Task: 2"* && $msg == *"Spec: SPC-001-redo"* && $msg == *"task 2 wrote helo"* ]] || fail "marker commit: $msg"
 [[ ! -e $s/execution/phases/01-core/01-01-SUMMARY.md ]] || fail "the SUMMARY is still there"
+# The fixed PLAN no commit holds yet is named, with the command that commits it (review PP F5).
+[[ $out == *"01-01: its PLAN file has changes no commit holds ($spec/planning/plans/01-core/01-01-PLAN.md): the next run executes it as it is now"* ]] \
+  || fail "redo does not name the uncommitted PLAN: $out"
+[[ $(cd "$p" && git status --porcelain) == " M $spec/planning/plans/01-core/01-01-PLAN.md" ]] || fail "redo committed the PLAN edit or left other changes"
+(cd "$p" && git commit -qam "fix 01-01's greeting")
 [[ -z $(cd "$p" && git status --porcelain) ]] || fail "redo left changes: $(cd "$p" && git status --porcelain)"
 st=$(cd "$p" && "$cli" status "$spec")
 [[ $st == *"0 executed"* ]] || fail "status after redo: $st"

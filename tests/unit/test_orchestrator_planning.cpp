@@ -356,6 +356,12 @@ TEST_CASE("a spec whose own files are not committed is named at the start: SPEC.
   CHECK(orchestrator::uncommitted_spec_note(s, edited).empty());
   const std::vector<worker::GitChange> one_plan{{true, false, dir + "planning/plans/01-core/01-02-PLAN.md"}, {true, false, "notes.txt"}};
   CHECK(orchestrator::uncommitted_spec_note(s, one_plan).starts_with("the spec's own files are not committed: 1 of its 2 PLAN files;"));
+  // Committed PLANs with edits: a note of their own (review PP F5); SPEC.md's edit is not a plan.
+  CHECK(orchestrator::edited_plans_note(s, edited) ==
+        "1 PLAN file has edits no commit holds (docs/specs/SPC-001-greet/planning/plans/01-core/01-01-PLAN.md): the run "
+        "executes it as it is now, so history would hold work made from plans no commit has: commit it (git commit "
+        "docs/specs/SPC-001-greet/planning/plans/01-core/01-01-PLAN.md)");
+  CHECK(orchestrator::edited_plans_note(s, none_committed).empty()); // the note above says those
 }
 
 TEST_CASE("A reconcile hands over the plan as reconciled, or fails when it broke or removed it", "[orchestrator][planning]") {

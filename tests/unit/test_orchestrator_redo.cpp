@@ -229,11 +229,16 @@ TEST_CASE("redo of some tasks of a plan GSD executed says that every task runs a
   // Review T: GSD's commits name no task, so with the SUMMARY gone none of the plan's tasks counts
   // as done; "task 2 runs again" was not what the next run did.
   orchestrator::RedoResult r;
-  r.plans.push_back({"01-02", {2}, {}, ".planning/phases/01-core/01-02-SUMMARY.md", true});
+  r.plans.push_back({"01-02", {2}, {}, ".planning/phases/01-core/01-02-SUMMARY.md", true, ""});
   const auto text = orchestrator::redo_text(r, ".");
   CHECK(text == "01-02: every task runs again at the next orchestrate (not only task 2: no commit of 01-02 carries a "
                 "Task: trailer, as GSD's own commits do not, so none of its tasks counts as done); removed "
                 ".planning/phases/01-core/01-02-SUMMARY.md\n");
   r.plans.back().no_task_commits = false;
   CHECK(orchestrator::redo_text(r, ".").starts_with("01-02: task 2 runs again at the next orchestrate; removed"));
+  // The fixed PLAN not committed (review PP F5): said, with the command that commits it.
+  r.plans.back().plan_file_uncommitted = ".planning/phases/01-core/01-02-PLAN.md";
+  CHECK(orchestrator::redo_text(r, ".").find("01-02: its PLAN file has changes no commit holds "
+                                             "(.planning/phases/01-core/01-02-PLAN.md): the next run executes it as it is now; "
+                                             "commit it (git commit .planning/phases/01-core/01-02-PLAN.md)") != std::string::npos);
 }

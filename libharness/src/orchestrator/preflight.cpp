@@ -564,6 +564,28 @@ std::string uncommitted_spec_note(const spec::Spec& spec, const std::vector<work
                      list, util::quote_shell_word(dir));
 }
 
+std::string edited_plans_note(const spec::Spec& spec, const std::vector<worker::GitChange>& changes) {
+  const auto& root = spec.layout.project_root;
+  std::set<std::string> edited;
+  for (const auto& c : changes)
+    if (!c.untracked && !c.added && !c.deleted) edited.insert(c.path);
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& p : spec.plans)
+    if (const auto rel = fs::relative(spec.layout.spec_dir / p.file, root, ec).generic_string(); edited.contains(rel))
+      names.push_back(rel);
+  if (names.empty()) return "";
+  const std::size_t shown = std::min<std::size_t>(names.size(), 3);
+  std::string list;
+  for (std::size_t i = 0; i < shown; ++i) list += (i ? ", " : "") + names[i];
+  if (names.size() > shown) list += fmt::format(" and {} more", names.size() - shown);
+  return fmt::format("{} PLAN file{} ha{} edits no commit holds ({}): the run executes {} as {} now, so history would "
+                     "hold work made from plans no commit has: commit {} (git commit {})",
+                     names.size(), names.size() == 1 ? "" : "s", names.size() == 1 ? "s" : "ve", list,
+                     names.size() == 1 ? "it" : "them", names.size() == 1 ? "it is" : "they are",
+                     names.size() == 1 ? "it" : "them", names.size() == 1 ? util::quote_shell_word(names[0]) : "PATH...");
+}
+
 std::vector<std::string> undeclared_changes(const spec::Spec& spec, const std::vector<worker::GitChange>& before,
                                             const std::vector<worker::GitChange>& after) {
   const std::string spec_rel = spec.layout.spec_dir_in_project();

@@ -15,6 +15,7 @@
 #include "harness/worker/index_lock.hpp"
 #include "harness/worker/script_worker.hpp"
 #include "harness/util/json_text.hpp"
+#include "harness/util/shell_words.hpp"
 #include "harness/util/text.hpp"
 
 #include <boost/json.hpp>
@@ -165,6 +166,13 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     RedoPlan out;
     out.plan = t.plan;
     out.tasks = t.tasks;
+    {
+      std::error_code ec;
+      const auto rel = fs::relative(layout.spec_dir / plan->file, root, ec).generic_string();
+      const auto changes = worker::changed_paths(root, {worker::literal_pathspec(rel)});
+      if (!ec && std::ranges::any_of(changes, [](const worker::GitChange& c) { return !c.deleted; }))
+        out.plan_file_uncommitted = rel;
+    }
     const auto standing = worker::committed_tasks(root, t.plan, [&](std::string_view s) { return layout.owns_spec_trailer(s); });
     out.no_task_commits = standing.empty();
     for (auto& [task, hash] : standing)
@@ -301,6 +309,11 @@ std::string redo_text(const RedoResult& result, std::string_view spec_arg) {
     if (!p.summary.empty()) out += fmt::format("; removed {}", p.summary);
     out += "\n";
   }
+  for (const auto& p : result.plans)
+    if (!p.plan_file_uncommitted.empty())
+      out += fmt::format("{}: its PLAN file has changes no commit holds ({}): the next run executes it as it is now; "
+                         "commit it (git commit {}) so that history holds the plan its work is made from\n",
+                         p.plan, p.plan_file_uncommitted, util::quote_shell_word(p.plan_file_uncommitted));
   if (!result.documents.empty())
     out += fmt::format("updated {} to match\n", fmt::join(result.documents, " and "));
   for (const auto& d : result.documents_uncommitted)
@@ -327,7 +340,9 @@ std::string redo_json(const RedoResult& result) {
                      {"tasks", std::move(tasks)},
                      {"undone", std::move(undone)},
                      {"summary_removed", p.summary.empty() ? boost::json::value(nullptr) : boost::json::value(p.summary)},
-                     {"nothing_to_do", p.nothing_to_do()}});
+                     {"nothing_to_do", p.nothing_to_do()},
+                     {"plan_file_uncommitted", p.plan_file_uncommitted.empty() ? boost::json::value(nullptr)
+                                                                               : boost::json::value(p.plan_file_uncommitted)}});
   }
   auto strings = [](const std::vector<std::string>& v) {
     boost::json::array a;

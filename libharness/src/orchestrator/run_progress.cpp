@@ -125,6 +125,7 @@ void Orchestrator::Impl::warn_about_dirty_files() {
   if (!changes_at_start) changes_at_start = worker::changed_paths(spec.layout.project_root);
   config_at_start = util::read_file(state_dir / "config.yaml").value_or("");
   if (auto note = uncommitted_spec_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
+  if (auto note = edited_plans_note(spec, *changes_at_start); !note.empty()) emit(RunEventKind::note, "", -1, 0, std::move(note));
   roadmap_doc.kept = spec.roadmap.has_value();
   // Requirements' marks: GSD's checklist and traceability table (GSD reads them back), and the
   // status column of harness's template (review OO F7: the template had one, never ticked).

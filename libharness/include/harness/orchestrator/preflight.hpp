@@ -175,6 +175,11 @@ std::vector<std::string> attempt_leftovers(const spec::Spec& spec, const spec::P
 /// so history would hold results without the plans behind them. Empty when all are committed.
 std::string uncommitted_spec_note(const spec::Spec& spec, const std::vector<worker::GitChange>& changes);
 
+/// The note a run starts with when committed PLAN files have edits no commit holds (a PLAN fixed
+/// before `redo`, say): the run executes them as they are, and history would hold work made from
+/// a plan no commit has (review PP F5). Names up to three; empty when there are none.
+std::string edited_plans_note(const spec::Spec& spec, const std::vector<worker::GitChange>& changes);
+
 /// What a run changed that no plan declares: paths in `after` (git status at the end of the run)
 /// that were not in `before` (at its start), lie outside the spec directory and `.orchestration/`,
 /// and match no plan's `files_modified`. Workers commit only declared files, so these are left

@@ -34,6 +34,10 @@ struct RedoPlan {
   /// No commit of the plan carries a `Task:` trailer (GSD executed it, before harness): with its
   /// SUMMARY gone every task runs again, whichever were asked.
   bool no_task_commits = false;
+  /// The PLAN file (relative to the project) when it has changes no commit holds, as after "fix
+  /// the PLAN, then redo": the next run executes it as it is, and history would hold work made
+  /// from a plan no commit has (review PP F5). Said, not committed: the edit is the person's.
+  std::string plan_file_uncommitted;
   /// Neither a SUMMARY nor a standing commit of the asked tasks: the plan runs anyway at the next
   /// orchestrate (or its tasks were marked before), so nothing was recorded for it.
   bool nothing_to_do() const { return undone.empty() && summary.empty(); }
