@@ -58,7 +58,9 @@ while time.time() < deadline:
             screen = Screen(100)
             screen.feed(seen.decode(errors="replace"))
             rows = [r for r in screen.text().splitlines() if r.strip()]
-            if not (rows[-2].startswith("? verification of 02-03") and rows[-1].startswith("  approve (y) / refuse (n):")):
+            # The question may wrap to a second row at 100 columns: it starts on one of the two above.
+            if not (any(r.startswith("? verification of 02-03") for r in rows[-3:-1]) and
+                    rows[-1].startswith("  approve (y) / refuse (n):")):
                 print("\n".join(rows[-15:]))
                 print("redraw: the question is not under the table after a redraw")
                 sys.exit(1)

@@ -329,6 +329,13 @@ TEST_CASE("the final is not due while a phase has gaps or is not planned yet, th
   CHECK(due().empty()); // phase 01 has gaps; phase 02 has no plans
   dir.write("execution/phases/01-one/VERIFICATION.md", "---\nstatus: passed\n---\n");
   CHECK(due().empty()); // phase 02 has no plans
+  {
+    // Nothing ready, due or blocked: the next step is said (review PP F11).
+    auto spec = spec::load_spec(dir.path);
+    REQUIRE(spec);
+    const auto text = graph::progress_text(graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), 1));
+    CHECK(text.find("Ready now: nothing\nNext: plan phase 02 (/harness:plan-phase in Claude Code") != std::string::npos);
+  }
   dir.write("ROADMAP.md", "# Roadmap\n\n## Phase 1: One\n**Goal**: a\n");
   CHECK(due() == std::vector<std::string>{"final: every plan is verified; this verification has not run"});
   // A phase verification not run yet is one of the verifications left: the final follows it.

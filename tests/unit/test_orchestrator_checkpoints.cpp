@@ -96,7 +96,7 @@ TEST_CASE("without a terminal a run with only a checkpoint left stops with exit 
   const auto opened = first.of(RunEventKind::checkpoint_opened, "verify-plan:02-03");
   REQUIRE(opened.size() == 1);
   // The line says what waits and how to answer it.
-  CHECK(opened[0]->message.starts_with("verification of 02-03: automated checks passed (2/2 checks passed) -- answer with: "
+  CHECK(opened[0]->message.starts_with("verification of 02-03 (Core tests): automated checks passed (2/2 checks passed) -- answer with: "
                                        "harness-cli respond cp-SPC-001-task-tracker-verify-plan-02-03-"));
   CHECK(opened[0]->message.ends_with(" approve|refuse"));
   const std::string id = answer_id(*opened[0]);

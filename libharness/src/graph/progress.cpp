@@ -356,6 +356,14 @@ std::string progress_text(const Progress& p) {
   std::string ready;
   for (const auto& r : p.ready) ready += (ready.empty() ? "" : ", ") + r;
   out += fmt::format("\nReady now: {}\n", ready.empty() ? "nothing" : ready);
+  // Nothing ready, nothing due, nothing blocked, and a phase without plans: the next step is to
+  // plan it, which "Ready now: nothing, Blockers: none" did not say (review PP F11).
+  if (p.ready.empty() && p.verifications_due.empty() && p.blockers.empty() && p.running.empty())
+    if (const auto unplanned = std::ranges::find_if(p.phases, [](const PhaseProgress& ph) { return ph.plans == 0; });
+        unplanned != p.phases.end())
+      out += fmt::format("Next: plan phase {} (/harness:plan-phase in Claude Code, or its PLAN files written from "
+                         "skills/templates/plan.md); orchestrate with an agent worker plans it itself\n",
+                         spec::to_string(unplanned->number));
   if (!p.verifications_due.empty()) {
     // A plan waiting for a person's answer is not something orchestrate runs on its own.
     out += std::ranges::any_of(p.verifications_due, asks_a_person)
