@@ -76,6 +76,7 @@ TEST_CASE("redo of a task removes the SUMMARY, records a marker, and the task no
   REQUIRE(r);
   REQUIRE(r->plans.size() == 1);
   CHECK(r->plans[0].undone == Done{{2, p.t2}});
+  CHECK(r->plans[0].later_changes.empty()); // its own SUMMARY commit came after: no other plan's work
   CHECK(r->plans[0].summary == fs::relative(p.summary, p.dir.path).generic_string());
   CHECK(r->commit.size() == 40);
   CHECK_FALSE(fs::exists(p.summary));
@@ -229,7 +230,7 @@ TEST_CASE("redo of some tasks of a plan GSD executed says that every task runs a
   // Review T: GSD's commits name no task, so with the SUMMARY gone none of the plan's tasks counts
   // as done; "task 2 runs again" was not what the next run did.
   orchestrator::RedoResult r;
-  r.plans.push_back({"01-02", {2}, {}, ".planning/phases/01-core/01-02-SUMMARY.md", true, ""});
+  r.plans.push_back({"01-02", {2}, {}, ".planning/phases/01-core/01-02-SUMMARY.md", true, "", {}});
   const auto text = orchestrator::redo_text(r, ".");
   CHECK(text == "01-02: every task runs again at the next orchestrate (not only task 2: no commit of 01-02 carries a "
                 "Task: trailer, as GSD's own commits do not, so none of its tasks counts as done); removed "
@@ -241,4 +242,20 @@ TEST_CASE("redo of some tasks of a plan GSD executed says that every task runs a
   CHECK(orchestrator::redo_text(r, ".").find("01-02: its PLAN file has changes no commit holds "
                                              "(.planning/phases/01-core/01-02-PLAN.md): the next run executes it as it is now; "
                                              "commit it (git commit .planning/phases/01-core/01-02-PLAN.md)") != std::string::npos);
+}
+
+TEST_CASE("redo names what other plans changed in the plan's files since its commits", "[orchestrator][redo]") {
+  // Review PP F6: a task run again on a file a later plan had changed broke that plan's work, and
+  // nothing had said the file was no longer the plan's alone.
+  Project p;
+  p.dir.write("out/1.txt", "1 and 03-01's line\n");
+  const auto later = *worker::commit_paths(p.dir.path, p.dir.path / ".orchestration/git.lock", {"out/1.txt"},
+                                           "feat(03-01): cli\n\nPlan: 03-01, Task: 1/1\nSpec: SPC-007-redo");
+  auto r = orchestrator::redo(p.load(), {target("01-01:1")}, "");
+  REQUIRE(r);
+  REQUIRE(r->plans.at(0).later_changes == std::vector<std::string>{"plan 03-01 " + later.substr(0, 7) + " (out/1.txt)"});
+  const auto text = orchestrator::redo_text(*r, "s");
+  CHECK(text.find("01-01: its files changed after its commits, by plan 03-01 " + later.substr(0, 7) +
+                  " (out/1.txt): the tasks run on them as they are now") != std::string::npos);
+  CHECK(orchestrator::redo_json(*r).find("\"later_changes\":[\"plan 03-01 ") != std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/glob.hpp"
 #include "harness/store/run_lock.hpp"
 #include "harness/store/store.hpp"
 #include "harness/worker/git.hpp"
@@ -36,6 +37,30 @@ std::string tasks_phrase(const std::vector<int>& tasks) {
 }
 
 std::string short_hash(const std::string& hash) { return hash.substr(0, 7); }
+
+/// What changed `plan`'s files after its commit `since` and is not the plan's own work (nor a
+/// redo marker): "plan 03-01 a379050 (wordstat/cli.py)", newest first, at most five.
+std::vector<std::string> later_changes(const fs::path& root, const spec::Plan& plan, const std::string& since,
+                                       const worker::SpecOwner& ours) {
+  if (plan.files_modified.empty()) return {};
+  auto args = worker::trailer_log_args(true);
+  args.insert(args.end(), {since + "..HEAD", "--"});
+  for (const auto& f : plan.files_modified) args.push_back(worker::glob_pathspec(f));
+  const auto log = worker::run_git(root, args);
+  if (log.exit_code != 0) return {};
+  std::vector<std::string> out;
+  for (const auto& c : worker::parse_trailer_log(log.out, true, true)) {
+    if ((c.plan == plan.id && ours(c.spec)) || !c.redo.empty()) continue;
+    std::vector<std::string> files;
+    for (const auto& f : c.files)
+      if (std::ranges::any_of(plan.files_modified, [&](const std::string& g) { return util::glob_match(g, f); }))
+        files.push_back(f);
+    out.push_back(fmt::format("{} {} ({})", c.plan.empty() ? std::string("commit") : "plan " + c.plan, short_hash(c.hash),
+                              fmt::join(files, ", ")));
+    if (out.size() == 5) break;
+  }
+  return out;
+}
 
 /// STATUS.md and ROADMAP.md (those the spec has) as they read once the redone plans' SUMMARYs are
 /// gone: what the last run wrote there ("complete", the plan ticked) no longer holds. The
@@ -177,6 +202,9 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     out.no_task_commits = standing.empty();
     for (auto& [task, hash] : standing)
       if (t.tasks.empty() || std::binary_search(t.tasks.begin(), t.tasks.end(), task)) out.undone.emplace_back(task, hash);
+    if (!out.undone.empty()) // oldest first: what came after the first task redone
+      out.later_changes = later_changes(root, *plan, out.undone.front().second,
+                                        [&](std::string_view s) { return layout.owns_spec_trailer(s); });
     if (const auto* phase = layout.find_phase(plan->phase)) {
       const fs::path summary = layout.summary_file(*phase, plan->id);
       std::error_code ec;
@@ -310,6 +338,12 @@ std::string redo_text(const RedoResult& result, std::string_view spec_arg) {
     out += "\n";
   }
   for (const auto& p : result.plans)
+    if (!p.later_changes.empty())
+      out += fmt::format("{}: its files changed after its commits, by {}: the tasks run on them as they are now, that "
+                         "work included; look at what they make of it before the plans that build on it run (git revert "
+                         "a task's commit instead undoes it without running it again)\n",
+                         p.plan, fmt::join(p.later_changes, ", "));
+  for (const auto& p : result.plans)
     if (!p.plan_file_uncommitted.empty())
       out += fmt::format("{}: its PLAN file has changes no commit holds ({}): the next run executes it as it is now; "
                          "commit it (git commit {}) so that history holds the plan its work is made from\n",
@@ -341,6 +375,7 @@ std::string redo_json(const RedoResult& result) {
                      {"undone", std::move(undone)},
                      {"summary_removed", p.summary.empty() ? boost::json::value(nullptr) : boost::json::value(p.summary)},
                      {"nothing_to_do", p.nothing_to_do()},
+                     {"later_changes", boost::json::array(p.later_changes.begin(), p.later_changes.end())},
                      {"plan_file_uncommitted", p.plan_file_uncommitted.empty() ? boost::json::value(nullptr)
                                                                                : boost::json::value(p.plan_file_uncommitted)}});
   }

@@ -38,6 +38,10 @@ struct RedoPlan {
   /// the PLAN, then redo": the next run executes it as it is, and history would hold work made
   /// from a plan no commit has (review PP F5). Said, not committed: the edit is the person's.
   std::string plan_file_uncommitted;
+  /// Commits of other plans (or none) that changed the plan's files after its oldest redone
+  /// commit: "plan 03-01 a379050 (wordstat/cli.py)". The tasks run on the files as they are now,
+  /// that later work included, and may break it (review PP F6). At most five.
+  std::vector<std::string> later_changes;
   /// Neither a SUMMARY nor a standing commit of the asked tasks: the plan runs anyway at the next
   /// orchestrate (or its tasks were marked before), so nothing was recorded for it.
   bool nothing_to_do() const { return undone.empty() && summary.empty(); }
