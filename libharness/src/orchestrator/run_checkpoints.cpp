@@ -318,8 +318,11 @@ void Orchestrator::Impl::ask_human(const sched::Action& a) {
                        r.asks, r.options};
   checkpoints[cp.id] = cp;
   if (message_id) checkpoint_message[cp.id] = *message_id;
-  std::string text = checkpoint_opened_message(question, cp.id, store::answer_forms(cp.asks, cp.options));
-  if (earlier) text += answered_meanwhile ? " (asked by an earlier run, answered since: taking that answer)" : " (asked by an earlier run too)";
+  // Answered since: no "answer with" before the words that say it needs none (review PP F8).
+  std::string text = answered_meanwhile
+                         ? fmt::format("{} ({}: asked by an earlier run, answered since: taking that answer)", question, cp.id)
+                         : checkpoint_opened_message(question, cp.id, store::answer_forms(cp.asks, cp.options));
+  if (earlier && !answered_meanwhile) text += " (asked by an earlier run too)";
   emit(RunEvent{RunEventKind::checkpoint_opened, 0, a.task, a.slot, a.attempt, std::move(text), cp.id, cp.options});
   if (opt.interactive && !answered_meanwhile) prompt_on_terminal(cp);
   poll_checkpoints();
