@@ -120,7 +120,8 @@ TEST_CASE("without a terminal a run with only a checkpoint left stops with exit 
   CHECK(r.exit_code == 0);
   const auto again = second.of(RunEventKind::checkpoint_opened, "verify-plan:02-03");
   REQUIRE(again.size() == 1);
-  CHECK(answer_id(*again[0]) == id); // the same checkpoint, not a new one
+  CHECK(again[0]->checkpoint_id == id); // the same checkpoint, not a new one
+  CHECK(again[0]->message.find("(" + id + ": asked by an earlier run, answered since: taking that answer)") != std::string::npos);
   const auto answered = second.of(RunEventKind::checkpoint_answered, "verify-plan:02-03");
   REQUIRE(answered.size() == 1);
   CHECK(answered[0]->message == "approved: looked at it");
