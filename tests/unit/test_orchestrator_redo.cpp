@@ -241,7 +241,7 @@ TEST_CASE("redo of some tasks of a plan GSD executed says that every task runs a
   r.plans.back().plan_file_uncommitted = ".planning/phases/01-core/01-02-PLAN.md";
   CHECK(orchestrator::redo_text(r, ".").find("01-02: its PLAN file has changes no commit holds "
                                              "(.planning/phases/01-core/01-02-PLAN.md): the next run executes it as it is now; "
-                                             "commit it (git commit .planning/phases/01-core/01-02-PLAN.md)") != std::string::npos);
+                                             "commit it (git add .planning/phases/01-core/01-02-PLAN.md && git commit)") != std::string::npos);
 }
 
 TEST_CASE("redo names what other plans changed in the plan's files since its commits", "[orchestrator][redo]") {

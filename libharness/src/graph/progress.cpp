@@ -361,8 +361,9 @@ std::string progress_text(const Progress& p) {
   if (p.ready.empty() && p.verifications_due.empty() && p.blockers.empty() && p.running.empty())
     if (const auto unplanned = std::ranges::find_if(p.phases, [](const PhaseProgress& ph) { return ph.plans == 0; });
         unplanned != p.phases.end())
-      out += fmt::format("Next: plan phase {} (/harness:plan-phase in Claude Code, or its PLAN files written from "
-                         "skills/templates/plan.md); orchestrate with an agent worker plans it itself\n",
+      out += fmt::format("Next: plan phase {} (/harness:plan-phase in Claude Code, or its PLAN files written by hand from "
+                         ".claude/harness/templates/plan.md, which install-skills puts there); orchestrate with an agent "
+                         "worker plans it itself\n",
                          spec::to_string(unplanned->number));
   if (!p.verifications_due.empty()) {
     // A plan waiting for a person's answer is not something orchestrate runs on its own.

@@ -346,7 +346,7 @@ std::string redo_text(const RedoResult& result, std::string_view spec_arg) {
   for (const auto& p : result.plans)
     if (!p.plan_file_uncommitted.empty())
       out += fmt::format("{}: its PLAN file has changes no commit holds ({}): the next run executes it as it is now; "
-                         "commit it (git commit {}) so that history holds the plan its work is made from\n",
+                         "commit it (git add {} && git commit) so that history holds the plan its work is made from\n",
                          p.plan, p.plan_file_uncommitted, util::quote_shell_word(p.plan_file_uncommitted));
   if (!result.documents.empty())
     out += fmt::format("updated {} to match\n", fmt::join(result.documents, " and "));

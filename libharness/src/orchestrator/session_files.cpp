@@ -274,7 +274,7 @@ std::vector<UnfinishedPlanning> stored_planning_marks(const fs::path& project_ro
 }
 
 std::string Responded::text() const {
-  if (replaced.empty()) return answer;
+  if (replaced.empty()) return util::printable(answer, false); // a worker's option: its escape sequences too (review QQ F3)
   // One line on a terminal: a note (or an option) may hold line breaks and escape sequences.
   return fmt::format("{} (it replaces {}{})", util::printable(answer, false), util::printable(replaced, false),
                      replaced_note.empty() ? "" : ", whose note was: " + util::printable(replaced_note, false));

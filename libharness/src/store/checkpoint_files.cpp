@@ -6,6 +6,7 @@
 #include "harness/protocol/codec.hpp"
 #include "harness/protocol/message.hpp"
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/text.hpp"
 #include "harness/util/private_directory.hpp"
 
 #include <boost/json.hpp>
@@ -309,8 +310,10 @@ std::expected<CheckpointRecord, CheckpointRefusal> answerable_checkpoint(const f
   // the first answer stands until the run takes it, unless its author replaces it while nothing
   // can have read it.
   if (!r->answer) return std::move(*r);
-  const std::string given = fmt::format("checkpoint {} has an answer already ({}{})", id, answer_text(*r->answer, r->asks),
-                                        r->answer->note.empty() ? "" : ": " + r->answer->note);
+  // On one line, without a worker's escape sequences (review QQ F3).
+  const std::string given =
+      fmt::format("checkpoint {} has an answer already ({}{})", id, util::printable(answer_text(*r->answer, r->asks), false),
+                  r->answer->note.empty() ? "" : ": " + util::printable(r->answer->note, false));
   // Taken or not (a worker's answer stays open until the worker is done with it), it stands.
   if (running)
     return std::unexpected(CheckpointRefusal{fmt::format(
