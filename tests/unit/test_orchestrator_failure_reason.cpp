@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+
 using namespace harness;
 using orchestrator::AttemptEnd;
 using orchestrator::failure_reason;
@@ -89,6 +91,11 @@ TEST_CASE("one_line keeps valid UTF-8 and cuts between characters", "[orchestrat
   CHECK(orchestrator::one_line(euros, 12) == euros);
   CHECK(orchestrator::last_said_line("one\ntwo\n{\"type\":\"result\"}\n  \n") == "two");
   CHECK(orchestrator::last_said_line("{}\n").empty());
+  // What a worker printed goes into STATUS.md: a secret of this environment is masked (review QQ F1).
+  ::setenv("HARNESS_TEST_API_KEY", "sk-test-0123456789", 1);
+  CHECK(orchestrator::last_said_line("curl -H 'x-api-key: sk-test-0123456789' failed\n") ==
+        "curl -H 'x-api-key: [$HARNESS_TEST_API_KEY]' failed");
+  ::unsetenv("HARNESS_TEST_API_KEY");
 }
 
 TEST_CASE("a worker that could not start for want of descriptors or processes is out of resources; others are not",

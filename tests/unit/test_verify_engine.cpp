@@ -257,8 +257,22 @@ TEST_CASE("a failed command's message carries the line of its output that says w
   CHECK(output_clue("E   ModuleNotFoundError: No module named 'tests.x'\n=== 1 error in 0.1s ===\n") ==
         "E   ModuleNotFoundError: No module named 'tests.x'");
   CHECK(output_clue("src/a.c:3:1: error: expected ';'\n1 error generated.\n") == "src/a.c:3:1: error: expected ';'");
+  // The first error: the cause (review QQ F2).
+  CHECK(output_clue("a.c:1:1: error: first\na.c:9:1: error: follows from it\n") == "a.c:1:1: error: first");
+  CHECK(output_clue("--- FAIL: TestMul (0.00s)\n    calc_test.go:8: got 5, want 6\nFAIL\nFAIL\tcalc\t0.002s\n") ==
+        "--- FAIL: TestMul (0.00s)");
+  CHECK(output_clue("running 1 test\nthread 'tests::mul' panicked at src/lib.rs:10:5:\nassertion failed\n"
+                    "error: test failed, to rerun pass `--lib`\n") == "thread 'tests::mul' panicked at src/lib.rs:10:5:");
+  CHECK(output_clue("error[E0308]: mismatched types\n --> src/lib.rs:2:5\nerror: could not compile `calc`\n") ==
+        "error[E0308]: mismatched types");
+  CHECK(output_clue("node:assert:124\nAssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\nNode.js v20.1.0\n") ==
+        "AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:");
   CHECK(output_clue("ok 1\nnot ok 2 - sorts ties\n\n") == "not ok 2 - sorts ties"); // no error word: the last line
   CHECK(output_clue(" \n\n").empty());
   CHECK(output_clue(std::string(500, 'x') + "\n").size() <= 200);
   CHECK(output_clue("\x1b[31mError: boom\x1b[0m\n").find('\x1b') == std::string::npos); // printable only
+  // A secret of this environment the command printed is masked: the clue goes into committed files.
+  ::setenv("HARNESS_TEST_DB_PASSWORD", "hunter2-s3cret", 1);
+  CHECK(output_clue("Error: login failed for hunter2-s3cret\n") == "Error: login failed for [$HARNESS_TEST_DB_PASSWORD]");
+  ::unsetenv("HARNESS_TEST_DB_PASSWORD");
 }

@@ -1,5 +1,6 @@
 #include "harness/orchestrator/failure_reason.hpp"
 
+#include "harness/util/redact.hpp"
 #include "harness/util/text.hpp"
 
 #include <fmt/format.h>
@@ -43,7 +44,8 @@ std::string last_said_line(std::string_view output) {
     const std::string_view line = nl == std::string_view::npos ? output : output.substr(nl + 1);
     output = nl == std::string_view::npos ? std::string_view() : output.substr(0, nl);
     const std::string text = one_line(line, std::string::npos);
-    if (!text.empty() && !text.starts_with('{')) return text;
+    // The reason goes into STATUS.md, which is committed: no secret of this environment.
+    if (!text.empty() && !text.starts_with('{')) return util::redact_environment_secrets(text);
   }
   return {};
 }

@@ -8,9 +8,10 @@
 
 namespace harness::verify::detail {
 
-/// The last line of `output` naming an error (`AssertionError: ...`, `error: ...`, `FAILED x -
-/// ...`: a word ending in "Error" or "error" followed by ':'), else its last line that says
-/// anything; trimmed, printable, at most `limit` bytes. Empty when the output is blank.
+/// The first line of `output` naming an error (`AssertionError: ...`, `error: ...`,
+/// `error[E0308]: ...`, `--- FAIL: ...`, a Rust panic, jest's `●`), else its last line that says
+/// anything; trimmed, printable, with this environment's secrets masked
+/// (util::redact_environment_secrets), at most `limit` bytes. Empty when the output is blank.
 std::string output_clue(std::string_view output, std::size_t limit = 200);
 
 } // namespace harness::verify::detail
