@@ -96,4 +96,8 @@ TEST_CASE("load_yaml refuses a double-quoted value that never closes, which took
   CHECK(n["b"].as<std::string>() == "it's \"quoted\"");
   CHECK(n["c"].as<std::string>() == "plain \"q");
   CHECK(n["d"].as<std::string>() == "x y");
+  // Behind a tag or an anchor too (review QQ F6: `!!str "x` still swallowed must_pass).
+  CHECK(refusal("title: !!str \"Second\nmust_pass: []\n").first.find("has no closing quote") != std::string::npos);
+  CHECK(refusal("title: &t \"Second\nmust_pass: []\n").first.find("has no closing quote") != std::string::npos);
+  CHECK(load_yaml("title: !!str \"closed\"\n")["title"].as<std::string>() == "closed");
 }

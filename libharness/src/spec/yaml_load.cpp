@@ -75,8 +75,14 @@ bool quote_closes(std::string_view text, std::size_t open) {
 void refuse_unclosed_quotes(const YAML::Node& node, std::string_view text) {
   if (node.IsScalar()) {
     const auto mark = node.Mark();
-    if (node.Tag() == "!" && mark.pos >= 0 && static_cast<std::size_t>(mark.pos) < text.size() && text[mark.pos] == '"' &&
-        !quote_closes(text, static_cast<std::size_t>(mark.pos)))
+    if (mark.pos < 0) return;
+    // A tag or an anchor before the value (`!!str "x`, `&a "x`): its quote follows them (review QQ F6).
+    auto at = static_cast<std::size_t>(mark.pos);
+    while (at < text.size() && (text[at] == '!' || text[at] == '&')) {
+      while (at < text.size() && text[at] != ' ' && text[at] != '\t' && text[at] != '\n') ++at;
+      while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+    }
+    if (at < text.size() && text[at] == '"' && !quote_closes(text, at))
       throw YAML::ParserException(mark, "this double-quoted value has no closing quote, so YAML read every line after it "
                                         "into the value: close it");
   } else if (node.IsSequence()) {
