@@ -28,6 +28,12 @@ TEST_CASE("unreadable_state is empty where the state can be read or is not there
   std::filesystem::remove_all(state);
   { std::ofstream(state) << "x"; }
   CHECK(unreadable_state(state).find(".orchestration is not a directory, and harness keeps its run state there") != std::string::npos);
+  // A link to nothing: its state cannot be reached, which is no "nothing ran here" (review QQ F8).
+  std::filesystem::remove(state);
+  std::filesystem::create_directory_symlink(dir.path / "gone", state);
+  CHECK(unreadable_state(state) == state.string() + " is a symbolic link to " + (dir.path / "gone").string() +
+                                       ", which does not exist, and harness keeps its run state there");
+  CHECK(unreadable_checkpoints(state) == unreadable_state(state));
 }
 
 TEST_CASE("A store path too long for SQLite is refused with the cause, before anything is made", "[store]") {

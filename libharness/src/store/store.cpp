@@ -169,7 +169,11 @@ std::string unreadable(const std::filesystem::path& state_dir, std::initializer_
     const auto shown = std::filesystem::absolute(f, ec).lexically_normal().string();
     if (::stat(f.c_str(), &st) != 0) {
       if (errno != ENOENT) return fmt::format("cannot read {}: {}", shown, std::strerror(errno));
-      if (f == state_dir) return {};
+      // A link to nothing holds state that cannot be reached: not "nothing waits" (review QQ F8).
+      if (f == state_dir) {
+        const auto part = util::blocking_part(std::filesystem::absolute(state_dir, ec).lexically_normal());
+        return part.empty() ? std::string() : part + ", and harness keeps its run state there";
+      }
       continue;
     }
     if (f == state_dir && !S_ISDIR(st.st_mode))
