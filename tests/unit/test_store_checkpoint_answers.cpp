@@ -64,6 +64,12 @@ TEST_CASE("a decision's option with control characters is answered as it is show
   REQUIRE_FALSE(wrong);
   CHECK(wrong.error().find('\x1b') == std::string::npos);
   CHECK(wrong.error().find('\n') == std::string::npos);
+  // Two options shown alike: their number decides.
+  const std::vector<std::string> alike{"a\nx", "a\tx"};
+  const auto which = read_typed_answer(CheckpointAsks::decision, alike, "a x");
+  REQUIRE_FALSE(which);
+  CHECK(which.error().find("answer with its number") != std::string::npos);
+  CHECK(read_typed_answer(CheckpointAsks::decision, alike, "2").value().choice == "a\tx");
 }
 
 TEST_CASE("a decision without options takes any text as the answer", "[store][checkpoints]") {

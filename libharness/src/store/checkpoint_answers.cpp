@@ -43,6 +43,12 @@ std::expected<CheckpointAnswer, std::string> read_decision(const std::vector<std
   // As `respond --list` showed it: a worker's option with a line break or an escape sequence
   // (review OO F8). The worker gets its own text.
   if (auto it = std::ranges::find_if(options, [&](const std::string& o) { return shown(o) == text; }); it != options.end()) {
+    // Two options shown alike ('a\nx' and 'a\tx' both read 'a x'): which one was meant is not
+    // known (review QQ F7).
+    if (std::ranges::count_if(options, [&](const std::string& o) { return shown(o) == text; }) > 1)
+      return std::unexpected(fmt::format("answer '{}' reads like more than one of the worker's options: {}; answer with "
+                                         "its number",
+                                         util::printable(text, false), numbered(options)));
     a.choice = *it;
     return a;
   }
