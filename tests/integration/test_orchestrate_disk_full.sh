@@ -107,25 +107,28 @@ PY
 # A task that fills the disk itself waits, runs and fills it again each time space is freed: after
 # three such failures in a row the next one counts as an attempt, and the run ends (it waited
 # forever, review OO F2).
-core_plan "$p/$spec" 01-04 '[]' "['out/01-04.txt']" '' "dd if=/dev/zero of=$mnt/self bs=64k 2>/dev/null; exit 1"
+core_plan "$p/$spec" 01-04 '[]' "['out/01-04*']" '' "mkdir -p out && dd if=/dev/zero of=out/01-04.big bs=64k 2>/dev/null; exit 1"
 (cd "$p" && git add -A && git commit -qm "plan 01-04")
 (cd "$p" && exec "$cli" orchestrate "$spec" --worker script --yes --attempts 1 --json >"$tmp/events4.jsonl" 2>"$tmp/err4") &
 orch=$!
 for _ in $(seq 600); do # a person frees the space whenever the run says it waits
   kill -0 "$orch" 2>/dev/null || break
-  if [[ -e $mnt/self ]] && [[ $(grep -c '"message":"waiting for disk space: ' "$tmp/events4.jsonl") -gt $(cat "$tmp/freed4" 2>/dev/null || echo 0) ]]; then
+  if [[ -e $p/out/01-04.big ]] && [[ $(grep -c '"message":"waiting for disk space: ' "$tmp/events4.jsonl") -gt $(cat "$tmp/freed4" 2>/dev/null || echo 0) ]]; then
     grep -c '"message":"waiting for disk space: ' "$tmp/events4.jsonl" >"$tmp/freed4"
-    rm -f "$mnt/self"
+    rm -f "$p/out/01-04.big"
   fi
   sleep 0.1
 done
 rc=0
 wait "$orch" || rc=$?
 orch=
-rm -f "$mnt/self"
+rm -f "$p/out/01-04.big"
 python3 - "$tmp/events4.jsonl" "$rc" <<'PY'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
+# The wait names the task's own file that fills the disk (review QQ F4).
+waits = [e["message"] for e in ev if e["event"] == "note" and e["message"].startswith("waiting for disk space: ")]
+assert waits and all("the waiting tasks' plans left uncommitted files: out/01-04.big (" in w for w in waits), waits
 end = ev[-1]
 assert end["event"] == "run_finished" and end["outcome"] == "blocked" and int(sys.argv[2]) == 1, end
 starts = [e for e in ev if e["event"] == "task_started" and e["task"] == "execute:01-04"]

@@ -19,6 +19,28 @@ std::string room_needed() {
   return fmt::format("{} KB and {} files free", least_free_to_run / 1024, least_free_files_to_run);
 }
 
+/// "; the waiting tasks' plans left uncommitted files: out/big (16.0 MB)": the three largest of
+/// at least 64 KB among the changed files the waiting plans declare, or empty. A task whose own
+/// output filled the disk waits until someone frees it; this says where to look (review QQ F4).
+std::string own_large_files(const fs::path& root, const std::vector<const spec::Plan*>& plans) {
+  std::vector<std::string> globs;
+  for (const auto* p : plans)
+    for (const auto& f : p->files_modified) globs.push_back(worker::glob_pathspec(f));
+  if (globs.empty()) return {};
+  std::vector<std::pair<std::uintmax_t, std::string>> sized;
+  for (const auto& c : worker::changed_paths(root, globs)) {
+    std::error_code ec;
+    if (c.deleted) continue;
+    if (const auto size = fs::file_size(root / c.path, ec); !ec && size >= 64 * 1024) sized.emplace_back(size, c.path);
+  }
+  if (sized.empty()) return {};
+  std::ranges::sort(sized, std::greater<>());
+  std::string list;
+  for (std::size_t i = 0; i < sized.size() && i < 3; ++i)
+    list += fmt::format("{}{} ({:.1f} MB)", i ? ", " : "", sized[i].second, static_cast<double>(sized[i].first) / (1024 * 1024));
+  return "; the waiting tasks' plans left uncommitted files: " + list;
+}
+
 } // namespace
 
 std::optional<std::string> Orchestrator::Impl::disk_too_full() const {
@@ -66,10 +88,14 @@ bool Orchestrator::Impl::hold_start_for_space(const sched::Action& a) {
 void Orchestrator::Impl::wait_for_space(const sched::Action& a) {
   if (const auto full = disk_too_full(); full && !disk_wait_said) {
     disk_wait_said = true; // once while the disk stays full, however many tasks wait
+    std::vector<const spec::Plan*> waiting;
+    for (const auto& task : disk_waits)
+      if (task.starts_with("execute:"))
+        if (const auto* p = spec.find_plan(task.substr(8))) waiting.push_back(p);
     emit(RunEventKind::note, a.task, a.slot, a.attempt,
-         fmt::format("waiting for disk space: {}; tasks that failed on it, and tasks ready meanwhile, run once it has {} "
+         fmt::format("waiting for disk space: {}{}; tasks that failed on it, and tasks ready meanwhile, run once it has {} "
                      "(checked every {} s; free some space, or Ctrl-C stops the run)",
-                     *full, room_needed(), disk_poll.count()));
+                     *full, own_large_files(spec.layout.project_root, waiting), room_needed(), disk_poll.count()));
   }
   auto timer = std::make_shared<asio::steady_timer>(ctx, disk_poll);
   timer->async_wait([this, timer, a](boost::system::error_code e) {
