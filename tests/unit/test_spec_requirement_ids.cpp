@@ -73,6 +73,10 @@ TEST_CASE("tick_requirements marks the status column of harness's REQUIREMENTS t
                             "| R1 | lists tasks | GET /api/tasks | must | Complete |\n"
                             "| R2 | deletes tasks | DELETE | should | Pending |\n";
   CHECK(harness::spec::tick_requirements(before, {{"R1", true}, {"R2", false}}) == after);
+  // A cell holding an escaped pipe is one cell (review QQ F9), written back as it was.
+  const std::string piped = "| id | requirement | status |\n|---|---|---|\n| R1 | parse `a \\| b` | Pending |\n";
+  CHECK(harness::spec::tick_requirements(piped, {{"R1", true}}) ==
+        "| id | requirement | status |\n|---|---|---|\n| R1 | parse `a \\| b` | Complete |\n");
   // A status a person set (not one harness writes) stays.
   const std::string dropped = "| id | requirement | status |\n|---|---|---|\n| R1 | lists tasks | Dropped |\n";
   CHECK(harness::spec::tick_requirements(dropped, {{"R1", true}}) == dropped);
