@@ -678,7 +678,7 @@ TEST_CASE("a plan: key holding the plan's whole id names the plan (no H037); ano
   REQUIRE(spec);
   const auto found = with_code(*spec, "H037");
   REQUIRE(found.size() == 1);
-  CHECK(found[0].message.find("plan: '01-03' names plan 3, but the file is 01-02-PLAN.md") != std::string::npos);
+  CHECK(found[0].message.find("plan: '01-03' names plan 01-03, but the file is 01-02-PLAN.md") != std::string::npos);
   dir.write("docs/specs/SPC-001-p/planning/plans/01-core/01-02-PLAN.md", plan("'03-02'")); // another phase's
   spec = load_spec(dir.path / "docs/specs/SPC-001-p", dir.path);
   REQUIRE(spec);

@@ -138,7 +138,8 @@ void warn_declared_place(const Plan& plan, std::string_view text, std::vector<Di
   if (!digits.empty() && ec == std::errc{} && end == digits.data() + digits.size() && said_number != plan.number)
     warn("plan", fmt::format("plan: '{}' names plan {}, but the file is {}-PLAN.md: the file name decides, so it runs "
                              "as plan {}",
-                             plan.plan_key, said_number, plan.id, plan.id));
+                             plan.plan_key, number.size() < plan.plan_key.size() ? plan.plan_key : std::to_string(said_number),
+                             plan.id, plan.id));
 }
 
 void warn_misplaced_plans(Spec& spec);
