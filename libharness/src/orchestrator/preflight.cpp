@@ -272,10 +272,10 @@ void document_problems(const spec::Layout& layout, const StartFacts& facts, std:
   }
   for (const auto& f : facts.unwritable_state)
     out.push_back(f.not_a_directory
-                      ? f.path.starts_with(".orchestration")
+                      ? f.dangling.empty()
                             ? StartProblem{fmt::format("{} is not a directory, and the run keeps its state there", f.path),
                                            "move it away (it is not harness's), then run again"}
-                            : StartProblem{fmt::format("{}, and the run keeps its state there (.orchestration)", f.path),
+                            : StartProblem{fmt::format("{}, and the run keeps its state there (.orchestration)", f.dangling),
                                            "create the directory it points to, or remove the link, then run again"}
                   : f.read_only_file_system
                       ? StartProblem{fmt::format("{} cannot be written: it lies on a read-only file system, and the run "
@@ -361,7 +361,7 @@ std::vector<UnwritableState> unwritable_state_files(const fs::path& root) {
   if (kind != fs::file_type::not_found && kind != fs::file_type::none && kind != fs::file_type::directory)
     return {{.path = ".orchestration", .not_a_directory = true}}; // a file, or a link to one (review LL F8)
   if (kind == fs::file_type::not_found && fs::is_symlink(fs::symlink_status(dir, ec))) // a link to nothing (review OO F9)
-    return {{.path = util::blocking_part(dir), .not_a_directory = true}};
+    return {{.path = ".orchestration", .not_a_directory = true, .dangling = util::blocking_part(dir)}};
   // Without .orchestration/ yet, the project directory must take it (a read-only mount did not,
   // and the run failed after its start on the lock file, review II F5).
   const bool made = kind == fs::file_type::directory;

@@ -186,18 +186,24 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   }
   std::vector<std::string> remove, trailers;
   std::vector<std::string> named; // for the subject
+  // The PLAN files of these plans with changes no commit holds: one git status for all of them.
+  std::set<std::string> edited_plans;
+  {
+    std::vector<std::string> specs;
+    std::error_code ec;
+    for (const auto& t : merged)
+      specs.push_back(worker::literal_pathspec(fs::relative(layout.spec_dir / spec.find_plan(t.plan)->file, root, ec).generic_string()));
+    for (const auto& c : worker::changed_paths(root, specs))
+      if (!c.deleted) edited_plans.insert(c.path);
+  }
   for (const auto& t : merged) {
     const auto* plan = spec.find_plan(t.plan);
     RedoPlan out;
     out.plan = t.plan;
     out.tasks = t.tasks;
-    {
-      std::error_code ec;
-      const auto rel = fs::relative(layout.spec_dir / plan->file, root, ec).generic_string();
-      const auto changes = worker::changed_paths(root, {worker::literal_pathspec(rel)});
-      if (!ec && std::ranges::any_of(changes, [](const worker::GitChange& c) { return !c.deleted; }))
-        out.plan_file_uncommitted = rel;
-    }
+    if (std::error_code ec; !edited_plans.empty())
+      if (auto rel = fs::relative(layout.spec_dir / plan->file, root, ec).generic_string(); edited_plans.contains(rel))
+        out.plan_file_uncommitted = std::move(rel);
     const auto standing = worker::committed_tasks(root, t.plan, [&](std::string_view s) { return layout.owns_spec_trailer(s); });
     out.no_task_commits = standing.empty();
     for (auto& [task, hash] : standing)

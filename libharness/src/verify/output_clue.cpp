@@ -6,12 +6,6 @@
 namespace harness::verify::detail {
 namespace {
 
-std::string_view trimmed(std::string_view line) {
-  const auto b = line.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return {};
-  return line.substr(b, line.find_last_not_of(" \t\r") - b + 1);
-}
-
 /// Whether `line` says what failed, as test runners and compilers write it: an error word before
 /// its first ':' (`AssertionError: x`, `E   ModuleNotFoundError: x`, `src/a.c:3:1: error: x`,
 /// `error[E0308]: x`, `AssertionError [ERR_ASSERTION]: x`), go's `--- FAIL:`, a Rust panic, jest's
@@ -39,7 +33,7 @@ std::string output_clue(std::string_view output, std::size_t limit) {
   std::string_view last, error;
   while (!output.empty()) {
     const auto nl = output.find('\n');
-    const auto line = trimmed(output.substr(0, nl));
+    const auto line = util::trim_space(output.substr(0, nl));
     output = nl == std::string_view::npos ? std::string_view() : output.substr(nl + 1);
     if (line.empty()) continue;
     last = line;

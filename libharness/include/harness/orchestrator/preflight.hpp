@@ -31,6 +31,8 @@ struct UnwritableState {
   std::string path;                   ///< project-relative, or the project directory named in words
   bool read_only_file_system = false; ///< EROFS: no chmod helps
   bool not_a_directory = false;       ///< .orchestration is a file, or a link to one
+  /// .orchestration is a link to nothing: util::blocking_part's words for it (review OO F9).
+  std::string dangling = {};
   bool operator==(const UnwritableState&) const = default;
 };
 
