@@ -136,4 +136,45 @@ assert len(starts) == 4 and all(e["attempt"] == 1 for e in starts), starts
 notes = [e["message"] for e in ev if e["event"] == "note" and "failed with the disk full 4 times in a row" in e["message"]]
 assert len(notes) == 1, [e for e in ev if e["event"] == "note"]
 PY
+# Nobody frees the disk: after timeouts.disk_full the run stops (outcome disk_full, exit 1) instead
+# of waiting forever, the waiting task keeps its attempts, and the next run with space resumes it
+# (an unattended run waited forever, review QQ F4).
+p5=$mnt/run5
+file_plans_project "$p5" "$spec" "Disk" 01-01
+plan_runs "$p5/$spec" 01-01 "if [ ! -f $tmp/room5 ]; then mkdir -p out && dd if=/dev/zero of=out/01-01.big bs=64k 2>/dev/null; exit 1; fi; mkdir -p out && echo 01-01 > out/01-01.txt"
+(cd "$p5" && git add -A && git commit -qm "plan fills the disk")
+printf 'timeouts: {disk_full: 3}\n' >"$p5/.orchestration/config.yaml"
+rc=0
+(cd "$p5" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes --attempts 1 --json >"$tmp/events5.jsonl" 2>"$tmp/err5") || rc=$?
+rm -f "$p5/out/01-01.big"
+python3 - "$tmp/events5.jsonl" "$rc" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+end = ev[-1]
+assert end["event"] == "run_finished" and end["outcome"] == "disk_full", end
+assert int(sys.argv[2]) == 1 and end["exit_code"] == 1, (sys.argv[2], end)
+assert "free some space, then harness-cli orchestrate docs/specs/SPC-001-disk resumes it" in end["message"], end
+notes = [e["message"] for e in ev if e["event"] == "note"]
+assert any("for at most 3 s: timeouts.disk_full" in n for n in notes if n.startswith("waiting for disk space")), notes
+assert any(n.startswith("the disk stayed too full for 3 s (timeouts.disk_full): stopping the run; 1 task waited "
+                        "for space and keeps its attempts") for n in notes), notes
+x = [e["event"] for e in ev if e.get("task") == "execute:01-01" and e["event"].startswith("task_")]
+assert x == ["task_started", "task_failed"], x
+PY
+touch "$tmp/room5"
+for run in 6 7; do # the first run with space may end 1 to record what the full disk kept it from
+  rc=0
+  (cd "$p5" && "$cli" orchestrate "$spec" --worker script --yes --attempts 1 --json >"$tmp/events$run.jsonl" 2>"$tmp/err$run") || rc=$?
+  [[ $rc == 0 ]] && break
+done
+[[ $rc == 0 ]] || fail "the runs after space was freed exited $rc: $(tail -n 3 "$tmp/err7")"
+python3 - "$tmp/events6.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+starts = [e for e in ev if e["event"] == "task_started" and e["task"] == "execute:01-01"]
+assert len(starts) == 1 and starts[0]["attempt"] == 1, starts  # its attempt was not spent on the disk
+assert any(e["event"] == "task_succeeded" and e["task"] == "execute:01-01" for e in ev), ev
+PY
+grep -q "1/1 plans verified" "$p5/$spec/STATUS.md" || fail "STATUS.md after the disk-full stop: $(head -20 "$p5/$spec/STATUS.md")"
+
 echo "orchestrate disk full: all checks passed"

@@ -17,7 +17,7 @@ plan_check_iterations: 2
 gap_rounds: 1
 max_cost_usd: 3.5
 stagger_ms: 500
-timeouts: {task: 600, idle: 60, stop_grace: 3}
+timeouts: {task: 600, idle: 60, stop_grace: 3, disk_full: 120}
 rate_limit: {backoff_ms: 10, max_backoff_ms: 40, retries: 2}
 adapters:
   default: codex
@@ -41,6 +41,7 @@ workers:
   CHECK(o.task_timeout == std::chrono::seconds(600));
   CHECK(o.idle_timeout == std::chrono::seconds(60));
   CHECK(o.stop_grace == std::chrono::seconds(3));
+  CHECK(o.disk_full_wait == std::chrono::seconds(120));
   CHECK(o.rate_limit.first_wait == std::chrono::milliseconds(10));
   CHECK(o.rate_limit.max_wait == std::chrono::milliseconds(40));
   CHECK(o.rate_limit.retries == 2);

@@ -664,7 +664,7 @@ void Orchestrator::Impl::maybe_stop_after_drain() {
   for (const auto& [id, s] : sessions) verifying |= is_verify(s.action.kind);
   if (verifying && !stop_now) return;
   if (summary.outcome.empty()) summary.outcome = "interrupted";
-  summary.exit_code = summary.outcome == "interrupted" ? 130 : 1; // cost_limit, or blocked by a moved HEAD
+  summary.exit_code = summary.outcome == "interrupted" ? 130 : 1; // cost_limit, disk_full, or blocked by a moved HEAD
   list_open_questions();
   finish_run();
 }
@@ -700,6 +700,8 @@ void Orchestrator::Impl::finish_run() {
   // The blocked and waiting endings name their next command; a stopped run's is to run again.
   if (summary.outcome == "interrupted")
     message += fmt::format("; harness-cli orchestrate {} resumes it", spec_arg());
+  else if (summary.outcome == "disk_full")
+    message += fmt::format("; free some space, then harness-cli orchestrate {} resumes it", spec_arg());
   RunEvent finished{RunEventKind::run_finished, 0, "", -1, 0, std::move(message), {}, {}, summary.outcome, summary.exit_code,
                     summary.unwritten};
   emit(std::move(finished));

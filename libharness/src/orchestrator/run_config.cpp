@@ -98,6 +98,7 @@ void apply_config(const store::OrchestrationConfig& c, RunOptions& o) {
   if (c.task_timeout) o.task_timeout = *c.task_timeout;
   if (c.idle_timeout) o.idle_timeout = *c.idle_timeout;
   if (c.stop_grace) o.stop_grace = *c.stop_grace;
+  if (c.disk_full_wait) o.disk_full_wait = *c.disk_full_wait;
   if (c.stagger) o.stagger = *c.stagger;
   if (c.rate_limit_backoff) o.rate_limit.first_wait = *c.rate_limit_backoff;
   if (c.rate_limit_max_backoff) o.rate_limit.max_wait = *c.rate_limit_max_backoff;

@@ -88,23 +88,41 @@ bool Orchestrator::Impl::hold_start_for_space(const sched::Action& a) {
 void Orchestrator::Impl::wait_for_space(const sched::Action& a) {
   if (const auto full = disk_too_full(); full && !disk_wait_said) {
     disk_wait_said = true; // once while the disk stays full, however many tasks wait
+    disk_full_since = std::chrono::steady_clock::now();
     std::vector<const spec::Plan*> waiting;
     for (const auto& task : disk_waits)
       if (task.starts_with("execute:"))
         if (const auto* p = spec.find_plan(task.substr(8))) waiting.push_back(p);
     emit(RunEventKind::note, a.task, a.slot, a.attempt,
          fmt::format("waiting for disk space: {}{}; tasks that failed on it, and tasks ready meanwhile, run once it has {} "
-                     "(checked every {} s; free some space, or Ctrl-C stops the run)",
-                     *full, own_large_files(spec.layout.project_root, waiting), room_needed(), disk_poll.count()));
+                     "(checked every {} s, for at most {} s: timeouts.disk_full; free some space, or Ctrl-C stops the run)",
+                     *full, own_large_files(spec.layout.project_root, waiting), room_needed(), disk_poll.count(),
+                     opt.disk_full_wait.count()));
   }
   auto timer = std::make_shared<asio::steady_timer>(ctx, disk_poll);
   timer->async_wait([this, timer, a](boost::system::error_code e) {
     if (e || done) return;
-    if (!draining && disk_too_full()) return wait_for_space(a);
+    if (!draining && disk_too_full()) {
+      if (std::chrono::steady_clock::now() - disk_full_since < opt.disk_full_wait) return wait_for_space(a);
+      return stop_for_space();
+    }
     disk_waits.erase(a.task);
     disk_wait_said = false;
     feed(sched::make_event(EventType::retry_due, a.task));
   });
+}
+
+void Orchestrator::Impl::stop_for_space() {
+  // An unattended run (CI, a night) whose task fills the disk itself, or whose disk nobody frees,
+  // would wait forever (review QQ F4): it ends instead, the waiting tasks with their attempts
+  // unspent, so that the next run, once there is space, goes on where this one stopped.
+  emit(RunEventKind::note, "", -1, 0,
+       fmt::format("the disk stayed too full for {} s (timeouts.disk_full): stopping the run; {} task{} waited for "
+                   "space and keep{} {} attempts: free some space and run harness-cli orchestrate {} again",
+                   opt.disk_full_wait.count(), disk_waits.size(), disk_waits.size() == 1 ? "" : "s",
+                   disk_waits.size() == 1 ? "s" : "", disk_waits.size() == 1 ? "its" : "their", spec_arg()));
+  summary.outcome = "disk_full";
+  begin_drain(true);
 }
 
 } // namespace harness::orchestrator

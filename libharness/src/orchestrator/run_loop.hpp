@@ -191,6 +191,9 @@ struct Orchestrator::Impl {
   /// again once there is space (run_disk_space.cpp).
   std::set<std::string> disk_waits;
   bool disk_wait_said = false; ///< the note that tasks wait for space was emitted since space was last there
+  /// When the disk was first seen too full in the current wait: after opt.disk_full_wait the run
+  /// stops instead of waiting on (an unattended run whose task fills the disk waited forever).
+  std::chrono::steady_clock::time_point disk_full_since;
   /// task -> its attempts in a row that failed on a full disk: a task that fills the disk itself
   /// would otherwise wait, run and fill it again forever (review OO F2).
   std::map<std::string, int> disk_failures;
@@ -322,6 +325,8 @@ struct Orchestrator::Impl {
   /// The `defer` of a task in disk_waits: checks the space every disk_poll and feeds its
   /// retry_due once there is enough again (nothing while the run is ending).
   void wait_for_space(const sched::Action& a);
+  /// Ends the run (outcome `disk_full`) once the disk stayed too full for opt.disk_full_wait.
+  void stop_for_space();
   /// Whether the start of `a` is held because the run already waits for space and the disk is
   /// still full: the task joins the wait without starting (review OO F4: each start failed at
   /// once, and an agent's start is a paid session).

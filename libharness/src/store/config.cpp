@@ -114,7 +114,8 @@ struct ConfigParser {
       if (key == "task") c.task_timeout = secs(7 * 86400);
       else if (key == "idle") c.idle_timeout = secs(7 * 86400);
       else if (key == "stop_grace") c.stop_grace = secs(3600);
-      else unknown(k, full, "task, idle, stop_grace");
+      else if (key == "disk_full") c.disk_full_wait = secs(7 * 86400);
+      else unknown(k, full, "task, idle, stop_grace, disk_full");
     });
   }
 
@@ -305,11 +306,12 @@ std::string render_config(const OrchestrationConfig& c) {
   opt("gap_rounds", c.gap_rounds);
   opt("max_cost_usd", c.max_cost_usd);
   if (c.stagger) out << YAML::Key << "stagger_ms" << YAML::Value << c.stagger->count();
-  if (c.task_timeout || c.idle_timeout || c.stop_grace) {
+  if (c.task_timeout || c.idle_timeout || c.stop_grace || c.disk_full_wait) {
     out << YAML::Key << "timeouts" << YAML::Value << YAML::BeginMap;
     if (c.task_timeout) out << YAML::Key << "task" << YAML::Value << c.task_timeout->count();
     if (c.idle_timeout) out << YAML::Key << "idle" << YAML::Value << c.idle_timeout->count();
     if (c.stop_grace) out << YAML::Key << "stop_grace" << YAML::Value << c.stop_grace->count();
+    if (c.disk_full_wait) out << YAML::Key << "disk_full" << YAML::Value << c.disk_full_wait->count();
     out << YAML::EndMap;
   }
   if (c.rate_limit_backoff || c.rate_limit_max_backoff || c.rate_limit_retries) {

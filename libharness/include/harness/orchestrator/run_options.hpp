@@ -31,6 +31,9 @@ struct RunOptions {
   std::chrono::seconds task_timeout{3600};
   std::chrono::seconds idle_timeout{900};
   std::chrono::seconds stop_grace{10};
+  /// How long tasks wait for disk space before the run stops (outcome `disk_full`, exit 1): no
+  /// attempt is spent, and the next run resumes once space is freed.
+  std::chrono::seconds disk_full_wait{3600};
   std::chrono::milliseconds stagger{0};         ///< delay between two agent starts
   /// How long after a task ends STATUS.md is rewritten (not committed; the write-backs commit it):
   /// at most one rewrite in this time, and none in a run shorter than it.

@@ -41,6 +41,7 @@ struct OrchestrationConfig {
   std::optional<std::chrono::seconds> task_timeout;
   std::optional<std::chrono::seconds> idle_timeout;
   std::optional<std::chrono::seconds> stop_grace;
+  std::optional<std::chrono::seconds> disk_full_wait; ///< `timeouts.disk_full`: waiting for disk space
   std::optional<std::chrono::milliseconds> stagger; ///< delay between two agent starts
   std::optional<std::chrono::milliseconds> rate_limit_backoff;     ///< first wait after a rate limit
   std::optional<std::chrono::milliseconds> rate_limit_max_backoff; ///< cap of the doubling waits
