@@ -86,6 +86,11 @@ TEST_CASE("Signed commits are read with log.showSignature set", "[worker][git]")
   REQUIRE(c.size() == 1);
   CHECK(c[0].plan == "01-01");
   CHECK(c[0].files == std::vector<std::string>{"a.txt"});
+  // Every reader, not only the trailer log's (review RR F1): a hash, a message, a file list.
+  const auto hash = worker::run_git(repo.dir.path, {"log", "-1", "--format=%H"}).out;
+  CHECK(hash == c[0].hash + "\n");
+  CHECK(worker::run_git(repo.dir.path, {"show", "-s", "--format=%s"}).out == "x\n");
+  CHECK(worker::files_of_commits(repo.dir.path, {c[0].hash}) == std::vector<std::string>{"a.txt"});
 }
 
 TEST_CASE("Trailer log read by git itself carries the changed paths, any name included", "[worker][git]") {

@@ -148,7 +148,7 @@ std::vector<std::string> foreign_documents(const std::vector<std::string>& doc_d
     const std::string name = fs::path(f).filename().string();
     if (!in_doc_dirs(doc_dirs, f) || name == own_summary || !deciding_document(name)) continue;
     // One git process per such document: there are none unless a plan's commit broke the rule.
-    const auto last = worker::run_git(root, {"log", "-1", "--no-show-signature", "--format=%H", "--", worker::literal_pathspec(f)});
+    const auto last = worker::run_git(root, {"log", "-1", "--format=%H", "--", worker::literal_pathspec(f)});
     const std::string hash(util::trim_space(last.out));
     if (std::ranges::any_of(commits, [&](const worker::TrailerCommit& c) { return c.hash == hash; })) out.insert(f);
   }

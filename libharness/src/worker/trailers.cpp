@@ -18,8 +18,7 @@ std::vector<std::string> trailer_log_args(bool with_files) {
   // Each commit: RS, hash, a space and its parents (space-separated), US, message, GS, then (-z) a
   // NUL and, with --name-only, a newline and the paths each ended by a NUL. Control characters
   // never occur in hashes or sane messages.
-  // --no-show-signature: log.showSignature=true would print gpg's lines before each record.
-  std::vector<std::string> args = {"log", "-z", "--no-show-signature", "--format=%x1e%H %P%x1f%B%x1d"};
+  std::vector<std::string> args = {"log", "-z", "--format=%x1e%H %P%x1f%B%x1d"};
   if (with_files) args.push_back("--name-only");
   return args;
 }

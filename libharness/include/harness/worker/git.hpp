@@ -132,9 +132,6 @@ GitResult run_auto_maintenance(const std::filesystem::path& root, const std::fil
 /// Runs `fn` while holding the repository lock `lock_file` (for index writes such as checkout).
 void with_git_lock(const std::filesystem::path& lock_file, const std::function<void()>& fn);
 
-/// The newest commit whose message contains `needle`, or empty.
-std::string find_commit(const std::filesystem::path& root, const std::string& needle);
-
 /// The paths the commits `hashes` changed, in order, a rename as its two paths (one `git show`;
 /// empty when git fails or no hash is given).
 std::vector<std::string> files_of_commits(const std::filesystem::path& root, const std::vector<std::string>& hashes);
