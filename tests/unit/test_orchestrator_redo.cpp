@@ -1,9 +1,11 @@
 // `harness-cli redo` in the library: targets parsed and checked, the SUMMARY removed and one marker
 // commit made in a real git repository, after which the marked tasks no longer count as done.
 #include "harness/orchestrator/redo.hpp"
+#include "harness/orchestrator/writeback.hpp"
 #include "harness/spec/spec.hpp"
 #include "harness/store/checkpoint_files.hpp"
 #include "harness/store/run_lock.hpp"
+#include "harness/store/store.hpp"
 #include "harness/util/atomic_file.hpp"
 #include "harness/worker/git.hpp"
 #include "harness/worker/script_worker.hpp"
@@ -258,4 +260,41 @@ TEST_CASE("redo names what other plans changed in the plan's files since its com
   CHECK(text.find("01-01: its files changed after its commits, by plan 03-01 " + later.substr(0, 7) +
                   " (out/1.txt): the tasks run on them as they are now") != std::string::npos);
   CHECK(orchestrator::redo_json(*r).find("\"later_changes\":[\"plan 03-01 ") != std::string::npos);
+}
+
+TEST_CASE("redo forgets that the plan's executor asked a person, and changes nothing when the store cannot",
+          "[orchestrator][redo]") {
+  // A plan whose executor asked a person is approved at its verification without asking again.
+  // After a redo the new work was asked about by nobody: the store must forget the old question,
+  // and a store that cannot must fail the redo before the marker (review RR F2).
+  Project p;
+  const fs::path state = p.dir.path / ".orchestration";
+  const auto key = orchestrator::executor_asked_key("SPC-007-redo");
+  {
+    auto db = store::Store::open_project(p.dir.path);
+    REQUIRE(db);
+    REQUIRE(db->set_value(key, orchestrator::encode_paths({"01-01", "01-02"})));
+  }
+  SECTION("the redone plan is forgotten, the other plan kept") {
+    REQUIRE(orchestrator::redo(p.load(), {target("01-01")}, ""));
+    auto db = store::Store::open_project(p.dir.path);
+    REQUIRE(db);
+    auto values = db->values();
+    REQUIRE(values);
+    const auto it = std::ranges::find(*values, key, &std::pair<std::string, std::string>::first);
+    REQUIRE(it != values->end());
+    CHECK(orchestrator::decode_paths(it->second) == std::set<std::string>{"01-02"});
+  }
+  SECTION("a store that cannot be read fails the redo, nothing committed") {
+    const auto before = p.head();
+    for (const char* f : {"harness.db-wal", "harness.db-shm"}) fs::remove(state / f);
+    util::write_file_atomic(state / "harness.db", "not a database, whatever it was\n").value();
+    auto r = orchestrator::redo(p.load(), {target("01-01")}, "");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().exit_code == 1);
+    CHECK_THAT(r.error().message, Catch::Contains("could not record that the redone plans' new work is not approved") &&
+                                      Catch::Contains("nothing changed"));
+    CHECK(p.head() == before);
+    CHECK(fs::exists(p.summary));
+  }
 }

@@ -118,6 +118,32 @@ std::expected<RedoTarget, std::string> parse_redo_target(std::string_view text) 
   return t;
 }
 
+namespace {
+
+/// Takes the redone plans out of the store's record of plans whose executor asked a person (whose
+/// verification then approves without asking again): empty when done or when there is no store,
+/// else the store's error.
+std::string forget_executor_questions(const fs::path& root, const fs::path& state_dir, const std::string& spec_name,
+                                      const std::vector<RedoPlan>& plans) {
+  if (std::error_code ec; !fs::exists(state_dir / "harness.db", ec)) return {};
+  auto db = store::Store::open_project(root);
+  if (!db) return db.error();
+  auto entries = db->values();
+  if (!entries) return entries.error();
+  const auto key = executor_asked_key(spec_name);
+  for (const auto& [k, v] : *entries) {
+    if (k != key) continue;
+    auto asked = decode_paths(v);
+    for (const auto& p : plans)
+      if (!p.nothing_to_do()) asked.erase(p.plan);
+    const auto written = asked.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(asked));
+    if (!written) return written.error();
+  }
+  return {};
+}
+
+} // namespace
+
 std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vector<RedoTarget>& targets,
                                          std::string_view note) {
   const auto& layout = spec.layout;
@@ -267,6 +293,15 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
       message += fmt::format("{} was refused by {}\n\n", p.plan, spec::answered_by(a));
     }
   message += fmt::format("{}\nSpec: {}\n", fmt::join(trailers, "\n"), layout.spec_trailer);
+  // Nor did a person decide anything about the new work: its verification asks, unless its
+  // executor asks again. Before the marker: a store that cannot forget the old question fails the
+  // redo with nothing changed, where afterwards the new work would be approved unasked (review RR F2).
+  if (auto why = forget_executor_questions(root, state_dir, layout.spec_name, result.plans); !why.empty())
+    return std::unexpected(RunError{
+        fmt::format("the state database could not record that the redone plans' new work is not approved ({}); nothing "
+                    "changed: run the redo again once .orchestration/harness.db can be written",
+                    why),
+        1});
   auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message, documents);
   if (!hash) return std::unexpected(RunError{hash.error(), 1});
   result.commit = *hash;
@@ -274,20 +309,6 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
     store::expire_checkpoint(state_dir, id, why);
     result.expired.push_back(id);
   }
-  // Nor did a person decide anything about the new work: its verification asks, unless its
-  // executor asks again.
-  if (std::error_code ec; fs::exists(state_dir / "harness.db", ec))
-    if (auto db = store::Store::open_project(root); db)
-      if (auto entries = db->values()) {
-        const auto key = executor_asked_key(layout.spec_name);
-        for (const auto& [k, v] : *entries) {
-          if (k != key) continue;
-          auto asked = decode_paths(v);
-          for (const auto& p : result.plans)
-            if (!p.nothing_to_do()) asked.erase(p.plan);
-          (void)(asked.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(asked)));
-        }
-      }
   for (const auto& d : documents) result.documents.push_back(d.path);
   for (const auto& d : theirs)
     if (util::write_file_atomic(root / d.path, d.text)) result.documents_uncommitted.push_back(d.path);
