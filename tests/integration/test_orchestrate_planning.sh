@@ -81,6 +81,12 @@ elif kind == "check-plans":
     if os.environ.get("HANG_IN_CHECK"):  # the run is killed here, the plans written, not checked
         open(os.environ["HANG_IN_CHECK"], "w").close()
         time.sleep(600)
+    if os.environ.get("CHECKER_EDITS") and len(task["plans"]) >= 2 and not os.path.exists(os.environ["CHECKER_EDITS"]):
+        # Once: "fixes" 01-01 while passing it (review SS H2); harness puts it back and fails this attempt.
+        open(os.environ["CHECKER_EDITS"], "w").close()
+        f = next(f for f in task["plans"] if f.endswith("01-01-PLAN.md"))
+        text = open(f).read()
+        open(f, "w").write(text.replace("echo hello", "echo HACKED").replace("stdout: '^hello'", "stdout: '.*'"))
     if os.environ.get("NO_VERDICT"):  # says done, judges nothing
         pass
     elif os.environ.get("ALWAYS_REVISE") and task["phase"] == "01":  # never satisfied: a person decides
@@ -351,6 +357,32 @@ assert d["ready"] == [] and all(p["waiting_on_check"] and not p["ready"] for p i
   fail "status --json lists plans the checker sent back as ready"
 grep -A1 "^## Ready now" "$p/$spec/STATUS.md" | grep -q "^Nothing" || fail "STATUS.md: $(cat "$p/$spec/STATUS.md")"
 grep -q "| 01-01 | .* | planned, waiting on its plan check |" "$p/$spec/STATUS.md" || fail "STATUS.md: $(cat "$p/$spec/STATUS.md")"
+
+# 2f. A planning task changes only the plans that are its to change (review SS H1, H2): a checker
+# that rewrites a plan while passing it fails its attempt, the plan is put back as it was (the
+# checker's version kept under .orchestration/discarded/), and the retry's verdict is the one taken.
+p=$tmp/checker-edits
+new_project "$p"
+mkdir -p "$p/.orchestration"
+cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
+rc=0
+(cd "$p" && CHECKER_EDITS=$tmp/checker-edited AGENT_LOG=$tmp/checker-edits.log "$cli" orchestrate "$spec" --yes --json \
+  >"$tmp/checker-edits.jsonl" 2>"$tmp/checker-edits.err") || rc=$?
+[[ $rc -eq 0 ]] || { tail -n 20 "$tmp/checker-edits.jsonl" "$tmp/checker-edits.err" >&2; fail "checker edits: the run exited $rc"; }
+[[ -f $tmp/checker-edited ]] || fail "the checker never edited a plan"
+python3 - "$tmp/checker-edits.jsonl" <<'PY' || fail "checker edits: events"
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+failed = [e["message"] for e in ev if e["event"] == "task_failed" and e.get("task") == "check-plans:01"]
+assert len(failed) == 1, failed
+assert ("it changed docs/specs/SPC-001-greet/planning/plans/01-core/01-01-PLAN.md (a plan checker judges the plans "
+        "and changes none): put back as it was when it started, its version kept in .orchestration/discarded/SPC-001-greet/plan-edit-") in failed[0], failed
+assert ev[-1]["event"] == "run_finished" and ev[-1]["outcome"] == "complete", ev[-1]
+PY
+[[ "$(cd "$p" && sh greet.sh)" == hello ]] || fail "the checker's edit of 01-01 ran: $(cd "$p" && sh greet.sh)"
+grep -q "echo HACKED" "$p"/.orchestration/discarded/SPC-001-greet/plan-edit-*/"$spec"/planning/plans/01-core/01-01-PLAN.md ||
+  fail "the checker's version was not kept"
+! git -C "$p" log -p | grep -q "HACKED" || fail "the checker's edit was committed"
 
 # 3. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
 p=$tmp/script

@@ -227,6 +227,11 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
     return;
   }
   if (is_verify(a.kind)) return run_verification(sessions.at(sid));
+  // What an agent's planning task may not change is compared with this when it ends (plan_guard).
+  if ((is_planning(a.kind) || a.kind == TaskKind::reconcile) && sessions.at(sid).adapter != worker::AdapterKind::script) {
+    sessions.at(sid).plans_before = read_plan_files(spec);
+    sessions.at(sid).guard_plans = true;
+  }
   if (a.kind != TaskKind::execute && sessions.at(sid).adapter == worker::AdapterKind::script) {
     // The script worker has no agent for research, planning or reconciling: the engine's part
     // is done by the harness (plans must already exist on disk), and the run says so.
@@ -504,6 +509,14 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   if (head_moved()) return end_session(sid, "ended after HEAD moved or its branch was rewound: not checked here; the next run checks it", false);
   // Before the outcome: a failed or stopped attempt's task commits stand too (its retry skips them).
   log_attempt_commits(s);
+  // Before anything reads the plans again: a plan this task was not to change is put back.
+  if (const auto forbidden = undo_forbidden_plan_changes(s); !forbidden.empty()) {
+    if (shutdown || ended_on_request || x.stopped) emit(RunEventKind::note, task, -1, 0, forbidden);
+    else {
+      end_session(sid, forbidden, false); // erases `s`
+      return fail(task, sched::FailureClass::crashed, forbidden);
+    }
+  }
   if (shutdown) {
     end_session(sid, kept ? "stopped while waiting for an answer: the question stays open, and the next run gives its "
                             "answer to the task's next worker"

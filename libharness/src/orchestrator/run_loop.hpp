@@ -12,6 +12,7 @@
 #include "harness/orchestrator/failure_reason.hpp"
 #include "harness/orchestrator/ignored_outputs.hpp"
 #include "harness/orchestrator/plan_edits.hpp"
+#include "harness/orchestrator/plan_guard.hpp"
 #include "harness/orchestrator/plan_watch.hpp"
 #include "harness/orchestrator/planning.hpp"
 #include "harness/orchestrator/preflight.hpp"
@@ -97,6 +98,10 @@ struct Orchestrator::Impl {
     std::string reported_failure;    ///< a task_failed message's error
     bool retry_forbidden = false;    ///< ... with `retry: forbidden`: another attempt cannot help
     PlanningReport report;           ///< a check-plans worker's verdict and findings
+    /// An agent's planning or reconcile task: the PLAN files as it started, and that they are
+    /// compared when it ends (undo_forbidden_plan_changes).
+    PlanFilesBefore plans_before;
+    bool guard_plans = false;
     fs::file_time_type status_seen{}; ///< the file-transport worker's status.json last read (ingest_live_status)
   };
   RunOptions opt;
@@ -431,6 +436,9 @@ struct Orchestrator::Impl {
   /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds
   /// decides (planning.hpp); new plans join the live graph.
   void finish_planning(const std::string& sid);
+  /// Puts back the PLAN files session `s`'s task changed and was not to change (plan_guard), and
+  /// says what it did in one line; empty when it changed none.
+  std::string undo_forbidden_plan_changes(const Session& s);
   void check_cost();
 
   // ---- worker messages (written by harness-mcp --worker into the store) -----------------------

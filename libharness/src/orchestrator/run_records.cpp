@@ -395,6 +395,21 @@ void Orchestrator::Impl::save_own_writes() {
   if (!r) store_failed("", "could not record the files to commit: " + r.error());
 }
 
+std::string Orchestrator::Impl::undo_forbidden_plan_changes(const Session& s) {
+  if (!s.guard_plans) return {};
+  const auto bad = forbidden_plan_changes(s.action.kind, s.action.subject, s.plans_before, spec.layout.project_root);
+  if (bad.empty()) return {};
+  const bool one = bad.size() == 1;
+  const std::string names = fmt::format("{}", fmt::join(bad, ", "));
+  auto where = put_back_plans(spec.layout, bad, s.plans_before);
+  reload_spec();
+  if (!where)
+    return fmt::format("it changed {} ({}), which could not be put back: {}; restore {} (git restore)", names,
+                       plan_change_rule(s.action.kind), where.error(), one ? "it" : "them");
+  return fmt::format("it changed {} ({}): put back as {} when it started, its version kept in {}", names,
+                     plan_change_rule(s.action.kind), one ? "it was" : "they were", *where);
+}
+
 /// A planner is done when its plans are on disk and parse; a checker's verdict comes from its
 /// report and the engine's own checks of the phase's plans.
 void Orchestrator::Impl::finish_planning(const std::string& sid) {
