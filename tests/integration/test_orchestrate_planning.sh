@@ -68,6 +68,12 @@ elif kind == "research":
         f.write(f"# Phase {task['phase']} research\n\nNothing surprising for: {task['phase_goal']}\n")
 elif kind == "plan" and task["phase"] == "01":
     d = task["plans_dir"]
+    if os.environ.get("FAIL_SECOND_PLAN"):  # its second pass fails: a run that ends blocked mid-loop
+        calls = os.environ["FAIL_SECOND_PLAN"]
+        n = len(open(calls).read()) if os.path.exists(calls) else 0
+        open(calls, "a").write("x")
+        if n == 1:
+            sys.exit(1)
     plan(f"{d}/01-01-PLAN.md", "01-01", [], ["greet.sh"], "greet script", "printf 'echo hello\\n' > greet.sh",
          "must_pass:\n  - id: hello\n    type: command_output\n    command: ['sh', 'greet.sh']\n"
          "    expects: {exit_code: 0, stdout: '^hello'}\n")
@@ -383,6 +389,29 @@ PY
 grep -q "echo HACKED" "$p"/.orchestration/discarded/SPC-001-greet/plan-edit-*/"$spec"/planning/plans/01-core/01-01-PLAN.md ||
   fail "the checker's version was not kept"
 ! git -C "$p" log -p | grep -q "HACKED" || fail "the checker's edit was committed"
+
+# 2g. The revision bound counts per phase, not per run (review SS H3): a run that ends blocked in
+# the middle of the loop leaves the next one the rounds that are left, not a fresh budget.
+p=$tmp/rounds
+new_project "$p"
+mkdir -p "$p/.orchestration"
+{ cat "$tmp/run/.orchestration/config.yaml"; echo "plan_check_iterations: 2"; echo "max_attempts: 1"; } >"$p/.orchestration/config.yaml"
+rc=0
+(cd "$p" && ALWAYS_REVISE=1 FAIL_SECOND_PLAN=$tmp/rounds-calls AGENT_LOG=$tmp/rounds.log "$cli" orchestrate "$spec" --json \
+  >"$tmp/rounds1.jsonl" 2>"$tmp/rounds1.err") || rc=$?
+[[ $rc -eq 1 ]] || { tail -n 20 "$tmp/rounds1.jsonl" "$tmp/rounds1.err" >&2; fail "rounds: the first run exited $rc, expected 1 (blocked)"; }
+rc=0
+(cd "$p" && ALWAYS_REVISE=1 AGENT_LOG=$tmp/rounds.log "$cli" orchestrate "$spec" --json >"$tmp/rounds2.jsonl" 2>"$tmp/rounds2.err") || rc=$?
+[[ $rc -eq 3 ]] || { tail -n 20 "$tmp/rounds2.jsonl" "$tmp/rounds2.err" >&2; fail "rounds: the second run exited $rc, expected 3 (a person decides)"; }
+python3 - "$tmp/rounds1.jsonl" "$tmp/rounds2.jsonl" <<'PY' || fail "rounds: events"
+import json, sys
+checks = lambda f: [e for e in map(json.loads, open(f)) if e["event"] == "task_succeeded" and e.get("task") == "check-plans:01"]
+assert len(checks(sys.argv[1])) == 1, checks(sys.argv[1])  # one revision spent before the planner failed
+second = checks(sys.argv[2])
+assert len(second) == 2, second  # the two left of plan_check_iterations + 1 checks, not three more
+ev = [json.loads(l) for l in open(sys.argv[2])]
+assert any(e["event"] == "checkpoint_opened" and "plans sent back for revision 2 times" in e["message"] for e in ev), ev[-3:]
+PY
 
 # 3. The script worker cannot plan: blocked, with where the plans belong; nothing verified.
 p=$tmp/script

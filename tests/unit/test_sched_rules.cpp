@@ -1,4 +1,5 @@
 #include "test_sched_support.hpp"
+#include "harness/sched/json.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -274,6 +275,59 @@ TEST_CASE("gaps_found adds gap plans to the live graph, runs them and verifies a
   auto out = d.succeed("verify-phase:01", Verdict::gaps_found);
   CHECK(std::ranges::any_of(out, [](const Action& a) { return a.type == ActionType::ask_human; }));
   CHECK(d.state("verify-phase:01") == "human");
+}
+
+TEST_CASE("The loops' bounds count the rounds earlier runs spent on the phase", "[sched]") {
+  // A killed or blocked run must not buy the next one a fresh budget of agent rounds (review SS H3).
+  SECTION("revisions") {
+    Workload w;
+    w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true, .revisions = 2});
+    Driver d(w);
+    d.begin();
+    d.succeed("plan:01");
+    d.succeed("check-plans:01", Verdict::revise); // the third of three
+    CHECK(d.s.loop_rounds({1, 0}) == std::pair{3, 0});
+    d.succeed("plan:01");
+    auto out = d.succeed("check-plans:01", Verdict::revise);
+    CHECK(std::ranges::any_of(out, [](const Action& a) { return a.type == ActionType::ask_human; }));
+  }
+  SECTION("a pass ends the cycle: its count starts again") {
+    Workload w;
+    w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true, .revisions = 2});
+    Driver d(w);
+    d.begin();
+    d.succeed("plan:01");
+    d.succeed("check-plans:01");
+    CHECK(d.s.loop_rounds({1, 0}) == std::pair{0, 0});
+  }
+  SECTION("gap rounds, until the phase passes") {
+    auto w = workload(1, {plan("01-01")});
+    w.phases[0].gap_rounds = 1;
+    Driver d(w);
+    d.begin();
+    d.run_until_running("verify-phase:01");
+    d.succeed("verify-phase:01", Verdict::gaps_found); // the second of two
+    CHECK(d.s.loop_rounds({1, 0}) == std::pair{0, 2});
+    d.succeed("plan-gaps:01");
+    d.run_until_running("verify-phase:01");
+    auto out = d.succeed("verify-phase:01", Verdict::gaps_found);
+    CHECK(std::ranges::any_of(out, [](const Action& a) { return a.type == ActionType::ask_human; }));
+  }
+  SECTION("a passed phase verification clears them") {
+    auto w = workload(1, {plan("01-01")});
+    w.phases[0].gap_rounds = 2;
+    Driver d(w);
+    d.begin();
+    d.run_until_running("verify-phase:01");
+    d.succeed("verify-phase:01");
+    CHECK(d.s.loop_rounds({1, 0}) == std::pair{0, 0});
+  }
+  // Carried through the workload's JSON, as a replay reads it.
+  WorkPhase p{.number = {2, 0}, .plans_exist = true, .revisions = 1, .gap_rounds = 2};
+  auto back = work_phase_from_json(to_json(p));
+  REQUIRE(back);
+  CHECK(back->revisions == 1);
+  CHECK(back->gap_rounds == 2);
 }
 
 TEST_CASE("human_needed waits for an answer without holding a slot", "[sched]") {

@@ -85,6 +85,8 @@ void Orchestrator::Impl::feed(const sched::Event& e) {
     auto actions = scheduler->handle(front);
     for (const auto& a : actions) apply(a);
     if (front.type == EventType::succeeded && !front.plans.empty()) remember_own_plans(front);
+    if (front.type == EventType::succeeded && (front.task.starts_with("check-plans:") || front.task.starts_with("verify-phase:")))
+      save_loop_rounds(front.task.substr(front.task.find(':') + 1));
     // A change its own writer was making, left for later: looked at again now that it ended.
     if (plan_edits_deferred && (front.task.starts_with("plan:") || front.task.starts_with("plan-gaps:") ||
                                 front.task.starts_with("reconcile:")))

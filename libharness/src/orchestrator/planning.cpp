@@ -284,6 +284,28 @@ std::string planning_mark_value(PlanningStage stage) {
   return stage == PlanningStage::written ? "\"written\"" : "\"planning\"";
 }
 
+std::string loop_rounds_key(std::string_view spec_name, std::string_view phase) {
+  return fmt::format("loop_rounds:{}:{}", spec_name, phase);
+}
+
+std::string loop_rounds_value(std::pair<int, int> rounds) { return fmt::format("[{},{}]", rounds.first, rounds.second); }
+
+std::map<std::string, std::pair<int, int>> stored_loop_rounds(const std::vector<std::pair<std::string, std::string>>& entries,
+                                                              std::string_view spec_name) {
+  const std::string prefix = loop_rounds_key(spec_name, "");
+  std::map<std::string, std::pair<int, int>> out;
+  for (const auto& [key, value] : entries) {
+    if (!key.starts_with(prefix) || key.size() == prefix.size()) continue;
+    boost::system::error_code ec;
+    const auto v = boost::json::parse(value, ec);
+    const auto* a = ec ? nullptr : v.if_array();
+    if (!a || a->size() != 2 || !(*a)[0].is_int64() || !(*a)[1].is_int64()) continue;
+    const auto clamp = [](std::int64_t n) { return static_cast<int>(std::clamp<std::int64_t>(n, 0, 1000)); };
+    out[key.substr(prefix.size())] = {clamp((*a)[0].as_int64()), clamp((*a)[1].as_int64())};
+  }
+  return out;
+}
+
 std::vector<UnfinishedPlanning> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
                                                     std::string_view spec_name) {
   const std::string prefix = planning_mark_key(spec_name, "");

@@ -203,6 +203,7 @@ struct Orchestrator::Impl {
   /// would otherwise wait, run and fill it again forever (review OO F2).
   std::map<std::string, int> disk_failures;
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
+  std::map<std::string, std::pair<int, int>> saved_loop_rounds; ///< phase -> the rounds the store holds
   std::map<std::string, std::string> phase_gaps; ///< phase -> its last gaps_found verification's verdict and gaps
   /// plan -> how many committed tasks its last execute skipped while running none (script
   /// worker): a failed check then cannot be fixed by executing again, and the message says so.
@@ -436,6 +437,8 @@ struct Orchestrator::Impl {
   /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds
   /// decides (planning.hpp); new plans join the live graph.
   void finish_planning(const std::string& sid);
+  /// Keeps phase `phase`'s loop rounds (Scheduler::loop_rounds) in the store when they changed.
+  void save_loop_rounds(const std::string& phase);
   /// Puts back the PLAN files session `s`'s task changed and was not to change (plan_guard), and
   /// says what it did in one line; empty when it changed none.
   std::string undo_forbidden_plan_changes(const Session& s);

@@ -410,6 +410,18 @@ std::string Orchestrator::Impl::undo_forbidden_plan_changes(const Session& s) {
                      plan_change_rule(s.action.kind), one ? "it was" : "they were", *where);
 }
 
+void Orchestrator::Impl::save_loop_rounds(const std::string& phase) {
+  const auto n = spec::parse_phase_number(phase);
+  if (!db || !n) return;
+  const auto rounds = scheduler->loop_rounds(*n);
+  const auto saved = saved_loop_rounds.find(phase);
+  if (saved == saved_loop_rounds.end() ? rounds == std::pair{0, 0} : saved->second == rounds) return;
+  const auto key = loop_rounds_key(spec.layout.spec_name, phase);
+  auto r = rounds == std::pair{0, 0} ? db->erase_value(key) : db->set_value(key, loop_rounds_value(rounds));
+  if (!r) return store_failed("", "could not record phase " + phase + "'s planning rounds: " + r.error());
+  saved_loop_rounds[phase] = rounds;
+}
+
 /// A planner is done when its plans are on disk and parse; a checker's verdict comes from its
 /// report and the engine's own checks of the phase's plans.
 void Orchestrator::Impl::finish_planning(const std::string& sid) {
@@ -455,6 +467,13 @@ void Orchestrator::Impl::apply_planning_marks(sched::Workload& w) {
   if (!db) return;
   auto entries = db->values();
   if (!entries) return;
+  // The rounds earlier runs spent: the loops' bounds count per phase, not per run (review SS H3).
+  for (const auto& [phase, rounds] : stored_loop_rounds(*entries, spec.layout.spec_name)) {
+    saved_loop_rounds[phase] = rounds;
+    auto n = spec::parse_phase_number(phase);
+    if (auto it = n ? std::ranges::find(w.phases, *n, &sched::WorkPhase::number) : w.phases.end(); it != w.phases.end())
+      std::tie(it->revisions, it->gap_rounds) = rounds;
+  }
   const bool can_plan = adapter_for(TaskKind::plan) != worker::AdapterKind::script;
   for (const auto& [phase, stage] : unfinished_planning(*entries, spec.layout.spec_name)) {
     auto n = spec::parse_phase_number(phase);

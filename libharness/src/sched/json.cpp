@@ -126,6 +126,8 @@ json::value to_json(const WorkPhase& p) {
   json::object o{{"phase", spec::to_string(p.number)}, {"research_exists", p.research_exists},
                  {"plans_exist", p.plans_exist}, {"planning_unfinished", p.planning_unfinished},
                  {"plans_unchecked", p.plans_unchecked}, {"verified", p.verified}};
+  if (p.revisions) o["revisions"] = p.revisions;
+  if (p.gap_rounds) o["gap_rounds"] = p.gap_rounds;
   if (!p.depends_on.empty()) {
     json::array deps;
     for (const auto& n : p.depends_on) deps.push_back(json::value(spec::to_string(n)));
@@ -203,6 +205,8 @@ std::expected<WorkPhase, std::string> work_phase_from_json(const json::value& v)
   p.planning_unfinished = r->boolean("planning_unfinished", false);
   p.plans_unchecked = r->boolean("plans_unchecked", false);
   p.verified = r->boolean("verified", false);
+  p.revisions = r->integer("revisions", 0);
+  p.gap_rounds = r->integer("gap_rounds", 0);
   for (const auto& n : r->list("depends_on")) {
     auto number = spec::parse_phase_number(n);
     if (!number) {

@@ -76,6 +76,7 @@ void Scheduler::on_succeeded(const Event& e, int t, std::vector<Action>& out) {
     break;
   case TaskKind::check_plans:
     if (e.verdict != Verdict::revise) {
+      ph.revisions = 0; // the cycle ended: plans a later pass writes get their own rounds
       mark_done(t);
     } else if (++ph.revisions > m_config.max_revisions) {
       escalate(t, "plans sent back for revision " + std::to_string(m_config.max_revisions) +
@@ -108,6 +109,7 @@ void Scheduler::on_succeeded(const Event& e, int t, std::vector<Action>& out) {
 void Scheduler::on_verify_phase(const Event& e, int t, std::vector<Action>& out) {
   Task& k = m_tasks[static_cast<std::size_t>(t)];
   if (e.verdict == Verdict::passed || e.verdict == Verdict::revise) {
+    if (k.kind == TaskKind::verify_phase) m_phases[static_cast<std::size_t>(k.phase)].gap_rounds = 0;
     mark_done(t);
     return;
   }

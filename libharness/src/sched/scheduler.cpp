@@ -142,6 +142,8 @@ void Scheduler::build_phase(int index, const WorkPhase& phase) {
   const bool plan_again = !phase.plans_exist || phase.planning_unfinished;
   const bool check_again = plan_again || phase.plans_unchecked;
   info.planned = !plan_again;
+  info.revisions = std::max(phase.revisions, 0);
+  info.gap_rounds = std::max(phase.gap_rounds, 0);
   const auto name = spec::to_string(phase.number);
   m_phases.push_back(info);
   auto& ph = m_phases.back();
@@ -194,6 +196,11 @@ void Scheduler::apply_initial_state(const Workload& workload) {
   if (workload.final_verified && std::ranges::all_of(std::views::iota(std::size_t{0}, m_plans.size()), executed)) done(m_final);
   for (std::size_t p = 0; p < m_plans.size(); ++p)
     if (m_plans[p].executed && m_plans[p].has_deviations) on_deviations(static_cast<int>(p));
+}
+
+std::pair<int, int> Scheduler::loop_rounds(const spec::PhaseNumber& phase) const {
+  const auto it = std::ranges::find(m_phases, phase, &PhaseInfo::number);
+  return it == m_phases.end() ? std::pair{0, 0} : std::pair{it->revisions, it->gap_rounds};
 }
 
 const Task* Scheduler::find_task(std::string_view id) const {

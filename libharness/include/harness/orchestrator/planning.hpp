@@ -12,6 +12,7 @@
 #include <expected>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,6 +94,17 @@ struct UnfinishedPlanning {
 /// other than "written" (an older run's `true` too) reads as planning: the safe side.
 std::vector<UnfinishedPlanning> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
                                                     std::string_view spec_name);
+
+/// The store entry holding the rounds phase `phase` of `spec_name` spent in the loops that end
+/// with a person's decision (sched::WorkPhase::revisions, gap_rounds), so that a killed or
+/// blocked run does not buy the next one a fresh budget of agent rounds (review SS H3).
+std::string loop_rounds_key(std::string_view spec_name, std::string_view phase);
+/// Its value: `[revisions, gap_rounds]`.
+std::string loop_rounds_value(std::pair<int, int> rounds);
+/// phase -> {revisions, gap_rounds} of `spec_name` among the store's key/value `entries`; an
+/// unreadable value is left out (counts from zero).
+std::map<std::string, std::pair<int, int>> stored_loop_rounds(const std::vector<std::pair<std::string, std::string>>& entries,
+                                                              std::string_view spec_name);
 
 /// `planning/plans/03-auth` for phase 3: the phase's directory when it has one, else a new one
 /// named after the roadmap phase.

@@ -30,6 +30,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace harness::sched {
@@ -115,6 +116,9 @@ public:
   /// slot at a checkpoint (a live worker waiting for its answer), and whatever else is not done
   /// cannot start before those answers (it depends on them or conflicts with their files).
   bool waits_only_for_humans() const;
+  /// The rounds phase `phase` has spent (WorkPhase::revisions, gap_rounds), counting earlier runs'
+  /// as the workload gave them: {0, 0} for an unknown phase.
+  std::pair<int, int> loop_rounds(const spec::PhaseNumber& phase) const;
   /// What an edit of plan `id` of `phase` would do now (see EditFate).
   EditFate edit_fate(std::string_view id, const spec::PhaseNumber& phase) const;
   /// Why a pending task does not start ("waits on execute:01-02 (running)", "phase gate: ..."),

@@ -95,6 +95,11 @@ struct WorkPhase {
   /// The phase's VERIFICATION passed and still covers its plans. Counted only when every plan
   /// of the phase is executed: a plan without a SUMMARY runs, and the phase is verified again.
   bool verified = false;
+  /// Rounds earlier runs spent on this phase (kept in the orchestrator's store): plans sent back by
+  /// the checker in the current planning cycle, gap-closure rounds since the phase last passed.
+  /// The bounds (max_revisions, max_gap_rounds) count per phase, not per run (review SS H3).
+  int revisions = 0;
+  int gap_rounds = 0;
   /// ROADMAP's `**Depends on**: Phase N`: no plan of this phase executes before each of these
   /// phases is planned and checked and all its plans are executed and plan-verified (its own
   /// phase verification is left to the gate). Numbers of this phase or later ones, or of phases
