@@ -61,6 +61,8 @@ elif kind == "reconcile":  # as the task input asks: update the PLAN file where 
         f.write(text + "\nReconciled: greet.sh prints HELLO since 01-01's deviation.\n")
 elif kind == "execute":
     pid, text = task["subject"], open(task["plan_file"]).read()
+    if pid == "01-02" and os.environ.get("FAIL_0102"):  # the run ends blocked after the reconcile
+        sys.exit(1)
     files = json.loads(re.search(r"files_modified: (.*)", text).group(1))
     subprocess.run(["sh", "-c", re.search(r"```sh\n(.*?)```", text, re.S).group(1)], cwd=root, check=True)
     git("add", "--", *files)
@@ -79,6 +81,7 @@ json.dump(result, open(out + ".tmp", "w"))
 os.rename(out + ".tmp", out)
 PY
 
+cp -a "$p" "$tmp/stopped" # for the second case, below
 rc=0
 (cd "$p" && "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/agent.py {prompt_file}" --slots 1 --yes --json \
   >"$tmp/events.jsonl" 2>"$tmp/stderr.log") || rc=$?
@@ -98,4 +101,24 @@ log=$(git log --format='%s' --reverse)
 [[ "$(git log --format=%s -1 -- "$plans/01-02-PLAN.md")" == "docs(SPC-001-greet): reconcile plan 01-02" ]] ||
   fail "the reconciled PLAN's commit: $(git log --format=%s -- "$plans/01-02-PLAN.md")"
 grep -q "Reconciled:" "$plans/01-02-PLAN.md" || fail "the reconcile edit is gone"
+
+# A run that ends after the reconcile and before 01-02 executes (here its executor fails, one
+# attempt): the next run executes the plan as reconciled, without reconciling it a second time
+# (review SS M3: an agent's edit is not idempotent, and the PLAN held it twice).
+cd "$tmp/stopped"
+rc=0
+FAIL_0102=1 "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/agent.py {prompt_file}" --slots 1 --yes \
+  --attempts 1 --json >"$tmp/stopped1.jsonl" 2>"$tmp/stopped1.err" || rc=$?
+[[ $rc -eq 1 ]] || { tail -20 "$tmp/stopped1.jsonl" >&2; fail "the run whose 01-02 fails exited $rc, expected 1"; }
+"$cli" orchestrate "$spec" --worker command --command "python3 $tmp/agent.py {prompt_file}" --slots 1 --yes --json \
+  >"$tmp/stopped2.jsonl" 2>"$tmp/stopped2.err" || { tail -20 "$tmp/stopped2.jsonl" "$tmp/stopped2.err" >&2; fail "the second run failed"; }
+python3 - "$tmp/stopped1.jsonl" "$tmp/stopped2.jsonl" <<'PY'
+import json, sys
+first, second = ([json.loads(l) for l in open(f)] for f in sys.argv[1:])
+ran = lambda ev, t: [e for e in ev if e["event"] == "task_started" and e.get("task") == t]
+assert len(ran(first, "reconcile:01-02")) == 1, "the first run did not reconcile"
+assert not ran(second, "reconcile:01-02"), "reconciled again"
+assert ran(second, "execute:01-02") and second[-1]["outcome"] == "complete", second[-1]
+PY
+[[ $(grep -c "Reconciled:" "$plans/01-02-PLAN.md") -eq 1 ]] || fail "the PLAN holds the reconcile edit $(grep -c "Reconciled:" "$plans/01-02-PLAN.md") times"
 echo "orchestrate reconcile: all checks passed"

@@ -20,9 +20,9 @@ namespace {
 /// work_plan_from_json both carry it.
 template <class P> auto fields(P& p) {
   auto& [id, phase, depends_on, files_modified, files_read, estimate, checkpoints, autonomous, executed, has_deviations,
-         verified] = p;
+         verified, reconciled] = p;
   return std::tie(id, phase, depends_on, files_modified, files_read, estimate, checkpoints, autonomous, executed,
-                  has_deviations, verified);
+                  has_deviations, verified, reconciled);
 }
 
 } // namespace
@@ -32,7 +32,8 @@ TEST_CASE("Every field of a WorkPlan survives a JSON round trip", "[sched][json]
   // Each unlike its default, so a field one side drops comes back different.
   fields(p) = std::make_tuple(std::string("03-02"), PhaseNumber{3, 1}, std::vector<std::string>{"03-01"},
                               std::vector<std::string>{"src/**"}, std::vector<std::string>{"docs/a.md"},
-                              std::optional<double>(12.5), std::vector<std::string>{"human-verify"}, false, true, true, true);
+                              std::optional<double>(12.5), std::vector<std::string>{"human-verify"}, false, true, true, true,
+                              true);
   auto back = work_plan_from_json(to_json(p));
   REQUIRE(back);
   CHECK(fields(*back) == fields(p));

@@ -369,6 +369,18 @@ TEST_CASE("Deviations already in a SUMMARY at load time reconcile the next plan 
   CHECK(d.is_running("execute:01-02"));
 }
 
+TEST_CASE("A plan an earlier run reconciled is not reconciled again for the same deviations", "[sched]") {
+  // The earlier run reconciled 01-02 and stopped before executing it (review SS M3: the edit ran twice).
+  auto w = workload(1, {plan("01-01"), plan("01-02"), plan("01-03", {"01-01"})});
+  w.plans[0].executed = w.plans[0].verified = w.plans[0].has_deviations = true;
+  w.plans[1].reconciled = true;
+  Driver d(w);
+  d.begin();
+  CHECK(d.s.find_task("reconcile:01-02") == nullptr);
+  CHECK(d.is_running("execute:01-02"));
+  CHECK(d.is_running("reconcile:01-03")); // not reconciled by that run
+}
+
 TEST_CASE("A reconciled plan's new frontmatter holds its execute on the files it now writes", "[sched]") {
   auto w = workload(1, {plan("01-01", {}, {"a.txt"}), plan("01-02", {"01-01"}, {"b.txt"}), plan("01-03", {}, {"c.txt"})});
   w.plans[0].executed = w.plans[0].verified = w.plans[0].has_deviations = true;

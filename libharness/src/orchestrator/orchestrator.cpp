@@ -85,6 +85,7 @@ void Orchestrator::Impl::feed(const sched::Event& e) {
     auto actions = scheduler->handle(front);
     for (const auto& a : actions) apply(a);
     if (front.type == EventType::succeeded && !front.plans.empty()) remember_own_plans(front);
+    if (front.type == EventType::succeeded && front.task.starts_with("execute:")) note_reconciled(front.task.substr(8), false);
     if (front.type == EventType::succeeded && (front.task.starts_with("check-plans:") || front.task.starts_with("verify-phase:")))
       save_loop_rounds(front.task.substr(front.task.find(':') + 1));
     // A change its own writer was making, left for later: looked at again now that it ended.
@@ -604,8 +605,10 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     }
     // The plan as reconciled goes into the history before it executes, as a planning pass does:
     // its task commits then sit beside the plan they ran, not beside the plan before the edit.
-    if (const auto* plan = plan_of(s.action))
+    if (const auto* plan = plan_of(s.action)) {
       commit_writeback("reconcile plan " + plan->id, spec.layout.spec_dir / plan->file);
+      note_reconciled(plan->id, true); // a run stopped before the plan executes does not do it again
+    }
     end_session(sid, outcome);
     return feed(*e);
   }

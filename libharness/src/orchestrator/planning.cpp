@@ -284,6 +284,8 @@ std::string planning_mark_value(PlanningStage stage) {
   return stage == PlanningStage::written ? "\"written\"" : "\"planning\"";
 }
 
+std::string reconciled_key(std::string_view spec_name) { return fmt::format("reconciled:{}", spec_name); }
+
 std::string loop_rounds_key(std::string_view spec_name, std::string_view phase) {
   return fmt::format("loop_rounds:{}:{}", spec_name, phase);
 }

@@ -204,6 +204,7 @@ struct Orchestrator::Impl {
   std::map<std::string, int> disk_failures;
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
   std::map<std::string, std::pair<int, int>> saved_loop_rounds; ///< phase -> the rounds the store holds
+  std::set<std::string> reconciled;  ///< plans reconciled (in this run or an earlier one) and not executed since
   std::map<std::string, std::string> phase_gaps; ///< phase -> its last gaps_found verification's verdict and gaps
   /// plan -> how many committed tasks its last execute skipped while running none (script
   /// worker): a failed check then cannot be fixed by executing again, and the message says so.
@@ -287,8 +288,12 @@ struct Orchestrator::Impl {
   void remember_own_plans(const sched::Event& e);
   /// Planning marks (see planning_mark_key): read into the workload at start, set when a planner
   /// starts (each pass: a revision may be killed half-way too), "written" when it finishes,
-  /// removed once the phase's check-plans is done.
+  /// removed once the phase's check-plans is done. The loops' rounds (loop_rounds_key) and the
+  /// plans reconciled but not executed yet (reconciled_key) are read here too.
   void apply_planning_marks(sched::Workload& w);
+  /// Adds (a reconcile succeeded) or removes (its plan executed) `plan` in the store's reconciled
+  /// plans of this spec.
+  void note_reconciled(const std::string& plan, bool reconciled);
   void mark_planning(const std::string& phase, PlanningStage stage);
   void clear_checked_planning();
   /// `detail`: what the verifier found, for the question a verdict other than passed asks.

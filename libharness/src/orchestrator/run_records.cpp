@@ -410,6 +410,15 @@ std::string Orchestrator::Impl::undo_forbidden_plan_changes(const Session& s) {
                      plan_change_rule(s.action.kind), one ? "it was" : "they were", *where);
 }
 
+void Orchestrator::Impl::note_reconciled(const std::string& plan, bool now) {
+  if (!db || reconciled.contains(plan) == now) return;
+  if (now) reconciled.insert(plan);
+  else reconciled.erase(plan);
+  const auto key = reconciled_key(spec.layout.spec_name);
+  auto r = reconciled.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(reconciled));
+  if (!r) store_failed("reconcile:" + plan, "could not record the reconciled plans: " + r.error());
+}
+
 void Orchestrator::Impl::save_loop_rounds(const std::string& phase) {
   const auto n = spec::parse_phase_number(phase);
   if (!db || !n) return;
@@ -467,6 +476,10 @@ void Orchestrator::Impl::apply_planning_marks(sched::Workload& w) {
   if (!db) return;
   auto entries = db->values();
   if (!entries) return;
+  // Plans an earlier run reconciled that have not executed since: not reconciled again (review SS M3).
+  for (const auto& [k, v] : *entries)
+    if (k == reconciled_key(spec.layout.spec_name)) reconciled = decode_paths(v);
+  for (auto& p : w.plans) p.reconciled = !p.executed && reconciled.contains(p.id);
   // The rounds earlier runs spent: the loops' bounds count per phase, not per run (review SS H3).
   for (const auto& [phase, rounds] : stored_loop_rounds(*entries, spec.layout.spec_name)) {
     saved_loop_rounds[phase] = rounds;

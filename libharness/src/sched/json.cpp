@@ -97,6 +97,7 @@ json::value to_json(const WorkPlan& p) {
   if (!p.autonomous) o["autonomous"] = false;
   if (p.executed) o["executed"] = true;
   if (p.has_deviations) o["has_deviations"] = true;
+  if (p.reconciled) o["reconciled"] = true;
   if (p.verified) o["verified"] = true;
   return o;
 }
@@ -117,6 +118,7 @@ std::expected<WorkPlan, std::string> work_plan_from_json(const json::value& v) {
   p.autonomous = r->boolean("autonomous", true);
   p.executed = r->boolean("executed", false);
   p.has_deviations = r->boolean("has_deviations", false);
+  p.reconciled = r->boolean("reconciled", false);
   p.verified = r->boolean("verified", false);
   if (!r->error.empty()) return std::unexpected("plan: " + r->error);
   return p;

@@ -186,7 +186,7 @@ void Scheduler::on_plans_written(int phase, const std::vector<WorkPlan>& plans, 
   hold_phase_dependents(phase);
 }
 
-void Scheduler::on_deviations(int plan) {
+void Scheduler::on_deviations(int plan, bool earlier_run) {
   // Successors: plans that depend on it, and the next plan of its phase ("follows").
   std::vector<int> successors = m_plan_info[static_cast<std::size_t>(plan)].dependents;
   const auto& list = m_phases[static_cast<std::size_t>(m_tasks[static_cast<std::size_t>(m_plan_info[static_cast<std::size_t>(plan)].execute)].phase)].plans;
@@ -197,6 +197,7 @@ void Scheduler::on_deviations(int plan) {
     auto& info = m_plan_info[static_cast<std::size_t>(s)];
     const auto state = m_tasks[static_cast<std::size_t>(info.execute)].state;
     if (state != TaskState::pending && state != TaskState::ready) continue;
+    if (earlier_run && m_plans[static_cast<std::size_t>(s)].reconciled) continue; // done by that run
     info.needs_reconcile = true;
     if (info.reconcile < 0) {
       info.reconcile = add_task(TaskKind::reconcile, m_plans[static_cast<std::size_t>(s)].id,

@@ -195,7 +195,7 @@ void Scheduler::apply_initial_state(const Workload& workload) {
   }
   if (workload.final_verified && std::ranges::all_of(std::views::iota(std::size_t{0}, m_plans.size()), executed)) done(m_final);
   for (std::size_t p = 0; p < m_plans.size(); ++p)
-    if (m_plans[p].executed && m_plans[p].has_deviations) on_deviations(static_cast<int>(p));
+    if (m_plans[p].executed && m_plans[p].has_deviations) on_deviations(static_cast<int>(p), true);
 }
 
 std::pair<int, int> Scheduler::loop_rounds(const spec::PhaseNumber& phase) const {

@@ -31,7 +31,8 @@ std::optional<E> parse_in(const std::array<std::string_view, N>& names, std::str
 
 WorkPlan with_frontmatter(const WorkPlan& known, WorkPlan edited) {
   auto keep = [&](auto... field) { ((edited.*field = known.*field), ...); };
-  keep(&WorkPlan::id, &WorkPlan::phase, &WorkPlan::executed, &WorkPlan::has_deviations, &WorkPlan::verified);
+  keep(&WorkPlan::id, &WorkPlan::phase, &WorkPlan::executed, &WorkPlan::has_deviations, &WorkPlan::verified,
+       &WorkPlan::reconciled);
   return edited;
 }
 

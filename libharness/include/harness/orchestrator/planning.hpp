@@ -95,6 +95,10 @@ struct UnfinishedPlanning {
 std::vector<UnfinishedPlanning> unfinished_planning(const std::vector<std::pair<std::string, std::string>>& entries,
                                                     std::string_view spec_name);
 
+/// The store entry listing the plans of `spec_name` a reconcile changed that have not executed
+/// since (sched::WorkPlan::reconciled): a run stopped between the two does not reconcile again.
+std::string reconciled_key(std::string_view spec_name);
+
 /// The store entry holding the rounds phase `phase` of `spec_name` spent in the loops that end
 /// with a person's decision (sched::WorkPhase::revisions, gap_rounds), so that a killed or
 /// blocked run does not buy the next one a fresh budget of agent rounds (review SS H3).

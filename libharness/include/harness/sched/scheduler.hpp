@@ -208,7 +208,9 @@ private:
   void on_answered(const Event& e, int t, std::vector<Action>& out);
   std::string on_requested(int t); ///< empty, or why the request is refused
   void on_plans_written(int phase, const std::vector<WorkPlan>& plans, bool replace);
-  void on_deviations(int plan);
+  /// Reconciles the successors of `plan`, whose SUMMARY reports deviations; `earlier_run`: it
+  /// executed in an earlier run, and a successor that run reconciled already is left alone.
+  void on_deviations(int plan, bool earlier_run = false);
   // edits of PLAN files during the run (plan_edits.cpp)
   void on_plans_edited(const Event& e);
   void apply_edit(int plan, const PlanEdit& edit);

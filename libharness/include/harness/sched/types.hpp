@@ -72,6 +72,10 @@ struct WorkPlan {
   bool executed = false;       ///< a SUMMARY exists
   bool has_deviations = false; ///< that SUMMARY reports deviations
   bool verified = false;       ///< plan-level verification already passed
+  /// An earlier run reconciled it after the deviations of a plan it follows, and it has not
+  /// executed since: those deviations do not reconcile it again (an agent's edit is not
+  /// idempotent, and twice could damage the plan: review SS M3).
+  bool reconciled = false;
 };
 
 /// `edited` (a plan as its PLAN file now says, work_plan_of) with what `known` holds beyond its
