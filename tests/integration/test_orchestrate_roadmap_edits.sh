@@ -130,7 +130,7 @@ rc=0
 out=$(cd "$q" && timeout 120 "$cli" orchestrate "$spec" --worker script --yes 2>&1 </dev/null) || rc=$?
 [[ $rc -eq 0 ]] || fail "the run of an uncommitted spec: rc $rc: $out"
 first=$(grep -m1 ' note ' <<<"$out")
-[[ $first == *"note               : the spec's own files are not committed: SPEC.md, ROADMAP.md and 2 of its 2 PLAN files; the run executes them but commits only its own outputs"*"(git add $spec && git commit)" ]] \
+[[ $first == *"note               : the spec's own files are not committed: SPEC.md, ROADMAP.md and 2 of its 2 PLAN files; a run executes them but commits only its own outputs"*"(git add $spec && git commit)" ]] \
   || fail "no start note about the uncommitted spec: $out"
 [[ $out == *"ROADMAP.md is not committed: it keeps updating its progress there but does not commit the file"* && $out != *"uncommitted edits"* ]] \
   || fail "the ROADMAP.md note: $out"

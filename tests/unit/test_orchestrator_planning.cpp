@@ -196,6 +196,14 @@ TEST_CASE("A planner resuming an interrupted pass is shown what it wrote and tol
   auto b = orchestrator::task_brief(d.load(), action(TaskKind::plan, "01"), "/t");
   REQUIRE(b.at("existing_plans").as_array().size() == 1);
   CHECK(std::string(b.at("instructions").as_string()).find("interrupted") != std::string::npos);
+  CHECK_FALSE(b.contains("earlier_attempt_failed"));
+  // After a failed attempt it is told why, not that its pass was interrupted (review SS M1).
+  const std::string why = "the plans of phase 01 have errors: planning/plans/01-core/01-01-PLAN.md:3: error[H007]: ...";
+  auto retry = orchestrator::task_brief(d.load(), action(TaskKind::plan, "01"), "/t", {}, {}, {}, why);
+  CHECK(retry.at("earlier_attempt_failed").as_string() == why);
+  const std::string text(retry.at("instructions").as_string());
+  CHECK(text.find("previous planning attempt failed (earlier_attempt_failed says why)") != std::string::npos);
+  CHECK(text.find("interrupted") == std::string::npos);
 }
 
 TEST_CASE("Planning marks are per spec and per phase, and say how far planning got", "[orchestrator][planning]") {
@@ -348,7 +356,7 @@ TEST_CASE("a spec whose own files are not committed is named at the start: SPEC.
                                                       {false, true, dir + "planning/plans/01-core/01-01-PLAN.md"},
                                                       {true, false, dir + "planning/plans/01-core/01-02-PLAN.md"}};
   CHECK(orchestrator::uncommitted_spec_note(s, none_committed) ==
-        "the spec's own files are not committed: SPEC.md, ROADMAP.md and 2 of its 2 PLAN files; the run executes them but "
+        "the spec's own files are not committed: SPEC.md, ROADMAP.md and 2 of its 2 PLAN files; a run executes them but "
         "commits only its own outputs (SUMMARY, VERIFICATION, STATUS.md), so history would hold results without the plans "
         "behind them: commit them first (git add docs/specs/SPC-001-greet && git commit)");
   // Committed, with edits: that is no uncommitted spec (dirty files have notes of their own).

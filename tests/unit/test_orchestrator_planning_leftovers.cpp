@@ -85,3 +85,25 @@ TEST_CASE("the interrupted phases are the store's planning marks at stage 'plann
   REQUIRE(db->set_value(planning_mark_key("SPC-002-y", "03"), planning_mark_value(PlanningStage::planning)));
   CHECK(interrupted_planning_phases(dir.path, "SPC-001-x") == std::vector<spec::PhaseNumber>{phase1});
 }
+
+TEST_CASE("a spec refused for PLAN errors no commit holds says which files and how to go back to the committed plans") {
+  // Review SS M1, M2: a planner's failed attempts, or a gap planner killed mid-write, left such
+  // files, and every later run was refused without a word about where they came from.
+  harness::test::TempDir dir;
+  test::set_git_identity();
+  write_spec(dir);
+  dir.write(spec_dir + "/planning/plans/01-core/01-02-PLAN.md", whole);
+  harness::test::sh(dir.path, "sed -i 's/01-01/01-02/g' " + spec_dir + "/planning/plans/01-core/01-02-PLAN.md && git init -q && git add -A && git commit -qm init");
+  CHECK(uncommitted_plan_errors_hint(load(dir)).empty()); // valid: nothing to say
+  // A committed plan changed (a dependency on a plan that does not exist), a new one cut short.
+  dir.write(spec_dir + "/planning/plans/01-core/01-02-PLAN.md",
+            "---\nplan_id: '01-02'\ndepends_on: ['09-09']\nfiles_modified: [b.txt]\n---\n# 01-02: b\n\n### Task 1: b\n");
+  dir.write(spec_dir + "/planning/plans/01-core/01-03-PLAN.md", "---\nplan_id: '01-03'\ndepends_on: [");
+  const auto hint = uncommitted_plan_errors_hint(load(dir));
+  CHECK_THAT(hint, Catch::Contains("changed since their commit: " + spec_dir +
+                                   "/planning/plans/01-core/01-02-PLAN.md (git restore them to run the committed plans)"));
+  CHECK_THAT(hint, Catch::Contains("new: " + spec_dir + "/planning/plans/01-core/01-03-PLAN.md (remove them;"));
+  // Errors only in committed files: the user's plans as committed, nothing a run left.
+  harness::test::sh(dir.path, "git add -A && git commit -qm broken");
+  CHECK(uncommitted_plan_errors_hint(load(dir)).empty());
+}

@@ -146,6 +146,7 @@ void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict
 }
 
 void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, std::string detail) {
+  if (why != sched::FailureClass::rate_limited) last_failure[task] = detail; // told to its next attempt
   expire_carried(task, "the task failed in this run (" + detail + "); it asks again if it gets there");
   // Before the event: the retry it may start must find the SUMMARY already discounted.
   if (const auto* t = scheduler->find_task(task); t && t->kind == TaskKind::execute) discount_failed_summary(task, t->subject);
@@ -298,7 +299,8 @@ std::string Orchestrator::Impl::render_prompt(const Session& s) {
   auto findings = revision_findings.find(s.action.subject);
   auto task = task_brief(spec, s.action, opt.worker_prompt_template.parent_path(),
                          s.action.kind == TaskKind::plan && findings != revision_findings.end() ? findings->second : none,
-                         committed_tasks(s.action), person_notes_for(s.action));
+                         committed_tasks(s.action), person_notes_for(s.action),
+                         s.action.attempt > 1 && last_failure.contains(s.action.task) ? last_failure.at(s.action.task) : "");
   if (auto kept = carried_questions.find(s.action.task); kept != carried_questions.end()) {
     for (auto& r : kept->second) r.answer = store::read_checkpoint_answer(state_dir, r.id); // answered since, perhaps
     task["earlier_questions"] = earlier_questions_input(kept->second);

@@ -140,10 +140,11 @@ std::string research_missing(const spec::Spec& spec, const sched::Action& a) {
 json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs::path& templates_dir,
                         const std::vector<std::string>& revision_findings,
                         const std::vector<std::pair<int, std::string>>& committed_tasks,
-                        const std::vector<std::string>& person_notes) {
+                        const std::vector<std::string>& person_notes, const std::string& earlier_failure) {
   json::object o{{"task", a.task},       {"kind", sched::to_string(a.kind)}, {"subject", a.subject},
                  {"attempt", a.attempt}, {"spec_dir", spec.layout.spec_dir.string()}};
   if (!person_notes.empty()) o["person_notes"] = strings(person_notes);
+  if (!earlier_failure.empty()) o["earlier_attempt_failed"] = earlier_failure;
   auto tmpl = [&](const char* name) { return (templates_dir / name).string(); };
   const auto n = spec::parse_phase_number(a.subject);
   if (n) {
@@ -188,7 +189,11 @@ json::object task_brief(const spec::Spec& spec, const sched::Action& a, const fs
     o["instructions"] = "Write this phase's PLAN files from the template: frontmatter with depends_on, "
                         "files_modified, files_read and must_pass; small plans; no plan writes what "
                         "another writes unless it depends on it. Do not execute them.";
-    if (!plan_files.empty() && revision_findings.empty())
+    if (!plan_files.empty() && revision_findings.empty() && !earlier_failure.empty())
+      o["instructions"] = "This phase's previous planning attempt failed (earlier_attempt_failed says why): "
+                          "existing_plans are what it left. Fix them (every error named there; delete a PLAN file "
+                          "that should not exist) so that they validate and cover the phase goal. Do not execute them.";
+    else if (!plan_files.empty() && revision_findings.empty())
       // Only an interrupted pass leaves plans before the planner runs (a planned phase has no plan task).
       o["instructions"] = "An earlier planning pass of this phase was interrupted: existing_plans are what it "
                           "wrote. Complete them (add the plans the phase still needs, fix unfinished ones, delete "

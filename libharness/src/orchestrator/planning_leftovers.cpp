@@ -4,11 +4,14 @@
 
 #include "harness/util/discarded_dir.hpp"
 #include "harness/util/private_directory.hpp"
+#include "harness/worker/git.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace harness::orchestrator {
 namespace fs = std::filesystem;
@@ -36,6 +39,29 @@ std::vector<PlanningLeftover> planning_leftovers(const spec::Spec& spec,
       out.push_back({file, d.file, fmt::format("{}: {}", d.code, d.message)});
   }
   return out;
+}
+
+std::string uncommitted_plan_errors_hint(const spec::Spec& spec) {
+  std::set<std::string> with_errors; // relative to the project root
+  for (const auto& d : spec.diagnostics) {
+    if (d.severity != spec::Severity::error) continue;
+    const fs::path file = fs::path(d.file).is_absolute() ? fs::path(d.file) : spec.layout.spec_dir / d.file;
+    if (!file.filename().string().ends_with("-PLAN.md")) continue;
+    std::error_code ec;
+    if (auto rel = fs::relative(file, spec.layout.project_root, ec).generic_string(); !ec && !rel.empty()) with_errors.insert(rel);
+  }
+  if (with_errors.empty()) return {};
+  std::vector<std::string> changed, added;
+  for (const auto& c : worker::changed_paths(spec.layout.project_root, {with_errors.begin(), with_errors.end()}))
+    if (!c.deleted && with_errors.contains(c.path)) (c.untracked || c.added ? added : changed).push_back(c.path);
+  if (changed.empty() && added.empty()) return {};
+  std::string out = "PLAN files with errors that no commit holds as they are (a planner, gap planner or reconcile of an "
+                    "earlier run may have left them, or an edit):";
+  if (!changed.empty()) out += fmt::format(" changed since their commit: {} (git restore them to run the committed plans);",
+                                           fmt::join(changed, ", "));
+  if (!added.empty()) out += fmt::format(" new: {} (remove them; a phase left without plans is planned again);", fmt::join(added, ", "));
+  out.back() = '.';
+  return out + " Or fix them and run again.";
 }
 
 std::vector<spec::PhaseNumber> interrupted_planning_phases(const fs::path& project_root, std::string_view spec_name) {

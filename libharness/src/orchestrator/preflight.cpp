@@ -558,7 +558,7 @@ std::string uncommitted_spec_note(const spec::Spec& spec, const std::vector<work
   std::string list;
   for (std::size_t i = 0; i < names.size(); ++i) list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
   const auto dir = fs::relative(spec.layout.spec_dir, root, ec).generic_string();
-  return fmt::format("the spec's own files are not committed: {}; the run executes them but commits only its own outputs "
+  return fmt::format("the spec's own files are not committed: {}; a run executes them but commits only its own outputs "
                      "(SUMMARY, VERIFICATION, STATUS.md), so history would hold results without the plans behind them: "
                      "commit them first (git add {} && git commit)",
                      list, util::quote_shell_word(dir));

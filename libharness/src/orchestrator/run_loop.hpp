@@ -204,6 +204,7 @@ struct Orchestrator::Impl {
   std::map<std::string, int> disk_failures;
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
   std::map<std::string, std::pair<int, int>> saved_loop_rounds; ///< phase -> the rounds the store holds
+  std::map<std::string, std::string> last_failure; ///< task -> why its last attempt in this run failed
   std::set<std::string> reconciled;  ///< plans reconciled (in this run or an earlier one) and not executed since
   std::map<std::string, std::string> phase_gaps; ///< phase -> its last gaps_found verification's verdict and gaps
   /// plan -> how many committed tasks its last execute skipped while running none (script

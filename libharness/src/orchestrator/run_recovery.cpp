@@ -59,6 +59,7 @@ std::expected<spec::Spec, RunError> Orchestrator::Impl::set_aside_planning_lefto
   const auto refuse = [](const spec::Spec& s, std::string_view after = {}) {
     std::string why = spec::validation_text(s);
     if (!why.empty() && why.back() == '\n') why.pop_back();
+    if (auto hint = uncommitted_plan_errors_hint(s); !hint.empty()) why += "\n" + hint;
     return std::unexpected(RunError{fmt::format("{}the spec does not validate:\n{}", after, why), 2});
   };
   // The script worker cannot plan the phase again: the file is the user's to mend.

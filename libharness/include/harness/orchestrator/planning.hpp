@@ -68,12 +68,14 @@ std::string research_missing(const spec::Spec& spec, const sched::Action& a);
 /// for a planner sent back by the checker, and for an execute the plan's tasks whose commits
 /// stand (`committed_tasks`, (task, hash) as worker::standing_tasks gives them: an earlier
 /// attempt's work, which the worker must not do twice), and `person_notes`: what a person said
-/// about the task's earlier work (a redo's note and refusal, an end-session reason). Absolute
+/// about the task's earlier work (a redo's note and refusal, an end-session reason), and
+/// `earlier_attempt_failed`: why this task's previous attempt in the run failed (a planner whose
+/// plans had errors is told them, not that its pass "was interrupted": review SS M1). Absolute
 /// paths: a worker may run anywhere.
 boost::json::object task_brief(const spec::Spec& spec, const sched::Action& a, const std::filesystem::path& templates_dir,
                                const std::vector<std::string>& revision_findings = {},
                                const std::vector<std::pair<int, std::string>>& committed_tasks = {},
-                               const std::vector<std::string>& person_notes = {});
+                               const std::vector<std::string>& person_notes = {}, const std::string& earlier_failure = {});
 
 /// The key/value store entry that says phase `phase` of `spec_name` is being planned: set when a
 /// planner starts, removed when the phase's check-plans is done. Left behind by a killed run, it

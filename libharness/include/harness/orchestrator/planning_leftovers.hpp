@@ -38,4 +38,11 @@ std::vector<spec::PhaseNumber> interrupted_planning_phases(const std::filesystem
 std::expected<std::string, std::string> set_aside_leftovers(const spec::Layout& layout,
                                                            const std::vector<PlanningLeftover>& leftovers);
 
+/// For a spec refused for its errors: the PLAN files with errors that no commit holds as they are
+/// (new, or changed since their commit), which a worker of an earlier run (a planner whose
+/// attempts failed, a gap planner or reconcile killed mid-write) or an edit left, and how to go
+/// back to the committed plans; empty when there are none (review SS M1, M2: every later run was
+/// refused with nothing saying where the files came from).
+std::string uncommitted_plan_errors_hint(const spec::Spec& spec);
+
 } // namespace harness::orchestrator
