@@ -363,6 +363,32 @@ assert d["ready"] == [] and all(p["waiting_on_check"] and not p["ready"] for p i
   fail "status --json lists plans the checker sent back as ready"
 grep -A1 "^## Ready now" "$p/$spec/STATUS.md" | grep -q "^Nothing" || fail "STATUS.md: $(cat "$p/$spec/STATUS.md")"
 grep -q "| 01-01 | .* | planned, waiting on its plan check |" "$p/$spec/STATUS.md" || fail "STATUS.md: $(cat "$p/$spec/STATUS.md")"
+# Refused with a note, the plans removed to have the phase planned again: the planner is told the
+# note (review SS M4: it never heard why).
+id=$(cd "$p" && "$cli" respond --list 2>/dev/null | awk '$3 == "check-plans:01" {print $1; exit}')
+[[ -n $id ]] || fail "no checkpoint of check-plans:01 in: $(cd "$p" && "$cli" respond --list)"
+(cd "$p" && "$cli" respond "$id" refuse --note "every plan needs a test of greet.sh" >/dev/null)
+rm "$p/$spec/planning/plans/"*/*-PLAN.md
+rc=0
+(cd "$p" && ALWAYS_REVISE=1 AGENT_LOG=$tmp/revise2.log "$cli" orchestrate "$spec" >"$tmp/revise2.out" 2>&1) || rc=$?
+[[ $rc -eq 3 ]] || { cat "$tmp/revise2.out" >&2; fail "the run after the refusal: exit $rc, expected 3"; }
+python3 - "$tmp/revise2.log" <<'PY' || fail "the planner after the refusal was not told its note: $(cat "$tmp/revise2.log")"
+import json, sys
+plans = [t for t in map(json.loads, open(sys.argv[1])) if t["kind"] == "plan" and t["phase"] == "01"]
+assert plans and any("every plan needs a test of greet.sh" in n for n in plans[0].get("person_notes", [])), plans[:1]
+PY
+# Approved after the plans were changed and committed: the approval was about other plans, and it
+# expires with a note instead of vanishing (review SS M6); the checker looks at the plans as they are.
+id=$(cd "$p" && "$cli" respond --list 2>/dev/null | awk '$3 == "check-plans:01" {print $1; exit}')
+[[ -n $id ]] || fail "no second checkpoint of check-plans:01 in: $(cd "$p" && "$cli" respond --list)"
+echo "Edited after the question." >>"$p/$spec/planning/plans/01-core/01-01-PLAN.md"
+(cd "$p" && git commit -qam "edit 01-01 after the question" && "$cli" respond "$id" approve >/dev/null)
+rc=0
+(cd "$p" && ALWAYS_REVISE=1 AGENT_LOG=$tmp/revise3.log "$cli" orchestrate "$spec" >"$tmp/revise3.out" 2>&1) || rc=$?
+[[ $rc -eq 3 ]] || { cat "$tmp/revise3.out" >&2; fail "the run after the approval of changed plans: exit $rc, expected 3"; }
+grep -q "checkpoint $id of an earlier run expired: it was approved about the phase's plans as they were at commit .*, and they changed since" "$tmp/revise3.out" ||
+  { cat "$tmp/revise3.out" >&2; fail "the approval of plans changed since did not expire with a note"; }
+! grep -q "task_started .*execute:01-01" "$tmp/revise3.out" || fail "plans executed on an approval of other plans"
 
 # 2f. A planning task changes only the plans that are its to change (review SS H1, H2): a checker
 # that rewrites a plan while passing it fails its attempt, the plan is put back as it was (the

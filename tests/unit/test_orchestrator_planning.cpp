@@ -141,6 +141,10 @@ TEST_CASE("A plan checker that gives no verdict, or neither pass nor revise, fai
   r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {"pass", {}});
   REQUIRE(r.has_value());
   CHECK(r->event.verdict == sched::Verdict::passed);
+  // "revise" naming nothing leaves the planner nothing to act on (review SS M5).
+  r = orchestrator::planning_event(d.load(), action(TaskKind::check_plans, "01"), none_known, {"revise", {}});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().starts_with("the plan checker's verdict is \"revise\" but it named no finding"));
 }
 
 TEST_CASE("A research attempt counts only with its research file written", "[orchestrator][planning]") {

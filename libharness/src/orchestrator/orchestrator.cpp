@@ -326,7 +326,24 @@ std::vector<std::string> Orchestrator::Impl::person_notes_for(const sched::Actio
     }
   if (const auto ended = ended_by_person.find(a.task); ended != ended_by_person.end())
     notes.push_back("an earlier attempt was " + ended->second);
+  if (a.kind == TaskKind::plan || a.kind == TaskKind::plan_gaps)
+    if (auto refusal = refusal_of_loop(a); !refusal.empty()) notes.push_back(std::move(refusal));
   return notes;
+}
+
+std::string Orchestrator::Impl::refusal_of_loop(const sched::Action& a) const {
+  // The loop's bound asked a person about the plans (check-plans) or the gaps (verify-phase); the
+  // newest answer counts. Planning is rare: one walk of the session directories is affordable.
+  const std::string asked = (a.kind == TaskKind::plan ? "check-plans:" : "verify-phase:") + a.subject;
+  std::optional<store::CheckpointAnswer> newest;
+  for (const auto& r : store::read_checkpoints(state_dir))
+    if (r.task == asked && r.spec == spec.layout.spec_name && r.answer && (!newest || r.answer->at > newest->at))
+      newest = r.answer;
+  if (!newest || newest->approved || newest->note.empty()) return {};
+  return fmt::format("{} refused {} at {}: {}", newest->by.empty() ? "a person" : newest->by,
+                     a.kind == TaskKind::plan ? "this phase's plans when the checker kept sending them back"
+                                              : "this phase's verification with the gaps left after the gap-closure rounds",
+                     newest->at, newest->note);
 }
 
 void Orchestrator::Impl::fail_start(const std::string& sid, const std::string& task, const std::string& why, int error_number) {

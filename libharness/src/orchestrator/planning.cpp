@@ -101,6 +101,10 @@ std::expected<PlanningResult, std::string> planning_event(const spec::Spec& spec
       return std::unexpected(
           report.verdict ? fmt::format("the plan checker's verdict '{}' is neither \"pass\" nor \"revise\"", *report.verdict)
                          : std::string("the plan checker reported task_completed without a verdict (\"pass\" or \"revise\")"));
+    // A planner sent back with nothing named has nothing to act on (review SS M5).
+    if (from == VerdictFrom::worker && report.verdict == "revise" && report.findings.empty() && errors.empty())
+      return std::unexpected(std::string("the plan checker's verdict is \"revise\" but it named no finding (findings: one "
+                                         "entry per thing the planner must change)"));
     r.findings = report.findings;
     r.findings.insert(r.findings.end(), errors.begin(), errors.end());
     r.event.verdict = report.verdict == "revise" || !errors.empty() ? sched::Verdict::revise : sched::Verdict::passed;

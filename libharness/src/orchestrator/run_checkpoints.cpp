@@ -368,6 +368,19 @@ void Orchestrator::Impl::take_over_checkpoints() {
       emit(RunEventKind::note, r.task, -1, 0, fmt::format("checkpoint {} of an earlier run expired: {}", r.id, why));
       continue;
     }
+    // The plans the person judged at the revision loop's bound are not the plans there are now:
+    // the checker looks at these, and an answer about the others must not execute them (review
+    // SS M6: it vanished unsaid).
+    if (r.asker == store::CheckpointAsker::orchestrator && r.task.starts_with("check-plans:") && !r.head.empty() &&
+        work_changed_since(r.task, r.head)) {
+      const std::string why = fmt::format("it {} about the phase's plans as they were at commit {}, and they changed since: "
+                                          "the checker runs again over them, and asks again at its bound",
+                                          r.answer ? (r.answer->approved ? "was approved" : "was refused") : "asked",
+                                          r.head.substr(0, 7));
+      store::expire_checkpoint(state_dir, r.id, why);
+      emit(RunEventKind::note, r.task, -1, 0, fmt::format("checkpoint {} of an earlier run expired: {}", r.id, why));
+      continue;
+    }
     if (r.asker == store::CheckpointAsker::worker) { // open_checkpoints: in id order
       // Its task got done anyway (a worker left running by a killed run finished it): no next
       // worker will ask, and nobody is told one will.

@@ -443,6 +443,10 @@ struct Orchestrator::Impl {
   /// A plan, plan-gaps or check-plans attempt ended cleanly: what the spec directory now holds
   /// decides (planning.hpp); new plans join the live graph.
   void finish_planning(const std::string& sid);
+  /// For a planner or gap planner: the note of a person's refusal at its loop's bound (the newest
+  /// answer to check-plans or verify-phase of the phase, when it refused with a note), or empty
+  /// (review SS M4: the next run's planners never heard why).
+  std::string refusal_of_loop(const sched::Action& a) const;
   /// Keeps phase `phase`'s loop rounds (Scheduler::loop_rounds) in the store when they changed.
   void save_loop_rounds(const std::string& phase);
   /// Puts back the PLAN files session `s`'s task changed and was not to change (plan_guard), and
