@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "load_valid_spec.hpp"
 #include "print_error.hpp"
+#include "project_defaults.hpp"
 
 #include "harness/orchestrator/run_config.hpp"
 #include "harness/sched/simulator.hpp"
@@ -32,19 +33,22 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("simulate", "Predict the wall time of a spec: the real scheduler in virtual time");
   cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
-  cmd->add_option("--slots", opt->slots, "worker slots (default 4)")->check(CLI::Range(1, 256));
+  cmd->add_option("--slots", opt->slots, "worker slots (default: config.yaml's, else 4)")->check(CLI::Range(1, 256));
   cmd->add_option("--policy", opt->policy, "graph (the harness), waves or serial (baselines)")
       ->check(CLI::IsMember({"graph", "waves", "serial"}));
   auto* seed = cmd->add_option("--seed", opt->seed, "random durations: each scaled by a seeded log-normal factor");
   cmd->add_option("--durations", opt->durations, "JSON object of execute minutes by plan id");
-  cmd->add_option("--gate", opt->gate, "phase gate lookahead K: 0 strict, 1 default, 'unlimited'");
+  cmd->add_option("--gate", opt->gate, "phase gate lookahead K: 0 strict, 'unlimited' (default: config.yaml's, else 1)");
   cmd->add_flag("--json", opt->json, "print one JSON object");
-  cmd->callback([opt, seed, &exit] {
+  cmd->callback([opt, seed, cmd, &exit] {
     const Output output = opt->json ? Output::json : Output::text;
     auto spec = load_valid_spec(opt->spec_dir, exit, output);
     if (!spec) return;
     sched::SimOptions o;
-    o.config.slots = opt->slots;
+    // The run orchestrate would start (config.yaml's slots, gate, research depth, ...), then the
+    // flags typed here.
+    o.config = project_defaults(spec->layout).sched;
+    if (cmd->count("--slots") > 0) o.config.slots = opt->slots;
     o.config.policy = *sched::parse_policy(opt->policy);
     auto gate = orchestrator::parse_lookahead(opt->gate);
     if (!gate) {
@@ -52,7 +56,7 @@ void add_simulate(CLI::App& app, ExitCode& exit) {
       exit.value = 2;
       return;
     }
-    o.config.gate_lookahead = *gate;
+    if (cmd->count("--gate") > 0) o.config.gate_lookahead = *gate;
     if (seed->count() > 0) { // given, also empty (`--seed ""` is no seed: said, not ignored)
       auto parsed = sched::parse_seed(opt->seed);
       if (!parsed) {

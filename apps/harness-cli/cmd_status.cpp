@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "load_valid_spec.hpp"
 #include "print_error.hpp"
+#include "project_defaults.hpp"
 
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
@@ -25,8 +26,9 @@ void add_status(CLI::App& app, ExitCode& exit) {
   auto* cmd = app.add_subcommand("status", "Phases and plans: planned, executed, verified; what is ready; blockers");
   cmd->add_option("SPEC_DIR", opt->spec_dir, "spec directory")->required();
   cmd->add_flag("--json", opt->json, "print the result as JSON");
-  cmd->add_option("--lookahead", opt->lookahead, "phase gate lookahead used for 'ready now': 0..16 or 'unlimited' (default 1)");
-  cmd->callback([opt, &exit] {
+  cmd->add_option("--lookahead", opt->lookahead,
+                  "phase gate lookahead used for 'ready now': 0..16 or 'unlimited' (default: config.yaml's, else 1)");
+  cmd->callback([opt, cmd, &exit] {
     const Output output = opt->json ? Output::json : Output::text;
     auto lookahead = orchestrator::parse_lookahead(opt->lookahead);
     if (!lookahead) {
@@ -36,6 +38,8 @@ void add_status(CLI::App& app, ExitCode& exit) {
     }
     auto spec = load_valid_spec(opt->spec_dir, exit, output);
     if (!spec) return;
+    // The run's gate unless one is typed here: "ready now" is then what orchestrate would start.
+    if (cmd->count("--lookahead") == 0) lookahead = project_defaults(spec->layout).sched.gate_lookahead;
     auto progress = graph::compute_progress(*spec, graph::build_plan_graph(spec->plans), *lookahead);
     orchestrator::show_run_state(progress, spec->layout);
     std::cout << (opt->json ? graph::progress_json(progress) : graph::progress_text(progress));

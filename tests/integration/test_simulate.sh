@@ -95,4 +95,31 @@ for bad in -1 99999999999999999999 ""; do
   grep -q -- "--seed: '$bad' is no seed: a whole number from 0 to 18446744073709551615" "$tmp/seed.err" ||
     { echo "--seed '$bad' said: $(cat "$tmp/seed.err")"; exit 1; }
 done
+# The project's .orchestration/config.yaml is the run's: simulate predicts with its slots and gate,
+# and status's "ready now" uses its gate, unless a flag says otherwise (review RR F3: both used the
+# built-in defaults, and STATUS.md, written by orchestrate, disagreed with `status`). Phase 03's
+# plan waits on phase 01's verification at the default gate, not with `lookahead: unlimited`.
+proj=$tmp/cfg
+for id in 01-01 03-01; do
+  dir=$proj/docs/specs/SPC-002-g/planning/plans/$([[ $id == 01-* ]] && echo 01-core || echo 03-late)
+  mkdir -p "$dir"
+  printf -- "---\nplan_id: '%s'\ndepends_on: []\nfiles_modified: ['out/%s.txt']\n---\n# %s\n\n### Task 1: w\n\n\`\`\`bash\necho > out/%s.txt\n\`\`\`\n" \
+    "$id" "$id" "$id" "$id" >"$dir/$id-PLAN.md"
+done
+echo "# G" >"$proj/docs/specs/SPC-002-g/SPEC.md"
+git -C "$proj" init -q
+ready() { (cd "$proj" && "$cli" status docs/specs/SPC-002-g --json "$@") | node -e "console.log(JSON.parse(require('fs').readFileSync(0,'utf8')).ready.join(','))"; }
+[ "$(ready)" = "01-01" ] || { echo "status without config.yaml: ready $(ready)"; exit 1; }
+mkdir -p "$proj/.orchestration"
+printf 'slots: 1\nlookahead: unlimited\n' >"$proj/.orchestration/config.yaml"
+[ "$(ready)" = "01-01,03-01" ] || { echo "status does not use config.yaml's gate: ready $(ready)"; exit 1; }
+[ "$(ready --lookahead 1)" = "01-01" ] || { echo "status --lookahead 1 over config.yaml: ready $(ready --lookahead 1)"; exit 1; }
+[ "$(cd "$proj" && "$cli" simulate docs/specs/SPC-002-g --json | field slots)" = 1 ] || { echo "simulate does not use config.yaml's slots"; exit 1; }
+[ "$(cd "$proj" && "$cli" simulate docs/specs/SPC-002-g --json --slots 3 | field slots)" = 3 ] || { echo "simulate --slots over config.yaml"; exit 1; }
+# A config.yaml with errors: said on stderr, the defaults used, the command still answers.
+printf 'slots: [\n' >"$proj/.orchestration/config.yaml"
+(cd "$proj" && "$cli" status docs/specs/SPC-002-g >"$tmp/badcfg.out" 2>"$tmp/badcfg.err") || { echo "status with a broken config.yaml failed"; exit 1; }
+grep -q "warning: .orchestration/config.yaml is not valid; the built-in defaults are used here" "$tmp/badcfg.err" &&
+  grep -q "config.yaml:2:1: error\[H201\]" "$tmp/badcfg.err" || { echo "status with a broken config.yaml said: $(cat "$tmp/badcfg.err")"; exit 1; }
+grep -q "^Ready now: 01-01$" "$tmp/badcfg.out" || { echo "status with a broken config.yaml: $(cat "$tmp/badcfg.out")"; exit 1; }
 echo "simulate: ok"

@@ -125,7 +125,11 @@ std::expected<void, std::vector<spec::Diagnostic>> apply_project_config(RunOptio
   std::error_code ec;
   auto layout = spec::discover_layout(options.spec_dir, std::filesystem::current_path(ec));
   if (!layout) return {}; // the run reports an unusable spec directory itself
-  auto config = store::load_config(layout->project_root / ".orchestration" / "config.yaml");
+  return apply_project_config(options, *layout);
+}
+
+std::expected<void, std::vector<spec::Diagnostic>> apply_project_config(RunOptions& options, const spec::Layout& layout) {
+  auto config = store::load_config(layout.project_root / ".orchestration" / "config.yaml");
   if (!config) return std::unexpected(config.error());
   apply_config(*config, options);
   return {};

@@ -43,5 +43,9 @@ bool uses_command_worker(const RunOptions& options);
 /// holding .git) and applies it. A missing file changes nothing; a malformed one is an error with
 /// file:line:col diagnostics.
 std::expected<void, std::vector<spec::Diagnostic>> apply_project_config(RunOptions& options);
+/// The same for a spec already found: `<layout.project_root>/.orchestration/config.yaml`. status and
+/// simulate read it too, so that their "ready now" and their prediction are the run's (the gate,
+/// the slots), not the built-in defaults (review RR F3).
+std::expected<void, std::vector<spec::Diagnostic>> apply_project_config(RunOptions& options, const spec::Layout& layout);
 
 } // namespace harness::orchestrator
