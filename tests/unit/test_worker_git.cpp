@@ -23,6 +23,8 @@
 #include <cstdlib>
 #include <memory>
 #include <optional>
+#include <set>
+#include <tuple>
 #include <csignal>
 #include <thread>
 
@@ -67,6 +69,56 @@ TEST_CASE("A message's own control characters neither hide its commit nor forge 
   CHECK(c[0].spec == "SPC-001-a");
   CHECK(c[0].files == std::vector<std::string>{"out/b.txt"});
   CHECK(c[1].subject == "init");
+}
+
+TEST_CASE("A squash merge's commit counts for every plan whose trailers its message gathers", "[worker][git]") {
+  // `git merge --squash` indents each gathered message by four; a forge's squash lists them as
+  // they were. Either way the squash commit is the only record of those plans' work on the branch
+  // merged into (review HH F2: verify --final found no commit for any plan).
+  GitRepo repo;
+  repo.commit("base.txt", "init");
+  test::sh(repo.dir.path, "git checkout -q -b feature");
+  repo.commit("out/a.txt", "feat(01-01): a\n\nPlan: 01-01, Task: 1/2\nSpec: SPC-001-a");
+  repo.commit("out/b.txt", "feat(01-01): b\n\nPlan: 01-01, Task: 2/2\nSpec: SPC-001-a");
+  repo.commit("out/c.txt", "feat(02-01): c\n\nPlan: 02-01, Task: 1/1\nSpec: SPC-002-b");
+  repo.commit("notes.txt", "chore(SPC-001-a): redo 01-03\n\nRedo: 01-03\nSpec: SPC-001-a");
+  test::sh(repo.dir.path, "git checkout -q - && git merge -q --squash feature >/dev/null && git commit -q --no-edit");
+  auto args = worker::trailer_log_args(true);
+  args.push_back("-1");
+  const auto c = worker::parse_trailer_log(worker::run_git(repo.dir.path, args).out, true);
+  REQUIRE(c.size() == 4);
+  std::set<std::tuple<std::string, int, std::string>> plans;
+  for (const auto& e : c) {
+    CHECK(e.squashed);
+    CHECK(e.hash == c[0].hash);
+    if (!e.plan.empty()) plans.emplace(e.plan, e.task, e.spec);
+  }
+  CHECK(plans == std::set<std::tuple<std::string, int, std::string>>{
+                     {"01-01", 1, "SPC-001-a"}, {"01-01", 2, "SPC-001-a"}, {"02-01", 1, "SPC-002-b"}});
+  // The redo marker gathered with no new work of its plan stays a marker, of its own spec.
+  CHECK(c.back().plan.empty());
+  CHECK(c.back().redo == std::vector<std::pair<std::string, int>>{{"01-03", 0}});
+  CHECK(c.back().spec == "SPC-001-a");
+  // The tasks stand: a run on the merged-into branch does not do them again.
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("SPC-001-a")).size() == 2);
+}
+
+TEST_CASE("A forge's squash message, unindented, is read the same; one plan's commit stays one entry", "[worker][git]") {
+  const std::string log = "\x1e" + std::string(40, 'a') + "\x1f" "Feature (#12)\n\n* feat(01-01): a\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a\n\n"
+                          "* docs(01-01): summary\n\nPlan: 01-01\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0') +
+                          "\x1e" + std::string(40, 'b') + "\x1f" "feat(01-02): x\n\nPlan: 01-02, Task: 1/1\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0');
+  const auto c = worker::parse_trailer_log(log, false);
+  REQUIRE(c.size() == 3);
+  CHECK((c[0].plan == "01-01" && c[0].task == 1 && c[0].squashed));
+  CHECK((c[1].plan == "01-01" && c[1].task == 0 && c[1].squashed && c[1].spec == "SPC-001-a"));
+  CHECK((c[2].plan == "01-02" && !c[2].squashed));
+  // A worker's commit naming another plan in its text is no squash: its last Plan line counts,
+  // and its files stay its own plan's to declare.
+  const std::string worker_log = "\x1e" + std::string(40, 'c') + "\x1f" "feat(01-03): x\n\nalso fixes Plan: 01-01 below\n"
+                                 "Plan: 01-01\n\nPlan: 01-03, Task: 1/1\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0');
+  const auto w = worker::parse_trailer_log(worker_log, false);
+  REQUIRE(w.size() == 1);
+  CHECK((w[0].plan == "01-03" && w[0].task == 1 && !w[0].squashed));
 }
 
 TEST_CASE("Signed commits are read with log.showSignature set", "[worker][git]") {

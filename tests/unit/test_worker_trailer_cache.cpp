@@ -55,6 +55,7 @@ TEST_CASE("The trailer cache keeps every field a run reads back", "[worker][git]
   marker.spec = "SPC-001-a";
   marker.subject = "redo";
   marker.redo = {{"01-02", 0}, {"01-03", 2}};
+  marker.squashed = true;
   const worker::TrailerCache cache{k_a, "12 00ff", {task, marker}};
   const auto back = worker::parse_trailer_cache(worker::render_trailer_cache(cache));
   REQUIRE(back);
@@ -69,6 +70,8 @@ TEST_CASE("The trailer cache keeps every field a run reads back", "[worker][git]
   CHECK(back->newest_first[0].subject == task.subject);
   CHECK_FALSE(back->newest_first[0].files_known);
   CHECK(back->newest_first[1].redo == marker.redo);
+  CHECK_FALSE(back->newest_first[0].squashed);
+  CHECK(back->newest_first[1].squashed);
 }
 
 TEST_CASE("A trailer cache not written by this version, or naming no commit hash, is not used", "[worker][git][trailer_cache]") {
@@ -81,7 +84,8 @@ TEST_CASE("A trailer cache not written by this version, or naming no commit hash
     REQUIRE(s.find(from) != std::string::npos);
     return s.replace(s.find(from), from.size(), to);
   };
-  CHECK_FALSE(worker::parse_trailer_cache(with("\"version\":1", "\"version\":2")));
+  CHECK_FALSE(worker::parse_trailer_cache(with("\"version\":2", "\"version\":1"))); // read before squashes were
+  CHECK_FALSE(worker::parse_trailer_cache(with("\"version\":2", "\"version\":3")));
   CHECK_FALSE(worker::parse_trailer_cache(with("harness-trailer-index", "something-else")));
   // The head becomes part of a git argument: an option there would be read as one.
   CHECK_FALSE(worker::parse_trailer_cache(with(k_a, "--output=/tmp/x")));

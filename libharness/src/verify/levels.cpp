@@ -267,10 +267,14 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   for (const auto& c : found)
     if (!by_subject && !spec.layout.owns_spec_trailer(c.spec)) other_specs.insert(c.spec.empty() ? "(none)" : c.spec);
   if (!by_subject) std::erase_if(found, [&](const worker::TrailerCommit& c) { return !spec.layout.owns_spec_trailer(c.spec); });
+  // A squash commit holds every gathered plan's files: which are this plan's cannot be told, so
+  // they are neither undeclared writes nor foreign documents of this plan.
+  std::vector<worker::TrailerCommit> own;
+  std::ranges::copy_if(found, std::back_inserter(own), [](const worker::TrailerCommit& c) { return !c.squashed; });
   std::vector<std::string> files;
-  if (opt.trailers) files = opt.trailers->files_of(found);
+  if (opt.trailers) files = opt.trailers->files_of(own);
   else
-    for (const auto& c : found) files.insert(files.end(), c.files.begin(), c.files.end());
+    for (const auto& c : own) files.insert(files.end(), c.files.begin(), c.files.end());
   std::set<std::string> old_names; // this spec's, before its directory was renamed
   for (const auto& c : found)
     if (c.spec != spec.layout.spec_name && c.spec != spec.layout.spec_trailer) old_names.insert(c.spec);

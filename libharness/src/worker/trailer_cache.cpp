@@ -15,7 +15,9 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view k_format = "harness-trailer-index";
-constexpr std::int64_t k_version = 1;
+/// 2: squash commits are read (one entry per plan they gather, `squashed`); a version-1 file
+/// holds none of them, and is read again from the history.
+constexpr std::int64_t k_version = 2;
 
 const json::string* string_at(const json::object& o, std::string_view key) {
   const auto* v = o.if_contains(key);
@@ -48,6 +50,10 @@ std::optional<TrailerCommit> parse_commit(const json::value& v) {
     if (!pair || pair->size() != 2 || !(*pair)[0].is_string() || !(*pair)[1].is_int64()) return std::nullopt;
     c.redo.emplace_back(std::string((*pair)[0].as_string()), static_cast<int>((*pair)[1].as_int64()));
   }
+  if (const auto* squashed = o->if_contains("squashed")) {
+    if (!squashed->is_bool()) return std::nullopt;
+    c.squashed = squashed->as_bool();
+  }
   if (c.plan.empty() && c.redo.empty()) return std::nullopt;
   return c;
 }
@@ -61,8 +67,10 @@ std::string render_trailer_cache(const TrailerCache& cache) {
     json::array parents(c.parents.begin(), c.parents.end());
     json::array redo;
     for (const auto& [plan, task] : c.redo) redo.push_back(json::array{json::string(plan), task});
-    commits.push_back(json::object{{"hash", c.hash}, {"parents", std::move(parents)}, {"plan", c.plan}, {"task", c.task},
-                                   {"spec", c.spec}, {"subject", c.subject}, {"redo", std::move(redo)}});
+    json::object o{{"hash", c.hash}, {"parents", std::move(parents)}, {"plan", c.plan}, {"task", c.task},
+                   {"spec", c.spec},   {"subject", c.subject},        {"redo", std::move(redo)}};
+    if (c.squashed) o["squashed"] = true;
+    commits.push_back(std::move(o));
   }
   json::object o{{"format", k_format},  {"version", k_version},          {"head", cache.head},
                  {"shallow", cache.shallow}, {"commits", std::move(commits)}};

@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace harness::worker {
 
@@ -55,6 +57,126 @@ size_t record_start(std::string_view log, size_t from) {
   return std::string_view::npos;
 }
 
+/// One `Plan:`, `Redo:` or `Spec:` line of a message, in its order.
+struct TrailerLine {
+  char kind = 'S'; ///< 'P' plan, 'R' redo, 'S' spec
+  std::string value; ///< the plan id, or the spec
+  int task = 0;      ///< P: 0 when it names none; R: 0 = every task
+};
+
+std::string trimmed_end(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
+  return std::string(s);
+}
+
+/// The trailer lines of a message. Leading blanks are allowed: `git merge --squash` indents the
+/// messages it gathers by four, and a squash commit is the only record of its plans' work.
+std::vector<TrailerLine> trailer_lines(std::string_view body) {
+  std::vector<TrailerLine> out;
+  while (!body.empty()) {
+    const size_t nl = body.find('\n');
+    std::string_view line = body.substr(0, nl);
+    body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
+    while (line.starts_with(' ')) line.remove_prefix(1);
+    if (line.starts_with("Plan: ")) {
+      line.remove_prefix(6);
+      const size_t comma = line.find(',');
+      TrailerLine t{'P', trimmed_end(line.substr(0, comma))};
+      if (comma != std::string_view::npos) {
+        std::string_view rest = line.substr(comma + 1);
+        if (const size_t at = rest.find("Task: "); at != std::string_view::npos)
+          t.task = std::atoi(std::string(rest.substr(at + 6, 8)).c_str());
+      }
+      out.push_back(std::move(t));
+    } else if (line.starts_with("Redo: ")) {
+      line.remove_prefix(6);
+      const size_t comma = line.find(',');
+      std::string plan = trimmed_end(line.substr(0, comma));
+      int task = 0; // every task
+      if (comma != std::string_view::npos) {
+        const size_t at = line.find("Task: ", comma);
+        task = at == std::string_view::npos ? -1 : std::atoi(std::string(line.substr(at + 6, 8)).c_str());
+      }
+      if (!plan.empty() && task >= 0 && (task > 0 || comma == std::string_view::npos)) out.push_back({'R', std::move(plan), task});
+    } else if (line.starts_with("Spec: ")) {
+      out.push_back({'S', trimmed_end(line.substr(6))});
+    }
+  }
+  return out;
+}
+
+/// The `Spec:` line that goes with trailer line `i`: the first after it before the next Plan or
+/// Redo line (seed 000's order), else the nearest before it.
+std::string spec_for(const std::vector<TrailerLine>& lines, std::size_t i) {
+  for (std::size_t j = i + 1; j < lines.size() && lines[j].kind != 'P' && lines[j].kind != 'R'; ++j)
+    if (lines[j].kind == 'S') return lines[j].value;
+  for (std::size_t j = i; j-- > 0;)
+    if (lines[j].kind == 'S') return lines[j].value;
+  return {};
+}
+
+/// Whether a message reads as a squash of several commits: git's ("Squashed commit of the
+/// following:", a `commit <hash>` line before each gathered message) or a forge's (a `* subject`
+/// line per commit). A worker's commit naming a second plan in its text is no squash: its last
+/// Plan line counts, as always, and its files stay its plan's to declare.
+bool squash_message(std::string_view subject, std::string_view body) {
+  if (subject.starts_with("Squashed commit of the following")) return true;
+  for (size_t at = 0; at < body.size();) {
+    const size_t nl = std::min(body.find('\n', at), body.size());
+    const std::string_view line = body.substr(at, nl - at);
+    at = nl + 1;
+    if (line.starts_with("* ") || (line.starts_with("commit ") && line.size() >= 47 &&
+                                   std::ranges::all_of(line.substr(7, 40), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; })))
+      return true;
+  }
+  return false;
+}
+
+/// Adds commit `c` (hash, parents, subject, files) with what its trailer `lines` say. One plan's
+/// commit, as harness writes them, is one entry (its last Plan and Spec lines count). A squash
+/// commit (`squash`: squash_message) naming several plans gathers several commits: one entry per
+/// plan and task, each with its own Spec line and marked `squashed`, then its redo markers for
+/// plans none of its own commits names (a marker followed by its plan's new work in the same
+/// squash was done).
+void add_commit(TrailerCommit c, const std::vector<TrailerLine>& lines, bool squash, bool keep_all,
+                std::vector<TrailerCommit>& out) {
+  std::set<std::pair<std::string, int>> named;
+  for (const auto& l : lines)
+    if (l.kind == 'P') named.emplace(l.value, l.task);
+  if (named.size() <= 1 || !squash) {
+    for (const auto& l : lines) {
+      if (l.kind == 'P') c.plan = l.value, c.task = l.task;
+      else if (l.kind == 'S') c.spec = l.value;
+      else c.redo.emplace_back(l.value, l.task);
+    }
+    if (keep_all || !c.plan.empty() || !c.redo.empty()) out.push_back(std::move(c));
+    return;
+  }
+  std::set<std::tuple<std::string, int, std::string>> added;
+  std::set<std::string> plans;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].kind != 'P') continue;
+    plans.insert(lines[i].value);
+    auto spec = spec_for(lines, i);
+    if (!added.emplace(lines[i].value, lines[i].task, spec).second) continue;
+    TrailerCommit e = c;
+    e.plan = lines[i].value;
+    e.task = lines[i].task;
+    e.spec = std::move(spec);
+    e.squashed = true;
+    out.push_back(std::move(e));
+  }
+  std::map<std::string, TrailerCommit> markers; // by spec
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].kind != 'R' || plans.contains(lines[i].value)) continue;
+    const auto spec = spec_for(lines, i);
+    auto [it, fresh] = markers.try_emplace(spec, c);
+    if (fresh) it->second.spec = spec, it->second.squashed = true;
+    it->second.redo.emplace_back(lines[i].value, lines[i].task);
+  }
+  for (auto& [spec, m] : markers) out.push_back(std::move(m));
+}
+
 } // namespace
 
 std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all) {
@@ -83,36 +205,8 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
     }
     std::string_view body = rec.substr(sep + 1, stop - sep - 1);
     c.subject = std::string(body.substr(0, body.find('\n')));
-    while (!body.empty()) {
-      const size_t nl = body.find('\n');
-      std::string_view line = body.substr(0, nl);
-      body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
-      if (line.starts_with("Plan: ")) {
-        line.remove_prefix(6);
-        const size_t comma = line.find(',');
-        c.plan = std::string(line.substr(0, comma));
-        while (!c.plan.empty() && c.plan.back() == ' ') c.plan.pop_back();
-        if (comma != std::string_view::npos) {
-          std::string_view rest = line.substr(comma + 1);
-          if (const size_t t = rest.find("Task: "); t != std::string_view::npos)
-            c.task = std::atoi(std::string(rest.substr(t + 6, 8)).c_str());
-        }
-      } else if (line.starts_with("Redo: ")) {
-        line.remove_prefix(6);
-        const size_t comma = line.find(',');
-        std::string plan(line.substr(0, comma));
-        while (!plan.empty() && (plan.back() == ' ' || plan.back() == '\r')) plan.pop_back();
-        int task = 0; // every task
-        if (comma != std::string_view::npos) {
-          const size_t t = line.find("Task: ", comma);
-          task = t == std::string_view::npos ? -1 : std::atoi(std::string(line.substr(t + 6, 8)).c_str());
-        }
-        if (!plan.empty() && task >= 0 && (task > 0 || comma == std::string_view::npos)) c.redo.emplace_back(std::move(plan), task);
-      } else if (line.starts_with("Spec: ")) {
-        c.spec = std::string(line.substr(6));
-        while (!c.spec.empty() && (c.spec.back() == ' ' || c.spec.back() == '\r')) c.spec.pop_back();
-      }
-    }
+    const auto lines = trailer_lines(body);
+    const bool squash = squash_message(c.subject, body);
     c.files_known = with_files;
     std::string_view paths = rec.substr(stop + 1);
     while (with_files && !paths.empty()) {
@@ -122,7 +216,7 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
       while (!name.empty() && name.front() == '\n') name.remove_prefix(1); // after the message's NUL
       if (!name.empty()) c.files.emplace_back(name);
     }
-    if (keep_all || !c.plan.empty() || !c.redo.empty()) out.push_back(std::move(c));
+    add_commit(std::move(c), lines, squash, keep_all, out);
   }
   return out;
 }

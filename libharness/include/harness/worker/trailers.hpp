@@ -35,6 +35,10 @@ struct TrailerCommit {
   bool files_known = false;
   /// A redo marker's (plan, task) pairs; task 0 = every task of the plan.
   std::vector<std::pair<std::string, int>> redo;
+  /// One of several plans' commits gathered into one (a squash merge, whose message holds each
+  /// one's trailers): the commit holds this plan's work, and other plans' too. Its files are all
+  /// of theirs together, so which of them this plan changed cannot be told.
+  bool squashed = false;
 };
 
 /// `git log` arguments whose output parse_trailer_log reads: hash, parents, message and, with
