@@ -93,6 +93,13 @@ elif kind == "check-plans":
         f = next(f for f in task["plans"] if f.endswith("01-01-PLAN.md"))
         text = open(f).read()
         open(f, "w").write(text.replace("echo hello", "echo HACKED").replace("stdout: '^hello'", "stdout: '.*'"))
+    if os.environ.get("PERSON_COMMITS") and len(task["plans"]) >= 2 and not os.path.exists(os.environ["PERSON_COMMITS"]):
+        # A person edits 01-01 and commits it while the checker runs: git holds it, nobody's to put back.
+        open(os.environ["PERSON_COMMITS"], "w").close()
+        f = next(f for f in task["plans"] if f.endswith("01-01-PLAN.md"))
+        open(f, "a").write("\nA person's note, committed.\n")
+        import subprocess
+        subprocess.run(["git", "commit", "-qm", "person: note on 01-01", f], check=True)
     if os.environ.get("NO_VERDICT"):  # says done, judges nothing
         pass
     elif os.environ.get("ALWAYS_REVISE") and task["phase"] == "01":  # never satisfied: a person decides
@@ -295,13 +302,13 @@ mkdir -p "$p/.orchestration"
 cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
 rc=0
 (cd "$p" && ALWAYS_REVISE=1 AGENT_LOG=$tmp/ar-agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/ar1.jsonl" 2>"$tmp/ar1.err") || rc=$?
-[[ $rc -eq 3 ]] || { tail -20 "$tmp/ar1.jsonl" "$tmp/ar1.err" >&2; fail "a run whose plans were sent back 3 times exited $rc, expected 3"; }
+[[ $rc -eq 3 ]] || { tail -n 20 "$tmp/ar1.jsonl" "$tmp/ar1.err" >&2; fail "a run whose plans were sent back 3 times exited $rc, expected 3"; }
 cp_id=$(cd "$p" && "$cli" respond --list --json | python3 -c 'import json, sys; print(next(c["id"] for c in json.load(sys.stdin)["checkpoints"] if c["task"] == "check-plans:01"))')
 plans_asked=$(cat "$p/$spec/planning/plans/01-core/"*-PLAN.md | sha256sum)
 (cd "$p" && "$cli" respond "$cp_id" approve >/dev/null) || fail "respond"
 rc=0
 (cd "$p" && ALWAYS_REVISE=1 AGENT_LOG=$tmp/ar-agent.log "$cli" orchestrate "$spec" --yes --json >"$tmp/ar2.jsonl" 2>"$tmp/ar2.err") || rc=$?
-[[ $rc -eq 0 ]] || { tail -20 "$tmp/ar2.jsonl" "$tmp/ar2.err" >&2; fail "the run after the approval exited $rc"; }
+[[ $rc -eq 0 ]] || { tail -n 20 "$tmp/ar2.jsonl" "$tmp/ar2.err" >&2; fail "the run after the approval exited $rc"; }
 python3 - "$tmp/ar2.jsonl" <<'PY' || fail "the approved plans were not taken as they stood"
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
@@ -415,6 +422,16 @@ PY
 grep -q "echo HACKED" "$p"/.orchestration/discarded/SPC-001-greet/plan-edit-*/"$spec"/planning/plans/01-core/01-01-PLAN.md ||
   fail "the checker's version was not kept"
 ! git -C "$p" log -p | grep -q "HACKED" || fail "the checker's edit was committed"
+# A change committed while the task runs (a person's) is git's record, not the task's to answer for.
+p=$tmp/person-commits
+new_project "$p"
+mkdir -p "$p/.orchestration"
+cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
+(cd "$p" && PERSON_COMMITS=$tmp/person-committed AGENT_LOG=$tmp/person-commits.log "$cli" orchestrate "$spec" --yes --json \
+  >"$tmp/person-commits.jsonl" 2>"$tmp/person-commits.err") || { tail -n 20 "$tmp/person-commits.jsonl" "$tmp/person-commits.err" >&2; fail "person commits: the run failed"; }
+[[ -f $tmp/person-committed ]] || fail "the person never committed"
+! grep -q '"event":"task_failed"' "$tmp/person-commits.jsonl" || fail "a task failed for a person's commit: $(grep task_failed "$tmp/person-commits.jsonl")"
+grep -q "A person's note, committed." "$p/$spec/planning/plans/01-core/01-01-PLAN.md" || fail "the person's committed edit was put back"
 
 # 2g. The revision bound counts per phase, not per run (review SS H3): a run that ends blocked in
 # the middle of the loop leaves the next one the rounds that are left, not a fresh budget.

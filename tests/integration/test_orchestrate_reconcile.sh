@@ -56,6 +56,7 @@ if kind == "check-plans":
     result["verdict"] = "pass"
 elif kind == "reconcile":  # as the task input asks: update the PLAN file where the deviations matter
     assert task["deviating_summaries"], task
+    time.sleep(float(os.environ.get("RECONCILE_DELAY_" + task["subject"].replace("-", ""), "0")))
     text = open(task["plan_file"]).read().replace("grep -q hello", "grep -q HELLO")
     with open(task["plan_file"], "w") as f:
         f.write(text + "\nReconciled: greet.sh prints HELLO since 01-01's deviation.\n")
@@ -82,6 +83,7 @@ os.rename(out + ".tmp", out)
 PY
 
 cp -a "$p" "$tmp/stopped" # for the second case, below
+cp -a "$p" "$tmp/parallel" # and the third
 rc=0
 (cd "$p" && "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/agent.py {prompt_file}" --slots 1 --yes --json \
   >"$tmp/events.jsonl" 2>"$tmp/stderr.log") || rc=$?
@@ -111,7 +113,7 @@ FAIL_0102=1 "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/
   --attempts 1 --json >"$tmp/stopped1.jsonl" 2>"$tmp/stopped1.err" || rc=$?
 [[ $rc -eq 1 ]] || { tail -20 "$tmp/stopped1.jsonl" >&2; fail "the run whose 01-02 fails exited $rc, expected 1"; }
 "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/agent.py {prompt_file}" --slots 1 --yes --json \
-  >"$tmp/stopped2.jsonl" 2>"$tmp/stopped2.err" || { tail -20 "$tmp/stopped2.jsonl" "$tmp/stopped2.err" >&2; fail "the second run failed"; }
+  >"$tmp/stopped2.jsonl" 2>"$tmp/stopped2.err" || { tail -n 20 "$tmp/stopped2.jsonl" "$tmp/stopped2.err" >&2; fail "the second run failed"; }
 python3 - "$tmp/stopped1.jsonl" "$tmp/stopped2.jsonl" <<'PY'
 import json, sys
 first, second = ([json.loads(l) for l in open(f)] for f in sys.argv[1:])
@@ -121,4 +123,26 @@ assert not ran(second, "reconcile:01-02"), "reconciled again"
 assert ran(second, "execute:01-02") and second[-1]["outcome"] == "complete", second[-1]
 PY
 [[ $(grep -c "Reconciled:" "$plans/01-02-PLAN.md") -eq 1 ]] || fail "the PLAN holds the reconcile edit $(grep -c "Reconciled:" "$plans/01-02-PLAN.md") times"
+
+# Two reconciles at once (01-02 and 01-03 both build on 01-01): each changes its own plan, and the
+# one that ends later does not take the other's edit for its own (review TT H1: it was put back,
+# the reconciled check reverted, and the phase blocked on a false gap).
+cd "$tmp/parallel"
+sed -e "s/01-02/01-03/g; s/test\.sh/test3.sh/g" "$plans/01-02-PLAN.md" >"$plans/01-03-PLAN.md"
+git add -A && git commit -qm "plan 01-03"
+RECONCILE_DELAY_0102=0.5 RECONCILE_DELAY_0103=3 "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/agent.py {prompt_file}" \
+  --slots 3 --yes --json >"$tmp/parallel.jsonl" 2>"$tmp/parallel.err" || { tail -n 20 "$tmp/parallel.jsonl" "$tmp/parallel.err" >&2; fail "the run with two reconciles failed"; }
+python3 - "$tmp/parallel.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert not [e for e in ev if e["event"] == "task_failed"], [e for e in ev if e["event"] == "task_failed"]
+span = lambda t: [i for i, e in enumerate(ev) if e.get("task") == t and e["event"] in ("task_started", "task_succeeded")]
+a, b = span("reconcile:01-02"), span("reconcile:01-03")
+assert len(a) == 2 and len(b) == 2 and b[0] < a[1], (a, b)  # they overlapped
+assert ev[-1]["outcome"] == "complete", ev[-1]
+PY
+for id in 01-02 01-03; do
+  [[ $(grep -c "Reconciled:" "$plans/$id-PLAN.md") -eq 1 ]] || fail "$id-PLAN.md holds its reconcile edit $(grep -c "Reconciled:" "$plans/$id-PLAN.md") times"
+done
+[[ -z "$(git status --porcelain -- "$spec")" ]] || fail "left uncommitted after two reconciles: $(git status --porcelain)"
 echo "orchestrate reconcile: all checks passed"

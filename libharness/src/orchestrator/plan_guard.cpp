@@ -52,8 +52,10 @@ std::expected<std::string, std::string> put_back_plans(const spec::Layout& layou
     if (fs::exists(fs::symlink_status(file, ec))) {
       const fs::path to = layout.project_root / rel / f;
       ec = util::create_private_directories(to.parent_path());
-      if (!ec) fs::rename(file, to, ec); // one rename: the worker's version is kept, never lost
-      if (ec) return std::unexpected(fmt::format("could not move {} to {}: {}", f, rel, ec.message()));
+      // A copy, then the old text over the file in one rename: a kill between the two leaves both
+      // versions, never the file missing.
+      if (!ec) fs::copy_file(file, to, fs::copy_options::overwrite_existing, ec);
+      if (ec) return std::unexpected(fmt::format("could not copy {} to {}: {}", f, rel, ec.message()));
     }
     if (auto w = util::write_file_atomic(file, was->second.text); !w)
       return std::unexpected(fmt::format("could not put {} back: {}", f, w.error()));

@@ -397,17 +397,44 @@ void Orchestrator::Impl::save_own_writes() {
 
 std::string Orchestrator::Impl::undo_forbidden_plan_changes(const Session& s) {
   if (!s.guard_plans) return {};
-  const auto bad = forbidden_plan_changes(s.action.kind, s.action.subject, s.plans_before, spec.layout.project_root);
-  if (bad.empty()) return {};
-  const bool one = bad.size() == 1;
-  const std::string names = fmt::format("{}", fmt::join(bad, ", "));
-  auto where = put_back_plans(spec.layout, bad, s.plans_before);
-  reload_spec();
-  if (!where)
-    return fmt::format("it changed {} ({}), which could not be put back: {}; restore {} (git restore)", names,
-                       plan_change_rule(s.action.kind), where.error(), one ? "it" : "them");
-  return fmt::format("it changed {} ({}): put back as {} when it started, its version kept in {}", names,
-                     plan_change_rule(s.action.kind), one ? "it was" : "they were", *where);
+  const fs::path& root = spec.layout.project_root;
+  auto bad = forbidden_plan_changes(s.action.kind, s.action.subject, s.plans_before, root);
+  // Not this task's doing (review TT H1, M1): a file another task still running may change (its
+  // own end judges it), or one committed as it is now since this task started (a person's commit:
+  // git holds it, and the run's note on untrailed commits names it).
+  std::erase_if(bad, [&](const std::string& f) {
+    const auto& was = s.plans_before.at(f);
+    for (const auto& [id, other] : sessions)
+      if (id != s.id && other.guard_plans && may_change_plan(other.action.kind, other.action.subject, was.plan, was.phase))
+        return true;
+    const auto committed = worker::run_git(root, {"show", "HEAD:" + f});
+    return committed.exit_code == 0 && util::read_file(root / f).value_or("\x01") == committed.out;
+  });
+  std::string said;
+  if (!bad.empty()) {
+    const bool one = bad.size() == 1;
+    const std::string names = fmt::format("{}", fmt::join(bad, ", "));
+    auto where = put_back_plans(spec.layout, bad, s.plans_before);
+    reload_spec();
+    said = where ? fmt::format("it changed {} ({}): put back as {} when it started, its version kept in {}", names,
+                               plan_change_rule(s.action.kind), one ? "it was" : "they were", *where)
+                 : fmt::format("it changed {} ({}), which could not be put back: {}; restore {} (git restore)", names,
+                               plan_change_rule(s.action.kind), where.error(), one ? "it" : "them");
+  }
+  // What this task was free to change is, for the tasks still running, how the file now stands:
+  // their ends compare with it, not with the text they started with.
+  for (auto& [id, other] : sessions) {
+    if (id == s.id || !other.guard_plans) continue;
+    for (auto it = other.plans_before.begin(); it != other.plans_before.end();) {
+      if (!may_change_plan(s.action.kind, s.action.subject, it->second.plan, it->second.phase)) {
+        ++it;
+        continue;
+      }
+      if (auto now = util::read_file(root / it->first)) (it++)->second.text = std::move(*now);
+      else it = other.plans_before.erase(it); // removed by it (a revision pass dropped the plan)
+    }
+  }
+  return said;
 }
 
 void Orchestrator::Impl::note_reconciled(const std::string& plan, bool now) {
