@@ -11,8 +11,8 @@ packages=(
 )
 if [[ "${1:-}" == "--test" ]]; then
   # Test-only tools: sqlite3 shell for inspection, Node/npm for the MCP clients, Chromium for UI checks,
-  # strace to hold a run inside a write for the kill test.
-  packages+=(sqlite3 nodejs npm chromium iproute2 procps python3-yaml strace)
+  # strace to hold a run inside a write for the kill test, ssh-keygen to sign a commit.
+  packages+=(sqlite3 nodejs npm chromium iproute2 procps python3-yaml strace openssh-client)
 fi
 
 missing=()

@@ -383,6 +383,9 @@ python3 - "$tmp/revise2.log" <<'PY' || fail "the planner after the refusal was n
 import json, sys
 plans = [t for t in map(json.loads, open(sys.argv[1])) if t["kind"] == "plan" and t["phase"] == "01"]
 assert plans and any("every plan needs a test of greet.sh" in n for n in plans[0].get("person_notes", [])), plans[:1]
+# Planned from scratch, a new cycle: its plan_check_iterations (1) revision runs before the question
+# (review TT M2: the refused cycle's rounds were counted against it).
+assert len(plans) == 2, len(plans)
 PY
 # Approved after the plans were changed and committed: the approval was about other plans, and it
 # expires with a note instead of vanishing (review SS M6); the checker looks at the plans as they are.

@@ -1,5 +1,6 @@
 // `harness-cli redo` in the library: targets parsed and checked, the SUMMARY removed and one marker
 // commit made in a real git repository, after which the marked tasks no longer count as done.
+#include "harness/orchestrator/planning.hpp"
 #include "harness/orchestrator/redo.hpp"
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/spec/spec.hpp"
@@ -275,7 +276,12 @@ TEST_CASE("redo forgets that the plan's executor asked a person, and changes not
     REQUIRE(db);
     REQUIRE(db->set_value(key, orchestrator::encode_paths({"01-01", "01-02"})));
   }
-  SECTION("the redone plan is forgotten, the other plan kept") {
+  SECTION("the redone plan is forgotten, the other plan kept; its phase's gap rounds start again") {
+    {
+      auto db = store::Store::open_project(p.dir.path);
+      REQUIRE(db);
+      REQUIRE(db->set_value(orchestrator::loop_rounds_key("SPC-007-redo", "01"), "[0,2]"));
+    }
     REQUIRE(orchestrator::redo(p.load(), {target("01-01")}, ""));
     auto db = store::Store::open_project(p.dir.path);
     REQUIRE(db);
@@ -284,6 +290,22 @@ TEST_CASE("redo forgets that the plan's executor asked a person, and changes not
     const auto it = std::ranges::find(*values, key, &std::pair<std::string, std::string>::first);
     REQUIRE(it != values->end());
     CHECK(orchestrator::decode_paths(it->second) == std::set<std::string>{"01-02"});
+    CHECK(std::ranges::find(*values, orchestrator::loop_rounds_key("SPC-007-redo", "01"),
+                            &std::pair<std::string, std::string>::first) == values->end());
+  }
+  SECTION("a marker commit git refuses leaves the store as it was: nothing changed (review TT M3)") {
+    test::sh(p.dir.path, "git rev-parse HEAD > .git/MERGE_HEAD && echo merge > .git/MERGE_MSG");
+    auto r = orchestrator::redo(p.load(), {target("01-01")}, "");
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("nothing changed"));
+    auto db = store::Store::open_project(p.dir.path);
+    REQUIRE(db);
+    auto values = db->values();
+    REQUIRE(values);
+    const auto it = std::ranges::find(*values, key, &std::pair<std::string, std::string>::first);
+    REQUIRE(it != values->end());
+    CHECK(orchestrator::decode_paths(it->second) == std::set<std::string>{"01-01", "01-02"});
+    test::sh(p.dir.path, "rm .git/MERGE_HEAD .git/MERGE_MSG");
   }
   SECTION("a store that cannot be read fails the redo, nothing committed") {
     const auto before = p.head();

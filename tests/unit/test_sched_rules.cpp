@@ -291,6 +291,21 @@ TEST_CASE("The loops' bounds count the rounds earlier runs spent on the phase", 
     auto out = d.succeed("check-plans:01", Verdict::revise);
     CHECK(std::ranges::any_of(out, [](const Action& a) { return a.type == ActionType::ask_human; }));
   }
+  SECTION("more spent than the bound: the question says how many times in all") {
+    Workload w;
+    w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true, .revisions = 4});
+    Driver d(w);
+    d.begin();
+    d.succeed("plan:01");
+    auto out = d.succeed("check-plans:01", Verdict::revise);
+    const auto ask = std::ranges::find(out, ActionType::ask_human, &Action::type);
+    REQUIRE(ask != out.end());
+    CHECK(ask->reason.starts_with("plans sent back for revision 4 times"));
+    SECTION("a person's approval at the bound ends the cycle: its count starts again") {
+      d.send(make_event(EventType::answered, "check-plans:01"));
+      CHECK(d.s.loop_rounds({1, 0}) == std::pair{0, 0});
+    }
+  }
   SECTION("a pass ends the cycle: its count starts again") {
     Workload w;
     w.phases.push_back(WorkPhase{.number = {1, 0}, .research_exists = true, .revisions = 2});

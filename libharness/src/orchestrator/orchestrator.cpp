@@ -86,7 +86,9 @@ void Orchestrator::Impl::feed(const sched::Event& e) {
     for (const auto& a : actions) apply(a);
     if (front.type == EventType::succeeded && !front.plans.empty()) remember_own_plans(front);
     if (front.type == EventType::succeeded && front.task.starts_with("execute:")) note_reconciled(front.task.substr(8), false);
-    if (front.type == EventType::succeeded && (front.task.starts_with("check-plans:") || front.task.starts_with("verify-phase:")))
+    if (front.type == EventType::succeeded) last_failure.erase(front.task); // a later pass is told no stale failure
+    if ((front.type == EventType::succeeded || front.type == EventType::answered) &&
+        (front.task.starts_with("check-plans:") || front.task.starts_with("verify-phase:")))
       save_loop_rounds(front.task.substr(front.task.find(':') + 1));
     // A change its own writer was making, left for later: looked at again now that it ended.
     if (plan_edits_deferred && (front.task.starts_with("plan:") || front.task.starts_with("plan-gaps:") ||

@@ -4,6 +4,7 @@
 
 #include "harness/graph/plan_graph.hpp"
 #include "harness/graph/progress.hpp"
+#include "harness/orchestrator/planning.hpp"
 #include "harness/orchestrator/run_config.hpp"
 #include "harness/orchestrator/writeback.hpp"
 #include "harness/store/checkpoint_files.hpp"
@@ -120,26 +121,49 @@ std::expected<RedoTarget, std::string> parse_redo_target(std::string_view text) 
 
 namespace {
 
-/// Takes the redone plans out of the store's record of plans whose executor asked a person (whose
-/// verification then approves without asking again): empty when done or when there is no store,
-/// else the store's error.
-std::string forget_executor_questions(const fs::path& root, const fs::path& state_dir, const std::string& spec_name,
-                                      const std::vector<RedoPlan>& plans) {
-  if (std::error_code ec; !fs::exists(state_dir / "harness.db", ec)) return {};
-  auto db = store::Store::open_project(root);
-  if (!db) return db.error();
+/// The store entries a redo changes, as they were: written back when its marker commit fails.
+using StoreValues = std::vector<std::pair<std::string, std::string>>;
+
+/// What the store says of the redone plans' old work that must not hold for the new: that their
+/// executor asked a person (whose verification would then approve without asking again), and the
+/// gap-closure rounds their phases spent (new work gets its own). Returns the entries as they
+/// were, or the store's error; nothing when there is no store.
+std::expected<StoreValues, std::string> forget_for_redo(const spec::Spec& spec, const fs::path& state_dir,
+                                                       const std::vector<RedoPlan>& plans) {
+  if (std::error_code ec; !fs::exists(state_dir / "harness.db", ec)) return StoreValues{};
+  auto db = store::Store::open_project(spec.layout.project_root);
+  if (!db) return std::unexpected(db.error());
   auto entries = db->values();
-  if (!entries) return entries.error();
-  const auto key = executor_asked_key(spec_name);
+  if (!entries) return std::unexpected(entries.error());
+  std::set<std::string> rounds_keys;
+  for (const auto& p : plans)
+    if (const auto* plan = spec.find_plan(p.plan); plan && !p.nothing_to_do())
+      rounds_keys.insert(loop_rounds_key(spec.layout.spec_name, spec::to_string(plan->phase)));
+  const auto asked_key = executor_asked_key(spec.layout.spec_name);
+  StoreValues before;
   for (const auto& [k, v] : *entries) {
-    if (k != key) continue;
-    auto asked = decode_paths(v);
-    for (const auto& p : plans)
-      if (!p.nothing_to_do()) asked.erase(p.plan);
-    const auto written = asked.empty() ? db->erase_value(key) : db->set_value(key, encode_paths(asked));
-    if (!written) return written.error();
+    std::expected<void, std::string> written;
+    if (k == asked_key) {
+      auto asked = decode_paths(v);
+      for (const auto& p : plans)
+        if (!p.nothing_to_do()) asked.erase(p.plan);
+      written = asked.empty() ? db->erase_value(k) : db->set_value(k, encode_paths(asked));
+    } else if (rounds_keys.contains(k)) {
+      written = db->erase_value(k);
+    } else {
+      continue;
+    }
+    if (!written) return std::unexpected(written.error());
+    before.emplace_back(k, v);
   }
-  return {};
+  return before;
+}
+
+/// Writes `before` back (a marker commit git refused: the redo changed nothing).
+void restore_store(const spec::Spec& spec, const StoreValues& before) {
+  if (before.empty()) return;
+  if (auto db = store::Store::open_project(spec.layout.project_root))
+    for (const auto& [k, v] : before) (void)db->set_value(k, v); // a failure leaves a question asked, not one skipped
 }
 
 } // namespace
@@ -296,14 +320,18 @@ std::expected<RedoResult, RunError> redo(const spec::Spec& spec, const std::vect
   // Nor did a person decide anything about the new work: its verification asks, unless its
   // executor asks again. Before the marker: a store that cannot forget the old question fails the
   // redo with nothing changed, where afterwards the new work would be approved unasked (review RR F2).
-  if (auto why = forget_executor_questions(root, state_dir, layout.spec_name, result.plans); !why.empty())
+  const auto forgotten = forget_for_redo(spec, state_dir, result.plans);
+  if (!forgotten)
     return std::unexpected(RunError{
         fmt::format("the state database could not record that the redone plans' new work is not approved ({}); nothing "
                     "changed: run the redo again once .orchestration/harness.db can be written",
-                    why),
+                    forgotten.error()),
         1});
   auto hash = worker::commit_marker(root, state_dir / "git.lock", remove, message, documents);
-  if (!hash) return std::unexpected(RunError{hash.error(), 1});
+  if (!hash) {
+    restore_store(spec, *forgotten); // "nothing changed" holds for the store too (review TT M3)
+    return std::unexpected(RunError{hash.error(), 1});
+  }
   result.commit = *hash;
   for (const auto& [id, why] : to_expire) {
     store::expire_checkpoint(state_dir, id, why);

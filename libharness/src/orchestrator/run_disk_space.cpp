@@ -118,10 +118,14 @@ void Orchestrator::Impl::stop_for_space() {
   // unspent, so that the next run, once there is space, goes on where this one stopped.
   emit(RunEventKind::note, "", -1, 0,
        fmt::format("the disk stayed too full for {} s (timeouts.disk_full): stopping the run; {} task{} waited for "
-                   "space and keep{} {} attempts: free some space and run harness-cli orchestrate {} again",
+                   "space and keep{} {} attempts, and running workers are stopped: free some space and run "
+                   "harness-cli orchestrate {} again",
                    opt.disk_full_wait.count(), disk_waits.size(), disk_waits.size() == 1 ? "" : "s",
                    disk_waits.size() == 1 ? "s" : "", disk_waits.size() == 1 ? "its" : "their", spec_arg()));
   summary.outcome = "disk_full";
+  // Not waited for (review TT L1: up to their task timeout): their work cannot be written on the
+  // full disk either, and the next run resumes them as after an interrupt.
+  host->stop_all("shutdown", opt.stop_grace);
   begin_drain(true);
 }
 

@@ -506,12 +506,16 @@ void Orchestrator::Impl::apply_planning_marks(sched::Workload& w) {
   // Plans an earlier run reconciled that have not executed since: not reconciled again (review SS M3).
   for (const auto& [k, v] : *entries)
     if (k == reconciled_key(spec.layout.spec_name)) reconciled = decode_paths(v);
+  for (const auto& id : std::set<std::string>(reconciled)) // a plan removed since: a new one of its id is another plan
+    if (!spec.find_plan(id)) note_reconciled(id, false);
   for (auto& p : w.plans) p.reconciled = !p.executed && reconciled.contains(p.id);
   // The rounds earlier runs spent: the loops' bounds count per phase, not per run (review SS H3).
   for (const auto& [phase, rounds] : stored_loop_rounds(*entries, spec.layout.spec_name)) {
     saved_loop_rounds[phase] = rounds;
     auto n = spec::parse_phase_number(phase);
-    if (auto it = n ? std::ranges::find(w.phases, *n, &sched::WorkPhase::number) : w.phases.end(); it != w.phases.end())
+    // A phase without plans now is planned from scratch (a person removed them): a new cycle.
+    if (auto it = n ? std::ranges::find(w.phases, *n, &sched::WorkPhase::number) : w.phases.end();
+        it != w.phases.end() && it->plans_exist)
       std::tie(it->revisions, it->gap_rounds) = rounds;
   }
   const bool can_plan = adapter_for(TaskKind::plan) != worker::AdapterKind::script;

@@ -79,8 +79,8 @@ void Scheduler::on_succeeded(const Event& e, int t, std::vector<Action>& out) {
       ph.revisions = 0; // the cycle ended: plans a later pass writes get their own rounds
       mark_done(t);
     } else if (++ph.revisions > m_config.max_revisions) {
-      escalate(t, "plans sent back for revision " + std::to_string(m_config.max_revisions) +
-                      " times; a human decides", out);
+      // The rounds an earlier run spent count too: the plans went back this many times in all.
+      escalate(t, "plans sent back for revision " + std::to_string(ph.revisions - 1) + " times; a human decides", out);
     } else {
       set_state(k, TaskState::pending);
       reopen(ph.plan); // the planner runs again in revision mode, then the checker again
@@ -268,6 +268,10 @@ void Scheduler::on_answered(const Event& e, int t, std::vector<Action>& out) {
     return;
   }
   if (k.state == TaskState::human) { // an escalation accepted as it stands
+    // The person ended the loop: a later cycle (plans written again, a redo's new gaps) gets its
+    // own rounds.
+    if (k.kind == TaskKind::check_plans) m_phases[static_cast<std::size_t>(k.phase)].revisions = 0;
+    if (k.kind == TaskKind::verify_phase) m_phases[static_cast<std::size_t>(k.phase)].gap_rounds = 0;
     mark_done(t);
     return;
   }
