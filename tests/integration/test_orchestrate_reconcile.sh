@@ -60,6 +60,9 @@ elif kind == "reconcile":  # as the task input asks: update the PLAN file where 
     text = open(task["plan_file"]).read().replace("grep -q hello", "grep -q HELLO")
     with open(task["plan_file"], "w") as f:
         f.write(text + "\nReconciled: greet.sh prints HELLO since 01-01's deviation.\n")
+    if os.environ.get("RECONCILE_FAIL_ONCE") and not os.path.exists(os.environ["RECONCILE_FAIL_ONCE"]):
+        open(os.environ["RECONCILE_FAIL_ONCE"], "w").close()
+        sys.exit(1)  # fails after its edit: the retry must not edit the edited plan again
 elif kind == "execute":
     pid, text = task["subject"], open(task["plan_file"]).read()
     if pid == "01-02" and os.environ.get("FAIL_0102"):  # the run ends blocked after the reconcile
@@ -84,6 +87,7 @@ PY
 
 cp -a "$p" "$tmp/stopped" # for the second case, below
 cp -a "$p" "$tmp/parallel" # and the third
+cp -a "$p" "$tmp/retried" # and the fourth
 rc=0
 (cd "$p" && "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/agent.py {prompt_file}" --slots 1 --yes --json \
   >"$tmp/events.jsonl" 2>"$tmp/stderr.log") || rc=$?
@@ -145,4 +149,14 @@ for id in 01-02 01-03; do
   [[ $(grep -c "Reconciled:" "$plans/$id-PLAN.md") -eq 1 ]] || fail "$id-PLAN.md holds its reconcile edit $(grep -c "Reconciled:" "$plans/$id-PLAN.md") times"
 done
 [[ -z "$(git status --porcelain -- "$spec")" ]] || fail "left uncommitted after two reconciles: $(git status --porcelain)"
+
+# A reconcile attempt that fails after its edit: the plan goes back to how the attempt found it,
+# and the retry reconciles it once (review TT L2: the PLAN held the edit twice).
+cd "$tmp/retried"
+RECONCILE_FAIL_ONCE=$tmp/reconcile-failed "$cli" orchestrate "$spec" --worker command --command "python3 $tmp/agent.py {prompt_file}" \
+  --slots 1 --yes --json >"$tmp/retried.jsonl" 2>"$tmp/retried.err" || { tail -n 20 "$tmp/retried.jsonl" "$tmp/retried.err" >&2; fail "the run whose reconcile failed once failed"; }
+[[ -f $tmp/reconcile-failed ]] || fail "the reconcile never failed"
+grep -q '"message":"its edit of docs/specs/SPC-001-greet/planning/plans/01-core/01-02-PLAN.md is put back as the plan was when the attempt started' "$tmp/retried.jsonl" ||
+  fail "no note that the failed reconcile's edit was put back"
+[[ $(grep -c "Reconciled:" "$plans/01-02-PLAN.md") -eq 1 ]] || fail "01-02-PLAN.md holds the reconcile edit $(grep -c "Reconciled:" "$plans/01-02-PLAN.md") times"
 echo "orchestrate reconcile: all checks passed"

@@ -147,7 +147,24 @@ void Orchestrator::Impl::succeed(const std::string& task, sched::Verdict verdict
   refresh_status_soon(task);
 }
 
+void Orchestrator::Impl::put_back_reconciled_plan(const std::string& task) {
+  const auto it = reconcile_start.find(task);
+  if (it == reconcile_start.end()) return;
+  const auto [rel, was] = std::move(it->second);
+  reconcile_start.erase(it);
+  if (util::read_file(spec.layout.project_root / rel) == was.text) return;
+  const auto where = put_back_plans(spec.layout, {rel}, {{rel, was}});
+  reload_spec();
+  emit(RunEventKind::note, task, -1, 0,
+       where ? fmt::format("its edit of {} is put back as the plan was when the attempt started (kept in {}): the next "
+                           "attempt reconciles the plan once, not over its own edit",
+                           rel, *where)
+             : fmt::format("its edit of {} could not be put back ({}): look at it before the next attempt edits it again",
+                           rel, where.error()));
+}
+
 void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, std::string detail) {
+  if (task.starts_with("reconcile:")) put_back_reconciled_plan(task); // review TT L2: a retry edited it twice
   if (why != sched::FailureClass::rate_limited) last_failure[task] = detail; // told to its next attempt
   expire_carried(task, "the task failed in this run (" + detail + "); it asks again if it gets there");
   // Before the event: the retry it may start must find the SUMMARY already discounted.
@@ -237,6 +254,9 @@ void Orchestrator::Impl::start_task(const sched::Action& a) {
   if ((is_planning(a.kind) || a.kind == TaskKind::reconcile) && sessions.at(sid).adapter != worker::AdapterKind::script) {
     sessions.at(sid).plans_before = read_plan_files(spec);
     sessions.at(sid).guard_plans = true;
+    if (a.kind == TaskKind::reconcile) // its own plan, put back if the attempt does not succeed
+      for (const auto& [rel, was] : sessions.at(sid).plans_before)
+        if (was.plan == a.subject) reconcile_start[a.task] = {rel, was};
   }
   if (a.kind != TaskKind::execute && sessions.at(sid).adapter == worker::AdapterKind::script) {
     // The script worker has no agent for research, planning or reconciling: the engine's part
@@ -546,6 +566,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
                             "answer to the task's next worker"
                           : "stopped",
                 false);
+    put_back_reconciled_plan(task);
     return; // the next run resumes it
   }
   if (ended_on_request) {
@@ -629,6 +650,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     if (const auto* plan = plan_of(s.action)) {
       commit_writeback("reconcile plan " + plan->id, spec.layout.spec_dir / plan->file);
       note_reconciled(plan->id, true); // a run stopped before the plan executes does not do it again
+      reconcile_start.erase(s.action.task);
     }
     end_session(sid, outcome);
     return feed(*e);

@@ -205,6 +205,8 @@ struct Orchestrator::Impl {
   std::map<std::string, std::vector<std::string>> revision_findings; ///< phase -> the checker's findings
   std::map<std::string, std::pair<int, int>> saved_loop_rounds; ///< phase -> the rounds the store holds
   std::map<std::string, std::string> last_failure; ///< task -> why its last attempt in this run failed
+  /// reconcile task -> its plan's file (relative to the project) as the running attempt found it
+  std::map<std::string, std::pair<std::string, PlanFileBefore>> reconcile_start;
   std::set<std::string> reconciled;  ///< plans reconciled (in this run or an earlier one) and not executed since
   std::map<std::string, std::string> phase_gaps; ///< phase -> its last gaps_found verification's verdict and gaps
   /// plan -> how many committed tasks its last execute skipped while running none (script
@@ -452,6 +454,9 @@ struct Orchestrator::Impl {
   /// Puts back the PLAN files session `s`'s task changed and was not to change (plan_guard), and
   /// says what it did in one line; empty when it changed none.
   std::string undo_forbidden_plan_changes(const Session& s);
+  /// A reconcile attempt that did not succeed: its plan goes back to how the attempt found it
+  /// (reconcile_start), so that the next attempt does not edit its edit again.
+  void put_back_reconciled_plan(const std::string& task);
   void check_cost();
 
   // ---- worker messages (written by harness-mcp --worker into the store) -----------------------
