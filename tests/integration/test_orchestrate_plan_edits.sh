@@ -117,7 +117,7 @@ start "$p" "$log" 1
 await "$tmp/started-c"
 plan "$p" 01-02 20 "['out/01-02.txt']" "['01-99']"
 plan "$p" 01-03 10 "['out/01-03.txt']" "['01-98']"
-await "$log" "01-02-PLAN.md changed during the run and does not validate: planning/plans/01-core/01-02-PLAN.md:3: error[H007]: depends_on names unknown plan '01-99'; 01-02 is held until the file is fixed"
+await "$log" "01-02-PLAN.md changed during the run and does not validate: planning/plans/01-core/01-02-PLAN.md:3:14: error[H007]: depends_on names unknown plan '01-99'; 01-02 is held until the file is fixed"
 await "$log" "01-03-PLAN.md changed during the run and does not validate"
 plan "$p" 01-02 20 "['out/01-02.txt']" "[]"
 await "$log" "01-02-PLAN.md was fixed during the run: re-read"

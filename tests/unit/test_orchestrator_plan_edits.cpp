@@ -68,7 +68,7 @@ TEST_CASE("PLAN files changed, removed, added and broken during a run become one
   CHECK(found.notes[0].message == "01-01-PLAN.md changed during the run: re-read (now writes out/1, shared/**)");
   CHECK(found.notes[1].message == "01-02 removed during the run: dropped");
   CHECK(found.notes[2].message.starts_with("01-03-PLAN.md changed during the run and does not validate: "
-                                           "planning/plans/01-a/01-03-PLAN.md:3: error[H007]: depends_on names unknown plan '01-99'"));
+                                           "planning/plans/01-a/01-03-PLAN.md:3:14: error[H007]: depends_on names unknown plan '01-99'"));
   CHECK(found.notes[2].message.ends_with("; 01-03 is held until the file is fixed"));
   CHECK(found.notes[3].message == "01-05 added during the run: joins phase 01");
 

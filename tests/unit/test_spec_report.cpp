@@ -3,6 +3,7 @@
 #include "harness/spec/plan_parser.hpp"
 #include "harness/spec/report.hpp"
 #include "harness/spec/spec.hpp"
+#include "harness/util/text.hpp"
 #include "spec_test_util.hpp"
 
 #include <boost/json.hpp>
@@ -40,6 +41,13 @@ TEST_CASE("a diagnostic renders as path:line:col, severity[code], the source lin
                 "                        ^\n");
 }
 
+TEST_CASE("a diagnostic's one line has no source, and shows a spec's control characters printable") {
+  auto d = make(3, 23, "depends_on: ['01-01', '03-09']");
+  d.message = "unknown plan '\x1b]0;owned\x07'";
+  CHECK(render_line(d) == "planning/plans/01-core/01-02-PLAN.md:3:23: error[H007]: " + harness::util::printable(d.message, true));
+  CHECK(render_line(d).find('\x1b') == std::string::npos);
+}
+
 TEST_CASE("the caret keeps tabs so it lines up with tab-indented source") {
   const auto text = render(make(4, 3, "\t\tbad"));
   CHECK(text.ends_with("  \t\tbad\n  \t\t^\n"));
@@ -51,6 +59,8 @@ TEST_CASE("a whole-file diagnostic has no line, column, source or caret") {
   d.code = "H023";
   d.message = "no plans directory yet";
   CHECK(render(d) == "planning/plans/01-core/01-02-PLAN.md: warning[H023]: no plans directory yet\n");
+  // The one-line form a note or a planner's finding quotes: the same, without ":0" (review RR F6).
+  CHECK(render_line(d) == "planning/plans/01-core/01-02-PLAN.md: warning[H023]: no plans directory yet");
   CHECK_FALSE(has_errors({d}));
   CHECK(has_errors({d, make(1, 1, "x")}));
 }

@@ -55,7 +55,7 @@ std::string errors_of(const spec::Spec& spec, const std::string& file) {
   int more = 0;
   for (const auto& d : spec.diagnostics) {
     if (d.severity != spec::Severity::error || d.file != file) continue;
-    if (first.empty()) first = fmt::format("{}:{}: error[{}]: {}", d.file, d.line, d.code, d.message);
+    if (first.empty()) first = spec::render_line(d);
     else ++more;
   }
   if (more > 0) first += fmt::format(" (and {} more)", more);

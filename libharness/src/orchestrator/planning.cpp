@@ -42,7 +42,7 @@ std::vector<std::string> phase_errors(const spec::Spec& spec, spec::PhaseNumber 
     if (d.severity != spec::Severity::error) continue;
     const bool in_dir = d.file.starts_with(dir);
     const bool names_plan = std::ranges::any_of(plans_of(spec, n), [&](const spec::Plan* p) { return p->file == d.file; });
-    if (in_dir || names_plan) out.push_back(fmt::format("{}:{}: error[{}]: {}", d.file, d.line, d.code, d.message));
+    if (in_dir || names_plan) out.push_back(spec::render_line(d));
   }
   return out;
 }
@@ -122,7 +122,7 @@ std::expected<sched::Event, std::string> reconcile_event(const spec::Spec& spec,
   std::vector<std::string> errors;
   for (const auto& d : spec.diagnostics)
     if (d.severity == spec::Severity::error && d.file == plan->file)
-      errors.push_back(fmt::format("{}:{}: error[{}]: {}", d.file, d.line, d.code, d.message));
+      errors.push_back(spec::render_line(d));
   if (!errors.empty()) return std::unexpected("the reconciled plan has errors: " + first_few(errors));
   auto e = sched::make_event(sched::EventType::succeeded, a.task);
   e.task_index = a.task_index;

@@ -39,13 +39,17 @@ std::string shown_line(std::string_view line) {
 
 } // namespace
 
-std::string render(const Diagnostic& d) {
+std::string render_line(const Diagnostic& d) {
   // A spec's text reaches the terminal here: its escape sequences would set the window title or
-  // clear the screen (review FF F8), so the file, the message and the line are shown printable.
+  // clear the screen (review FF F8), so the file and the message are shown printable.
   std::string out = util::printable(d.file, false);
-  if (d.line > 0) out += fmt::format(":{}", d.line);
+  if (d.line > 0) out += fmt::format(":{}", d.line); // line 0: the whole file
   if (d.line > 0 && d.col > 0) out += fmt::format(":{}", d.col);
-  out += fmt::format(": {}[{}]: {}\n", to_string(d.severity), d.code, util::printable(d.message, true));
+  return out + fmt::format(": {}[{}]: {}", to_string(d.severity), d.code, util::printable(d.message, true));
+}
+
+std::string render(const Diagnostic& d) {
+  std::string out = render_line(d) + "\n";
   if (d.line > 0 && !d.source_line.empty()) {
     out += fmt::format("  {}\n", shown_line(d.source_line));
     // Tabs stay tabs so the caret lines up under the same column as in the editor.

@@ -26,6 +26,9 @@ std::string_view to_string(Severity s);
 /// `file:line:col: error[CODE]: message` followed, when the source line is known, by the line and
 /// a caret under column `col`.
 std::string render(const Diagnostic& d);
+/// Its first line alone, without the line break: `file:line:col: error[code]: message`, as a note
+/// or a finding quotes it (printable, and without `:0` for a whole-file diagnostic).
+std::string render_line(const Diagnostic& d);
 
 /// True when any diagnostic is an error.
 bool has_errors(const std::vector<Diagnostic>& ds);

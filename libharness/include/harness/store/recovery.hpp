@@ -1,8 +1,10 @@
 #pragma once
 // Reconciling the store with reality after a restart: sessions whose process is gone become
-// failed attempts, pending checkpoints are surfaced again, scheduler events are handed back for
-// replay. A pid alone is not trusted: its start time must match, so a reused pid is not mistaken
-// for our worker.
+// failed attempts, pending checkpoints are surfaced again. A pid alone is not trusted: its start
+// time must match, so a reused pid is not mistaken for our worker. The run's own state is not
+// replayed from the store: a restarted orchestrate rebuilds it from what the project holds (commit
+// trailers, SUMMARYs, VERIFICATION files, checkpoint files) and from the store's sessions and
+// key/value marks (review RR F10).
 
 #include "harness/store/store.hpp"
 
@@ -26,7 +28,9 @@ struct RecoveryReport {
   std::vector<std::string> failed_sessions;       ///< were running, process gone: now failed
   std::vector<std::string> live_sessions;         ///< still running with matching start time
   std::vector<MessageRecord> pending_checkpoints; ///< checkpoint messages of live sessions still unanswered
-  std::vector<EventRecord> events;                ///< every scheduler event, for replay
+  /// The store's events table, for tools: no run writes it today (the scheduler's state is
+  /// rebuilt from the project, not replayed).
+  std::vector<EventRecord> events;
 };
 
 /// Reconciles: marks dead running sessions failed (their running attempt too, error
