@@ -489,12 +489,12 @@ std::string escaped_note(const std::vector<std::string>& commands) {
 
 } // namespace
 
-void Orchestrator::Impl::record_session_end(const std::string& sid, const WorkerExit& x, bool kept) {
+void Orchestrator::Impl::record_session_end(const std::string& sid, const WorkerExit& x, bool kept, bool moved) {
   std::string status = x.exit_code == 0 && !x.stopped ? "completed" : "failed";
   std::optional<std::string> reason;
   const bool cost = summary.outcome == "cost_limit";
   // Ended on purpose, before any verdict on its work: not a failure of the worker's.
-  if (head_moved()) reason = "HEAD moved during the run: not checked here; the next run checks it";
+  if (moved) reason = "HEAD moved during the run: not checked here; the next run checks it";
   else if (x.stopped && x.stop_reason == "shutdown" && kept)
     reason = cost ? "stopped at --max-cost while waiting for an answer" : "interrupted while waiting for an answer";
   else if (x.stopped && x.stop_reason == "shutdown")
@@ -531,8 +531,11 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     if (auto r = db->expire_pending(sid); !r) store_failed(task, "store: " + r.error());
   // A session end-session asked to end is recorded ended only once STATUS.md names its refusal
   // (below): `status` reads the one or the other, never a plan ready in between (review CC F8).
-  const bool ended_on_request = x.stopped && !shutdown && ended_by_request.contains(sid) && !head_moved();
-  if (db && !ended_on_request) record_session_end(sid, x, kept);
+  // Asked once for this exit (review RR F11): a checkout landing between two asks would have the
+  // store record the exit one way and the loop handle it the other.
+  const bool moved = head_moved();
+  const bool ended_on_request = x.stopped && !shutdown && ended_by_request.contains(sid) && !moved;
+  if (db && !ended_on_request) record_session_end(sid, x, kept, moved);
   if (s.action.kind == TaskKind::execute)
     execute_minutes += std::chrono::duration<double>(std::chrono::steady_clock::now() - s.started).count() / 60.0;
   // A copy: end_session() below erases the session, and with it the adapter's own facts.
@@ -550,7 +553,11 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
   }
   // Judged on another branch, its commits would be missing and its files another branch's: the
   // next run, back on the run's branch, judges it (its commits decide what is done).
-  if (head_moved()) return end_session(sid, "ended after HEAD moved or its branch was rewound: not checked here; the next run checks it", false);
+  if (moved || head_moved()) {
+    // Moved since the ask above: the store has no word on this exit yet (ended on request waits).
+    if (!moved && db && ended_on_request) record_session_end(sid, x, kept, true);
+    return end_session(sid, "ended after HEAD moved or its branch was rewound: not checked here; the next run checks it", false);
+  }
   // Before the outcome: a failed or stopped attempt's task commits stand too (its retry skips them).
   log_attempt_commits(s);
   // Before anything reads the plans again: a plan this task was not to change is put back.
@@ -576,7 +583,7 @@ void Orchestrator::Impl::on_exit(const std::string& sid, const WorkerExit& x) {
     end_session(sid, why, false);
     fail(task, sched::FailureClass::refused, why);
     if (!done) write_progress(true);
-    if (db) record_session_end(sid, x, kept);
+    if (db) record_session_end(sid, x, kept, moved);
     ended_by_request.erase(sid);
     return;
   }

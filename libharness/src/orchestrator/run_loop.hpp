@@ -353,7 +353,7 @@ struct Orchestrator::Impl {
   /// The store's word on a worker's end: `ended` with its reason when the run ended it on purpose
   /// (a drain, end-session, HEAD moved), else `completed` or `failed` by how its process ended.
   /// `kept`: the run stopped it while its question was open, which stays open (keep_questions).
-  void record_session_end(const std::string& sid, const WorkerExit& x, bool kept);
+  void record_session_end(const std::string& sid, const WorkerExit& x, bool kept, bool moved);
   /// "Bash (2x), Write": what an agent CLI refused to run, from its result event.
   static std::string refused_tools(const worker::AgentRunFacts& facts);
   /// Never trust a worker's word: an execute is done only with its SUMMARY and trailer commits.
