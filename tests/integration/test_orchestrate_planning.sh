@@ -93,13 +93,13 @@ elif kind == "check-plans":
         f = next(f for f in task["plans"] if f.endswith("01-01-PLAN.md"))
         text = open(f).read()
         open(f, "w").write(text.replace("echo hello", "echo HACKED").replace("stdout: '^hello'", "stdout: '.*'"))
-    if os.environ.get("PERSON_COMMITS") and len(task["plans"]) >= 2 and not os.path.exists(os.environ["PERSON_COMMITS"]):
-        # A person edits 01-01 and commits it while the checker runs: git holds it, nobody's to put back.
-        open(os.environ["PERSON_COMMITS"], "w").close()
+    if os.environ.get("CHECKER_COMMITS") and len(task["plans"]) >= 2 and not os.path.exists(os.environ["CHECKER_COMMITS"]):
+        # The checker edits 01-01 and commits the edit itself, as if a person had (review UU H1).
+        open(os.environ["CHECKER_COMMITS"], "w").close()
         f = next(f for f in task["plans"] if f.endswith("01-01-PLAN.md"))
-        open(f, "a").write("\nA person's note, committed.\n")
+        open(f, "a").write("\nThe checker's note, committed.\n")
         import subprocess
-        subprocess.run(["git", "commit", "-qm", "person: note on 01-01", f], check=True)
+        subprocess.run(["git", "commit", "-qm", "note on 01-01", f], check=True)
     if os.environ.get("NO_VERDICT"):  # says done, judges nothing
         pass
     elif os.environ.get("ALWAYS_REVISE") and task["phase"] == "01":  # never satisfied: a person decides
@@ -425,16 +425,18 @@ PY
 grep -q "echo HACKED" "$p"/.orchestration/discarded/SPC-001-greet/plan-edit-*/"$spec"/planning/plans/01-core/01-01-PLAN.md ||
   fail "the checker's version was not kept"
 ! git -C "$p" log -p | grep -q "HACKED" || fail "the checker's edit was committed"
-# A change committed while the task runs (a person's) is git's record, not the task's to answer for.
-p=$tmp/person-commits
+# Committing the forbidden edit is no way past the guard (review UU H1): the attempt fails and the
+# work tree is put back (git keeps the commit, which the run's note on untrailed commits names).
+p=$tmp/checker-commits
 new_project "$p"
 mkdir -p "$p/.orchestration"
 cp "$tmp/run/.orchestration/config.yaml" "$p/.orchestration/config.yaml"
-(cd "$p" && PERSON_COMMITS=$tmp/person-committed AGENT_LOG=$tmp/person-commits.log "$cli" orchestrate "$spec" --yes --json \
-  >"$tmp/person-commits.jsonl" 2>"$tmp/person-commits.err") || { tail -n 20 "$tmp/person-commits.jsonl" "$tmp/person-commits.err" >&2; fail "person commits: the run failed"; }
-[[ -f $tmp/person-committed ]] || fail "the person never committed"
-! grep -q '"event":"task_failed"' "$tmp/person-commits.jsonl" || fail "a task failed for a person's commit: $(grep task_failed "$tmp/person-commits.jsonl")"
-grep -q "A person's note, committed." "$p/$spec/planning/plans/01-core/01-01-PLAN.md" || fail "the person's committed edit was put back"
+(cd "$p" && CHECKER_COMMITS=$tmp/checker-committed AGENT_LOG=$tmp/checker-commits.log "$cli" orchestrate "$spec" --yes --json \
+  >"$tmp/checker-commits.jsonl" 2>"$tmp/checker-commits.err") || { tail -n 20 "$tmp/checker-commits.jsonl" "$tmp/checker-commits.err" >&2; fail "checker commits: the run failed"; }
+[[ -f $tmp/checker-committed ]] || fail "the checker never committed"
+grep -q '"event":"task_failed","elapsed":[0-9.]*,"task":"check-plans:01".*it changed docs/specs/SPC-001-greet/planning/plans/01-core/01-01-PLAN.md (a plan checker judges' "$tmp/checker-commits.jsonl" ||
+  fail "the checker's committed edit was not refused: $(grep -c task_failed "$tmp/checker-commits.jsonl") failures"
+! grep -q "The checker's note, committed." "$p/$spec/planning/plans/01-core/01-01-PLAN.md" || fail "the checker's committed edit stayed in the work tree"
 
 # 2g. The revision bound counts per phase, not per run (review SS H3): a run that ends blocked in
 # the middle of the loop leaves the next one the rounds that are left, not a fresh budget.

@@ -95,12 +95,32 @@ TEST_CASE("A squash merge's commit counts for every plan whose trailers its mess
   }
   CHECK(plans == std::set<std::tuple<std::string, int, std::string>>{
                      {"01-01", 1, "SPC-001-a"}, {"01-01", 2, "SPC-001-a"}, {"02-01", 1, "SPC-002-b"}});
-  // The redo marker gathered with no new work of its plan stays a marker, of its own spec.
-  CHECK(c.back().plan.empty());
-  CHECK(c.back().redo == std::vector<std::pair<std::string, int>>{{"01-03", 0}});
-  CHECK(c.back().spec == "SPC-001-a");
+  // Newest first, as a log lists commits: the redo marker, made last, is first, of its own spec.
+  CHECK(c.front().plan.empty());
+  CHECK(c.front().redo == std::vector<std::pair<std::string, int>>{{"01-03", 0}});
+  CHECK(c.front().spec == "SPC-001-a");
+  CHECK((c.back().plan == "01-01" && c.back().task == 1));
   // The tasks stand: a run on the merged-into branch does not do them again.
   CHECK(worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("SPC-001-a")).size() == 2);
+  // Read as commits made during a run (a worker's), the same message is one commit of one plan.
+  const auto strict = worker::parse_trailer_log(worker::run_git(repo.dir.path, args).out, true, false, false);
+  REQUIRE(strict.size() == 1);
+  CHECK_FALSE(strict[0].squashed);
+}
+
+TEST_CASE("A squash holding a redo marker and its plan's older work keeps the redo", "[worker][git]") {
+  // Review UU H2: the marker was dropped as done, and the plan never ran again on the branch merged into.
+  GitRepo repo;
+  repo.commit("base.txt", "init");
+  test::sh(repo.dir.path, "git checkout -q -b feature");
+  repo.commit("out/a.txt", "feat(01-01): a\n\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a");
+  repo.commit("out/s.txt", "docs(01-01): summary\n\nPlan: 01-01\nSpec: SPC-001-a");
+  repo.commit("notes.txt", "chore(SPC-001-a): run 01-01 again\n\nRedo: 01-01\nSpec: SPC-001-a");
+  test::sh(repo.dir.path, "git checkout -q - && git merge -q --squash feature >/dev/null && git commit -q --no-edit");
+  CHECK(worker::committed_tasks(repo.dir.path, "01-01", test::only_spec("SPC-001-a")).empty());
+  worker::TrailerIndex index(repo.dir.path);
+  index.refresh();
+  REQUIRE(index.pending_redo("01-01", test::only_spec("SPC-001-a")));
 }
 
 TEST_CASE("A forge's squash message, unindented, is read the same; one plan's commit stays one entry", "[worker][git]") {
@@ -109,9 +129,17 @@ TEST_CASE("A forge's squash message, unindented, is read the same; one plan's co
                           "\x1e" + std::string(40, 'b') + "\x1f" "feat(01-02): x\n\nPlan: 01-02, Task: 1/1\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0');
   const auto c = worker::parse_trailer_log(log, false);
   REQUIRE(c.size() == 3);
-  CHECK((c[0].plan == "01-01" && c[0].task == 1 && c[0].squashed));
-  CHECK((c[1].plan == "01-01" && c[1].task == 0 && c[1].squashed && c[1].spec == "SPC-001-a"));
+  // A forge lists the gathered commits oldest first: read newest first, as a log lists them.
+  CHECK((c[0].plan == "01-01" && c[0].task == 0 && c[0].squashed && c[0].spec == "SPC-001-a"));
+  CHECK((c[1].plan == "01-01" && c[1].task == 1 && c[1].squashed));
   CHECK((c[2].plan == "01-02" && !c[2].squashed));
+  // Bullets in one commit's own text, with two Plan lines under the same one, are no squash
+  // (review UU H3: its files then counted for no plan).
+  const std::string bullets = "\x1e" + std::string(40, 'd') + "\x1f" "feat(01-01): x\n\n* writes a\n* and b\n\n"
+                              "Plan: 01-02, Task: 1/1\nPlan: 01-01, Task: 1/1\nSpec: SPC-001-a\n\x1d" + std::string(1, '\0');
+  const auto b = worker::parse_trailer_log(bullets, false);
+  REQUIRE(b.size() == 1);
+  CHECK((b[0].plan == "01-01" && !b[0].squashed));
   // A worker's commit naming another plan in its text is no squash: its last Plan line counts,
   // and its files stay its own plan's to declare.
   const std::string worker_log = "\x1e" + std::string(40, 'c') + "\x1f" "feat(01-03): x\n\nalso fixes Plan: 01-01 below\n"

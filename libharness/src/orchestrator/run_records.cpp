@@ -399,16 +399,16 @@ std::string Orchestrator::Impl::undo_forbidden_plan_changes(const Session& s) {
   if (!s.guard_plans) return {};
   const fs::path& root = spec.layout.project_root;
   auto bad = forbidden_plan_changes(s.action.kind, s.action.subject, s.plans_before, root);
-  // Not this task's doing (review TT H1, M1): a file another task still running may change (its
-  // own end judges it), or one committed as it is now since this task started (a person's commit:
-  // git holds it, and the run's note on untrailed commits names it).
+  // Not this task's doing (review TT H1): a file another task still running may change (its own
+  // end judges it). A change committed meanwhile is no excuse: an agent could commit its own
+  // forbidden edit (review UU H1); git keeps that commit, and the work tree is put back.
   std::erase_if(bad, [&](const std::string& f) {
     const auto& was = s.plans_before.at(f);
-    for (const auto& [id, other] : sessions)
-      if (id != s.id && other.guard_plans && may_change_plan(other.action.kind, other.action.subject, was.plan, was.phase))
-        return true;
-    const auto committed = worker::run_git(root, {"show", "HEAD:" + f});
-    return committed.exit_code == 0 && util::read_file(root / f).value_or("\x01") == committed.out;
+    return std::ranges::any_of(sessions, [&](const auto& kv) {
+      const auto& other = kv.second;
+      return kv.first != s.id && other.guard_plans &&
+             may_change_plan(other.action.kind, other.action.subject, was.plan, was.phase);
+    });
   });
   std::string said;
   if (!bad.empty()) {

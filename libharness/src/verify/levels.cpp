@@ -287,6 +287,10 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
   std::set<int> tasks;
   for (const auto& c : found)
     if (c.task > 0) tasks.insert(c.task);
+  // A squash commit is one entry per task it gathers: counted once.
+  std::set<std::string> hashes;
+  for (const auto& c : found) hashes.insert(c.hash);
+  const auto commit_count = hashes.size();
   const int total = static_cast<int>(plan.tasks.size());
   // A task that changes no file (run the tests, check a page) has nothing to commit, so a task
   // without a commit does not fail the check; the message names it so a reader can judge.
@@ -320,7 +324,7 @@ void commits(const spec::Spec& spec, const spec::Plan& plan, const VerifyOptions
       : found.empty()  ? fmt::format("commits for {} lack 'Spec: {}': they carry 'Spec: {}' (another spec's, or this spec's "
                                      "before its directory was renamed)",
                                      plan.id, spec.layout.spec_trailer, fmt::join(other_specs, "', '"))
-                       : fmt::format("{} commit{}, {} of {} tasks covered", found.size(), found.size() == 1 ? "" : "s", tasks.size(), total);
+                       : fmt::format("{} commit{}, {} of {} tasks covered", commit_count, commit_count == 1 ? "" : "s", tasks.size(), total);
   if (!found.empty() && !by_subject && !uncovered.empty()) msg += "; no commit for " + uncovered + " (fine only if it changes no file)";
   if (!outside.empty())
     msg += fmt::format("; {}{} (declare them: only declared writes keep parallel plans apart)", outside_files_label,

@@ -62,6 +62,7 @@ struct TrailerLine {
   char kind = 'S'; ///< 'P' plan, 'R' redo, 'S' spec
   std::string value; ///< the plan id, or the spec
   int task = 0;      ///< P: 0 when it names none; R: 0 = every task
+  int block = 0;     ///< which gathered commit of a squash it is in (0 before the first header)
 };
 
 std::string trimmed_end(std::string_view s) {
@@ -69,19 +70,37 @@ std::string trimmed_end(std::string_view s) {
   return std::string(s);
 }
 
-/// The trailer lines of a message. Leading blanks are allowed: `git merge --squash` indents the
-/// messages it gathers by four, and a squash commit is the only record of its plans' work.
-std::vector<TrailerLine> trailer_lines(std::string_view body) {
+/// git's header of a commit a squash gathers: `commit <40 hex digits>`.
+bool git_commit_header(std::string_view line) {
+  return line.starts_with("commit ") && line.size() >= 47 &&
+         std::ranges::all_of(line.substr(7, 40), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; });
+}
+
+/// The trailer lines of a message, and whether it reads newest first (git's squash). Leading
+/// blanks are allowed: `git merge --squash` indents the messages it gathers by four. A line
+/// `commit <hash>` (git) or `* subject` (a forge's squash) starts the next gathered commit.
+std::vector<TrailerLine> trailer_lines(std::string_view body, bool& newest_first) {
   std::vector<TrailerLine> out;
+  int block = 0;
+  newest_first = false;
   while (!body.empty()) {
     const size_t nl = body.find('\n');
     std::string_view line = body.substr(0, nl);
     body = nl == std::string_view::npos ? std::string_view() : body.substr(nl + 1);
+    if (git_commit_header(line)) {
+      newest_first = true;
+      ++block;
+      continue;
+    }
+    if (line.starts_with("* ")) {
+      ++block;
+      continue;
+    }
     while (line.starts_with(' ')) line.remove_prefix(1);
     if (line.starts_with("Plan: ")) {
       line.remove_prefix(6);
       const size_t comma = line.find(',');
-      TrailerLine t{'P', trimmed_end(line.substr(0, comma))};
+      TrailerLine t{'P', trimmed_end(line.substr(0, comma)), 0, block};
       if (comma != std::string_view::npos) {
         std::string_view rest = line.substr(comma + 1);
         if (const size_t at = rest.find("Task: "); at != std::string_view::npos)
@@ -97,53 +116,27 @@ std::vector<TrailerLine> trailer_lines(std::string_view body) {
         const size_t at = line.find("Task: ", comma);
         task = at == std::string_view::npos ? -1 : std::atoi(std::string(line.substr(at + 6, 8)).c_str());
       }
-      if (!plan.empty() && task >= 0 && (task > 0 || comma == std::string_view::npos)) out.push_back({'R', std::move(plan), task});
+      if (!plan.empty() && task >= 0 && (task > 0 || comma == std::string_view::npos))
+        out.push_back({'R', std::move(plan), task, block});
     } else if (line.starts_with("Spec: ")) {
-      out.push_back({'S', trimmed_end(line.substr(6))});
+      out.push_back({'S', trimmed_end(line.substr(6)), 0, block});
     }
   }
   return out;
 }
 
-/// The `Spec:` line that goes with trailer line `i`: the first after it before the next Plan or
-/// Redo line (seed 000's order), else the nearest before it.
-std::string spec_for(const std::vector<TrailerLine>& lines, std::size_t i) {
-  for (std::size_t j = i + 1; j < lines.size() && lines[j].kind != 'P' && lines[j].kind != 'R'; ++j)
-    if (lines[j].kind == 'S') return lines[j].value;
-  for (std::size_t j = i; j-- > 0;)
-    if (lines[j].kind == 'S') return lines[j].value;
-  return {};
-}
-
-/// Whether a message reads as a squash of several commits: git's ("Squashed commit of the
-/// following:", a `commit <hash>` line before each gathered message) or a forge's (a `* subject`
-/// line per commit). A worker's commit naming a second plan in its text is no squash: its last
-/// Plan line counts, as always, and its files stay its plan's to declare.
-bool squash_message(std::string_view subject, std::string_view body) {
-  if (subject.starts_with("Squashed commit of the following")) return true;
-  for (size_t at = 0; at < body.size();) {
-    const size_t nl = std::min(body.find('\n', at), body.size());
-    const std::string_view line = body.substr(at, nl - at);
-    at = nl + 1;
-    if (line.starts_with("* ") || (line.starts_with("commit ") && line.size() >= 47 &&
-                                   std::ranges::all_of(line.substr(7, 40), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; })))
-      return true;
-  }
-  return false;
-}
-
 /// Adds commit `c` (hash, parents, subject, files) with what its trailer `lines` say. One plan's
-/// commit, as harness writes them, is one entry (its last Plan and Spec lines count). A squash
-/// commit (`squash`: squash_message) naming several plans gathers several commits: one entry per
-/// plan and task, each with its own Spec line and marked `squashed`, then its redo markers for
-/// plans none of its own commits names (a marker followed by its plan's new work in the same
-/// squash was done).
-void add_commit(TrailerCommit c, const std::vector<TrailerLine>& lines, bool squash, bool keep_all,
+/// commit, as harness writes them, is one entry: its last Plan and Spec lines count, whatever else
+/// its text says. A squash (`squashes`: allowed here) whose gathered commits (blocks) carry Plan
+/// lines in two or more of them is one entry per gathered commit, marked `squashed`: its plan,
+/// task and Spec line, or its redo marker, newest first as a log lists commits, so that a marker
+/// and the plan's work it gathers stand in their order (standing_tasks).
+void add_commit(TrailerCommit c, const std::vector<TrailerLine>& lines, bool newest_first, bool squashes, bool keep_all,
                 std::vector<TrailerCommit>& out) {
-  std::set<std::pair<std::string, int>> named;
+  std::set<int> plan_blocks;
   for (const auto& l : lines)
-    if (l.kind == 'P') named.emplace(l.value, l.task);
-  if (named.size() <= 1 || !squash) {
+    if (l.kind == 'P') plan_blocks.insert(l.block);
+  if (!squashes || plan_blocks.size() < 2) {
     for (const auto& l : lines) {
       if (l.kind == 'P') c.plan = l.value, c.task = l.task;
       else if (l.kind == 'S') c.spec = l.value;
@@ -152,34 +145,25 @@ void add_commit(TrailerCommit c, const std::vector<TrailerLine>& lines, bool squ
     if (keep_all || !c.plan.empty() || !c.redo.empty()) out.push_back(std::move(c));
     return;
   }
-  std::set<std::tuple<std::string, int, std::string>> added;
-  std::set<std::string> plans;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].kind != 'P') continue;
-    plans.insert(lines[i].value);
-    auto spec = spec_for(lines, i);
-    if (!added.emplace(lines[i].value, lines[i].task, spec).second) continue;
-    TrailerCommit e = c;
-    e.plan = lines[i].value;
-    e.task = lines[i].task;
-    e.spec = std::move(spec);
-    e.squashed = true;
-    out.push_back(std::move(e));
+  std::map<int, TrailerCommit> blocks; // block -> its entry, in message order
+  for (const auto& l : lines) {
+    auto [it, fresh] = blocks.try_emplace(l.block, c);
+    auto& e = it->second;
+    if (fresh) e.squashed = true;
+    if (l.kind == 'P') e.plan = l.value, e.task = l.task;
+    else if (l.kind == 'S') e.spec = l.value;
+    else e.redo.emplace_back(l.value, l.task);
   }
-  std::map<std::string, TrailerCommit> markers; // by spec
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].kind != 'R' || plans.contains(lines[i].value)) continue;
-    const auto spec = spec_for(lines, i);
-    auto [it, fresh] = markers.try_emplace(spec, c);
-    if (fresh) it->second.spec = spec, it->second.squashed = true;
-    it->second.redo.emplace_back(lines[i].value, lines[i].task);
-  }
-  for (auto& [spec, m] : markers) out.push_back(std::move(m));
+  std::vector<TrailerCommit> entries;
+  for (auto& [block, e] : blocks)
+    if (!e.plan.empty() || !e.redo.empty()) entries.push_back(std::move(e));
+  if (!newest_first) std::ranges::reverse(entries); // a forge lists them oldest first
+  std::ranges::move(entries, std::back_inserter(out));
 }
 
 } // namespace
 
-std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all) {
+std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all, bool read_squashes) {
   std::vector<TrailerCommit> out;
   size_t pos = record_start(log, 0);
   while (pos < log.size()) {
@@ -205,8 +189,8 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
     }
     std::string_view body = rec.substr(sep + 1, stop - sep - 1);
     c.subject = std::string(body.substr(0, body.find('\n')));
-    const auto lines = trailer_lines(body);
-    const bool squash = squash_message(c.subject, body);
+    bool newest_first = false;
+    const auto lines = trailer_lines(body, newest_first);
     c.files_known = with_files;
     std::string_view paths = rec.substr(stop + 1);
     while (with_files && !paths.empty()) {
@@ -216,7 +200,7 @@ std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_fil
       while (!name.empty() && name.front() == '\n') name.remove_prefix(1); // after the message's NUL
       if (!name.empty()) c.files.emplace_back(name);
     }
-    add_commit(std::move(c), lines, squash, keep_all, out);
+    add_commit(std::move(c), lines, newest_first, read_squashes, keep_all, out);
   }
   return out;
 }
@@ -352,7 +336,9 @@ void TrailerIndex::read_up_to(const std::string& rev) {
     auto r = run_git(m_root, args);
     if (r.exit_code == 0) {
       if (r.out.find('\x1e') == std::string::npos) return m_error.clear();
-      auto commits = parse_trailer_log(r.out, true, true);
+      // Made since the run began reading: a worker's, or the run's own. None is read as a squash (a
+      // worker's message with bullets and two Plan lines would otherwise escape its plan's checks).
+      auto commits = parse_trailer_log(r.out, true, true, false);
       for (const auto& c : commits) m_parents[c.hash] = c.parents;
       for (auto it = commits.rbegin(); it != commits.rend(); ++it)
         if (it->plan.empty() && it->spec.empty()) m_untrailed.push_back(*it);

@@ -47,8 +47,12 @@ struct TrailerCommit {
 std::vector<std::string> trailer_log_args(bool with_files);
 
 /// Parses the output of `git log` (or `git show`) run with trailer_log_args(with_files);
-/// commits with neither a `Plan:` trailer nor a `Redo:` one are left out unless `keep_all`.
-std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all = false);
+/// commits with neither a `Plan:` trailer nor a `Redo:` one are left out unless `keep_all`. With
+/// `read_squashes`, a squash merge's commit (git's `commit <hash>` headers, or a forge's `* `
+/// bullets, with Plan lines under two or more of them) is one entry per commit it gathers
+/// (`squashed`); otherwise, and for every other commit, its last Plan and Spec lines count.
+std::vector<TrailerCommit> parse_trailer_log(std::string_view log, bool with_files, bool keep_all = false,
+                                             bool read_squashes = true);
 
 /// Whether `tip` is `ancestor` or descends from it, proven by `parents` (hash -> the commits it
 /// was made on): some commit reachable from `tip` through them is `ancestor`. false means not
