@@ -85,11 +85,13 @@ void Orchestrator::Impl::feed(const sched::Event& e) {
     auto actions = scheduler->handle(front);
     for (const auto& a : actions) apply(a);
     if (front.type == EventType::succeeded && !front.plans.empty()) remember_own_plans(front);
-    if (front.type == EventType::succeeded && front.task.starts_with("execute:")) note_reconciled(front.task.substr(8), false);
     if (front.type == EventType::succeeded) last_failure.erase(front.task); // a later pass is told no stale failure
-    if ((front.type == EventType::succeeded || front.type == EventType::answered) &&
-        (front.task.starts_with("check-plans:") || front.task.starts_with("verify-phase:")))
-      save_loop_rounds(front.task.substr(front.task.find(':') + 1));
+    if (const auto* t = scheduler->find_task(front.task)) { // its kind and subject, not its id taken apart
+      if (front.type == EventType::succeeded && t->kind == TaskKind::execute) note_reconciled(t->subject, false);
+      if ((front.type == EventType::succeeded || front.type == EventType::answered) &&
+          (t->kind == TaskKind::check_plans || t->kind == TaskKind::verify_phase))
+        save_loop_rounds(t->subject);
+    }
     // A change its own writer was making, left for later: looked at again now that it ended.
     if (plan_edits_deferred && (front.task.starts_with("plan:") || front.task.starts_with("plan-gaps:") ||
                                 front.task.starts_with("reconcile:")))
@@ -164,7 +166,7 @@ void Orchestrator::Impl::put_back_reconciled_plan(const std::string& task) {
 }
 
 void Orchestrator::Impl::fail(const std::string& task, sched::FailureClass why, std::string detail) {
-  if (task.starts_with("reconcile:")) put_back_reconciled_plan(task); // review TT L2: a retry edited it twice
+  put_back_reconciled_plan(task); // a reconcile's (review TT L2: a retry edited its edit again)
   if (why != sched::FailureClass::rate_limited) last_failure[task] = detail; // told to its next attempt
   expire_carried(task, "the task failed in this run (" + detail + "); it asks again if it gets there");
   // Before the event: the retry it may start must find the SUMMARY already discounted.

@@ -1,6 +1,7 @@
 #include "harness/worker/trailers.hpp"
 
 #include "harness/util/atomic_file.hpp"
+#include "harness/util/text.hpp"
 #include "harness/worker/commit_hooks.hpp"
 #include "harness/worker/git_head.hpp"
 #include "harness/worker/trailer_cache.hpp"
@@ -65,11 +66,6 @@ struct TrailerLine {
   int block = 0;     ///< which gathered commit of a squash it is in (0 before the first header)
 };
 
-std::string trimmed_end(std::string_view s) {
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\r')) s.remove_suffix(1);
-  return std::string(s);
-}
-
 /// git's header of a commit a squash gathers: `commit <40 hex digits>`.
 bool git_commit_header(std::string_view line) {
   return line.starts_with("commit ") && line.size() >= 47 &&
@@ -100,7 +96,7 @@ std::vector<TrailerLine> trailer_lines(std::string_view body, bool& newest_first
     if (line.starts_with("Plan: ")) {
       line.remove_prefix(6);
       const size_t comma = line.find(',');
-      TrailerLine t{'P', trimmed_end(line.substr(0, comma)), 0, block};
+      TrailerLine t{'P', std::string(util::trim_space(line.substr(0, comma))), 0, block};
       if (comma != std::string_view::npos) {
         std::string_view rest = line.substr(comma + 1);
         if (const size_t at = rest.find("Task: "); at != std::string_view::npos)
@@ -110,7 +106,7 @@ std::vector<TrailerLine> trailer_lines(std::string_view body, bool& newest_first
     } else if (line.starts_with("Redo: ")) {
       line.remove_prefix(6);
       const size_t comma = line.find(',');
-      std::string plan = trimmed_end(line.substr(0, comma));
+      std::string plan(util::trim_space(line.substr(0, comma)));
       int task = 0; // every task
       if (comma != std::string_view::npos) {
         const size_t at = line.find("Task: ", comma);
@@ -119,7 +115,7 @@ std::vector<TrailerLine> trailer_lines(std::string_view body, bool& newest_first
       if (!plan.empty() && task >= 0 && (task > 0 || comma == std::string_view::npos))
         out.push_back({'R', std::move(plan), task, block});
     } else if (line.starts_with("Spec: ")) {
-      out.push_back({'S', trimmed_end(line.substr(6)), 0, block});
+      out.push_back({'S', std::string(util::trim_space(line.substr(6))), 0, block});
     }
   }
   return out;
